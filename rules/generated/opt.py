@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 7baa2545ee89dd3ee49addf13b37cf2dc34cfa54febc4767cdaeef2c35dfa93b
+# source sha256: e635eb374c5194a33545f25e956739f00499f414d1c6e6539e2725fedeba968f
 # imports rules/symbolic.rules sha256: 7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799
 'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, opt.'
 
@@ -36,13 +36,27 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '7baa2545ee89dd3ee49addf13b37cf2dc34cfa54febc4767cdaeef2c35dfa93b'
+SOURCE_SHA256 = 'e635eb374c5194a33545f25e956739f00499f414d1c6e6539e2725fedeba968f'
 DEPENDENCIES = (('rules/symbolic.rules', '7c39b8c3bdaf9f123eef2d3545b18e856efc7cd42313506ff0da54042586c799'), )
 _CAST = Ops.CAST
 _CONST = Ops.CONST
 _EXP = Ops.EXP
 _SUB = Ops.SUB
 _WHERE = Ops.WHERE
+
+
+# ======================================================================== definitions, contexts
+_UNSET = object()  # a context's field not given to its constructor
+
+
+def widens(w, k):
+    """`def widens`, declared at rules/opt.rules:123."""
+    return w.dtype.is_float and k.dtype.is_float and w.dtype.itemsize > k.dtype.itemsize
+
+
+def exp_rounded(d, h, f):
+    """`def exp_rounded`, declared at rules/opt.rules:125."""
+    return _new(UOp, Ops.EXP, (_t1 := d.cast(h.dtype).cast(f.dtype)).dtype, (_t1,))
 
 
 # ======================================================================== opt_actions
@@ -233,10 +247,10 @@ _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
 
 # ======================================================================== mask_actions
 _mask_actions_rules = (
-    RuleInfo('exp_where_else', 'rules/opt.rules', 129, 'exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))'),
-    RuleInfo('exp_where_then', 'rules/opt.rules', 130, 'exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))'),
-    RuleInfo('exp_where_half_else', 'rules/opt.rules', 134, 'exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if w.dtype.is_float and k.dtype.is_float and w.dtype.itemsize > k.dtype.itemsize -> c.where(EXP((a.cast(w.dtype) - y).cast(h.dtype).cast(f.dtype)), EXP((w.const_like(k.arg) - y).cast(h.dtype).cast(f.dtype)))'),
-    RuleInfo('exp_where_half_then', 'rules/opt.rules', 136, 'exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if w.dtype.is_float and k.dtype.is_float and w.dtype.itemsize > k.dtype.itemsize -> c.where(EXP((w.const_like(k.arg) - y).cast(h.dtype).cast(f.dtype)), EXP((b.cast(w.dtype) - y).cast(h.dtype).cast(f.dtype)))'),
+    RuleInfo('exp_where_else', 'rules/opt.rules', 133, 'exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))'),
+    RuleInfo('exp_where_then', 'rules/opt.rules', 134, 'exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))'),
+    RuleInfo('exp_where_half_else', 'rules/opt.rules', 138, 'exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))'),
+    RuleInfo('exp_where_half_then', 'rules/opt.rules', 140, 'exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))'),
 )
 _mask_actions_st = match_stats('mask_actions', _mask_actions_rules)  # None unless counting
 
@@ -249,7 +263,7 @@ def _mask_actions_EXP(n, ctx):
                 if n0_0.op is _WHERE and len(n0_0.src) == 3:
                     n0_0_0, n0_0_1, n0_0_2 = n0_0.src
                     if n0_0_2.op is _CONST:
-                        # rule exp_where_else at rules/opt.rules:129
+                        # rule exp_where_else at rules/opt.rules:133
                         #   exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))
                         if _mask_actions_st: _mask_actions_st.attempts[0] += 1
                         # a = n0_0_1, c = n0_0_0, k = n0_0_2, y = n0_1
@@ -258,7 +272,7 @@ def _mask_actions_EXP(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _mask_actions_rules[0]
                     if n0_0_1.op is _CONST:
-                        # rule exp_where_then at rules/opt.rules:130
+                        # rule exp_where_then at rules/opt.rules:134
                         #   exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))
                         if _mask_actions_st: _mask_actions_st.attempts[1] += 1
                         # b = n0_0_2, c = n0_0_0, k = n0_0_1, y = n0_1
@@ -279,22 +293,22 @@ def _mask_actions_EXP(n, ctx):
                                 if n0_0_0_0_0.op is _WHERE and len(n0_0_0_0_0.src) == 3:
                                     n0_0_0_0_0_0, n0_0_0_0_0_1, n0_0_0_0_0_2 = n0_0_0_0_0.src
                                     if n0_0_0_0_0_2.op is _CONST:
-                                        # rule exp_where_half_else at rules/opt.rules:134
-                                        #   exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if w.dtype.is_float and k.dtype.is_float and w.dtype.itemsize > k.dtype.itemsize -> c.where(EXP((a.cast(w.dtype) - y).cast(h.dtype).cast(f.dtype)), EXP((w.const_like(k.arg) - y).cast(h.dtype).cast(f.dtype)))
+                                        # rule exp_where_half_else at rules/opt.rules:138
+                                        #   exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))
                                         if _mask_actions_st: _mask_actions_st.attempts[2] += 1
                                         # a = n0_0_0_0_0_1, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_2, w = n0_0_0_0, y = n0_0_0_1
-                                        if n0_0_0_0.dtype.is_float and n0_0_0_0_0_2.dtype.is_float and n0_0_0_0.dtype.itemsize > n0_0_0_0_0_2.dtype.itemsize:
-                                            _r = n0_0_0_0_0_0.where(_new(UOp, _EXP, (_t11 := (n0_0_0_0_0_1.cast(n0_0_0_0.dtype) - n0_0_0_1).cast(n0_0.dtype).cast(n0.dtype)).dtype, (_t11,)), _new(UOp, _EXP, (_t12 := (n0_0_0_0.const_like(n0_0_0_0_0_2.arg) - n0_0_0_1).cast(n0_0.dtype).cast(n0.dtype)).dtype, (_t12,)))
+                                        if widens(n0_0_0_0, n0_0_0_0_0_2):
+                                            _r = n0_0_0_0_0_0.where(exp_rounded(n0_0_0_0_0_1.cast(n0_0_0_0.dtype) - n0_0_0_1, n0_0, n0), exp_rounded(n0_0_0_0.const_like(n0_0_0_0_0_2.arg) - n0_0_0_1, n0_0, n0))
                                             if _r is not None:
                                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                                 if _r is not n: return _r, _mask_actions_rules[2]
                                     if n0_0_0_0_0_1.op is _CONST:
-                                        # rule exp_where_half_then at rules/opt.rules:136
-                                        #   exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if w.dtype.is_float and k.dtype.is_float and w.dtype.itemsize > k.dtype.itemsize -> c.where(EXP((w.const_like(k.arg) - y).cast(h.dtype).cast(f.dtype)), EXP((b.cast(w.dtype) - y).cast(h.dtype).cast(f.dtype)))
+                                        # rule exp_where_half_then at rules/opt.rules:140
+                                        #   exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))
                                         if _mask_actions_st: _mask_actions_st.attempts[3] += 1
                                         # b = n0_0_0_0_0_2, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_1, w = n0_0_0_0, y = n0_0_0_1
-                                        if n0_0_0_0.dtype.is_float and n0_0_0_0_0_1.dtype.is_float and n0_0_0_0.dtype.itemsize > n0_0_0_0_0_1.dtype.itemsize:
-                                            _r = n0_0_0_0_0_0.where(_new(UOp, _EXP, (_t15 := (n0_0_0_0.const_like(n0_0_0_0_0_1.arg) - n0_0_0_1).cast(n0_0.dtype).cast(n0.dtype)).dtype, (_t15,)), _new(UOp, _EXP, (_t16 := (n0_0_0_0_0_2.cast(n0_0_0_0.dtype) - n0_0_0_1).cast(n0_0.dtype).cast(n0.dtype)).dtype, (_t16,)))
+                                        if widens(n0_0_0_0, n0_0_0_0_0_1):
+                                            _r = n0_0_0_0_0_0.where(exp_rounded(n0_0_0_0.const_like(n0_0_0_0_0_1.arg) - n0_0_0_1, n0_0, n0), exp_rounded(n0_0_0_0_0_2.cast(n0_0_0_0.dtype) - n0_0_0_1, n0_0, n0))
                                             if _r is not None:
                                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                                 if _r is not n: return _r, _mask_actions_rules[3]

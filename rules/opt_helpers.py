@@ -54,6 +54,34 @@ GATHER_STRIDES = VECTOR_STRIDES + tuple(range(3, UNROLL_MAX + 1))
 # along the loop must be one of them, and its index arithmetic affine in the loop variable
 _VECTOR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.MAX,
                          Ops.MIN, Ops.NEG})
+# and beside them, lanes of the float's width (render.py's `vector_type`): int32 values and bool
+# lane masks, so a mask built from int positions (a causal attention's arange compare, its
+# `where(mask, s, -inf)`) keeps its row in vectors. Each op is exact lane by lane; an int32 add
+# or product wraps, as numpy's and the scalar C's (-fwrapv). A compare's operands are float32
+# or int32 lanes (masks order true below false, so a bool CMPLT is not one)
+_LANE_OPS: dict = {
+    dtypes.float32: frozenset({Ops.WHERE, Ops.CAST}),
+    dtypes.int32: frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.NEG, Ops.AND,
+                             Ops.OR, Ops.XOR, Ops.WHERE, Ops.CAST}),
+    dtypes.bool: frozenset({Ops.LOAD, Ops.INDEX, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND,
+                            Ops.OR, Ops.XOR, Ops.WHERE, Ops.CAST}),
+}
+_LANE_DTYPES = (dtypes.float32, dtypes.int32, dtypes.bool)
+
+
+def _lane_op(n: UOp) -> bool:
+    """An int32, bool or mixed op with a vector form of the float's width (`_LANE_OPS`)."""
+    if n.op not in _LANE_OPS.get(n.dtype, ()):
+        return False
+    if n.op is Ops.WHERE:
+        return n.src[0].dtype is dtypes.bool
+    if n.op is Ops.CAST:
+        return n.src[0].dtype in _LANE_DTYPES
+    if n.op is Ops.CMPLT:
+        return n.src[0].dtype in (dtypes.float32, dtypes.int32)
+    if n.op in (Ops.CMPNE, Ops.CMPEQ):
+        return n.src[0].dtype in _LANE_DTYPES
+    return True
 
 
 def small_reduce(red: UOp) -> bool:
@@ -216,19 +244,20 @@ def vectorizable(st: UOp, j: UOp, nodes: list[UOp],
 def vector_values(nodes: list[UOp], j: UOp, out: UOp | None, strides: tuple[int, ...]) -> bool:
     """True when `nodes` (those that vary along loop j) all have an explicit vector form:
     float32 ops of _VECTOR_OPS reading `strides` apart along j and never the buffer `out`,
-    and index arithmetic affine in j."""
+    int32 and bool lanes of `_LANE_OPS` read contiguously, and index arithmetic affine in j."""
     for n in nodes:
         if n.dtype is dtypes.index:
             if n.op not in (Ops.ADD, Ops.SUB, Ops.MUL):
                 return False
             if n.op is Ops.MUL and not any(s.op is Ops.CONST for s in n.src):
                 return False  # j times a variable: the step differs from row to row
-        elif n.op not in _VECTOR_OPS or n.dtype is not dtypes.float32:
+        elif not (n.op in _VECTOR_OPS and n.dtype is dtypes.float32) and not _lane_op(n):
             return False
         elif n.op is Ops.INDEX and n.src[0] is out:
             return False
-        elif n.op is Ops.LOAD and stride(n.src[0].src[1], j) not in strides:
-            return False
+        elif n.op is Ops.LOAD and stride(n.src[0].src[1], j) not in (
+                strides if n.dtype is dtypes.float32 else (1,)):
+            return False  # (int and bool lanes are read contiguously only)
     return True
 
 

@@ -393,8 +393,12 @@ class NNOps:
         if is_causal:
             if attn_mask is not None:
                 raise InvalidArgument("cannot set attn_mask when is_causal=True")
-            attn_mask = type(self).ones(*qk.shape[-2:], dtype=dtypes.bool).tril()
-        if attn_mask is not None:
+            # the scores above the diagonal filled with -inf, as torch's CPU kernel fills them
+            # (not + -inf): a select the optimizer keeps out of the softmax's exp
+            # (rules/opt.rules, `mask_actions`)
+            causal = type(self).ones(*qk.shape[-2:], dtype=dtypes.bool).tril()
+            qk = causal.where(qk, -math.inf)
+        elif attn_mask is not None:
             if attn_mask.dtype is dtypes.bool:
                 attn_mask = attn_mask.where(0.0, -math.inf)
             qk = qk + attn_mask.cast(qk.dtype)

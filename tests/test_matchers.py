@@ -227,7 +227,7 @@ RECORDED_PROGRAMS = 30  # fuzzer seeds 0..29: every rule set rewrites on some pa
 def _extra_programs() -> list:
     """What the fuzzer's first programs do not make: float16 (lower_half), power-of-two index
     division (lower_alu), a pad read only in its padding and only outside it, a reduce of a
-    constant (lower_const)."""
+    constant (lower_const), the exp of a masked value (opt's mask_actions)."""
     from rulegrad import Tensor
 
     half = np.linspace(-2, 2, 12, dtype=np.float16).reshape(3, 4)
@@ -237,7 +237,9 @@ def _extra_programs() -> list:
             lambda: Tensor(x).pad(((0, 0), (2, 2))).shrink(((0, 2), (0, 2))).realize(),
             lambda: (Tensor(x).pad(((1, 1), (1, 1))) + 1).shrink(((1, 3), (1, 4))).realize(),
             lambda: Tensor(y).permute((1, 0)).reshape((4, 4)).permute((1, 0)).realize(),
-            lambda: Tensor.zeros(3, 5, dtype="int32").sum(axis=1).realize()]
+            lambda: Tensor.zeros(3, 5, dtype="int32").sum(axis=1).realize(),
+            lambda: ((Tensor(x) > 2).where(Tensor(x), -math.inf) - Tensor(x).max(axis=1,
+                     keepdim=True)).exp().realize()]
 
 
 def _unrecorded_nodes(stem: str, name: str) -> list[UOp]:

@@ -171,6 +171,17 @@ static inline rg_vf32 rg_vmin_f32(rg_vf32 a, rg_vf32 b) {
   return F(a, rg_vswap_f32(a, 1, 0, 3, 2, 5, 4, 7, 6))[0];
 static inline float rg_vhmax_f32(rg_vf32 a) { RG_VHALVES(rg_vmax_f32) }
 static inline float rg_vhmin_f32(rg_vf32 a) { RG_VHALVES(rg_vmin_f32) }
+/* int32 lanes and bool lanes (masks: all ones for true) of the float vector's width, so a
+   compare of ints, a bool select or a cast sits in the same vector loop as the float math
+   around it (a causal mask's row max ran scalar without them) */
+static inline rg_vi32 rg_vset_i32(int32_t x) { return (rg_vi32){x, x, x, x, x, x, x, x}; }
+static inline rg_vi32 rg_vload_i32(const int32_t *p) { rg_vi32 v; memcpy(&v, p, 32); return v; }
+typedef uint8_t rg_vu8 __attribute__((vector_size(8)));
+static inline rg_vi32 rg_vload_b(const _Bool *p) {
+  rg_vu8 v; memcpy(&v, p, 8); return __builtin_convertvector(v, rg_vi32) != 0; }
+static inline rg_vf32 rg_vsel_f32(rg_vi32 m, rg_vf32 a, rg_vf32 b) {
+  return (rg_vf32)((m & (rg_vi32)a) | (~m & (rg_vi32)b)); }
+static inline rg_vi32 rg_vsel_i32(rg_vi32 m, rg_vi32 a, rg_vi32 b) { return (m & a) | (~m & b); }
 #endif
 """
 # ---------------------------------------------------------------------------- structure

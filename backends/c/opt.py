@@ -57,6 +57,12 @@ def _values(red: UOp) -> int:
     return count
 
 
+def _masked_exps(k: UOp) -> int:
+    """How many selects of two exps the kernel computes."""
+    return sum(1 for n in toposort(k) if n.op is Ops.WHERE
+               and n.src[1].op is Ops.EXP and n.src[2].op is Ops.EXP)
+
+
 def actions(before: UOp, after: UOp) -> list[str]:
     """The optimizer's actions on one kernel, as `UNROLL r4x r5 (4 values)` and `UPCAST r3
     (32)`, read from the kernel before and after `optimize_kernel`."""
@@ -165,6 +171,12 @@ def actions(before: UOp, after: UOp) -> list[str]:
             line = describe(n)  # (an interchanged STORE: its columns inside the reduce loops)
             if line is not None:
                 done.append(line)
+    # an exp of a masked value (opt.rules' mask_actions): a select of two exps, the masked arm's
+    # the same along its row
+    masked = _masked_exps(after) - _masked_exps(before)
+    if masked:
+        done.append(f"MASK EXP: {masked} exp{'s' if masked > 1 else ''} of a select taken "
+                    "through it (the masked arm once per row)")
     if isinstance(after.arg, Parallel):
         loops = {n.arg[0]: n for n in toposort(after) if n.op is Ops.RANGE}
         done += after.arg.describe({i: int(n.src[0].arg) for i, n in loops.items()})

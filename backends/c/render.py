@@ -447,15 +447,52 @@ _VECTOR_LOAD = {1: "rg_vload_f32", 2: "rg_vload2_f32"}
 _VECTOR_INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.FDIV: "/"}
 
 
+# lane masks and int32 lanes (ctext.VECTOR_HELPERS): a compare gives all ones where it holds,
+# which AND, OR and XOR combine as bools do, and which a select (WHERE) blends by
+_MASK_INFIX = {Ops.CMPLT: "<", Ops.CMPNE: "!=", Ops.CMPEQ: "==", Ops.AND: "&", Ops.OR: "|",
+               Ops.XOR: "^"}
+
+
+def vector_type(dt: DType) -> str:
+    """The C type of a value's 8 lanes: floats, or int32 lanes (a bool's a lane mask)."""
+    return "rg_vf32" if dt is dtypes.float32 else "rg_vi32"
+
+
+def broadcast(dt: DType, name: str) -> str:
+    """A scalar of dtype `dt` in every lane (a bool as a lane mask: 0 or all ones)."""
+    if dt is dtypes.float32:
+        return f"rg_vset_f32({name})"
+    return f"rg_vset_i32(-(int32_t)({name}))" if dt is dtypes.bool else f"rg_vset_i32({name})"
+
+
+def _vector_cast(src: DType, dst: DType, a: str) -> str:
+    """A CAST between float32, int32 and bool lanes, lane by lane as C's scalar casts."""
+    if dst is dtypes.bool:  # nonzero (a NaN too) is true
+        return f"({a} != {broadcast(src, '0')})"
+    if src is dtypes.bool:  # a mask's all ones is -1: true is 1
+        a = f"(-{a})"
+    if dst is src or (src is dtypes.bool and dst is dtypes.int32):
+        return a
+    return f"__builtin_convertvector({a}, {vector_type(dst)})"
+
+
 def render_vector(node: UOp, a: list[str]) -> str:
-    """The C expression of one float32 op on 8-lane vectors (operands already vectors)."""
+    """The C expression of one op on 8-lane vectors (operands already vectors): float32 math,
+    int32 arithmetic, compares and bool ops as lane masks, WHERE as a blend, casts."""
     infix = _VECTOR_INFIX.get(node.op)
+    if infix is not None:
+        return f"({a[0]} {infix} {a[1]})"
+    infix = _MASK_INFIX.get(node.op)
     if infix is not None:
         return f"({a[0]} {infix} {a[1]})"
     if node.op is Ops.NEG:
         return f"(-{a[0]})"
     if node.op in (Ops.MAX, Ops.MIN):
         return f"rg_v{node.op.name.lower()}_f32({a[0]}, {a[1]})"
+    if node.op is Ops.WHERE:
+        return f"rg_vsel_{'f32' if node.dtype is dtypes.float32 else 'i32'}({a[0]}, {a[1]}, {a[2]})"
+    if node.op is Ops.CAST:
+        return _vector_cast(node.src[0].dtype, node.dtype, a[0])
     raise RenderError(f"op {node.op.name} has no vector form (rules/opt_helpers.py: "
                       "vectorizable)")
 
@@ -670,22 +707,27 @@ class KernelRenderer:
 
     def _lanes(self, n: UOp, name: str) -> str:
         """An operand as a vector: a value that does not vary along the loop is broadcast."""
-        return name if self._is_vector(n) else f"rg_vset_f32({name})"
+        return name if self._is_vector(n) else broadcast(n.dtype, name)
 
     def _emit_vector(self, n: UOp, scope: Scope, srcs: list[str]) -> None:
         if n.op is Ops.LOAD:
             # lane u reads offset + step * u: the index is affine in the loop variable
             step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
-            load = _VECTOR_LOAD.get(step)  # type: ignore[arg-type]
-            expr = (f"{load}(&{srcs[0]})" if load is not None  # type: ignore[index]
-                    else f"rg_vloads_f32(&{srcs[0]}, {step})")  # type: ignore[index]
+            if n.dtype is not dtypes.float32:  # int and bool lanes are read contiguously
+                load = "rg_vload_b" if n.dtype is dtypes.bool else "rg_vload_i32"
+                expr = f"{load}(&{srcs[0]})"  # type: ignore[index]
+            elif (load := _VECTOR_LOAD.get(step)) is not None:  # type: ignore[arg-type]
+                expr = f"{load}(&{srcs[0]})"  # type: ignore[index]
+            else:  # lane by lane, `step` apart (whole rows read far apart)
+                expr = f"rg_vloads_f32(&{srcs[0]}, {step})"  # type: ignore[index]
             row = None if self.prefetch is None else stride(n.src[0].src[1], self.prefetch[0])
             if row:
                 # an address, never dereferenced: computed as an integer (no pointer past the
                 # buffer in C), and a prefetch of an unmapped address does not fault
                 scope.add(f"__builtin_prefetch((const void *)((uintptr_t)&{srcs[0]} + "
                           f"{self.prefetch[1] * row} * sizeof {srcs[0]}));")  # type: ignore[index]
-        elif n.op in _VECTOR_INFIX and (self._is_vector(n.src[0]) or self._is_vector(n.src[1])):
+        elif n.op in _VECTOR_INFIX and n.dtype is dtypes.float32 and (
+                self._is_vector(n.src[0]) or self._is_vector(n.src[1])):
             # `v + x`: C's vector extension broadcasts a scalar operand of the element type
             # itself, lane for lane the same value as `v + rg_vset_f32(x)`, without an inline
             # call for gcc to expand per statement (on a 100,000-op chain, 3x its build time)
@@ -693,7 +735,7 @@ class KernelRenderer:
         else:
             expr = render_vector(n, [self._lanes(s, a) for s, a in zip(n.src, srcs)])
         name = self.fresh()
-        scope.add(self.stmt(name, "rg_vf32", expr))
+        scope.add(self.stmt(name, vector_type(n.dtype), expr))
         scope.names[n] = name
 
     def _open_vector(self, parent: Scope, r: UOp, threads: Threads | None) -> Scope:

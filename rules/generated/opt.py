@@ -1,7 +1,7 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 8e38b33538e3fbb60470a52cc642996dccb9a61c65449f5666cd50ab15e42c2c
+# source sha256: 51663280c942457e2d9538d247057a98262396347938169c2aeae9af843389df
 # imports rules/symbolic.rules sha256: 4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704
-'Matchers for the rule sets of rules/opt.rules: opt_actions, opt.'
+'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, opt.'
 
 from math import prod  # noqa: F401
 
@@ -36,8 +36,27 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '8e38b33538e3fbb60470a52cc642996dccb9a61c65449f5666cd50ab15e42c2c'
+SOURCE_SHA256 = '51663280c942457e2d9538d247057a98262396347938169c2aeae9af843389df'
 DEPENDENCIES = (('rules/symbolic.rules', '4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704'), )
+_CAST = Ops.CAST
+_CONST = Ops.CONST
+_EXP = Ops.EXP
+_SUB = Ops.SUB
+_WHERE = Ops.WHERE
+
+
+# ======================================================================== definitions, contexts
+_UNSET = object()  # a context's field not given to its constructor
+
+
+def widens(w, k):
+    """`def widens`, declared at rules/opt.rules:123."""
+    return w.dtype.is_float and k.dtype.is_float and w.dtype.itemsize > k.dtype.itemsize
+
+
+def exp_rounded(d, h, f):
+    """`def exp_rounded`, declared at rules/opt.rules:125."""
+    return _new(UOp, Ops.EXP, (_t1 := d.cast(h.dtype).cast(f.dtype)).dtype, (_t1,))
 
 
 # ======================================================================== opt_actions
@@ -226,14 +245,92 @@ _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
 }, home=(globals(), '_opt_actions_st'))
 
 
+# ======================================================================== mask_actions
+_mask_actions_rules = (
+    RuleInfo('exp_where_else', 'rules/opt.rules', 133, 'exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))'),
+    RuleInfo('exp_where_then', 'rules/opt.rules', 134, 'exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))'),
+    RuleInfo('exp_where_half_else', 'rules/opt.rules', 138, 'exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))'),
+    RuleInfo('exp_where_half_then', 'rules/opt.rules', 140, 'exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))'),
+)
+_mask_actions_st = match_stats('mask_actions', _mask_actions_rules)  # None unless counting
+
+def _mask_actions_EXP(n, ctx):
+    if len(n.src) == 1:
+        n0 = n.src[0]
+        if n0.op is _SUB:
+            if len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
+                if n0_0.op is _WHERE and len(n0_0.src) == 3:
+                    n0_0_0, n0_0_1, n0_0_2 = n0_0.src
+                    if n0_0_2.op is _CONST:
+                        # rule exp_where_else at rules/opt.rules:133
+                        #   exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))
+                        if _mask_actions_st: _mask_actions_st.attempts[0] += 1
+                        # a = n0_0_1, c = n0_0_0, k = n0_0_2, y = n0_1
+                        _r = n0_0_0.where(_new(UOp, _EXP, (_t3 := n0_0_1 - n0_1).dtype, (_t3,)), _new(UOp, _EXP, (_t4 := n0_0_2 - n0_1).dtype, (_t4,)))
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _mask_actions_rules[0]
+                    if n0_0_1.op is _CONST:
+                        # rule exp_where_then at rules/opt.rules:134
+                        #   exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))
+                        if _mask_actions_st: _mask_actions_st.attempts[1] += 1
+                        # b = n0_0_2, c = n0_0_0, k = n0_0_1, y = n0_1
+                        _r = n0_0_0.where(_new(UOp, _EXP, (_t7 := n0_0_1 - n0_1).dtype, (_t7,)), _new(UOp, _EXP, (_t8 := n0_0_2 - n0_1).dtype, (_t8,)))
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _mask_actions_rules[1]
+        else:
+            if n0.op is _CAST:
+                if len(n0.src) == 1:
+                    n0_0 = n0.src[0]
+                    if n0_0.op is _CAST and len(n0_0.src) == 1:
+                        n0_0_0 = n0_0.src[0]
+                        if n0_0_0.op is _SUB and len(n0_0_0.src) == 2:
+                            n0_0_0_0, n0_0_0_1 = n0_0_0.src
+                            if n0_0_0_0.op is _CAST and len(n0_0_0_0.src) == 1:
+                                n0_0_0_0_0 = n0_0_0_0.src[0]
+                                if n0_0_0_0_0.op is _WHERE and len(n0_0_0_0_0.src) == 3:
+                                    n0_0_0_0_0_0, n0_0_0_0_0_1, n0_0_0_0_0_2 = n0_0_0_0_0.src
+                                    if n0_0_0_0_0_2.op is _CONST:
+                                        # rule exp_where_half_else at rules/opt.rules:138
+                                        #   exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))
+                                        if _mask_actions_st: _mask_actions_st.attempts[2] += 1
+                                        # a = n0_0_0_0_0_1, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_2, w = n0_0_0_0, y = n0_0_0_1
+                                        if widens(n0_0_0_0, n0_0_0_0_0_2):
+                                            _r = n0_0_0_0_0_0.where(exp_rounded(n0_0_0_0_0_1.cast(n0_0_0_0.dtype) - n0_0_0_1, n0_0, n0), exp_rounded(n0_0_0_0.const_like(n0_0_0_0_0_2.arg) - n0_0_0_1, n0_0, n0))
+                                            if _r is not None:
+                                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                                if _r is not n: return _r, _mask_actions_rules[2]
+                                    if n0_0_0_0_0_1.op is _CONST:
+                                        # rule exp_where_half_then at rules/opt.rules:140
+                                        #   exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))
+                                        if _mask_actions_st: _mask_actions_st.attempts[3] += 1
+                                        # b = n0_0_0_0_0_2, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_1, w = n0_0_0_0, y = n0_0_0_1
+                                        if widens(n0_0_0_0, n0_0_0_0_0_1):
+                                            _r = n0_0_0_0_0_0.where(exp_rounded(n0_0_0_0.const_like(n0_0_0_0_0_1.arg) - n0_0_0_1, n0_0, n0), exp_rounded(n0_0_0_0_0_2.cast(n0_0_0_0.dtype) - n0_0_0_1, n0_0, n0))
+                                            if _r is not None:
+                                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                                if _r is not n: return _r, _mask_actions_rules[3]
+    return None
+
+
+_mask_actions_part = RuleMatcher('mask_actions', _mask_actions_rules, {
+    Ops.EXP: _mask_actions_EXP,
+}, home=(globals(), '_mask_actions_st'))
+
+
 # ======================================================================== the rule sets
 _S_opt_actions = compose('opt_actions', _opt_actions_part)
 opt_actions = _S_opt_actions
-_S_opt = compose('opt', _S_opt_actions, _generated_symbolic.MATCHERS['sym'])
+_S_mask_actions = compose('mask_actions', _mask_actions_part)
+mask_actions = _S_mask_actions
+_S_opt = compose('opt', _S_opt_actions, _S_mask_actions, _generated_symbolic.MATCHERS['sym'])
 opt = _S_opt
 
 MATCHERS = {
     'opt_actions': _S_opt_actions,
+    'mask_actions': _S_mask_actions,
     'opt': _S_opt,
 }
 

@@ -1540,9 +1540,9 @@ def run_case(case: Case, backend: str = "c", scheduler: str = "rangeify",
 
 def _schedule_outputs(case: Case, scheduler: str) -> list[list[Any]]:
     """The schedule of each of the case's outputs on its own."""
-    from rulegrad import Tensor
     from rulegrad.runtime.kernelize import using
     from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.tensor import Tensor
     from rulegrad.runtime.uop import UOp
 
     ns: dict[str, Any] = {}

@@ -34,6 +34,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -237,6 +238,46 @@ def _capture_ops(p: A.Pattern) -> dict[str, frozenset]:
     return out
 
 
+def _capture_sizes(p: A.Pattern) -> dict[str, int]:
+    """How many sources each capture bound to an op pattern has when the pattern writes them
+    all out (`ADD(x, y) as a`: 2; not with `...` or `*rest`)."""
+    out: dict[str, int] = {}
+    for q in A.subpatterns(p):
+        if isinstance(q, A.PBind):
+            inner = q.pattern
+            while isinstance(inner, A.PBind):
+                inner = inner.pattern
+            if isinstance(inner, A.PNode) and inner.srcs is not None and not inner.ellipsis \
+                    and inner.rest is None:
+                out.setdefault(q.name, len(inner.srcs))
+    return out
+
+
+# the mark is a comment of its own ending the line, as soundness.py's marks: prose that speaks
+# of it ("# no rule here needs check: gradient") makes no gradient set
+GRADIENT_MARK = re.compile(r"#\s*check:\s*gradient\s*$")
+
+
+def gradient_rules(rf: A.RulesFile) -> set[tuple[int, int]]:
+    """The (line, col) of every rule in a set whose `rules NAME = ...` line, or the comment
+    block just above it, carries `# check: gradient`: its right sides are one value per
+    source (a tuple), not a rewrite."""
+    lines = rf.source.splitlines()
+
+    def marked(line: int) -> bool:
+        k = line
+        while 1 <= k <= len(lines):
+            if GRADIENT_MARK.search(lines[k - 1]):
+                return True
+            k -= 1
+            if not (1 <= k and lines[k - 1].lstrip().startswith("#")):
+                return False
+        return False
+
+    return {(r.span.line, r.span.col) for rs in rf.rulesets if marked(rs.span.line)
+            for term in rs.terms if isinstance(term, A.RuleBlock) for r in term.rules}
+
+
 def _rest_captures(p: A.Pattern) -> list[tuple[str, A.Span]]:
     """The variadic captures `*name` of a pattern (each binds a tuple of sources)."""
     return [(q.rest, q.span) for q in A.subpatterns(p)
@@ -291,6 +332,7 @@ class _FileChecker:
         self.pipelines = {p.name for p in file.pipelines}  # callable from expressions
         self.contexts: dict[str, A.Context] = {}  # declared classes, callable like helpers
         self.defs: dict[str, A.Def] = {}  # the file's definitions checked so far, by name
+        self.gradient: set[tuple[int, int]] = set()  # the rules of `# check: gradient` sets
 
     def error(self, span: A.Span, message: str, hint: str | None = None) -> None:
         self.s.error(span, message, hint)
@@ -309,6 +351,7 @@ class _FileChecker:
             self.check_def(d)
         for c in self.file.contexts:
             self.check_context(c)
+        self.gradient = gradient_rules(self.file)
         for rs in self.file.rulesets:
             for term in rs.terms:
                 if isinstance(term, A.RuleBlock):
@@ -712,10 +755,11 @@ class _FileChecker:
         opaque = (KEYWORD_NAMES | self.pipelines | set(self.contexts) | set(self.defs)
                   | (set(self.helpers) - set(self.helper_objs)))
         typer = Typer(self.error, self.helper_objs, opaque)
-        ops = _capture_ops(rule.pattern)
-        scope: dict[str, Kind] = {name: node_of(ops.get(name))
+        ops, sizes = _capture_ops(rule.pattern), _capture_sizes(rule.pattern)
+        scope: dict[str, Kind] = {name: node_of(ops.get(name), sizes.get(name))
                                   for name in _bound_on_every_path(rule.pattern)}
-        scope |= {name: NODES for name, _ in _rest_captures(rule.pattern)}
+        # (a `*name` that rebinds a capture is an error of its own: no second one here)
+        scope |= {name: NODES for name, _ in _rest_captures(rule.pattern) if name not in scope}
         for name, e in rule.lets:
             scope = scope | {name: typer.kind(e, scope)}
         if rule.guard is not None:
@@ -726,7 +770,8 @@ class _FileChecker:
             typer.kind(rule.rhs.message, scope)
         elif not isinstance(rule.rhs, A.EDefer):
             typer.kind(rule.rhs, scope)
-            self.check_rhs_value(rule.rhs, lambda e: typer.kind(e, scope))
+            rewrite = (rule.span.line, rule.span.col) not in self.gradient
+            self.check_rhs_value(rule.rhs, lambda e: typer.kind(e, scope), rewrite)
 
     def check_rhs_not_analysis(self, rhs: A.Expr) -> None:
         """A rule says its rewrite: the value of an analysis (any branch of a conditional) is
@@ -742,9 +787,11 @@ class _FileChecker:
                            "cannot be a rule's rewrite", "say the rewrite in the rule, and ask "
                            "the analysis in its guard or its where names")
 
-    def check_rhs_value(self, rhs: A.Expr, kind_of: Callable[[A.Expr], Kind]) -> None:
+    def check_rhs_value(self, rhs: A.Expr, kind_of: Callable[[A.Expr], Kind],
+                        rewrite: bool) -> None:
         """A right side is a node, a number or bool (a constant like the root), None (no
-        rewrite), or a tuple (a gradient rule's one value per source); a string, a list, a
+        rewrite), or a tuple (a gradient rule's one value per source: only in a `# check:
+        gradient` set, a `rewrite` set's result replaces a node); a string, a list, a
         comprehension, a dtype, an op or a function can never be one (each branch of a
         conditional is checked alike)."""
         stack = [rhs]
@@ -759,6 +806,10 @@ class _FileChecker:
             if kind is not None:
                 self.error(e.span, f"the right-hand side is {kind}, which cannot be a node",
                            "a rule rewrites to a node, a number, a bool, None or a tuple")
+            elif rewrite and k.name == "tuple":
+                self.error(e.span, "the right-hand side is a tuple, which cannot be a node: "
+                           "only a gradient set (`# check: gradient`) returns one value per "
+                           "source", "a rewrite rule returns a node, a number, a bool or None")
 
     def check_pattern(self, p: A.Pattern) -> None:
         if isinstance(p, A.PBind):

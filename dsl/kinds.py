@@ -30,21 +30,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.ops import ARITY, Ops
 from rulegrad.runtime.uop import UOp
 
 from . import ast as A
+from .constfold import UNKNOWN, Raises, fold
 from .names import BUILTINS, GLOBALS, OP_NAMES, forbidden_attr, suggest
 
 
 @dataclass(frozen=True)
 class Kind:
     """What a value is: `name` one of KIND_NAMES; `item` the kind of a tuple's or list's items;
-    `obj` the object behind a callable (a helper, a builtin, a node's method name)."""
+    `obj` the object behind a callable (a helper, a builtin, a node's method name), or a node's
+    `.arg` kind."""
 
     name: str
     item: Kind | None = None
     obj: Any = None
+    size: int | None = None  # a tuple's length, a node's number of sources, when known
+    ops: frozenset[Ops] | None = None  # the ops a node can have, when its pattern names them
 
 
 ANY, NODE, INT, FLOAT, BOOL = Kind("any"), Kind("node"), Kind("int"), Kind("float"), Kind("bool")
@@ -132,14 +136,30 @@ def _join(kinds: list[Kind]) -> Kind:
     return NODE if all(k.name == "node" for k in kinds) else ANY
 
 
-def node_of(ops: frozenset[Ops] | None) -> Kind:
-    """The kind of a capture whose pattern names `ops` (None: any node): a node, whose `.arg`
-    is known when all of them have an arg of one kind (`_ARG_KINDS`)."""
-    if not ops:
-        return NODE
-    kinds = {_ARG_KINDS.get(op, ANY) for op in ops}
-    arg = kinds.pop() if len(kinds) == 1 else ANY
-    return NODE if arg is ANY else Kind("node", obj=arg)
+def node_of(ops: frozenset[Ops] | None, size: int | None = None) -> Kind:
+    """The kind of a capture whose pattern names `ops` (None: any node) and `size` sources
+    (None: not known from the pattern): a node, whose `.arg` is known when all of them have an
+    arg of one kind (`_ARG_KINDS`), and whose number of sources is known when the pattern
+    writes them out or the IR spec fixes one count for all of its ops (`ARITY`)."""
+    if ops:
+        counts = {ARITY.get(op) for op in ops}
+        if size is None and len(counts) == 1:
+            size = counts.pop()
+        kinds = {_ARG_KINDS.get(op, ANY) for op in ops}
+        arg = kinds.pop() if len(kinds) == 1 else ANY
+    else:
+        arg = ANY
+    return Kind("node", obj=None if arg is ANY else arg, size=size, ops=ops or None)
+
+
+def _arity_problem(ops: frozenset[Ops], n: int) -> str | None:
+    """Why a node of one of `ops` (all of them) cannot have `n` sources, or None."""
+    counts = {ARITY.get(op) for op in ops}
+    if not ops or None in counts or n in counts:
+        return None
+    takes = " or ".join(map(str, sorted(counts)))
+    name = "/".join(sorted(op.name for op in ops))
+    return f"{name} takes {takes} source{'s' if counts != {1} else ''}, not {n}"
 
 
 def _method_result(name: str) -> Kind:
@@ -169,10 +189,17 @@ class Typer:
     elsewhere). The kind of each name in scope (captures, where names) is passed per call."""
 
     def __init__(self, report: Report, helpers: dict[str, Any], opaque: set[str]):
-        self.report = report
+        self.reports = 0  # how many problems were reported so far
+
+        def counted(span: A.Span, message: str, hint: str | None) -> None:
+            self.reports += 1
+            report(span, message, hint)
+
+        self.report = counted
         self.helpers = helpers
         self.opaque = opaque  # names whose values are not known here (ctx, contexts, ...)
         self.memo: dict[int, tuple[A.Expr, Kind]] = {}
+        self.values: dict[int, object] = {}  # id(expr) -> its constant value (constfold)
 
     # ------------------------------------------------------------------ names and attributes
     def name(self, e: A.EName, scope: dict[str, Kind]) -> Kind:
@@ -207,6 +234,8 @@ class Typer:
                 return ANY
             if e.attr == "arg" and isinstance(obj.obj, Kind):
                 return obj.obj  # (node_of: the capture's ops say what their arg is)
+            if e.attr == "src" and obj.size is not None:
+                return Kind("tuple", NODE, size=obj.size)
             if e.attr in _NODE_FIELDS:
                 return _NODE_FIELDS[e.attr]
             member = inspect.getattr_static(UOp, e.attr, None)
@@ -237,8 +266,24 @@ class Typer:
     def kind(self, e: A.Expr, scope: dict[str, Kind]) -> Kind:
         """The kind of e; each expression is typed (and its problems reported) once."""
         if id(e) not in self.memo:
+            before = self.reports
             self.memo[id(e)] = (e, self._kind(e, scope))  # e kept alive: its id stays its own
+            if self.reports == before:  # (what a kind error says, folding would say again)
+                self.constant(e, scope)
         return self.memo[id(e)][1]
+
+    def constant(self, e: A.Expr, scope: dict[str, Kind]) -> None:
+        """Fold e when its operands are constants (their kinds, so their values, came first):
+        an expression of literals that raises raises each time the rule fires."""
+        pure = isinstance(e, A.ECall) and isinstance(e.func, A.EName) and \
+            e.func.name not in scope and e.func.name in BUILTINS
+        value = fold(e, self.values, pure_call=pure)
+        if isinstance(value, Raises):
+            err = value.error
+            self.report(e.span, f"evaluating this constant expression raises "
+                        f"{type(err).__name__}: {err}", "the rule would raise each time it fires")
+        elif value is not UNKNOWN:
+            self.values[id(e)] = value
 
     def _kind(self, e: A.Expr, scope: dict[str, Kind]) -> Kind:  # noqa: C901 - a dispatch
         """The kind of e (recursion over one expression's tree, never over a graph)."""
@@ -282,8 +327,9 @@ class Typer:
             for x in e.items:
                 if isinstance(x, A.EStar):
                     self.kind(x.value, scope)
-            item = _join(items) if len(items) == len(e.items) else ANY
-            return Kind("tuple" if isinstance(e, A.ETuple) else "list", item)
+            whole = len(items) == len(e.items)
+            return Kind("tuple" if isinstance(e, A.ETuple) else "list",
+                        _join(items) if whole else ANY, size=len(items) if whole else None)
         if isinstance(e, A.EIndex):
             return self.index(e, scope)
         if isinstance(e, A.EComp):
@@ -327,7 +373,16 @@ class Typer:
             self.report(e.index.span, f"{word(obj)} is indexed by an int, not {word(idx)}", None)
             return ANY
         if isinstance(e.index, A.ESlice):
-            return obj if obj.name in ("tuple", "list", "str") else ANY
+            return Kind(obj.name, obj.item) if obj.name in ("tuple", "list", "str") else ANY
+        i = self.values.get(id(e.index), UNKNOWN)
+        if obj.size is not None and type(i) is int and not -obj.size <= i < obj.size \
+                and id(e.obj) not in self.values:  # (a constant tuple's index: constfold's)
+            src = isinstance(e.obj, A.EAttr) and e.obj.attr == "src"
+            what = f"a node of {obj.size} source{'s' if obj.size != 1 else ''}" if src else \
+                f"{word(obj)} of {obj.size} item{'s' if obj.size != 1 else ''}"
+            self.report(e.span, f"index {i} is out of range for {what}",
+                        "the pattern and the IR spec fix how many sources it has" if src else None)
+            return ANY
         if obj.name in ("tuple", "list"):
             return obj.item or ANY
         return STR if obj.name == "str" else ANY
@@ -408,6 +463,8 @@ class Typer:
                     and src.item is not None and src.item.name not in ("node", "any"):
                 self.report(e.span, f"replace(src=...) is given {word(src.item)} as a source: "
                             "sources are nodes", None)
+            if func.obj == "replace":
+                return self.replaced(e, scope)
             return _method_result(func.obj)
         if func.name == "callable":
             name = e.func.name if isinstance(e.func, A.EName) else "the function"
@@ -420,6 +477,28 @@ class Typer:
                         "a node's methods are called, its fields are read: x.arg, "
                         "x.replace(arg=...)" if func.name == "node" else None)
         return ANY
+
+    def replaced(self, e: A.ECall, scope: dict[str, Kind]) -> Kind:
+        """`x.replace(op=..., src=...)`: the new node's op must allow its number of sources (the
+        IR spec's ARITY); each is known from the call or from x's pattern."""
+        assert isinstance(e.func, A.EAttr)
+        node = self.kind(e.func.obj, scope)
+        kw = dict(e.kwargs)
+        src = self.kind(kw["src"], scope) if "src" in kw else None
+        n = node.size if src is None else src.size
+        ops = node.ops
+        if "op" in kw:
+            ops = None
+            op = kw["op"]
+            if isinstance(op, A.EAttr) and isinstance(op.obj, A.EOpName) and \
+                    op.obj.name == "Ops" and op.attr in Ops.__members__:
+                ops = frozenset({Ops[op.attr]})
+        problem = _arity_problem(ops, n) if ops and n is not None else None
+        if problem:
+            self.report(e.span, f"x.replace(...) makes a node of {n} source"
+                        f"{'s' if n != 1 else ''} whose op allows no such count: {problem}",
+                        "give it src= of the op's arity, or op= of one that takes these")
+        return Kind("node", size=n)
 
     def method_args(self, e: A.ECall, name: str, args: list[Kind],
                     kwargs: dict[str, Kind]) -> None:
@@ -474,7 +553,8 @@ class Typer:
         if dt is not None and dt.name not in ("dtype", "any"):
             self.report(e.span, f"dtype= of {e.func.name} is {word(dt)}, not a dtype",
                         "dtypes.float32, x.dtype, ...")
-        return NODE
+        star = any(isinstance(a, A.EStar) for a in e.args)
+        return node_of(frozenset({Ops[e.func.name]}), None if star else len(e.args))
 
 
 def _literal_kind(value: Any) -> Kind:

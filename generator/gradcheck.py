@@ -29,7 +29,6 @@ others are skipped, saying so in the verdict.
 from __future__ import annotations
 
 import itertools
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,9 +38,6 @@ import numpy as np
 
 from rulegrad.dsl import ast as A
 
-# the mark is a comment of its own ending the line, as soundness.py's marks: prose that speaks
-# of it ("# no rule here needs check: gradient") makes no gradient set
-GRADIENT_MARK = re.compile(r"#\s*check:\s*gradient\s*$")
 MAX_EXAMPLES = 20  # instances per op (spread over its variants and draws)
 RTOL_TORCH = 1e-12  # float64 against float64 autograd: only rounding differs (ulps of 2e-16)
 RTOL_TORCH32 = 1e-4  # float32: a few roundings, and libm's float32 functions against torch's
@@ -61,25 +57,6 @@ class GradResult:
     examples: int = 0
     detail: str = ""
     counterexample: str | None = None
-
-
-def gradient_rules(rf: A.RulesFile) -> set[tuple[int, int]]:
-    """The (line, col) of every rule in a set whose `rules NAME = ...` line, or the comment
-    block just above it, carries `# check: gradient`."""
-    lines = rf.source.splitlines()
-
-    def marked(line: int) -> bool:
-        k = line
-        while 1 <= k <= len(lines):
-            if GRADIENT_MARK.search(lines[k - 1]):
-                return True
-            k -= 1
-            if not (1 <= k and lines[k - 1].lstrip().startswith("#")):
-                return False
-        return False
-
-    return {(r.span.line, r.span.col) for rs in rf.rulesets if marked(rs.span.line)
-            for term in rs.terms if isinstance(term, A.RuleBlock) for r in term.rules}
 
 
 # ---------------------------------------------------------------------- drawing values

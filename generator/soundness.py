@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from rulegrad.dsl import ast as A
+from rulegrad.dsl.check import gradient_rules
 from rulegrad.generator.paths import in_package, package_rules_files
 
 from .limits import DEFAULT_RLIMIT, HANG_SECONDS, HANG_WALL_FACTOR
@@ -429,8 +430,6 @@ class Checker:
                           else "", ex.examples, ex.counterexample)
 
     def _is_gradient(self, item: RuleToCheck) -> bool:
-        from .gradcheck import gradient_rules
-
         rule = item.rule
         return (rule.span.line, rule.span.col) in gradient_rules(item.checked.file)
 

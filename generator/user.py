@@ -36,6 +36,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from rulegrad.dsl import ast as A
+from rulegrad.dsl.check import gradient_rules
 
 if TYPE_CHECKING:
     from rulegrad.runtime.matcher import RuleMatcher
@@ -436,8 +437,6 @@ def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
 def _is_gradient_set(rules: str | Path, rule_set: str) -> bool:
     """Whether `rule_set` (in `rules` or a file it imports) is marked `# check: gradient`."""
     from rulegrad.dsl import load
-
-    from .gradcheck import gradient_rules
 
     stack, seen = [load(str(rules))], set()
     while stack:

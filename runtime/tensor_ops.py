@@ -1057,13 +1057,14 @@ class TensorOps:
             record = record | (x.isnan() & vt.isnan())
         idx = record.where(_positions(self, n), -1)._cum(-1, Ops.MAX)
         if self.dtype.is_float:
-            # torch gives each running max's gradient to the index it returns; a reduce max
-            # shares it among equal elements. So the gradient goes to the element at that
-            # index: `vt - (at - at)` is vt's value exactly (a zero keeps its sign) and at's
-            # gradient, where at is finite (NaN has no index; inf - inf is NaN)
+            # torch's running max is the element at the index it returns, value and gradient
+            # (a reduce max shares the gradient among equal elements, and its MAX keeps either
+            # zero: torch's cummax of [0.0, -0.0] is [0.0, -0.0]), so the value is that
+            # element's, where it is finite (a NaN or an infinity: vt is that same value, and
+            # its one-hot pick would tie with the fill)
             at = _take_running(x, idx)
             finite = (at > float("-inf")) & (at < float("inf"))
-            values = finite.where(vt.detach() - (at.detach() - at), vt).transpose(-1, axis)
+            values = finite.where(at, vt).transpose(-1, axis)
         return values, idx.cast(dtypes.int32).transpose(-1, axis)
 
     def cummin(self, axis: int = 0) -> tuple[Tensor, Tensor]:

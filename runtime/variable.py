@@ -9,7 +9,7 @@ The unbound graph holds no value, so the schedule cache and the compiled library
 the graph, serve every value: a kernel reads the variable as a parameter (the seed's
 `unbind_kernel`). Each symbolic size is stored at its variable's maximum: a SHRINK to `v` becomes
 a SHRINK to `vmax`, a buffer holding a symbolic axis has `vmax` rows, and a reduction over a
-symbolic axis reads the rows at or past the value as its identity (`WHERE(i < v, x, identity)`,
+symbolic axis reads the rows at or past the value as its start (`WHERE(i < v, x, start)`,
 so index rules see the variable's range, not a value). Rows past the value are computed but
 never read, and never written into storage that holds other data: an ASSIGN through a symbolic
 view (`a[:n]`) keeps its target's old value there (`WHERE(i < v, value, target)`).
@@ -155,7 +155,7 @@ def _valid(shape: tuple, axes: tuple[int, ...], var_of: dict[UOp, UOp],
 
 def unbind(roots: list[UOp]) -> tuple[list[UOp], dict[str, int]]:
     """The roots over concrete shapes with no bound value in them, and the values."""
-    from rulegrad.runtime.ops import reduce_identity as identity_value
+    from rulegrad.runtime.ops import reduce_from
 
     var_vals: dict[str, int] = {}
     var_of: dict[UOp, UOp] = {}
@@ -195,7 +195,10 @@ def unbind(roots: list[UOp]) -> tuple[list[UOp], dict[str, int]]:
             device = (device_of(src[0]) if in_use["devices"] else None) or DEFAULT
             mask = _valid(n.src[0].shape, arg[1], var_of, device)
             if mask is not None:
-                fill = src[0].const_like(identity_value(arg[0], n.dtype))
+                # the masked rows add what the reduction starts from, not its op's identity:
+                # a pick starts from -0.0 (runtime/ops.py, reduce_start), and +0.0 there
+                # turned a picked -0.0 into +0.0
+                fill = src[0].const_like(reduce_from(arg, n.dtype))
                 src = (mask.alu(Ops.WHERE, src[0], fill),)
         elif n.op is Ops.ASSIGN and has_symbolic(n.src[0].shape):
             # an assign through a symbolic view (`a[:n].assign(v)`, an optimizer's step of

@@ -224,13 +224,13 @@ def test_rule_texts_are_measured_whole(tmp_path: Path) -> None:
     guard and where names over continued lines, a definition, a context method; comments and
     runs of blanks do not count."""
     shares = _rule_shares()
-    rule = "r: NEG(x) if x.op is Ops.CONST and y -> y where y = x.src"
+    rule = "r: NEG(x) if x.op is Ops.CONST and y -> y[0] where y = x.src"
     method = "m(a, b=1) -> a + b where c = 2"
     definition = "def d(x, k=2) -> x * k where z = 1"
     path = tmp_path / "t.rules"
     path.write_text(f"{definition}  # a comment\ncontext C {{\n  n: int = 0\n  {method}\n}}\n"
                     "rules s = {\n  r: NEG(x)   if x.op is Ops.CONST \\\n"
-                    "       and y \\\n     -> y where y = x.src  # why\n}\n")
+                    "       and y \\\n     -> y[0] where y = x.src  # why\n}\n")
     got = {what: (n, text) for n, what, text in shares.rule_texts(path)}
     assert got == {"rule r": (len(rule), rule), "C.m": (len(method), method),
                    "def d": (len(definition), definition)}

@@ -724,7 +724,8 @@ def _gen_opt(seed: int) -> Case:
     """A mixed program with one part of every family (`rulegrad fuzz --opt`): each optimizer
     action has a family whose sizes cross its threshold, so each fires on most programs."""
     rng = random.Random(f"opt-{seed}")
-    src = _HEAD.format(seed=seed) + "outs, want, mag, lows, exact = [], [], [], [], []\n"
+    src = _HEAD.format(seed=seed) + ("outs, want, mag, lows, exact, writes = "
+                                     "[], [], [], [], [], []\n")
     # (two scaled maxes: one in four has a lifted scale, which max_scale leaves alone; and a
     # pool that is always padded: peel_loops acts on about half of the padded pools)
     fams = sorted(set(MIXED_FAMILIES)) + ["scaledmax", "padpool"]
@@ -739,6 +740,10 @@ def _gen_opt(seed: int) -> Case:
     # an elementwise transposed output, transpose_store's tile; its own generator too
     src += f"{PART}rng = np.random.default_rng(({seed}, {len(fams) + 1}))\n"
     src += _mixed_part(random.Random(f"opt-ttile-{seed}"), str(len(fams) + 1), "ttile")
+    # an in-place update through a transpose (transpose_store over a kernel that reads the
+    # buffer it writes: a block stored twice reads its own update back), its own generator too
+    src += f"{PART}rng = np.random.default_rng(({seed}, {len(fams) + 3}))\n"
+    src += _mixed_part(random.Random(f"opt-tinplace-{seed}"), str(len(fams) + 3), "tinplace")
     # and a scan (scan_store), by its own generator as well
     src += f"{PART}rng = np.random.default_rng(({seed}, {len(fams) + 2}))\n"
     src += _mixed_part(random.Random(f"opt-scan-{seed}"), str(len(fams) + 2), "scan")
@@ -752,6 +757,40 @@ def _gen_opt(seed: int) -> Case:
 # norm's own store reads its mean inside the kernel now, so it is no plain store)
 MIXED_FAMILIES = ("matmul", "matmul", "conv", "rows", "cols", "scaledmax", "pool", "full",
                   "ewise", "big", "attention", "attention", "normlin", "chnorm", "chscale")
+
+
+def _inplace_part(rng: random.Random, t: str, dt: str, special: bool) -> str:
+    """An in-place update whose value reads a transpose, into the realized target `a` (rows
+    r, columns c) or a view of it: `a += b.T`, `a.assign(a.T + 1)` (square), `a[1:] += ...`,
+    `a[:, 1:] = a[:, 1:] + ...`. The rows (no multiple of a vector's width, so
+    transpose_store's last block overlaps the one before) and the columns (past half of L1
+    per pass of a float32 row) cross its thresholds. Each write is listed in `writes` (its
+    target and value, as graphs), so the optimizer's check schedules the in-place kernel."""
+    a, b = "a" + t, "b" + t
+    rows, cols = rng.choice([41, 97, 37]), rng.choice([521, 600, 1000])
+    how = rng.choice(["add", "square", "rows", "setitem"])
+    if how == "square":
+        cols = rows = rng.choice([521, 601])
+    src = _arr(a + "0", (rows, cols), dt, rng, special) + _arr(b, (cols, rows), dt, rng)
+    src += f"{a} = Tensor({a}0.copy()).realize()\nwant_{a} = {a}0.astype(np.float64).copy()\n"
+    if how == "add":
+        target, value = a, f"{a} + Tensor({b}).T"
+        src += f"want_{a} += {b}.T\n"
+    elif how == "square":
+        target, value = a, f"{a}.T + 1"
+        src += f"want_{a} = want_{a}.T + 1\n"
+    elif how == "rows":
+        target, value = f"{a}[1:]", f"{a}[1:] + Tensor({b}).T[1:]"
+        src += f"want_{a}[1:] += {b}.T[1:]\n"
+    else:
+        target, value = f"{a}[:, 1:]", f"{a}[:, 1:] + Tensor({b}).T[:, 1:] * 2"
+        src += f"want_{a}[:, 1:] += {b}.T[:, 1:].astype(np.float64) * 2\n"
+    src += f"tgt_{a}, val_{a} = {target}, {value}\nwrites += [(tgt_{a}.uop, val_{a}.uop)]\n"
+    src += (f"tgt_{a}.assign(val_{a})\n" if how != "setitem" else
+            f"{a}[:, 1:] = val_{a}\n")
+    src += (f"outs += [{a}]\nwant += [want_{a}]\nmag += [np.abs({a}0.astype(np.float64)) + "
+            f"np.abs({b}.astype(np.float64)).T * 2 + 1]\n")
+    return src + f"lows += [{_low(dt)}]\nexact += [False]\n"
 
 
 def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
@@ -839,6 +878,8 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         src += (f"mag += [np.abs({x}.astype(np.float64)).transpose(2, 0, 1)"
                 f".{'sum' if op == 'sum' else 'max'}(axis=2)]\n")
         return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
+    if fam == "tinplace":
+        return _inplace_part(rng, t, d1, special)
     if fam == "ttile":  # out[a, c, b] = 2 x[a, b, c] + y[b, c]: transpose_store's tile
         # (rows of 521 to 1000: a pass over them reads more lines than half of L1 holds, and
         # the output's rows of float32 are less than a page apart)
@@ -1489,7 +1530,10 @@ def run_case(case: Case, backend: str = "c", scheduler: str = "rangeify",
         err = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
     actions = frozenset().union(*per_output)
     # a wrong output blames the actions of its own kernels; a crash, every action
-    blamed = per_output[ns["bad"]] if err and "bad" in ns and per_output else actions
+    # (an output written in place has no kernels of its own: its write's are listed last)
+    writes = frozenset().union(*per_output[len(ns.get("outs", ())):])
+    blamed = (per_output[ns["bad"]] or writes) if err and "bad" in ns and per_output \
+        else actions
     return Outcome(case.cls, case.seed, "ok" if err is None else "fail", err or "", actions,
                    blamed if err else frozenset(), ns.get("bad") if err else None)
 
@@ -1497,11 +1541,17 @@ def run_case(case: Case, backend: str = "c", scheduler: str = "rangeify",
 def _schedule_outputs(case: Case, scheduler: str) -> list[list[Any]]:
     """The schedule of each of the case's outputs on its own."""
     from rulegrad.runtime.kernelize import using
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.tensor import Tensor
+    from rulegrad.runtime.uop import UOp
 
     ns: dict[str, Any] = {}
     with using(scheduler), np.errstate(all="ignore"):
         exec(compile(case.source, f"<{case.cls} seed {case.seed}>", "exec"), ns)  # noqa: S102
-        return [list(o.schedule()) for o in ns["outs"]]
+        # (an in-place write ran when the program did: its kernel, reading the buffer it
+        # writes, is scheduled from the graphs the program listed)
+        writes = [Tensor(UOp(Ops.ASSIGN, v.dtype, (t, v))) for t, v in ns.get("writes", ())]
+        return [list(o.schedule()) for o in ns["outs"]] + [list(w.schedule()) for w in writes]
 
 
 def opt_schedule(seed: int) -> list[Any]:

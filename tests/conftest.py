@@ -41,3 +41,10 @@ def pytest_unconfigure(config) -> None:
     path = getattr(config, "_rulegrad_session_cache", None)
     if path:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Tests marked `long` run first (the sort is stable: the rest keep their order). xdist hands
+    tests out in this order, so the run's last tests are short ones and neither worker is left
+    idle while the other finishes a long test."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)

@@ -21,9 +21,12 @@ import torch
 from rulegrad import Tensor
 
 # an axis whose pooled scan (n * (2n - 1) elements) is past this limit, and whose blocked scan
-# is not: the old code refused every program below, the new runs them
-N = 10_007  # prime: the last block is partial
-WORK = 1 << 24
+# (2 rows x 7 blocks x 257 x 511 windows, 1.8M) is not: the old code refused every program
+# below, the new runs them. Seven blocks of SCAN_BLOCK take every path forty did (cummax's pick
+# is blocked past 2 blocks, and its pick over the blocks' last elements is one-hot up to
+# 2 * SCAN_BLOCK blocks) at a sixth of the work: the interpreter ran 10_007 for minutes
+N = 1543  # prime: the last block is partial
+WORK = 1 << 21
 
 
 @pytest.fixture
@@ -62,7 +65,7 @@ def test_long_running_max_and_min_with_indices_match_torch(monkeypatch, low_work
     rng = np.random.default_rng(5)
     a = np.round(rng.standard_normal((2, N)) * 3)  # many ties: the index is the last one
     a[:, ::89] = -0.0
-    a[1, 3000:] = np.nan  # a NaN running max: the index is the last NaN so far
+    a[1, 300:] = np.nan  # a NaN running max: the index is the last NaN so far
     ta = torch.from_numpy(a)
     for name in ("cummax", "cummin"):
         values, idx = getattr(Tensor(a), name)(1)

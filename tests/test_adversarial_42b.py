@@ -31,6 +31,11 @@ def test_long_float16_scans_round_once(monkeypatch, backend, n):
     old blocked scan was 0.93 - 12 ulps off. A sum's ulp is the one of the largest running
     magnitude so far (a running sum near 0 after a cancellation keeps the error of its past)."""
     monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    # the scans are blocked only past the work limit (two rows' windows: 2 n^2); n^2 lets
+    # every n here take the blocked scan (its windows, 2 x 257 x 511 a block, fit). At the
+    # default limit all three ran pooled, which rounds once anyway: the test no longer
+    # reached the blocked scan, and spent 20 s of CPU on the pooled 65537
+    monkeypatch.setenv("RULEGRAD_MAX_WORK", str(n * n))
     rng = np.random.default_rng(n)
     h = rng.standard_normal((2, n)).astype(np.float16)
     got = Tensor(h).cumsum(1).numpy()

@@ -57,6 +57,7 @@ def test_the_docs_have_examples_to_run():
     assert {"README.md", "tensor.md", "language.md", "symbolic-sizes.md"} <= names
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("doc", RUNNABLE, ids=lambda d: d.name)
 def test_examples_run(doc, tmp_path):
     proc = subprocess.run([sys.executable, "-c", RUNNER], input=json.dumps(blocks(doc)),

@@ -203,6 +203,7 @@ def test_a_result_still_held_is_never_written_again(holder):
     np.testing.assert_allclose(values_held(held, holder).reshape(x.shape), ref(x, y), rtol=1e-5)
 
 
+@pytest.mark.long
 def test_a_loop_over_fresh_arrays_keeps_none_of_them_alive(monkeypatch):
     """A form plan holds no input: each call's buffers die with its tensors, and what the
     plans hold stays the same from call to call. (The limit here is below what a plan of the

@@ -88,6 +88,7 @@ def test_opt_programs_fire_every_optimizer_action():
     assert {n: fired.get(n, 0) for n in names if fired.get(n, 0) < 3} == {}
 
 
+@pytest.mark.long
 def test_a_wrong_answer_is_reported(monkeypatch):
     """rulegrad's outputs made wrong (one value changed, or a crash): every class reports it."""
     real = Tensor.numpy

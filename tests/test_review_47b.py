@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 # a float64 softmax whose rows are kept whole and local (a prime row, two rows: one per
 # thread), run with a large L2; prints its largest error against numpy's float64
 _BIG_ROW_SOFTMAX = """
@@ -20,6 +22,7 @@ print(float(np.abs(Tensor(x).softmax(-1).numpy() - e / e.sum(-1, keepdims=True))
 """
 
 
+@pytest.mark.long
 def test_a_local_row_fits_a_threads_stack_whatever_the_l2():
     """A row's kernel-local array (softmax's exp) is declared on its thread's stack. Bounded by L2
     alone (a quarter of it as float32), a 16 MB L2 (Apple M2's clusters report it) let a float64

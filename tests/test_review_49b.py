@@ -85,6 +85,7 @@ def test_a_kernels_local_arrays_fit_the_stack_together(monkeypatch):
         assert used <= stack_bytes(), (len(arrays), used)
 
 
+@pytest.mark.long
 def test_many_local_rows_do_not_overflow_the_stack():
     """The same program run (in a child process, so that a crash fails this test rather than
     ending the suite): with 10 MB of arrays on an 8 MB stack it died (SIGSEGV)."""

@@ -41,6 +41,7 @@ test_rule_is_sound = soundness_tests([str(p) for p in package_rules_files()],
                                      examples=CI_EXAMPLES, known_unsound=KNOWN_UNSOUND)
 
 
+@pytest.mark.long  # every rule of rules/ checked again, and the termination probes
 def test_all_rules_check_clean(capsys):
     # its cost is measured by bench/check.py (against the 60 s budget), never timed here
     report = check_paths(None, examples=CI_EXAMPLES, seed=0)

@@ -16,6 +16,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from rulegrad.rules import flash_cost, flash_helpers, stage_helpers
 from rulegrad.rules.generated.rangeify import local_max_row
 from rulegrad.runtime.target import stack_bytes
@@ -142,6 +144,7 @@ PROGRAMS = [
 ]
 
 
+@pytest.mark.long
 def test_kernels_stay_within_the_stack_budget_and_match_numpy():
     """Each program's kernels declare at most `stack_bytes()` of arrays each, a flash kernel at
     most what its plan counted (rules/flash_helpers.py's `stack_used`, which the plan keeps

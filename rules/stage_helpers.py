@@ -74,6 +74,10 @@ def _plan(sink: UOp) -> dict[UOp, tuple[UOp, tuple[UOp, ...]]]:
     for st in sink.src:
         if not _plain(st):
             continue
+        # an interchanged column runs inside the reduce loops: an x that reads it would be
+        # filled per column per step of k (all of its row each time), and as a vector column's
+        # lanes, which a scalar array cannot hold (an MLP's weight gradient through relu's mask)
+        moved = set(columns(st, deps))
         for red in toposort(st.src[1]):
             if red.op is not Ops.REDUCE or red.arg is not Ops.ADD:
                 continue
@@ -86,7 +90,7 @@ def _plan(sink: UOp) -> dict[UOp, tuple[UOp, tuple[UOp, ...]]]:
                 # the same for every one of them, and computed once per column where it stands
                 cols = deps[y] - deps[x] - set(ks)
                 if (any(range_size(c) != 1 for c in cols) and any(k in deps[x] for k in ks)
-                        and _computes(x) and x not in found):
+                        and moved.isdisjoint(deps[x]) and _computes(x) and x not in found):
                     found[x] = (x, ks)
     return found
 

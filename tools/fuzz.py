@@ -747,6 +747,12 @@ def _gen_opt(seed: int) -> Case:
     # and a scan (scan_store), by its own generator as well
     src += f"{PART}rng = np.random.default_rng(({seed}, {len(fams) + 2}))\n"
     src += _mixed_part(random.Random(f"opt-scan-{seed}"), str(len(fams) + 2), "scan")
+    # softmaxes of scores masked to -inf (mask_actions' exp of a select, each of its forms),
+    # each by its own generator too
+    for i, fam in enumerate(("masked-f32", "masked-f32-then", "masked-f16", "masked-f16-then")):
+        part = len(fams) + 4 + i
+        src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
+        src += _mixed_part(random.Random(f"opt-{fam}-{seed}"), str(part), fam)
     return Case("opt", seed, src + "low = None\n")
 
 
@@ -869,6 +875,19 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         src += f"outs += [{got}]\nwant += [{ref}({x}.astype(np.float64), {axis})]\n"
         src += f"mag += [{ref}(np.abs({x}.astype(np.float64)), {axis})]\n"
         return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
+    if fam.startswith("masked"):  # softmax(where(m, x, -inf)) or its mirror, in float32 or
+        # float16 (cast around the difference): mask_actions' exp of a select
+        r, n = rng.choice([1, 7, 64, p()]), rng.choice([8, 77, 128, p()])
+        dt = F16 if "f16" in fam else F32
+        src = _arr(x, (r, n), dt, rng)
+        # every row keeps a value (a row of -inf only is NaN, in torch too)
+        src += f"m{t} = rng.random(({r}, {n})) < 0.6\nm{t}[:, rng.integers(0, {n})] = True\n"
+        got = (f"Tensor(~m{t}).where(-np.inf, Tensor({x}))" if fam.endswith("then") else
+               f"Tensor(m{t}).where(Tensor({x}), -np.inf)")
+        src += f"s{t} = np.where(m{t}, {x}.astype(np.float64), -np.inf)\n"
+        src += f"e{t} = np.exp(s{t} - s{t}.max(-1, keepdims=True))\n"
+        src += f"outs += [({got}).softmax(-1)]\nwant += [e{t} / e{t}.sum(-1, keepdims=True)]\n"
+        return src + f"mag += [np.ones(({r}, {n}))]\nlows += [{_low(dt)}]\nexact += [False]\n"
     if fam == "tcols":  # out[c, a] = op over r of x[a, r, c]: interchange_store's reorder
         n, r, cl = rng.choice([3, 8, p()]), rng.choice([29, 64, 101]), rng.choice([p(), 16, 33])
         src = _arr(x, (n, r, cl), d1, rng, special)

@@ -3,11 +3,16 @@
 - Whether a kernel has a gated read (flags.py compiles it with jump threading) is a fact its
   printer records while it prints one (issue 32), not a regex over the C: the regex also took
   a select of a register array (`any ? exact(x) : a0[0]`, the block library's row max) for one.
+- soft50 left `_exp_floor` (runtime/tensor_ops.py) justified by libmvec's slow path below
+  -87.33, which float32 no longer takes (its exp is backends/c/vexp.py's). The floor stays: in
+  float64 for libmvec's exp, and in every dtype it keeps gelu's gradient at +-inf its limit
+  (0, 1): without it exp's 0 times its argument's infinite derivative gave NaN.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from rulegrad import Tensor
 from rulegrad.backends.c import blocks
@@ -32,3 +37,15 @@ def test_gated_is_what_the_printer_printed():
     by_name = {k.cname: k.gated for k in blocks.kernels(dtypes.float32, 8)}
     assert by_name["rg_reduce_max_f32"] is False and by_name["rg_reduce_min_f32"] is False
     assert all(g for n, g in by_name.items() if n.endswith("_stream"))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("approximate", ["tanh", "none"])
+def test_gelu_and_tanh_gradients_at_infinity_are_the_limits(dtype, approximate):
+    # the limits of d/dx x*Phi(x) and of tanh'(x); torch's own gelu gives NaN at +-inf
+    x = Tensor(np.array([-np.inf, np.inf, -1e4, 1e4], dtype), requires_grad=True)
+    x.gelu(approximate=approximate).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.array([0, 1, 0, 1], dtype))
+    x = Tensor(np.array([-np.inf, np.inf, -1e4, 1e4], dtype), requires_grad=True)
+    x.tanh().sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros(4, dtype))

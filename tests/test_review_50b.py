@@ -11,6 +11,9 @@
   split_reduceop's partials) kept its partials in float16: rounded twice, up to 10.6 ulps off
   the exact sum (300000 x 16 down the rows), where every float16 reduce adds in float32 and
   rounds once (lower.rules' half_sum; docs/testing.md). The partials are float32 now.
+- `rulegrad fuzz --opt` failed seeds 50539, 50545, 50555 on right answers: its in-place
+  `a.assign(a.T + 1)` part's tolerance read a0 untransposed, NaN where a0 had its drawn NaN
+  but the output (a0's transpose) was finite.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import optimize_kernel
 from rulegrad.backends.c.render import render_kernel
 from rulegrad.runtime.dtype import dtypes
+from rulegrad.tools.fuzz import CLASS_GENERATORS, run_case
 
 
 def _rendered(t: Tensor) -> list:
@@ -72,3 +76,10 @@ def test_a_split_float16_sum_rounds_once(shape, axis):
     assert got.dtype == np.float16
     assert _ulps16(got, exact).max() <= 0.75
     assert _ulps16((Tensor(a).sum(axis) * 2).numpy(), 2 * exact).max() <= 0.75
+
+
+def test_the_fuzzers_in_place_transpose_tolerance_follows_the_transpose():
+    case = CLASS_GENERATORS["opt"](50539)  # a square a.assign(a.T + 1), a NaN drawn in a0
+    assert "want_a18 = want_a18.T + 1" in case.source and "np.nan" in case.source
+    out = run_case(case)
+    assert out.status == "ok", out.message

@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from rulegrad import Tensor
-from rulegrad.backends.c import ctext
+from rulegrad.backends.c import build
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import optimize_kernel
 from rulegrad.backends.c.render import render_kernel
@@ -44,8 +44,9 @@ def programs() -> dict[str, Callable[[], Tensor]]:
 
 def main(rounds: int = 12) -> None:
     progs = programs()
-    new = ctext.RenderedKernel.gated
-    modes = {"new": new, "old": property(lambda self: False)}
+    new = build.cflags
+    # "old": the flags of a kernel without a gated read, whatever it has
+    modes = {"new": new, "old": lambda kind=None, openmp=True, gated=False: new(kind, openmp)}
     for name, make in progs.items():
         gated = [render_kernel(optimize_kernel(lower_only(it.ast)), "k").gated
                  for it in make().schedule()]
@@ -55,14 +56,14 @@ def main(rounds: int = 12) -> None:
         for r in range(rounds):
             for name, make in progs.items():
                 order = list(modes.items())
-                for mode, prop in order if r % 2 else order[::-1]:
-                    ctext.RenderedKernel.gated = prop  # type: ignore[method-assign]
+                for mode, flags in order if r % 2 else order[::-1]:
+                    build.cflags = flags  # type: ignore[assignment]
                     make().realize()  # (built and cached: the timed call runs it)
                     t0 = time.perf_counter()
                     make().realize()
                     times[name][mode].append(time.perf_counter() - t0)
     finally:
-        ctext.RenderedKernel.gated = new  # type: ignore[method-assign]
+        build.cflags = new  # type: ignore[assignment]
     for name in progs:
         a, b = np.median(times[name]["new"]), np.median(times[name]["old"])
         print(f"{name:24s} new / old = {a / b:.2f}")

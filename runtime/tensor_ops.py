@@ -740,9 +740,8 @@ class TensorOps:
         """Cephes' tanh: below |x| = 0.625 x (1 + z P(z) / Q(z)) with z = x^2, good to float64
         (the product form keeps -0.0); above, 1 - 2e / (1 + e) with e = exp(-2|x|) <= 0.29, no
         cancellation, and x's sign. 2 sigmoid(2x) - 1 cancelled near 0: 1e-3 relative at
-        1e-5 in float32, and tanh(1e-8) was 6e-8. -2|x| kept at or above -80 changes no bit
-        (past 40 tanh is +-1 even in float64) and keeps libmvec's vector exp on its fast path
-        (`_exp_floor`)."""
+        1e-5 in float32, and tanh(1e-8) was 6e-8. -2|x| kept at or above `_exp_floor` changes
+        no bit (past 40 tanh is +-1 even in float64) and keeps the gradient at +-inf 0."""
         x = self._float()
         small = x.abs() < 0.625
         # each side reads a harmless value where the other is taken (no NaN gradient)
@@ -1508,10 +1507,10 @@ def _erf_parts(x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
 
 
 def _exp_squared(t: Tensor) -> Tensor:
-    """exp(t) for t <= 0 as exp(t / 2)^2, the argument kept at or above `_exp_floor` (libmvec's
-    fast path: exp(-|v|) made a product's gelu epilogue 2.6x slower): the square reaches the
-    subnormals where exp(t) would, so a value made of it keeps its relative precision down to
-    the dtype's least value (2 ulps of exp's error, not 1)."""
+    """exp(t) for t <= 0 as exp(t / 2)^2, the argument kept at or above `_exp_floor` (in
+    float64, libmvec's fast path: exp(-|v|) made a product's gelu epilogue 2.6x slower): the
+    square reaches the subnormals where exp(t) would, so a value made of it keeps its relative
+    precision down to the dtype's least value (2 ulps of exp's error, not 1)."""
     h = (t * 0.5).maximum(_exp_floor(t.dtype)).exp()
     return h * h
 
@@ -1524,8 +1523,8 @@ GELU_SATURATED = 25.0
 
 def _sigmoid_squared(v: Tensor) -> Tensor:
     """sigmoid(v) from e = exp(-|v|) by `_exp_squared`: x sigmoid(v) keeps its relative
-    precision down to the dtype's least value, at libmvec's fast path's speed (a gelu epilogue
-    of a product, over pre-activations of +-16, ran 2.6x slower with exp(-|v|))."""
+    precision down to the dtype's least value, in float64 at libmvec's fast path's speed (a gelu
+    epilogue of a product, over pre-activations of +-16, ran 2.6x slower with exp(-|v|))."""
     pos = v >= 0
     e = _exp_squared(pos.where(-v, v))
     r = 1 / (1 + e)
@@ -1533,10 +1532,14 @@ def _sigmoid_squared(v: Tensor) -> Tensor:
 
 
 def _exp_floor(dt: DType) -> float:
-    """The least argument for which exp's result is a normal float (float16 computes in float32):
-    below it libmvec's vector exp takes a scalar call for its whole vector (a product's gelu
-    epilogue over pre-activations past +-10 ran 7x slower). tanh and erf keep their exps'
-    arguments at or above it, which changes no value: each is +-1 there."""
+    """The least argument tanh and erf (and gelu through them) give their exps, which changes no
+    value (each is +-1 well before), for two reasons. In float64 it is the least for which exp
+    is a normal float: below it libmvec's vector exp (a float64 EXP's in a vector loop) takes a
+    scalar call for its whole vector (a product's gelu epilogue over pre-activations past +-10
+    ran 7x slower); float32's and float16's exp, our own (backends/c/vexp.py), has no such path.
+    In every dtype it keeps the gradient at +-inf the limit (gelu's 0 and 1): past the floor
+    the exp's argument gets none, where exp's 0 times its argument's infinite derivative was
+    NaN."""
     return -708.0 if dt is dtypes.float64 else -80.0
 
 

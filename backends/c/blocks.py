@@ -300,8 +300,9 @@ def kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
     # as it does a program's kernels (one part: 353M compiler instructions, ~90 ms)
     return [RenderedKernel(name(dt, lanes, rows), _block(dt, lanes, rows), 0, (), kind="packed")
             for rows in BLOCK_ROWS] + [
+        # (a streamed block reads its rows' offsets under a condition, `xo ? xo[k] : k * xs`)
         RenderedKernel(stream_name(dt, lanes, rows), _stream(dt, lanes, rows), 0, (),
-                       kind="packed") for rows in BLOCK_ROWS] + [
+                       kind="packed", gated=True) for rows in BLOCK_ROWS] + [
         RenderedKernel(pack_name(dt, lanes), _pack(dt, lanes), 0, (),
                                                 kind="packed"),
                                  RenderedKernel(pack_name(dt, lanes) + "_group",

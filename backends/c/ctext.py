@@ -15,7 +15,6 @@ import it.)
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from rulegrad.rules.pack_helpers import TILE_ROWS
@@ -269,7 +268,7 @@ class RenderedKernel(FrozenRecord):
     frozen record, runtime/record.py: equal, hashed and printed by its fields)."""
 
     __slots__ = ("cname", "source", "nparams", "param_dtypes", "var_names", "choices", "kind",
-                 "launch", "combine", "shared")
+                 "launch", "combine", "shared", "gated")
     cname: str
     source: str
     nparams: int
@@ -294,29 +293,22 @@ class RenderedKernel(FrozenRecord):
     # its threads (a packed product's panels, claim counters and ready marks: gemm.py), given
     # as args[nparams] with its first `zeroed` bytes zero; launch.py allocates it per call
     shared: tuple[int, int]
+    # the kernel reads memory under a condition, `(g ? p1[i] : 0)` (a padded or masked read),
+    # as its printer recorded when it printed one: flags.py compiles it with jump threading on
+    gated: bool
 
     def __init__(self, cname: str, source: str, nparams: int, param_dtypes: tuple[DType, ...],
                  var_names: tuple[str, ...] = (), choices: tuple[str, ...] = (),
                  kind: str = "loops", launch: int = 0, combine: int = 0,
-                 shared: tuple[int, int] = (0, 0)) -> None:
+                 shared: tuple[int, int] = (0, 0), gated: bool = False) -> None:
         self._init(cname, source, nparams, param_dtypes, var_names, choices, kind, launch,
-                   combine, shared)
+                   combine, shared, gated)
 
     @property
     def openmp(self) -> bool:
         """Whether the kernel starts OpenMP threads itself (flags.py: only such kernels are
         compiled with -fopenmp, which costs gcc a third more work per threaded loop)."""
         return "#pragma omp parallel" in self.source
-
-    @property
-    def gated(self) -> bool:
-        """Whether the kernel reads memory under a condition, `(g ? p1[i] : 0)` (a padded or
-        masked read): flags.py compiles such a kernel with gcc's jump threading on."""
-        return _GATED_READ.search(self.source) is not None
-
-
-# a read printed as one arm of a select (render.py's gated LOAD)
-_GATED_READ = re.compile(r"[?:] *\(*[A-Za-z_]\w*\[")
 
 
 def loop_count(r: UOp) -> int:

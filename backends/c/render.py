@@ -536,6 +536,7 @@ class KernelRenderer:
         self.gcc_vectors = False
         self.printed_blocks = False  # a flash register block printed here, not the library's
         self.kind = "loops"  # RenderedKernel.kind
+        self.gated = False  # a gated read was printed (RenderedKernel.gated)
         self.threaded: set[UOp] = set()  # reduces given an `omp parallel for ... reduction`
         self.combines: list[_Combine] = []  # their accumulators, for `_launched`
         # the open store group's interchanged columns (interchange_helpers.columns), and those
@@ -689,7 +690,11 @@ class KernelRenderer:
                 raise RenderError("a LOAD of a masked INDEX: lower.rules gates it first "
                                   "(LOAD(INDEX(b, off), gate, alt))")
             # a gated load reads memory only where its gate holds (C evaluates one arm)
-            expr = srcs[0] if len(n.src) == 1 else f"({srcs[1]} ? {srcs[0]} : {srcs[2]})"
+            if len(n.src) == 1:
+                expr = srcs[0]
+            else:
+                expr = f"({srcs[1]} ? {srcs[0]} : {srcs[2]})"
+                self.gated = True  # (RenderedKernel.gated: flags.py's jump threading)
         elif n.op in GroupOp.Elementwise:
             expr = render_alu(n, srcs)  # type: ignore[arg-type]
         else:
@@ -1232,7 +1237,8 @@ class KernelRenderer:
                 self.kind = "vector" if _has_plain_innermost(self.root) else "explicit"
         return RenderedKernel(cname, source, nparams, pdt, var_names, tuple(self.choices),
                               self.kind, launch, combine,
-                              self.shared[1:] if self.shared is not None else (0, 0))
+                              self.shared[1:] if self.shared is not None else (0, 0),
+                              self.gated)
 
 
 # A kernel whose whole body is one threaded loop (`omp parallel for` over a loop from 0 by a

@@ -4,6 +4,9 @@
   every other RULEGRAD_* variable's bad value one worded line and exit 1.
 - gen's constant folder formatted a `"%0300000000d" % 1` at gen time: a rule's odd literal
   made gen build a string of hundreds of megabytes (a larger width, gigabytes).
+- `Tensor(t)` of a lazy t, realized together with t (`Tensor.realize(t, c)`, an optimizer's
+  constructor), shared t's buffer, so an assign into the copy changed t; so did two tensors
+  written alike (`a * 2` twice: one node). torch's are apart.
 """
 
 from __future__ import annotations
@@ -13,6 +16,10 @@ import subprocess
 import sys
 import tracemalloc
 
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
 from rulegrad.cli import main
 
 
@@ -39,3 +46,28 @@ def test_gen_does_not_format_a_huge_string(tmp_path, capsys):
         tracemalloc.stop()
     assert code == 0, capsys.readouterr()
     assert peak < 50_000_000, f"gen peaked at {peak / 1e6:.0f} MB"
+
+
+A = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+
+
+@pytest.mark.parametrize("make", ["Tensor(t)", "alike", "contiguous"])
+def test_tensors_over_one_lazy_node_realized_together_are_apart(make):
+    a = Tensor(A.copy())
+    t = a.contiguous() if make == "contiguous" else a * 2
+    want = A if make == "contiguous" else A * 2
+    c, d = (a * 2, a * 2) if make == "alike" else (Tensor(t), Tensor(t))
+    Tensor.realize(t, c, d, c)
+    c.assign(c + 1)
+    d.assign(d * 0)
+    np.testing.assert_array_equal(t.numpy(), want)
+    np.testing.assert_array_equal(c.numpy(), want + 1)
+    np.testing.assert_array_equal(d.numpy(), want * 0)
+
+
+def test_gradients_through_tensors_realized_apart():
+    w = Tensor(A.copy(), requires_grad=True)
+    t, y = w * 2, w * 2
+    Tensor.realize(t, y)
+    (t * y * y).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), 24 * A * A, rtol=1e-6)

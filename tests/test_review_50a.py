@@ -7,6 +7,9 @@
 - `Tensor(t)` of a lazy t, realized together with t (`Tensor.realize(t, c)`, an optimizer's
   constructor), shared t's buffer, so an assign into the copy changed t; so did two tensors
   written alike (`a * 2` twice: one node). torch's are apart.
+- gen refused a right side reading a gated LOAD's gate or value (`ld.src[1]`) or building one
+  (`replace(src=(idx, gate, alt))`): the IR spec's ARITY fixed LOAD at 1 source, but lowering
+  makes LOAD(INDEX(b, off), gate, alt) (rules/lower_helpers.py's gated_load).
 """
 
 from __future__ import annotations
@@ -71,3 +74,30 @@ def test_gradients_through_tensors_realized_apart():
     Tensor.realize(t, y)
     (t * y * y).sum().backward()
     np.testing.assert_allclose(w.grad.numpy(), 24 * A * A, rtol=1e-6)
+
+
+GATED_LOAD_RULES = [
+    "LOAD as ld if len(ld.src) == 3 -> ld.src[2]",
+    "LOAD(i, g, a) as ld -> ld.replace(src=(i,))",
+    "LOAD(i) as ld -> ld.replace(src=(i, i.const_like(True), ld.const_like(0)))",
+]
+
+
+@pytest.mark.parametrize("rule", GATED_LOAD_RULES)
+def test_gen_takes_rules_over_gated_loads(tmp_path, capsys, rule):
+    path = tmp_path / "user.rules"
+    path.write_text(f"rules user = {{\n  r: {rule}\n}}\n")
+    assert main(["gen", str(path), "--out", str(tmp_path / "out")]) == 0, capsys.readouterr()
+
+
+def test_lowering_makes_loads_of_three_sources():
+    """The fact the rules above rely on, from the IR itself: a padded read is a gated LOAD."""
+    from rulegrad.rules.lower_helpers import gated_load
+    from rulegrad.runtime.dtype import dtypes
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.uop import UOp
+
+    b = UOp(Ops.DEFINE_GLOBAL, dtypes.float32, (), 0)
+    off = UOp.const(dtypes.int32, 3)
+    idx = UOp(Ops.INDEX, dtypes.float32, (b, off, UOp.const(dtypes.bool, True)))
+    assert len(gated_load(UOp(Ops.LOAD, dtypes.float32, (idx,)), idx).src) == 3

@@ -10,6 +10,9 @@
 - gen refused a right side reading a gated LOAD's gate or value (`ld.src[1]`) or building one
   (`replace(src=(idx, gate, alt))`): the IR spec's ARITY fixed LOAD at 1 source, but lowering
   makes LOAD(INDEX(b, off), gate, alt) (rules/lower_helpers.py's gated_load).
+- `rulegrad fuzz --opt` seed 14 failed on a right value: the in-place part `a.assign(a.T + 1)`
+  (gen50's) took its tolerance from `a` untransposed, so a NaN planted in `a` made the
+  tolerance NaN where the value (`a.T + 1`) is finite.
 """
 
 from __future__ import annotations
@@ -101,3 +104,13 @@ def test_lowering_makes_loads_of_three_sources():
     off = UOp.const(dtypes.int32, 3)
     idx = UOp(Ops.INDEX, dtypes.float32, (b, off, UOp.const(dtypes.bool, True)))
     assert len(gated_load(UOp(Ops.LOAD, dtypes.float32, (idx,)), idx).src) == 3
+
+
+def test_the_fuzzers_square_in_place_part_is_held_to_its_own_values_tolerance(monkeypatch):
+    from rulegrad.tools.fuzz import CLASS_GENERATORS, run_case
+
+    monkeypatch.setenv("RULEGRAD_L1_BYTES", "32K")  # (as tests/test_fuzz_inplace_opt.py)
+    case = CLASS_GENERATORS["opt"](14)
+    assert ".assign(val_" in case.source and ".T + 1" in case.source and "np.nan" in case.source
+    out = run_case(case)
+    assert out.status == "ok", out.message

@@ -788,7 +788,10 @@ def _inplace_part(rng: random.Random, t: str, dt: str, special: bool) -> str:
     src += f"tgt_{a}, val_{a} = {target}, {value}\nwrites += [(tgt_{a}.uop, val_{a}.uop)]\n"
     src += (f"tgt_{a}.assign(val_{a})\n" if how != "setitem" else
             f"{a}[:, 1:] = val_{a}\n")
-    src += (f"outs += [{a}]\nwant += [want_{a}]\nmag += [np.abs({a}0.astype(np.float64)) + "
+    # (the tolerance from the values the result is made of: a square's `a.T + 1` reads a0.T,
+    # and a NaN planted in a0 made the tolerance NaN where the result is finite)
+    read = f"{a}0.T" if how == "square" else f"{a}0"
+    src += (f"outs += [{a}]\nwant += [want_{a}]\nmag += [np.abs({read}.astype(np.float64)) + "
             f"np.abs({b}.astype(np.float64)).T * 2 + 1]\n")
     return src + f"lows += [{_low(dt)}]\nexact += [False]\n"
 

@@ -177,16 +177,17 @@ def main(argv: list[str] | None = None) -> int:
 def _user_errors() -> tuple[type[Exception], ...]:
     """The errors a command reports as a message: the environment lacks something (a C
     compiler), a RULEGRAD_* variable is not a value it takes (a size, a count, a backend, a
-    flag: each error names the variable and what it takes), or the generated matchers are
-    missing or stale."""
+    scheduler, a flag: each error names the variable and what it takes), or the generated
+    matchers are missing or stale."""
     from rulegrad.backends.c.errors import CacheError, CompilerNotFound
     from rulegrad.backends.c.flags import CFlagsError
     from rulegrad.generator.user import UserRulesError
     from rulegrad.rules import MatcherLoadError
     from rulegrad.runtime.env import EnvError
+    from rulegrad.runtime.kernelize import SchedulerError  # (RULEGRAD_SCHEDULER's)
 
     return (CompilerNotFound, UserRulesError, MatcherLoadError, EnvError, CacheError,
-            CFlagsError)
+            CFlagsError, SchedulerError)
 
 
 if __name__ == "__main__":

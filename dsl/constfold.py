@@ -5,7 +5,8 @@ In: one expression node whose operands were folded before it (the typer visits s
 and the values found so far. Out: the expression's value, `UNKNOWN` when it depends on a node,
 a helper or anything not a literal, or `Raises` with the exception that evaluating it raises.
 Only literals, `+ - * / // %`, unary `-`/`not`, tuples, indexing and a few pure builtins on
-them are folded; what would make a huge value (`"a" * 10**12`) is left UNKNOWN.
+them are folded; what would make a huge value (`"a" * 10**12`, a string's `%` formatting) is
+left UNKNOWN.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ def _fold(e: A.Expr, value_of: dict[int, Any], pure_call: bool) -> Any:
             a, b = v(e.left), v(e.right)
             if a is UNKNOWN or b is UNKNOWN:
                 return UNKNOWN
+            if e.op == "%" and isinstance(a, (str, bytes)):
+                return UNKNOWN  # formatting: a width (`"%0999999999d" % 1`) builds a huge string
             if e.op == "*" and any(isinstance(s, (str, tuple)) for s in (a, b)):
                 seq, n = (a, b) if isinstance(a, (str, tuple)) else (b, a)
                 if isinstance(n, int) and len(seq) * n > _SMALL:

@@ -190,5 +190,5 @@ ARITY: dict[Ops, int] = {
     **{op: 1 for op in GroupOp.Movement},
     Ops.REDUCE_AXIS: 1, Ops.CONTIGUOUS: 1, Ops.CONTIGUOUS_BACKWARD: 1, Ops.DETACH: 1,
     Ops.FUSE: 1, Ops.COPY: 2, Ops.ASSIGN: 2, Ops.CONST: 0, Ops.DEFINE_VAR: 0, Ops.BIND: 2,
-    Ops.RANGE: 1, Ops.BUFFER: 0, Ops.DEFINE_GLOBAL: 0, Ops.LOAD: 1,
-}
+    Ops.RANGE: 1, Ops.BUFFER: 0, Ops.DEFINE_GLOBAL: 0,
+}  # (not LOAD: a gated one is LOAD(INDEX(b, off), gate, alt), rules/lower_helpers.py)

@@ -301,6 +301,8 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
         if len(tensors) > 1 and (views := _views(tensors)) is not None:
             _realize_views(tensors, *views, scheduler)
             return
+        if len(tensors) > 1 and len({id(t.uop) for t in tensors}) < len(tensors):
+            _apart(tensors)
         uops = [tensors[0].uop] if len(tensors) == 1 else [t.uop for t in tensors]
     # (a graph that reaches a tensor needing a gradient is kept for it: runtime/origins.py)
     watched = origins.watch(uops) if origins.any_need else None
@@ -327,6 +329,19 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
             t.uop = _result(u, buf)
     if watched:
         origins.keep(watched, uops, [t.uop for t in tensors])
+
+
+def _apart(tensors: Sequence[Tensor]) -> None:
+    """Tensors over one lazy node (`t = a * 2` and `y = a * 2`: nodes are hash-consed; `Tensor(t)`
+    of a lazy t) realized together got one buffer, so an assign into one changed the other (as
+    realized one by one, and as torch's, they are apart): each but the first is pointed at a
+    CONTIGUOUS of the node, a buffer of its own. (An ASSIGN's tensors share the target's
+    storage on purpose, and a variable's node is marked apart already.)"""
+    seen: dict[int, Tensor] = {}
+    for t in tensors:
+        while seen.setdefault(id(t.uop), t) is not t and t.uop.op is not Ops.ASSIGN \
+                and t.uop.tag is None:
+            t.uop = t.uop.f(Ops.CONTIGUOUS)
 
 
 def _result(root: UOp, buf: Buffer) -> UOp:

@@ -994,7 +994,7 @@ class TensorOps:
             upto = _lower_triangle(self, n)  # [i, j]: j <= i
             out = upto.where(xt.unsqueeze(-2), ident)._reduce(op, -1, False)
             return out.transpose(axis, -1)
-        if math.prod(xt.shape) * n > max_work():  # (the windows: n per element)
+        if _window_size(xt.shape[:-1], n) > max_work():
             return xt._scan_blocks(op, ident).transpose(axis, -1)
         return xt._scan_pooled(op, ident).transpose(axis, -1)
 
@@ -1548,6 +1548,14 @@ def _eps(dt: DType) -> float:
 def _exceeds(s: int | UOp, t: int | UOp) -> bool:
     """Whether size s is larger than size t (a symbolic size by its bound value)."""
     return s is not t and actual((s,))[0] > actual((t,))[0]
+
+
+def _window_size(lead: tuple[int, ...], n: int) -> int:
+    """How many elements the windows of a pooled scan (`_scan_pooled`) along a last axis of n
+    have, as `_pool` builds them: the axis padded to 2n - 1 and repeated n + 1 times, about 2n
+    per element where the reduced window is n (counted as n, a cumsum of 800,000 elements was
+    refused by the work limit: its windows' 1.28e12 elements)."""
+    return math.prod(lead) * (n + 1) * (2 * n - 1)
 
 
 def _take_running(x: Tensor, idx: Tensor) -> Tensor:

@@ -145,6 +145,17 @@ def test_two_million_elements_scan_in_linear_work():
                                atol=0.05)
 
 
+@pytest.mark.parametrize("n", [100_000, 131_072, 500_000])
+def test_a_scan_with_a_divisible_length_is_not_split_by_the_scheduler(n):
+    # split_reduceop split a window of n (a divisor in 8..2^22/n, n past a row kept local) into
+    # partials: no prefix window left for the action, n^2 work (1e10 for 100,000: seconds)
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    t = Tensor(x).cumsum()
+    done = _actions(t)
+    assert len(done) == 1 and any(a.startswith("SCAN ADD") for a in done[0]), done
+    _bits(t.numpy(), np.cumsum(x))
+
+
 @pytest.mark.parametrize("shape", [(800_000,), (2, 600_001)])
 def test_a_scan_whose_pooled_windows_are_twice_its_window_is_blocked(shape):
     # the pool builds about 2n values per element (the axis padded to 2n - 1, repeated): an

@@ -1,6 +1,6 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
 # source sha256: a06ec114435c633604198952a9c1174a9ce6202942e01135fb1492c83a91d8a9
-# imports rules/rangeify.rules sha256: 811908731d11e1a4acd757373cd29aa3e611fe840fbdc9372b24237f6f0a8294
+# imports rules/rangeify.rules sha256: 61d33d58a3e5d014a1267be599eaf2fe62c7b3f869acc88625e55f4d8fb88840
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
@@ -39,7 +39,7 @@ from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
 SOURCE_SHA256 = 'a06ec114435c633604198952a9c1174a9ce6202942e01135fb1492c83a91d8a9'
-DEPENDENCIES = (('rules/rangeify.rules', '811908731d11e1a4acd757373cd29aa3e611fe840fbdc9372b24237f6f0a8294'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
+DEPENDENCIES = (('rules/rangeify.rules', '61d33d58a3e5d014a1267be599eaf2fe62c7b3f869acc88625e55f4d8fb88840'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
 _CONST = Ops.CONST

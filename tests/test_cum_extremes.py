@@ -107,9 +107,11 @@ def _trips(t: Tensor) -> int:
         ast = optimize_kernel(lower_only(item.ast))
         deps = free_ranges(ast)
         for node in toposort(ast):
-            if node.op in (Ops.REDUCE, Ops.STORE):
-                own = [r for r in node.src[1:] if node.op is Ops.REDUCE and r.arg[-1] != "scan"]
-                total += math.prod(range_size(r) for r in set(deps[node]) | set(own))
+            if node.op is Ops.REDUCE:
+                own = {r for r in node.src[1:] if r.arg[-1] != "scan"}
+                total += math.prod(range_size(r) for r in set(deps[node]) | own)
+            elif node.op is Ops.STORE:  # (a STORE binds its loops: deps has none for it)
+                total += math.prod(range_size(r) for r in node.src[2:] if r.op is Ops.RANGE)
     return total
 
 

@@ -310,6 +310,20 @@ def cumsum(axis: int, *shape: int, rng: np.random.Generator) -> Point:
                  tol={"rtol": 2e-3, "atol": 2e-3})
 
 
+def _cummax_jax(x, axis):
+    import jax
+    return jax.lax.cummax(x, axis=axis)
+
+
+def cummax(axis: int, *shape: int, rng: np.random.Generator) -> Point:
+    """The running max's values (torch's cummax, whose index it returns too, is one kernel)."""
+    x = _rand(rng, *shape)
+    return Point(f"cummax_axis{axis}", shape, dict(x=x), lambda x: x.cummax(axis)[0],
+                 lambda x: x.cummax(axis).values, lambda x: _cummax_jax(x, axis),
+                 nbytes=_bytes(x, x),
+                 tol={"rtol": 0, "atol": 0})
+
+
 def pool(kind: str, n: int, c: int, hw: int, k: int, stride: int, *,
          rng: np.random.Generator) -> Point:
     x = _rand(rng, n, c, hw, hw)
@@ -581,7 +595,7 @@ FAMILIES: dict[str, Callable[..., Point]] = {
        for op in ("sum", "max", "mean", "var")},
     "mean": lambda axis, *s, rng: reduce_axes("mean", 1 << axis, *s, rng=rng),
     "var": lambda axis, *s, rng: reduce_axes("var", 1 << axis, *s, rng=rng),
-    "argmax": argmax, "cumsum": cumsum,
+    "argmax": argmax, "cumsum": cumsum, "cummax": cummax,
     "pool_max": lambda *s, rng: pool("max", *s, rng=rng),
     "pool_avg": lambda *s, rng: pool("avg", *s, rng=rng),
     "bcast": bcast, "permute_sum": permute_sum, "gather": gather, "gather0": gather0,

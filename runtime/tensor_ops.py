@@ -993,7 +993,7 @@ class TensorOps:
             upto = _lower_triangle(self, n)  # [i, j]: j <= i
             out = upto.where(xt.unsqueeze(-2), ident)._reduce(op, -1, False)
             return out.transpose(axis, -1)
-        if math.prod(xt.shape) * n > max_work():  # (the windows: n per element)
+        if _window_size(xt.shape[:-1], n) > max_work():
             return xt._scan_blocks(op, ident).transpose(axis, -1)
         return xt._scan_pooled(op, ident).transpose(axis, -1)
 
@@ -1055,19 +1055,30 @@ class TensorOps:
             # equals nothing, so no index matched it and the index was -1
             record = record | (x.isnan() & vt.isnan())
         idx = record.where(_positions(self, n), -1)._cum(-1, Ops.MAX)
+        if self.dtype.is_float:  # (a buffer the pick below reads: the window's scan fused
+            # into the pick's folded load rendered a load gated by the window's loop, outside it)
+            idx = idx.contiguous()
         if self.dtype.is_float:
             # torch's running max is the element at the index it returns, value and gradient
             # (a reduce max shares the gradient among equal elements, and its MAX keeps either
             # zero: torch's cummax of [0.0, -0.0] is [0.0, -0.0]), so the value is that
-            # element's, where it is finite (a NaN or an infinity: vt is that same value, and
-            # its one-hot pick would tie with the fill)
-            at = _take_running(x, idx)
-            finite = (at > float("-inf")) & (at < float("inf"))
-            values = finite.where(at, vt).transpose(-1, axis)
+            # element's, picked (NaN and infinities too); vt only finds the records (no
+            # gradient flows through a compare: the window max's backward was n^2)
+            values = _take_running(x, idx).transpose(-1, axis)
         return values, idx.cast(dtypes.int32).transpose(-1, axis)
 
     def cummin(self, axis: int = 0) -> tuple[Tensor, Tensor]:
-        if self.dtype.is_float:  # negation is exact: cummax's values, and its gradient routing
+        if self.dtype.is_float and self.ndim and gathered_along(self, self._axis(axis)) is None:
+            # the running min is at cummax(-x)'s index (negation is exact); its value is the
+            # element there, picked from self (so its gradient is no negated one: a zero's
+            # sign as torch's)
+            idx = (-self).cummax(axis)[1]
+            axis = self._axis(axis)
+            x, it = self.transpose(axis, -1), idx.transpose(axis, -1)
+            if isinstance(x.shape[-1], int) and x.shape[-1] == 0:
+                return self, idx
+            return _take_running(x, it).transpose(-1, axis), idx
+        if self.dtype.is_float:
             values, idx = (-self).cummax(axis)
             return -values, idx
         return self._cum(axis, Ops.MIN), self._inverse().cummax(axis)[1]
@@ -1553,34 +1564,47 @@ def _exceeds(s: int | UOp, t: int | UOp) -> bool:
     return s is not t and actual((s,))[0] > actual((t,))[0]
 
 
+def _window_size(lead: tuple[int, ...], n: int) -> int:
+    """How many elements the windows of a pooled scan (`_scan_pooled`) along a last axis of n
+    have, as `_pool` builds them: the axis padded to 2n - 1 and repeated n + 1 times, about 2n
+    per element where the reduced window is n (counted as n, a cumsum of 800,000 elements was
+    refused by the work limit: its windows' 1.28e12 elements)."""
+    return math.prod(lead) * (n + 1) * (2 * n - 1)
+
+
 def _take_running(x: Tensor, idx: Tensor) -> Tensor:
     """x[..., idx[..., i]] along the last axis, for a running index (nondecreasing, idx[i] <= i,
     idx[0] = 0: cummax's), with the gradient to the element taken. Each element picks from a
-    one-hot row of the axis (n^2 work); a long axis picks within its block of SCAN_BLOCK, and an
-    element whose index is in an earlier block takes the previous block's last pick, which is
-    the same problem over the blocks' last elements."""
+    one-hot row of the axis (`_pick`: bit for bit, a load forward, and each taken element gets
+    the gradient of the elements that took it, torch's scatter of cummax's gradient); a long
+    axis picks within its block of SCAN_BLOCK (n * SCAN_BLOCK work, forward and backward, where
+    the whole row's one-hot was n^2), and an element whose index is in an earlier block takes
+    the previous block's last pick, which is the same problem over the blocks' last elements."""
     n = x.shape[-1]
     if not isinstance(n, int) or n <= 2 * SCAN_BLOCK:
-        pick = _positions(x, n).reshape(n, 1) == idx.unsqueeze(-2)  # [..., j, i]: j == idx[i]
-        return pick.where(x.unsqueeze(-1), float("-inf")).max(-2)
+        # (each pick a kernel of its own: a folded pick's load of its index, fused under a
+        # reader's pad or cat, is not gated by it and reads past the index's buffer, as
+        # `x.gather(1, i).pad(((0, 2), (0, 0)))` does)
+        return x.unsqueeze(-2)._pick(idx.unsqueeze(-1)._one_hot_along_dim(n), -1).contiguous()
     *lead, _ = x.shape
     nb = -(-n // SCAN_BLOCK)
     grow = (*[None] * len(lead), (0, nb * SCAN_BLOCK - n))
     xb = x.pad(grow).reshape(*lead, nb, SCAN_BLOCK)
-    ib = idx.pad(grow).reshape(*lead, nb, SCAN_BLOCK)
+    ib = idx.pad(grow).contiguous().reshape(*lead, nb, SCAN_BLOCK)  # (a buffer: as above)
     local = ib - (_positions(x, nb) * SCAN_BLOCK).reshape(nb, 1)  # < 0: an earlier block
-    pick = _positions(x, SCAN_BLOCK).reshape(SCAN_BLOCK, 1) == local.unsqueeze(-2)
-    mine = pick.where(xb.unsqueeze(-1), float("-inf")).max(-2)
+    # (an index in an earlier block matches nothing here: -0.0, replaced by `before` below)
+    mine = xb.unsqueeze(-2)._pick(local.unsqueeze(-1)._one_hot_along_dim(SCAN_BLOCK), -1)
     tail = (*[None] * (len(lead) + 1), (SCAN_BLOCK - 1, SCAN_BLOCK))
     last, last_inside = mine.shrink(tail), local.shrink(tail) >= 0
     last = last.reshape(*lead, nb)
     # the block whose pick each block's last element holds: the last one to hold its own
     # (block 0 always does: idx[i] <= i)
     owner = last_inside.reshape(*lead, nb).where(_positions(x, nb), -1)._cum(-1, Ops.MAX)
+    owner = owner.contiguous()  # (a buffer for the pick's load: see cummax)
     held = _take_running(last, owner)
     before = held.pad((*[None] * len(lead), (1, 0))).shrink((*[None] * len(lead), (0, nb)))
-    out = (local >= 0).where(mine, before.unsqueeze(-1))
-    return out.reshape(*lead, nb * SCAN_BLOCK).shrink((*[None] * len(lead), (0, n)))
+    out = (local >= 0).where(mine.contiguous(), before.unsqueeze(-1))
+    return out.reshape(*lead, nb * SCAN_BLOCK).shrink((*[None] * len(lead), (0, n))).contiguous()
 
 
 def _lower_triangle(like: Tensor, n: int | UOp) -> Tensor:

@@ -145,6 +145,26 @@ def test_two_million_elements_scan_in_linear_work():
                                atol=0.05)
 
 
+@pytest.mark.parametrize("n", [100_000, 131_072, 500_000])
+def test_a_scan_with_a_divisible_length_is_not_split_by_the_scheduler(n):
+    # split_reduceop split a window of n (a divisor in 8..2^22/n, n past a row kept local) into
+    # partials: no prefix window left for the action, n^2 work (1e10 for 100,000: seconds)
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    t = Tensor(x).cumsum()
+    done = _actions(t)
+    assert len(done) == 1 and any(a.startswith("SCAN ADD") for a in done[0]), done
+    _bits(t.numpy(), np.cumsum(x))
+
+
+@pytest.mark.parametrize("shape", [(800_000,), (2, 600_001)])
+def test_a_scan_whose_pooled_windows_are_twice_its_window_is_blocked(shape):
+    # the pool builds about 2n values per element (the axis padded to 2n - 1, repeated): an
+    # n^2 of 6.4e11 is under the default work limit (2^40), its windows' 1.28e12 are not; sized
+    # by n^2 the scan built them and was refused. Whole numbers: any blocking is exact
+    x = np.random.default_rng(9).integers(-9, 9, shape).astype(np.int64)
+    np.testing.assert_array_equal(Tensor(x).cumsum(-1).numpy(), np.cumsum(x, -1))
+
+
 def test_a_scan_of_a_softmax_row_and_two_scans_in_one_kernel():
     # the row's max and sum, reduces inside the window's value that are the same for all of
     # its values, are computed once per row; two scans of one output, one along each axis

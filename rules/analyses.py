@@ -67,13 +67,17 @@ def unmask(off: UOp) -> tuple[UOp, ...]:
     never = (UOp.const(dtypes.index, 0), UOp.const(dtypes.bool, False))
     nodes = toposort(off)
     masked = [n for n in nodes if n.op is Ops.WHERE and n.src[2].op is Ops.INVALID]
-    plain: dict[UOp, UOp] = {}
+    # a read inside the offset (a gather's index: kernel.rules' at_pick) is its own load, which
+    # splits off its own mask: left masked, or it would be read unguarded where this read's
+    # condition fails, out of bounds (issue 31). Mapped to itself, substitution stops there;
+    # its conditions still join ours (where they fail, this read is not used either)
+    plain: dict[UOp, UOp] = {n: n for n in nodes if n.op is Ops.INDEX}
     conds: list[UOp] = []
     for w in masked:  # innermost first: a condition may mention an inner PAD's masked index
         plain[w] = w.src[1].substitute(plain)
         conds.append(w.src[0].substitute(plain))
     off = off.substitute(plain)
-    if any(n.op is Ops.INVALID for n in toposort(off)):
+    if any(n.op is Ops.INVALID for n in toposort(off, stop=lambda n: n.op is Ops.INDEX)):
         return never
     if not conds:
         return (off,)

@@ -64,13 +64,10 @@ def unmask(off: UOp) -> tuple[UOp, ...]:
     symbolic rules proved always false) means the read never happens: `(0, False)`."""
     if not off._ops & OP_BIT[Ops.INVALID]:  # no masked part (and no walk): most offsets
         return (off,)
-    never = (UOp.const(dtypes.index, 0), UOp.const(dtypes.bool, False))
     nodes = toposort(off)
     masked = [n for n in nodes if n.op is Ops.WHERE and n.src[2].op is Ops.INVALID]
-    # a read inside the offset (a gather's index: kernel.rules' at_pick) is its own load, which
-    # splits off its own mask: left masked, or it would be read unguarded where this read's
-    # condition fails, out of bounds (issue 31). Mapped to itself, substitution stops there;
-    # its conditions still join ours (where they fail, this read is not used either)
+    # a read in the offset (a gather's index: kernel.rules' at_pick) is a load that gates its own
+    # mask: kept whole, not read unguarded (issue 31); its conditions still join ours
     plain: dict[UOp, UOp] = {n: n for n in nodes if n.op is Ops.INDEX}
     conds: list[UOp] = []
     for w in masked:  # innermost first: a condition may mention an inner PAD's masked index
@@ -78,7 +75,5 @@ def unmask(off: UOp) -> tuple[UOp, ...]:
         conds.append(w.src[0].substitute(plain))
     off = off.substitute(plain)
     if any(n.op is Ops.INVALID for n in toposort(off, stop=lambda n: n.op is Ops.INDEX)):
-        return never
-    if not conds:
-        return (off,)
-    return off, functools.reduce(operator.and_, conds)
+        return UOp.const(dtypes.index, 0), UOp.const(dtypes.bool, False)
+    return (off, functools.reduce(operator.and_, conds)) if conds else (off,)

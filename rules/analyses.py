@@ -64,11 +64,11 @@ def unmask(off: UOp) -> tuple[UOp, ...]:
     symbolic rules proved always false) means the read never happens: `(0, False)`."""
     if not off._ops & OP_BIT[Ops.INVALID]:  # no masked part (and no walk): most offsets
         return (off,)
-    nodes = toposort(off)
-    masked = [n for n in nodes if n.op is Ops.WHERE and n.src[2].op is Ops.INVALID]
     # a read in the offset (a gather's index: kernel.rules' at_pick) is a load that gates its own
-    # mask: kept whole, not read unguarded (issue 31); its conditions still join ours
-    plain: dict[UOp, UOp] = {n: n for n in nodes if n.op is Ops.INDEX}
+    # mask (issue 31): kept whole, its conditions not ours (its PAD's value is read where they fail)
+    nodes = toposort(off, stop=lambda n: n.op is Ops.INDEX)
+    masked = [n for n in nodes if n.op is Ops.WHERE and n.src[2].op is Ops.INVALID]
+    plain: dict[UOp, UOp] = {s: s for n in nodes for s in n.src if s.op is Ops.INDEX}
     conds: list[UOp] = []
     for w in masked:  # innermost first: a condition may mention an inner PAD's masked index
         plain[w] = w.src[1].substitute(plain)

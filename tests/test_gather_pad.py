@@ -118,3 +118,28 @@ def test_large_pad(env):
     got = Tensor(x).gather(1, Tensor(i)).pad(((0, rows), (0, 0))).numpy()
     want = _np_pad(np.take_along_axis(x, i, 1), ((0, rows), (0, 0)))
     _same(got, want)
+
+
+@pytest.mark.parametrize("dt", INDEX_DTYPES)
+def test_two_tensor_indices_then_pad(env, dt):
+    x = _data((6, 5))
+    i, j = _index(6, (4,), dt), _index(5, (4,), dt, seed=3)
+    got = Tensor(x)[Tensor(i), Tensor(j)].pad(((2, 5),)).numpy()
+    _same(got, _np_pad(x[i.astype(np.int64), j.astype(np.int64)], ((2, 5),)))
+
+
+@pytest.mark.parametrize("dt", INDEX_DTYPES)
+def test_float16_gather_then_pad(env, dt):
+    x = _data((5, 7)).astype(np.float16)
+    i = _index(7, (5, 3), dt)
+    got = Tensor(x).gather(1, Tensor(i)).pad(((1, 4), (0, 1))).numpy()
+    _same(got, _np_pad(np.take_along_axis(x, i.astype(np.int64), 1), ((1, 4), (0, 1))))
+
+
+def test_gather_by_padded_index(env):
+    """The index tensor itself padded (its pad rows pick element 0), then the result padded."""
+    x = _data((6, 5))
+    i = _index(5, (4, 3), "int64")
+    pi = _np_pad(i, ((1, 1), (0, 0)))
+    got = Tensor(x).gather(1, Tensor(i).pad(((1, 1), (0, 0)))).pad(((0, 3), (2, 0))).numpy()
+    _same(got, _np_pad(np.take_along_axis(x, pi, 1), ((0, 3), (2, 0))))

@@ -544,7 +544,9 @@ def test_a_full_reduction_of_a_product_costs_no_product(monkeypatch, backend):
     got, peak = _peak(lambda: (Tensor(a).reshape(4096, 1) * Tensor(b).reshape(1, 4096)).sum()
                       .numpy())
     np.testing.assert_allclose(got, outer.astype(np.float64).sum(), rtol=1e-4)
-    assert peak < 24 << 20, f"{backend}: peak {peak >> 20} MB for a sum to one value"
+    # (half the product's 64 MB: the C backend's first build in a worker, under tracemalloc,
+    # peaked at 25 MB of Python objects in CI, none of them the product)
+    assert peak < 32 << 20, f"{backend}: peak {peak >> 20} MB for a sum to one value"
     got, peak = _peak(lambda: (Tensor(a).reshape(4096, 1) * Tensor(b).reshape(1, 4096)).max()
                       .numpy())
     assert got == outer.max()

@@ -222,19 +222,15 @@ def _capture_ops(p: A.Pattern) -> dict[str, frozenset]:
     """The ops each capture's pattern names (`c:CONST`, `2.0 as c`: CONST; `{RESHAPE, EXPAND}(x)
     as m`: both), for the names bound to an op pattern (a bare `x` names none)."""
     out: dict[str, frozenset] = {}
-    for q in A.subpatterns(p):
-        if isinstance(q, A.PBind):
-            inner = q.pattern
-            while isinstance(inner, A.PBind):
-                inner = inner.pattern
-            ops: set = set()
-            if isinstance(inner, A.PConst):
-                ops = {Ops.CONST}
-            elif isinstance(inner, A.PNode):
-                for ref in inner.ops:
-                    ops |= resolve_ops(ref.name) or {None}  # (an unknown op: reported elsewhere)
-            if ops and None not in ops:
-                out.setdefault(q.name, frozenset(ops))
+    for name, inner in _bindings(p):
+        ops: set = set()
+        if isinstance(inner, A.PConst):
+            ops = {Ops.CONST}
+        elif isinstance(inner, A.PNode):
+            for ref in inner.ops:
+                ops |= resolve_ops(ref.name) or {None}  # (an unknown op: reported elsewhere)
+        if ops and None not in ops:
+            out.setdefault(name, frozenset(ops))
     return out
 
 
@@ -242,15 +238,22 @@ def _capture_sizes(p: A.Pattern) -> dict[str, int]:
     """How many sources each capture bound to an op pattern has when the pattern writes them
     all out (`ADD(x, y) as a`: 2; not with `...` or `*rest`)."""
     out: dict[str, int] = {}
+    for name, inner in _bindings(p):
+        if isinstance(inner, A.PNode) and inner.srcs is not None and not inner.ellipsis \
+                and inner.rest is None:
+            out.setdefault(name, len(inner.srcs))
+    return out
+
+
+def _bindings(p: A.Pattern):
+    """(name, the pattern it binds) of each capture under p, through nested captures
+    (`x as y as z` binds y and z to x's pattern)."""
     for q in A.subpatterns(p):
         if isinstance(q, A.PBind):
             inner = q.pattern
             while isinstance(inner, A.PBind):
                 inner = inner.pattern
-            if isinstance(inner, A.PNode) and inner.srcs is not None and not inner.ellipsis \
-                    and inner.rest is None:
-                out.setdefault(q.name, len(inner.srcs))
-    return out
+            yield q.name, inner
 
 
 # the mark is a comment of its own ending the line, as soundness.py's marks: prose that speaks

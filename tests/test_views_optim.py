@@ -38,8 +38,10 @@ def loss_of(ps):
     return sum(((p * p * (k + 1)).sum() + (p * p * p).sum() * 0.1) for k, p in enumerate(ps))
 
 
-def run_rulegrad(views, opt_cls, kw, other=None):
-    base = Tensor(BASE.copy())
+def run(make, views, opt_cls, kw, other=None):
+    """STEPS steps of opt_cls over the views of a base made by `make` (rulegrad's Tensor or
+    torch.tensor), `other` second among the parameters; the base and the parameters after."""
+    base = make(BASE.copy())
     ps = views(base)
     for p in ps:
         p.requires_grad_()
@@ -51,21 +53,14 @@ def run_rulegrad(views, opt_cls, kw, other=None):
         loss_of(ps).backward()
         opt.step()
     return base, ps
+
+
+def run_rulegrad(views, opt_cls, kw, other=None):
+    return run(Tensor, views, opt_cls, kw, other)
 
 
 def run_torch(views, opt_cls, kw, other=None):
-    base = torch.tensor(BASE.copy())
-    ps = views(base)
-    for p in ps:
-        p.requires_grad_()
-    if other is not None:
-        ps.insert(1, other)
-    opt = opt_cls(ps, **kw)
-    for _ in range(STEPS):
-        opt.zero_grad()
-        loss_of(ps).backward()
-        opt.step()
-    return base, ps
+    return run(torch.tensor, views, opt_cls, kw, other)
 
 
 @pytest.mark.parametrize("opt", sorted(OPTS))

@@ -794,8 +794,7 @@ class Tensor(TensorOps, NNOps):
     @takes_requires_grad
     def full(shape: Shape | int, fill_value: Scalar, dtype: DType | str | None = None) -> Tensor:
         shape = _check_shape(_argfix((shape,)), symbolic=True)
-        if not isinstance(fill_value, UOp):  # (a bound variable is a value too)
-            need_real("full: fill_value", fill_value)
+        need_real("full: fill_value", fill_value)  # (a Variable too: a size, not a value)
         dt = _default_dtype(fill_value) if dtype is None else to_dtype(dtype)
         return Tensor(_const_uop(fill_value, dt, shape))
 

@@ -69,3 +69,13 @@ def test_good_arguments_still_make_tensors():
     # (an int past int64 makes numpy's list an object array: walked, and let through)
     np.testing.assert_array_equal(Tensor([2 ** 70], dtype="float32").numpy(),
                                   np.array([2 ** 70], np.float32))
+
+
+def test_a_variable_as_a_fill_value_is_a_worded_error():
+    """A Variable is a size, not a value: `full` refuses it by name (it ended in float()'s bare
+    TypeError from deep in the constant's conversion, under a comment that let it through)."""
+    from rulegrad import Variable
+
+    n = Variable("n", 1, 10).bind(3)
+    with pytest.raises(TypeError, match="full: fill_value must be a real number"):
+        Tensor.full((2,), n)

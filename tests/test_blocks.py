@@ -31,7 +31,7 @@ def test_a_block_sums_its_rows_products_with_the_packed_panel(bits, sfx, rows, t
     lanes = bits // 8 // np.dtype(np_dt).itemsize
     tj, n = 2 * lanes, 37
     name = blocks.name(dt, lanes, rows)
-    blocks.load_for(name, build.build_library)
+    blocks.load_for([name], build.build_library)
     fn = getattr(ctypes.CDLL(None), name)  # bound globally: what a kernel library sees
     fn.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
                    ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
@@ -60,7 +60,7 @@ def test_a_panel_copy_reads_y_at_its_strides_and_pads_with_zeros(sfx, sj, cols):
     np_dt, dt = _DT[sfx]
     tj, n, sk = 16, 9, 200
     name = blocks.pack_name(dt, tj // 2)
-    blocks.load_for(name, build.build_library)
+    blocks.load_for([name], build.build_library)
     fn = getattr(ctypes.CDLL(None), name)
     fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
                    ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64]

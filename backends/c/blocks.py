@@ -35,7 +35,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
@@ -64,7 +64,7 @@ from .ctext import (
 # whatever the target) is in the float32 library of the target's width; a float32 exp (its
 # prelude binds expf to rg_expf, vexp.py) in a small library of its own, so that a first
 # sigmoid does not build every block
-NAME = re.compile(r"\brg_(?:(?:block|pack)_(v|z)f(32|64)\w*|reduce_[a-z]+_f32\b)|\b(expf)\(")
+NAME = re.compile(r"rg_(?:(?:block|pack)_(v|z)f(32|64)\w*|reduce_[a-z]+_f32|(expf))")
 
 
 def name(dt: DType, lanes: int, rows: int) -> str:
@@ -325,10 +325,15 @@ _lock = threading.Lock()
 _loaded: dict[str, object] = {}  # vector type -> its library, loaded once per process
 
 
-def load_for(kernel_source: str, build: Builder) -> None:
-    """Load (building once per cache, with `build`) the block libraries `kernel_source` calls,
-    before the library holding it is loaded."""
-    for m in sorted(set(NAME.findall(kernel_source))):
+def load_for(calls: Iterable[str], build: Builder) -> None:
+    """Load (building once per cache, with `build`) the block libraries of the functions
+    `calls` (kernels' RenderedKernel.calls), before the library holding the kernels is loaded."""
+    libraries = set()
+    for call in calls:
+        if (found := NAME.fullmatch(call)) is None:
+            raise ValueError(f"{call!r} is no function of the block library")
+        libraries.add(found.groups(""))
+    for m in sorted(libraries):
         if m[2]:  # the float32 exp, of the core the flags' target takes (vexp.TAG)
             key = "\0".join(("exp", env_get("RULEGRAD_CC") or "", env_get("RULEGRAD_CFLAGS") or ""))
             library = _exp_library
@@ -348,9 +353,9 @@ def load_for(kernel_source: str, build: Builder) -> None:
 def load_float32(build: Builder) -> None:
     """Load the float32 blocks of this target's width (runtime/target.py): what a process's
     first float32 product loads, for a caller that counts builds to take it out of the way."""
-    load_for(name(dtypes.float32, vector_bytes() // 4, max(BLOCK_ROWS)), build)
+    load_for([name(dtypes.float32, vector_bytes() // 4, max(BLOCK_ROWS))], build)
 
 
 def load_exp(build: Builder) -> None:
     """Load the float32 exp's library (vexp.py): what a process's first float32 exp loads."""
-    load_for("expf(", build)
+    load_for([vexp.NAME], build)

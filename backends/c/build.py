@@ -357,12 +357,11 @@ def build_library(kernels: list[RenderedKernel], mode: int = _LOCAL) -> Library:
     if lib is not None:
         stats["memory_hits"] += 1
         return lib
-    if mode == _LOCAL and ("rg_block_" in source or "rg_pack_" in source
-                           or "rg_reduce_" in source
-                           or "rg_expf" in source):
-        # before this library is loaded, so its calls bind to them (the kernels' own text:
-        # the prelude declares every block)
-        load_for("\n".join(k.source for k in kernels), build_library)
+    calls = {c for k in kernels for c in k.calls}
+    if mode == _LOCAL and calls:
+        # before this library is loaded, so its calls bind to them (as the kernels' printers
+        # recorded them: RenderedKernel.calls)
+        load_for(calls, build_library)
     with _lock:
         if (lib := _loaded.get(key)) is not None:
             return lib

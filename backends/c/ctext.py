@@ -268,7 +268,7 @@ class RenderedKernel(FrozenRecord):
     frozen record, runtime/record.py: equal, hashed and printed by its fields)."""
 
     __slots__ = ("cname", "source", "nparams", "param_dtypes", "var_names", "choices", "kind",
-                 "launch", "combine", "shared", "gated")
+                 "launch", "combine", "shared", "gated", "calls")
     cname: str
     source: str
     nparams: int
@@ -296,13 +296,18 @@ class RenderedKernel(FrozenRecord):
     # the kernel reads memory under a condition, `(g ? p1[i] : 0)` (a padded or masked read),
     # as its printer recorded when it printed one: flags.py compiles it with jump threading on
     gated: bool
+    # the functions of the block library (blocks.py: register blocks, panel copies, row
+    # reductions, vexp.py's rg_expf) the kernel calls, sorted, as its printers recorded when
+    # they printed each call: build.py loads their libraries before the kernel's
+    calls: tuple[str, ...]
 
     def __init__(self, cname: str, source: str, nparams: int, param_dtypes: tuple[DType, ...],
                  var_names: tuple[str, ...] = (), choices: tuple[str, ...] = (),
                  kind: str = "loops", launch: int = 0, combine: int = 0,
-                 shared: tuple[int, int] = (0, 0), gated: bool = False) -> None:
+                 shared: tuple[int, int] = (0, 0), gated: bool = False,
+                 calls: tuple[str, ...] = ()) -> None:
         self._init(cname, source, nparams, param_dtypes, var_names, choices, kind, launch,
-                   combine, shared, gated)
+                   combine, shared, gated, calls)
 
     @property
     def openmp(self) -> bool:

@@ -253,7 +253,7 @@ def _register_tiles(r: KernelRenderer, tile: Scope, i: UOp, p: _Product, base: s
         panel.add(decl)
     if xrows is not None:
         xr, stride = xrows
-        panel.add(f"{block_name(p.red.dtype, v.lanes, rows)}({p.k}, {xr}, 0, {stride}, "
+        panel.add(f"{r.call(block_name(p.red.dtype, v.lanes, rows))}({p.k}, {xr}, 0, {stride}, "
                   f"{p.pb} + {pv} * {p.k * tj}, {out}, {ldo});")
         if "BLOCKS from the block library" not in r.choices:
             r.choices.append("BLOCKS from the block library")

@@ -757,11 +757,9 @@ def copy_panel(r: KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j: 
         return False
     fixed, sk, sj = found
     src = f"{r.lookup(y.src[0].src[0])} + {r.emit(fixed)} + {sj} * ({first})"
-    if group > 1:
-        scope.add(f"{pack_name(y.dtype, lanes)}_group({n}, {cols}, {src}, {sk}, {sj}, {dst}, "
-                  f"{tj}, {group});")
-    else:
-        scope.add(f"{pack_name(y.dtype, lanes)}({n}, {cols}, {src}, {sk}, {sj}, {dst}, {tj});")
+    fn, more = (pack_name(y.dtype, lanes) + "_group", f", {group}") if group > 1 else \
+        (pack_name(y.dtype, lanes), "")
+    scope.add(f"{r.call(fn)}({n}, {cols}, {src}, {sk}, {sj}, {dst}, {tj}{more});")
     return True
 
 
@@ -859,11 +857,11 @@ def _call_block(r: KernelRenderer, g: _Geometry, tile: Scope, p: _Product,
         src = f"{r.lookup(buf)} + {r.emit(fixed)}"
         first = f"{pv} * {g.tj}"
         cols = f"({g.nj} - {first} < {g.tj} ? {g.nj} - {first} : {g.tj})"
-        fn = stream_name(p.red.dtype, g.lanes, rows)
+        fn = r.call(stream_name(p.red.dtype, g.lanes, rows))
         tile.add(f"{fn}({p.k}, {xr}, {table}, {stride}, {src} + ({first}), {sk}, {cols}, "
                  f"{p.cell}, {g.tj});")
         return
-    fn = block_name(p.red.dtype, g.lanes, rows)
+    fn = r.call(block_name(p.red.dtype, g.lanes, rows))
     tile.add(f"{fn}({p.k}, {xr}, {table}, {stride}, {p.pb} + {at}0, {p.cell}, {g.tj});")
 
 

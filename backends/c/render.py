@@ -537,6 +537,7 @@ class KernelRenderer:
         self.printed_blocks = False  # a flash register block printed here, not the library's
         self.kind = "loops"  # RenderedKernel.kind
         self.gated = False  # a gated read was printed (RenderedKernel.gated)
+        self.calls: set[str] = set()  # the block library's functions called (`call`)
         self.threaded: set[UOp] = set()  # reduces given an `omp parallel for ... reduction`
         self.combines: list[_Combine] = []  # their accumulators, for `_launched`
         # the open store group's interchanged columns (interchange_helpers.columns), and those
@@ -546,6 +547,12 @@ class KernelRenderer:
         # a kernel gemm.py printed as threads sharing a scratch area (RenderedKernel.shared):
         # (iterations to launch, bytes, zeroed bytes); its code names the area `s_`
         self.shared: tuple[int, int, int] | None = None
+
+    def call(self, name: str) -> str:
+        """`name`, a function of the block library the kernel calls, recorded
+        (RenderedKernel.calls: build.py loads its library first)."""
+        self.calls.add(name)
+        return name
 
     # -- names
     def fresh(self, prefix: str = "t") -> str:
@@ -697,6 +704,8 @@ class KernelRenderer:
                 self.gated = True  # (RenderedKernel.gated: flags.py's jump threading)
         elif n.op in GroupOp.Elementwise:
             expr = render_alu(n, srcs)  # type: ignore[arg-type]
+            if n.op is Ops.EXP and _mfun(_LIBM[Ops.EXP], n.dtype) == "expf":
+                self.call(vexp.NAME)  # float32's exp: the prelude binds it to vexp's
         else:
             raise RenderError(f"the C renderer has no rule for {n.op.name} in a kernel")
         name = self.fresh()
@@ -900,7 +909,8 @@ class KernelRenderer:
                 and not _from_negative_zero(reg):
             # a row of memory: the block library's reduction of it (compiled once per cache;
             # it sums from +0.0, so not a sum from -0.0, whose all -0.0 row must stay -0.0)
-            call = f"{reduce_name(red.arg)}(&{self._at_zero(value.src[0], r)}, {loop_count(r)})"
+            row = self._at_zero(value.src[0], r)
+            call = f"{self.call(reduce_name(red.arg))}(&{row}, {loop_count(r)})"
             scope.add(f"{acc} = {render_alu(update, [acc, call])};")
             self._leave(mark)
             host.names[red] = acc
@@ -1238,7 +1248,7 @@ class KernelRenderer:
         return RenderedKernel(cname, source, nparams, pdt, var_names, tuple(self.choices),
                               self.kind, launch, combine,
                               self.shared[1:] if self.shared is not None else (0, 0),
-                              self.gated)
+                              self.gated, tuple(sorted(self.calls)))
 
 
 # A kernel whose whole body is one threaded loop (`omp parallel for` over a loop from 0 by a

@@ -53,23 +53,25 @@ def test_a_block_sums_its_rows_products_with_the_packed_panel(bits, sfx, rows, t
 
 
 @pytest.mark.parametrize("sfx", ["f32", "f64"])
-@pytest.mark.parametrize("sj,cols", [(1, 16), (1, 5), (7, 16), (7, 3)])
-def test_a_panel_copy_reads_y_at_its_strides_and_pads_with_zeros(sfx, sj, cols):
-    """dst[k][c] = src[k * sk + c * sj] for the panel's columns, 0 past them (they add
-    nothing to the tile): numpy's slicing."""
+@pytest.mark.parametrize("sj,cols,panels", [(1, 16, 1), (1, 5, 1), (7, 16, 1), (7, 3, 1),
+                                            (1, 48, 3), (1, 37, 3), (7, 20, 2), (3, 5, 3)])
+def test_a_panel_copy_reads_y_at_its_strides_and_pads_with_zeros(sfx, sj, cols, panels):
+    """Panel p (columns p * tj on, at dst + p * n * tj): dst[k][c] = src[k * sk + (p * tj +
+    c) * sj] for the columns, 0 past them (they add nothing to the tile): numpy's slicing."""
     np_dt, dt = _DT[sfx]
-    tj, n, sk = 16, 9, 200
+    tj, n, sk = 16, 9, 400
     name = blocks.pack_name(dt, tj // 2)
     blocks.load_for([name], build.build_library)
     fn = getattr(ctypes.CDLL(None), name)
     fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
-                   ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64]
+                   ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
     src = np.random.default_rng(sj).standard_normal(n * sk).astype(np_dt)
-    dst = np.full(n * tj, 7.0, np_dt)
-    fn(n, cols, src.ctypes.data, sk, sj, dst.ctypes.data, tj)
-    want = np.zeros((n, tj), np_dt)
+    dst = np.full(panels * n * tj, 7.0, np_dt)
+    fn(n, cols, src.ctypes.data, sk, sj, dst.ctypes.data, tj, panels)
+    want = np.zeros((n, panels * tj), np_dt)
     want[:, :cols] = src.reshape(n, sk)[:, :cols * sj:sj]
-    np.testing.assert_array_equal(dst.reshape(n, tj), want)
+    got = dst.reshape(panels, n, tj).transpose(1, 0, 2).reshape(n, panels * tj)
+    np.testing.assert_array_equal(got, want)
 
 
 def test_products_call_the_block_library_and_say_so(capsys, monkeypatch):

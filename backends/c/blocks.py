@@ -16,10 +16,10 @@ x_u(k) is xr[u][xo[k]] with an offset table `xo` (a convolution's window, read i
 xr[u][k * xs] without one (a row of A read in place, or of x packed per tile row after row:
 xs = 1; x packed a row apart per step, a convolution's: xr[u] = pa + u, xs = rows).
 
-The library also holds the copy of one panel of y (`rg_pack_*`): dst[k][0:TJ] = y's values at
+The library also holds the copy of panels of y (`rg_pack_*`): dst[k][0:TJ] = y's values at
 src[k * sk + c * sj], zeros past the panel's columns, for a y that is a plain load (a matmul's
-B, a convolution's weights, attention's k and v), and of several panels side by side, a row of
-y at a time (`rg_pack_*_group`, the packing action's `group`); and, in the float32 library, the
+B, a convolution's weights, attention's k and v), several panels side by side copied a row of
+y at a time (the packing action's `group`; one panel: 1); and, in the float32 library, the
 reductions of a row of memory (`rg_reduce_{add,max,min}_f32`) that a "vector" reduce of a plain
 load calls (render.py's `_vector_reduce`: a softmax's row max and sum, a row sum): four vectors
 of 8 partial results, each combining every fourth vector of the row, the whole vectors left one
@@ -74,35 +74,22 @@ def name(dt: DType, lanes: int, rows: int) -> str:
 
 
 def pack_name(dt: DType, lanes: int) -> str:
-    """The copy of one panel of y, in the library of the panels' register width."""
+    """The copy of panels of y, in the library of the panels' register width."""
     vt, _ = vector_names(dt, lanes)
     return f"rg_pack_{vt[3:]}"
 
 
 def _pack(dt: DType, lanes: int) -> str:
-    # a panel: dst[k][0:tj] = src[k * sk + c * sj] for c < cols, then 0 (they add nothing).
-    # A whole panel's row of contiguous columns is one copy of a known size, which gcc makes
-    # two vector moves: the loop over `cols` (a count it does not know) stayed scalar at the
-    # cheap vector cost model, and a 512x512 B took 290 us to pack, 75 us so
-    ct, tj = ctype(dt), 2 * lanes
-    return (f"void {pack_name(dt, lanes)}{pack_signature(ct)}\n{{\n"
-            f"  for (int64_t k = 0; k < n; k++) {{\n"
-            f"    const {ct} *s = src + k * sk; {ct} *d = dst + k * tj;\n"
-            f"    if (sj == 1 && cols == {tj} && tj == {tj}) {{\n"
-            f"      memcpy(d, s, sizeof({ct}) * {tj});\n      continue;\n    }}\n"
-            f"    if (sj == 1) for (int64_t c = 0; c < cols; c++) d[c] = s[c];\n"
-            f"    else for (int64_t c = 0; c < cols; c++) d[c] = s[c * sj];\n"
-            f"    for (int64_t c = cols; c < tj; c++) d[c] = 0;\n  }}\n}}\n")
-
-
-def _pack_group(dt: DType, lanes: int) -> str:
     # `panels` panels side by side (panel p: columns p * tj on, at dst + p * n * tj), copied a
     # row of y at a time: each step reads panels * tj contiguous columns, not tj of them a row
     # apart (a wide y's panel touches a page per step, where the prefetchers stop: a 1024x4096
     # float32 y copied panel by panel took 1.6 ms of one core, four panels a row at a time 1.1,
-    # eight 0.7). The same copy per element as `_pack`'s, so the same bits
+    # eight 0.7). Panel p's row: dst[k][0:tj] = src[k * sk + c * sj] for its columns c, then 0
+    # (they add nothing). A whole row of contiguous columns is one copy of a known size, which
+    # gcc makes two vector moves: the loop over `cols` (a count it does not know) stayed scalar
+    # at the cheap vector cost model, and a 512x512 B took 290 us to pack, 75 us so
     ct, tj = ctype(dt), 2 * lanes
-    return (f"void {pack_name(dt, lanes)}_group{pack_signature(ct)[:-1]}, int64_t panels)\n{{\n"
+    return (f"void {pack_name(dt, lanes)}{pack_signature(ct)}\n{{\n"
             f"  for (int64_t k = 0; k < n; k++) {{\n"
             f"    const {ct} *s = src + k * sk;\n"
             f"    for (int64_t p = 0; p < panels; p++) {{\n"
@@ -303,10 +290,7 @@ def kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
         # (a streamed block reads its rows' offsets under a condition, `xo ? xo[k] : k * xs`)
         RenderedKernel(stream_name(dt, lanes, rows), _stream(dt, lanes, rows), 0, (),
                        kind="packed", gated=True) for rows in BLOCK_ROWS] + [
-        RenderedKernel(pack_name(dt, lanes), _pack(dt, lanes), 0, (),
-                                                kind="packed"),
-                                 RenderedKernel(pack_name(dt, lanes) + "_group",
-                                                _pack_group(dt, lanes), 0, (), kind="packed")] + [
+        RenderedKernel(pack_name(dt, lanes), _pack(dt, lanes), 0, (), kind="packed")] + [
         RenderedKernel(reduce_name(op), _reduce(op), 0, (), kind="packed")
         for op in REDUCE_OPS if dt is dtypes.float32]
 

@@ -234,7 +234,7 @@ def _panel_groups(r: KernelRenderer, st: UOp, region: Scope, head, rows: tuple[U
     wide) and run over by every row tile; `head(variable, count)` is the loop's header (one
     core, or threads claiming). With `group` > 1 the loop is over groups of that many panels,
     each group's panels copied side by side a row of y at a time (blocks.py's
-    `rg_pack_*_group`), then each panel's row tiles."""
+    `rg_pack_*`), then each panel's row tiles."""
     if group == 1:
         loop = _open(region, head(pv, g.npanels), r)
         _pack_y(r, loop, j, [p for p in prods if p.stream is None], pv, g, per_panel=True)
@@ -757,9 +757,8 @@ def copy_panel(r: KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j: 
         return False
     fixed, sk, sj = found
     src = f"{r.lookup(y.src[0].src[0])} + {r.emit(fixed)} + {sj} * ({first})"
-    fn, more = (pack_name(y.dtype, lanes) + "_group", f", {group}") if group > 1 else \
-        (pack_name(y.dtype, lanes), "")
-    scope.add(f"{r.call(fn)}({n}, {cols}, {src}, {sk}, {sj}, {dst}, {tj}{more});")
+    scope.add(f"{r.call(pack_name(y.dtype, lanes))}({n}, {cols}, {src}, {sk}, {sj}, {dst}, "
+              f"{tj}, {group});")
     return True
 
 

@@ -315,10 +315,8 @@ _USED: tuple[tuple[str, str], ...] = tuple(
                                              f"{stream_signature(t)};"
                                              for w in "vz" for rows in BLOCK_ROWS))
           for t, s in (("float", "f32"), ("double", "f64"))),
-        # a panel's copy, and several panels' a row at a time (blocks.py's `_pack_group`)
-        *((rf"rg_pack_[vz]{s}", " ".join(f"void rg_pack_{w}{s}{pack_signature(t)}; "
-                                         f"void rg_pack_{w}{s}_group"
-                                         f"{pack_signature(t)[:-1]}, int64_t panels);"
+        # the copy of panels a row at a time (blocks.py's `_pack`)
+        *((rf"rg_pack_[vz]{s}", " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};"
                                          for w in "vz"))
           for t, s in (("float", "f32"), ("double", "f64"))),
         (r"expf\(", vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
@@ -644,15 +642,9 @@ class KernelRenderer:
                     if n.op is reduce_op and n.src[-1].arg[1] == "vector":
                         self._vector_reduce(n)
                         break
-                    if n.op is reduce_op:
-                        self._open_reduce(n, saved)
-                        work.append((n, 2))
-                        work.append((n.src[0], 0))
-                        break
-                    if n.op is local_op:
-                        self._open_local(n, saved)
-                        work.append((n, 3))
-                        work.append((n.src[0], 0))
+                    if n.op is reduce_op or n.op is local_op:  # its loops opened, then its body
+                        (self._open_reduce if n.op is reduce_op else self._open_local)(n, saved)
+                        work += [(n, 2 if n.op is reduce_op else 3), (n.src[0], 0)]
                         break
                     work.append((n, 1))
                     first = None

@@ -51,6 +51,7 @@ def _workloads():
         "sigmoid": lambda: a(1000).sigmoid(),
         "exp_f16": lambda: a(257, dt=np.float16).exp(),
         "exp_f64": lambda: a(100, dt=np.float64).exp(),
+        "exp_int": lambda: Tensor(np.arange(-20, 20, dtype=np.int32)).exp(),
         "add": lambda: a(3, 5) + a(3, 5),
     }
 

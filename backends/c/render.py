@@ -696,8 +696,9 @@ class KernelRenderer:
                 self.gated = True  # (RenderedKernel.gated: flags.py's jump threading)
         elif n.op in GroupOp.Elementwise:
             expr = render_alu(n, srcs)  # type: ignore[arg-type]
-            if n.op is Ops.EXP and _mfun(_LIBM[Ops.EXP], n.dtype) == "expf":
-                self.call(vexp.NAME)  # float32's exp: the prelude binds it to vexp's
+            sdt = n.src[0].dtype
+            if n.op is Ops.EXP and sdt.is_float and _mfun(_LIBM[Ops.EXP], sdt) == "expf":
+                self.call(vexp.NAME)  # float32's exp (render_alu): the prelude binds it to vexp's
         else:
             raise RenderError(f"the C renderer has no rule for {n.op.name} in a kernel")
         name = self.fresh()

@@ -147,21 +147,18 @@ def build_parts(kernels: list[RenderedKernel], jobs: int
             for f, group in groups.items() for part in partition(group, jobs)]
 
 
-def compile_command(cc: list[str], flags: list[str], source: str, output: str) -> list[str]:
+def compile_command(cc: list[str], flags: list[str], source: str | list[str], output: str
+                    ) -> list[str]:
     """The one place a compiler command line is assembled (flags policy: `cflags`): one
-    compiler run from C source to shared object."""
-    return [*cc, *flags, *_REQUIRED, source, "-o", output, *link_flags(cc, flags)]
+    compiler run from C source to shared object, or (a list) linking a parallel build's
+    objects into one."""
+    inputs = [source] if isinstance(source, str) else source
+    return [*cc, *flags, *_REQUIRED, *inputs, "-o", output, *link_flags(cc, flags)]
 
 
 def object_command(cc: list[str], flags: list[str], source: str, output: str) -> list[str]:
     """One part of a parallel build: C source to an object file."""
     return [*cc, *flags, *_REQUIRED_OBJECT, *_mvec()[:1], "-c", source, "-o", output]
-
-
-def link_command(cc: list[str], flags: list[str], objects: list[str], output: str) -> list[str]:
-    """The objects of a parallel build linked into one shared object, as `compile_command`
-    links its one source."""
-    return [*cc, *flags, *_REQUIRED, *objects, "-o", output, *link_flags(cc, flags)]
 
 
 # ---------------------------------------------------------------------------- parallel builds
@@ -426,7 +423,7 @@ def _compile(key: str, source: str, parts: list[tuple[list[str], list[RenderedKe
             _run(key, tmp, sources,
                  lambda c: object_command(cc, part_flags[c], c, c[:-2] + ".o"))
             objects = [c[:-2] + ".o" for c in sources]
-            _run(key, tmp, {"": source}, lambda _: link_command(cc, flags, objects, out.name))
+            _run(key, tmp, {"": source}, lambda _: compile_command(cc, flags, objects, out.name))
         stats["compile_seconds"] += time.perf_counter() - t0  # (bench/kernels.py's "build")
         if not out.exists():
             raise CompileError("the compiler exited without error and wrote no library",

@@ -1,6 +1,6 @@
 """Run gcc's stages ourselves: the compiler proper piped into the assembler, then the linker.
 
-In: a compiler command line (build.py's `compile_command`, `object_command`, `link_command`)
+In: a compiler command line (build.py's `compile_command`, `object_command`)
 and the names of the files in it. Out: a started `Job` that ends as that command would, with
 the compiler's messages and exit status.
 

@@ -112,3 +112,27 @@ def test_batchnorm_over_three_axes_equals_numpy(shape, dt):
         np.testing.assert_allclose(got.astype(np.float64), want, rtol=5e-2, atol=5e-2)
     else:
         np.testing.assert_allclose(got, want, **_tol(dt))
+
+
+def _transpose_sum(x: np.ndarray) -> Tensor:
+    return Tensor(x).transpose(1, 2) * 2 + Tensor(x).sum(0).transpose(0, 1)
+
+
+@pytest.mark.parametrize("l1, a, b, c, tiled", [
+    ("32K", 8, 64, 4096, True), ("48K", 8, 64, 4096, True), ("48K", 16, 33, 2048, True),
+    ("32K", 2, 16, 65536, True), ("32K", 7, 97, 1009, True), ("48K", 7, 97, 1009, False),
+    ("32K", 100, 8, 1000, False), ("32K", 7, 40, 1009, False)])
+def test_a_transpose_whose_rows_share_l1_sets_is_tiled(monkeypatch, l1, a, b, c, tiled):
+    # out[a, c, b] = 2 x[a, b, c] + s[b, c]: a pass along b reads b lines of x, c elements apart.
+    # Rows a multiple of a page apart (c of 4096, 2048, 65536) all fall into one of L1's sets
+    # (a VIPT L1 indexes its sets within a page), however short b: read from L2 at every step
+    # untiled (8x64x4096: 14 ms, 2.4 tiled). Rows 4036 bytes apart spread over the sets: 97 of
+    # them put 3 lines of each read in one set, more than half of 8 ways (32 KB) hold, not of 12
+    # (48 KB); 40 of them, or 8 rows 4000 bytes apart, stay
+    monkeypatch.setenv("RULEGRAD_L1_BYTES", l1)
+    x = np.random.default_rng(5).standard_normal((a, b, c)).astype(np.float32)
+    t = _transpose_sum(x)
+    acts = _actions(t)
+    assert any(s.startswith("TILE") for s in acts) is tiled, acts
+    want = x.transpose(0, 2, 1) * 2 + x.astype(np.float64).sum(0).T
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-3)

@@ -56,13 +56,15 @@ def test_a_broadcast_of_any_rank_equals_numpy(shape, other, dt):
 
 
 @pytest.mark.parametrize("a, b, c, inside", [(97, 1009, 3, True), (999, 4099, 2, True),
-                                              (40999, 4, 1, True), (97, 1009, 5, False),
+                                              (40999, 4, 1, True), (1, 1 << 20, 3, True),
+                                              (97, 1009, 5, False),
                                               (3, 1009, 97, False)])
 def test_a_short_last_axis_is_unrolled_inside_a_vector_loop(a, b, c, inside):
     # the output's last axis of 2, 3 or 4 is too short for a vector: it is unrolled inside the
     # loop before it, which gcc then vectorizes with the short axis's reads and writes
-    # interleaved (scalar, 97x1009x3 ran 14x slower). 5 is no group gcc interleaves (it would
-    # gather and scatter), and 97 is a vector loop of its own
+    # interleaved (scalar, 97x1009x3 ran 14x slower; 1M x 3 is threaded in blocks of the vector
+    # loop). 5 is no group gcc interleaves (it would gather and scatter), and 97 is a vector
+    # loop of its own
     rng = np.random.default_rng(2)
     x, y, z = (rng.standard_normal(s).astype(np.float32) for s in ((a, b, c), (a, 1, c), (1, b, 1)))
     t = (Tensor(x) * Tensor(y) + Tensor(z)).relu()

@@ -51,12 +51,14 @@ def _actions(t: Tensor) -> list[str]:
 @pytest.mark.parametrize("a, b, c, tiled", [(3, 1021, 509, True), (2, 1021, 97, True),
                                              (4, 512, 256, True), (7, 97, 1009, False),
                                              (1, 4097, 63, False), (2, 1033, 7, False)])
-def test_a_transpose_reads_a_cache_line_per_step(a, b, c, tiled):
+def test_a_transpose_reads_a_cache_line_per_step(monkeypatch, a, b, c, tiled):
     # out[a, c, b] = 2 x[a, b, c] + s[b, c]: the store runs along b, the reads step c apart;
     # the c loop in blocks of a vector's width, innermost, reads a line of x per step of b.
     # b of 97: a pass over b reads 194 lines, which stay in L1 for the next c; b of 4097: the
     # block's output rows 16 KB apart share L1's sets; c of 7 is short of two blocks (of 8 or
-    # 16 lanes): all three left as they were
+    # 16 lanes): all three left as they were. With a 48 KB L1 of 12 ways: with 8 ways the 97
+    # lines crowd its sets (tests/test_broadcast_cliffs.py)
+    monkeypatch.setenv("RULEGRAD_L1_BYTES", "48K")
     x = np.random.default_rng(1).standard_normal((a, b, c)).astype(np.float32)
     t = Tensor(x).transpose(1, 2) * 2 + Tensor(x).sum(0).transpose(0, 1)
     acts = _actions(t)

@@ -138,13 +138,18 @@ def actions(before: UOp, after: UOp) -> list[str]:
     blocked = {n.src[3]: f", in {int(n.src[2].src[0].arg)} blocks r{n.src[2].arg[0]}"  # threads'
                for n in toposort(after) if n.op is Ops.STORE and n.src[3:]  # (parallel_helpers)
                and n.src[2].arg[1] == "block" and n.src[3] not in interchanged}
+    # an upcast loop with a short loop unrolled inside it (opt_helpers' upcast_across)
+    unrolled = {n.src[-2]: f", r{n.src[-1].arg[0]} ({int(n.src[-1].src[0].arg)}) unrolled inside"
+                for n in toposort(after) if n.op is Ops.STORE and len(n.src) > 3
+                and n.src[-2].arg[1] == "upcast" and n.src[-1].arg[1] == "unroll"
+                and n.src[-2] not in interchanged}
     for n in toposort(after):
         if n.op is Ops.REDUCE and n.src[1:] and n.src[1].arg[1] == "thread":
             done.append(f"THREAD {n.arg.name} over r{n.src[1].arg[0]} "
                         f"({int(n.src[1].src[0].arg)} iterations)")
         if n.op is Ops.RANGE and n.arg[1] == "upcast" and n not in interchanged:
             done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations"
-                        f"{blocked.get(n, '')})")
+                        f"{unrolled.get(n, '')}{blocked.get(n, '')})")
         if n.op is Ops.RANGE and n.arg[1] == "simd":
             done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations, 512-bit by gcc"
                         f"{blocked.get(n, '')})")

@@ -9,7 +9,8 @@ hold every key the mask keeps for one of its rows (at least one key), or None.
 Why the keys outside are skipped with no change of value (backends/c/flash.py):
 - the scores: every read of s at key l sits in the kept arm of a select on the mask at l, so
   a score the mask drops is never used; its panel is not computed.
-- the output's sum: x(i, j) = e(i, j) / S(i), e a kernel-local row where(mask, A, B) with A an
+- the output's sum: x(i, j) = e(i, j) / S(i) (or +0 where a per-row condition says so: a row
+  that sees no key), e a kernel-local row where(mask, A, B) with A an
   exp and B = exp(-inf - y) for a per-row y, S the sum of e over every key. -inf - y is -inf
   or NaN whatever y is, so B is +0 or NaN. If +0, a skipped key adds fma(+0, v, acc) = acc,
   bit for bit, when v is finite (the kernel checks each head's V, and visits every key when
@@ -63,6 +64,18 @@ def _row_mask(e: UOp, deps: dict[UOp, frozenset[UOp]]) -> tuple[UOp, bool] | Non
         if _is_neg_inf(a):
             return c, False
     return None
+
+
+def _unselected(x: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> UOp:
+    """x without a select of +0 by a per-row condition (sdpa's row that sees no key weighs
+    every key 0): where it picks 0, a skipped key adds fma(+0, v, acc) = acc too."""
+    while x.op is Ops.WHERE and j not in deps[x.src[0]]:
+        zero = [n for n in x.src[1:] if n.op is Ops.CONST and n.arg == 0
+                and math.copysign(1.0, n.arg) > 0]
+        if len(zero) != 1:
+            break
+        x = x.src[2] if zero[0] is x.src[1] else x.src[1]
+    return x
 
 
 def _grid(c: UOp, i: UOp, r: UOp, rows: np.ndarray, keys: np.ndarray) -> np.ndarray | None:
@@ -121,7 +134,10 @@ def key_windows(st: UOp, i: UOp, out: UOp, x: UOp, scores: list[UOp], tile: int,
     output's sum (over its one range, x(i, j) = e(i, j) / sum of e) and of the local `scores`
     (each read only under a mask); None when they are not so, or when no tile skips a key."""
     ks = out.src[1:]
-    if len(ks) != 1 or len(scores) != 1 or x.op is not Ops.FDIV:
+    if len(ks) != 1 or len(scores) != 1:
+        return None
+    x = _unselected(x, ks[0], deps)
+    if x.op is not Ops.FDIV:
         return None
     j, (load, total) = ks[0], x.src
     if load.op is not Ops.LOAD or load.src[0].op is not Ops.INDEX:

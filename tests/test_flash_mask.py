@@ -138,16 +138,17 @@ def test_sliding_window_visits_its_band(s, w, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("s", [1, 7, 97, 1000])
-def test_rows_that_see_no_key_are_nan_as_torch(s, dtype):
-    """k < q: the first row sees no key; its softmax is NaN in torch and here (its tile
-    still visits one key, so its NaN is computed), every other row torch's value."""
+@pytest.mark.parametrize("s,below", [(1, 1), (7, 1), (97, 1), (1000, 1), (97, 13), (64, 40)])
+def test_rows_that_see_no_key_are_nan_as_torch(s, below, dtype):
+    """k <= q - below: the first `below` rows see no key (13: two whole tiles of 6 rows); their
+    softmax is NaN in torch and here (a tile still visits one key, so its NaN is computed),
+    every other row torch's value."""
     dt, tol = DT[dtype]
     q, k, v = _data(2, 8, s, 32, dt, seed=s)
-    keep = Tensor.ones(s, s, dtype="bool").tril(-1)
+    keep = Tensor.ones(s, s, dtype="bool").tril(-below)
     got = _masked_attention(q, k, v, keep).numpy()
-    want = _torch_masked(q, k, v, np.tril(np.ones((s, s), dtype=bool), -1))
-    assert np.isnan(want[..., 0, :]).all()
+    want = _torch_masked(q, k, v, np.tril(np.ones((s, s), dtype=bool), -below))
+    assert np.isnan(want[..., :min(s, below), :]).all()
     _close(got, want, tol)
 
 
@@ -162,3 +163,47 @@ def test_inf_in_a_skipped_value_row_still_reaches_the_output(where):
     keep = Tensor.ones(s, s, dtype="bool").tril()
     got = _masked_attention(q, k, v, keep).numpy()
     _close(got, _torch_masked(q, k, v, np.tril(np.ones((s, s), dtype=bool))), 2e-5)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kind", ["bool", "float"])
+@pytest.mark.parametrize("s", [1, 7, 97, 300])
+def test_sdpa_rows_that_see_no_key_weigh_zero_as_torch(s, kind, dtype):
+    """scaled_dot_product_attention with a mask that drops every key of some rows (k < q: the
+    first row; and every even row) gives those rows 0, as torch's safe softmax, not NaN; the
+    other rows torch's values. A bool mask and its additive -inf form agree."""
+    dt, tol = DT[dtype]
+    q, k, v = _data(2, 3, s, 16, dt, seed=s)
+    keep = np.tril(np.ones((s, s), dtype=bool), -1)
+    keep[1::2] = False  # (rows 1, 3, ...: every key dropped)
+    mask = keep if kind == "bool" else np.where(keep, 0.0, -np.inf).astype(dt)
+    got = Tensor(q).scaled_dot_product_attention(Tensor(k), Tensor(v), attn_mask=Tensor(mask))
+    want = F.scaled_dot_product_attention(*map(torch.from_numpy, (q, k, v)),
+                                          attn_mask=torch.from_numpy(mask))
+    assert (want.numpy()[..., 0, :] == 0).all()
+    _close(got.numpy(), want.numpy(), tol)
+
+
+def test_causal_row_max_keeps_its_vector_accumulators():
+    """The mask's positions (int32 casts of the row and key ranges) have vector lanes, so a
+    causal row's max runs on vector accumulators as an unmasked row's does."""
+    from rulegrad.backends.c.opt import actions
+
+    q, k, v = _data(1, 1, 97, 64, np.float32, seed=3)
+    t = Tensor(q).scaled_dot_product_attention(Tensor(k), Tensor(v), is_causal=True)
+    (item,) = t.schedule()
+    low = lower_only(item.ast)
+    assert any(a.startswith("VECTOR MAX") for a in actions(low, optimize_kernel(low)))
+
+
+@pytest.mark.parametrize("s", [20, 97, 1000])
+def test_a_masked_key_with_a_huge_score_changes_nothing(s):
+    """The last key's score is huge for every row (exp of any other score minus it is 0): a
+    causal row that counted it in its max, or in its sum, would be 0 / 0. Every row before the
+    last masks it, and equals torch's."""
+    q, k, v = _data(1, 1, s, 64, np.float32, seed=s)
+    q = np.abs(q)
+    k[..., -1, :] = 50.0
+    got = Tensor(q).scaled_dot_product_attention(Tensor(k), Tensor(v), is_causal=True)
+    want = F.scaled_dot_product_attention(*map(torch.from_numpy, (q, k, v)), is_causal=True)
+    _close(got.numpy(), want.numpy(), 2e-5)

@@ -1,8 +1,8 @@
 """Helpers of `opt.rules`' flash action: which kernels with kernel-local values and sums of
 products run as a flash kernel (an attention head: scores, softmax and output per tile of rows).
 
-In: a lowered STORE (backends/KERNEL_AST.md, "after lowering"). Out: `flashable(st)`, a bool,
-and `flashed(st)`, the STORE with a `Flash` as its arg, which `backends/c/flash.py` prints.
+In: a lowered STORE (backends/KERNEL_AST.md, "after lowering"). Out: `flashed(st)`, the STORE
+with a `Flash` as its arg, which `backends/c/flash.py` prints, or None.
 
 A STORE qualifies when it is out[.., i, c] = sum_j x(.., i, j) * y(.., j, c) (float32 or
 float64, one sum of products over its last range c, the columns), x holds the kernel's per-row
@@ -243,13 +243,9 @@ def _rows_plan(st: UOp, i: UOp, c: UOp, deps: dict[UOp, frozenset[UOp]]) -> Flas
                  min(TILE_ROWS, range_size(i)), 0, _threads(ranges, work), stack)  # type: ignore[type-var]
 
 
-def flashable(st: UOp) -> bool:
-    """A STORE not given an action yet that the flash kernel computes (see the docstring)."""
-    return _plan(st) is not None
-
-
-def flashed(st: UOp) -> UOp:
-    """The STORE with its flash action (a `Flash`) as arg."""
+def flashed(st: UOp) -> UOp | None:
+    """The STORE with its flash action (a `Flash`) as arg, when it is a STORE not given an
+    action yet that the flash kernel computes (see the docstring); else None. (One plan: a
+    masked head's windows evaluate its mask over rows x keys.)"""
     plan = _plan(st)
-    assert plan is not None
-    return st.replace(arg=plan)
+    return None if plan is None else st.replace(arg=plan)

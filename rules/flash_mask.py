@@ -162,22 +162,31 @@ def key_windows(st: UOp, i: UOp, out: UOp, x: UOp, scores: list[UOp], tile: int,
     masks = [(row[0], e.src[1], row[1])] + guards
     if any(range_size(k) != n for _, k, _ in masks):
         return None
+    # the same condition over each reader's own key range is one mask (hash-consed nodes):
+    # read over the first key range
+    k0 = masks[0][1]
+    conds = list(dict.fromkeys((c.substitute({k: k0}), keeps) for c, k, keeps in masks))
     rows_n = range_size(i)
     assert rows_n is not None
     keys = np.arange(n)
-    windows: list[int] = []
-    step = max(tile, GRID_BLOCK // max(n, 1) // tile * tile)  # whole tiles per block
+    first, last = np.empty(rows_n, dtype=np.int64), np.empty(rows_n, dtype=np.int64)
+    step = max(1, GRID_BLOCK // max(n, 1))
     for start in range(0, rows_n, step):
         rows = np.arange(start, min(start + step, rows_n))
         seen = np.zeros((len(rows), n), dtype=np.bool_)
-        for c, k, keeps in masks:
-            g = _grid(c, i, k, rows, keys)
+        for c, keeps in conds:
+            g = _grid(c, i, k0, rows, keys)
             if g is None:
                 return None
             seen |= g if keeps else ~g
-        for t in range(0, len(rows), tile):
-            hit = np.flatnonzero(seen[t:t + tile].any(axis=0))
-            windows += [int(hit[0]), int(hit[-1]) + 1] if len(hit) else [0, 1]
+        some = seen.any(axis=1)  # (a row that sees no key: no bound of its own)
+        first[rows] = np.where(some, seen.argmax(axis=1), n)
+        last[rows] = np.where(some, n - seen[:, ::-1].argmax(axis=1), 0)
+    tiles = np.arange(0, rows_n, tile)
+    lo, hi = np.minimum.reduceat(first, tiles), np.maximum.reduceat(last, tiles)
+    none = lo >= hi  # a tile whose rows see no key visits one: their NaN is computed
+    lo, hi = np.where(none, 0, lo), np.where(none, 1, hi)
+    windows = [int(x) for pair in zip(lo, hi) for x in pair]
     if all(lo == 0 and hi == n for lo, hi in zip(windows[::2], windows[1::2])):
         return None
     return tuple(windows)

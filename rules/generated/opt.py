@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 964a5986c31bd91248dfc09f47dcf9d8c9e7c4c8095017b78bcc474945cd2804
+# source sha256: 543622beb0c50300877f4ca81185764b44226688642efef365f3baf355a261e1
 # imports rules/symbolic.rules sha256: 4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704
 'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, opt.'
 
@@ -14,7 +14,6 @@ from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.thread_helpers import blocked
-from rulegrad.rules.flash_helpers import flashable
 from rulegrad.rules.flash_helpers import flashed
 from rulegrad.rules.interchange_helpers import interchanged
 from rulegrad.rules.opt_helpers import merged
@@ -36,7 +35,7 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '964a5986c31bd91248dfc09f47dcf9d8c9e7c4c8095017b78bcc474945cd2804'
+SOURCE_SHA256 = '543622beb0c50300877f4ca81185764b44226688642efef365f3baf355a261e1'
 DEPENDENCIES = (('rules/symbolic.rules', '4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704'), )
 _CAST = Ops.CAST
 _CONST = Ops.CONST
@@ -70,7 +69,7 @@ _opt_actions_rules = (
     RuleInfo('max_scale', 'rules/opt.rules', 59, 'max_scale: REDUCE as r -> unscaled(r)'),
     RuleInfo('vector_reduce', 'rules/opt.rules', 63, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
     RuleInfo('upcast_store', 'rules/opt.rules', 68, 'upcast_store: STORE as st if p is not None -> p where p = upcast(st)'),
-    RuleInfo('flash_store', 'rules/opt.rules', 77, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
+    RuleInfo('flash_store', 'rules/opt.rules', 77, 'flash_store: STORE as st if p is not None -> p where p = flashed(st)'),
     RuleInfo('pack_store', 'rules/opt.rules', 83, 'pack_store: STORE as st if p is not None -> p where p = packed(st)'),
     RuleInfo('interchange_store', 'rules/opt.rules', 94, 'interchange_store: STORE as st if p is not None -> p where p = interchanged(st)'),
     RuleInfo('transpose_store', 'rules/opt.rules', 100, 'transpose_store: STORE as st if p is not None -> p where p = transposed(st)'),
@@ -141,11 +140,12 @@ def _opt_actions_STORE(n, ctx):
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[8]
     # rule flash_store at rules/opt.rules:77
-    #   flash_store: STORE as st if flashable(st) -> flashed(st)
+    #   flash_store: STORE as st if p is not None -> p where p = flashed(st)
     if _opt_actions_st: _opt_actions_st.attempts[9] += 1
     # st = n
-    if flashable(n):
-        _r = flashed(n)
+    p = flashed(n)
+    if p is not None:
+        _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[9]

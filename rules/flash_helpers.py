@@ -1,8 +1,8 @@
 """Helpers of `opt.rules`' flash action: which kernels with kernel-local values and sums of
 products run as a flash kernel (an attention head: scores, softmax and output per tile of rows).
 
-In: a lowered STORE (backends/KERNEL_AST.md, "after lowering"). Out: `flashable(st)`, a bool,
-and `flashed(st)`, the STORE with a `Flash` as its arg, which `backends/c/flash.py` prints.
+In: a lowered STORE (backends/KERNEL_AST.md, "after lowering"). Out: `flashed(st)`, the STORE
+with a `Flash` as its arg, which `backends/c/flash.py` prints, or None.
 
 A STORE qualifies when it is out[.., i, c] = sum_j x(.., i, j) * y(.., j, c) (float32 or
 float64, one sum of products over its last range c, the columns), x holds the kernel's per-row
@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 from rulegrad.rules.choices import current, pick
+from rulegrad.rules.flash_mask import key_windows
 from rulegrad.rules.pack_helpers import (
     PARALLEL_MIN_WORK,
     TILE_ROWS,
@@ -96,10 +97,11 @@ class Flash(FrozenRecord):
     (one core). A local product may have a dtype of its own (float32 scores of a float64
     softmax): its panels, registers and array are of its dtype, and so is its panel width.
     `stack`: the bytes of arrays the kernel declares on a thread's stack (`stack_used`), at
-    most the budget (runtime/target.py)."""
+    most the budget (runtime/target.py). `windows`: for a masked head (rules/flash_mask.py),
+    the keys [lo, hi) each tile of rows visits (flat: lo0, hi0, lo1, hi1, ...), else ()."""
 
     __slots__ = ("rows", "cols", "products", "product_panels", "tile", "panel", "parallel",
-                 "stack")
+                 "stack", "windows")
     rows: int
     cols: int
     products: tuple[int, ...]
@@ -108,11 +110,16 @@ class Flash(FrozenRecord):
     panel: int  # 0: no output product (each row's store printed as plain loops)
     parallel: str
     stack: int
+    windows: tuple[int, ...]
 
     def __init__(self, rows: int, cols: int, products: tuple[int, ...],
                  product_panels: tuple[int, ...], tile: int, panel: int, parallel: str,
-                 stack: int) -> None:
-        self._init(rows, cols, products, product_panels, tile, panel, parallel, stack)
+                 stack: int, windows: tuple[int, ...] = ()) -> None:
+        self._init(rows, cols, products, product_panels, tile, panel, parallel, stack, windows)
+
+    def keys_visited(self) -> int:
+        """The keys the tiles visit together (each tile's window)."""
+        return sum(hi - lo for lo, hi in zip(self.windows[::2], self.windows[1::2]))
 
     def describe(self) -> str:
         prods = " ".join(f"r{r}" + ("" if w == self.panel else f" (panels of {w})")
@@ -121,6 +128,9 @@ class Flash(FrozenRecord):
                f"each row's outputs over r{self.cols} as plain loops")
         what = (f"FLASH rows r{self.rows} in tiles of {self.tile}: local products over {prods}, "
                 f"{out}")
+        if self.windows:
+            what += (f", KEY WINDOWS of the mask ({self.keys_visited()} keys over "
+                     f"{len(self.windows) // 2} tiles)")
         return what + (f", PARALLEL {self.parallel}" if self.parallel else "")
 
 
@@ -186,9 +196,10 @@ def _plan(st: UOp) -> Flash | None:
     if stack is None:
         return None
     work = math.prod(range_size(r) for r in ranges) * math.prod(range_size(r) for r in out.src[1:])  # type: ignore[misc]
+    tile = min(TILE_ROWS, range_size(i))  # type: ignore[type-var]
+    windows = key_windows(st, i, out, xy[0], prods, tile, deps) or ()
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths[:-1]),
-                 min(TILE_ROWS, range_size(i)), widths[-1],  # type: ignore[type-var]
-                 _threads(ranges, work), stack)
+                 tile, widths[-1], _threads(ranges, work), stack, windows)
 
 
 def _threads(ranges: tuple[UOp, ...], work: int) -> str:
@@ -232,13 +243,9 @@ def _rows_plan(st: UOp, i: UOp, c: UOp, deps: dict[UOp, frozenset[UOp]]) -> Flas
                  min(TILE_ROWS, range_size(i)), 0, _threads(ranges, work), stack)  # type: ignore[type-var]
 
 
-def flashable(st: UOp) -> bool:
-    """A STORE not given an action yet that the flash kernel computes (see the docstring)."""
-    return _plan(st) is not None
-
-
-def flashed(st: UOp) -> UOp:
-    """The STORE with its flash action (a `Flash`) as arg."""
+def flashed(st: UOp) -> UOp | None:
+    """The STORE with its flash action (a `Flash`) as arg, when it is a STORE not given an
+    action yet that the flash kernel computes (see the docstring); else None. (One plan: a
+    masked head's windows evaluate its mask over rows x keys.)"""
     plan = _plan(st)
-    assert plan is not None
-    return st.replace(arg=plan)
+    return None if plan is None else st.replace(arg=plan)

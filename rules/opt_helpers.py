@@ -81,7 +81,10 @@ def _lane_op(n: UOp) -> bool:
     if n.op is Ops.WHERE:
         return n.src[0].dtype is dtypes.bool
     if n.op is Ops.CAST:  # (not float32 -> int32: a vector conversion gives INT_MIN for NaN
-        # and out of range, where the IR's cast is defined: 0, wrapped or saturated, rg_f2i)
+        # and out of range, where the IR's cast is defined: 0, wrapped or saturated, rg_f2i;
+        # an index -> int32 is its lanes' positions, a mask's: render.py's `_emit_vector`)
+        if n.src[0].dtype is dtypes.index:
+            return n.dtype is dtypes.int32
         return n.src[0].dtype in _LANE_DTYPES and not (
             n.dtype is dtypes.int32 and n.src[0].dtype is dtypes.float32)
     if n.op is Ops.CMPLT:

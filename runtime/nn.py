@@ -402,7 +402,14 @@ class NNOps:
             if attn_mask.dtype is dtypes.bool:
                 attn_mask = attn_mask.where(0.0, -math.inf)
             qk = qk + attn_mask.cast(qk.dtype)
-        return qk.cast(least_float(self.dtype)).softmax(-1).dropout(dropout_p) @ value
+        scores = qk.cast(least_float(self.dtype))
+        weights = scores.softmax(-1)
+        if is_causal or attn_mask is not None:
+            # torch's safe softmax: a row whose every score is -inf (a query its mask lets see
+            # no key) weighs every key 0, not softmax's NaN; its max is -inf exactly then (a
+            # NaN score makes the max NaN, and the row NaN, as torch's)
+            weights = (scores.max(-1, keepdim=True) == -math.inf).where(0.0, weights)
+        return weights.dropout(dropout_p) @ value
 
     # ------------------------------------------------------------------ losses
     def _do_reduction(self, reduction: str = "mean") -> Tensor:

@@ -1424,7 +1424,7 @@ class TensorOps:
 
 def _tri(like: Tensor, r: int | UOp, c: int | UOp, diagonal: int = 0) -> Tensor:
     """(r, c) bool mask: true where column - row >= diagonal (on `like`'s device)."""
-    return _positions(like, r).unsqueeze(-1) + diagonal <= _positions(like, c)
+    return _positions(like, r, lazy=True).unsqueeze(-1) + diagonal <= _positions(like, c, lazy=True)
 
 
 def _positions(like: Tensor, n: int | UOp, dtype: DType | None = None,

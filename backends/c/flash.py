@@ -99,8 +99,14 @@ def render_flash(r: KernelRenderer, st: UOp) -> bool:
         threaded = threads and fl.parallel == "batch" and n == 0
         scope = r.open_loop(scope, b, Threads(dynamic=True) if threaded else "")
         r.stack.append(scope)
+    table = ""
+    if fl.windows and out is not None:
+        table = r.fresh("kw")
+        scope.add(f"static const int32_t {table}[{len(fl.windows)}] = "
+                  f"{{{', '.join(map(str, fl.windows))}}};")
     for p in [p for _, p in local] + ([out] if out is not None else []):
         _pack(r, scope, p)
+    win = _window_flag(r, scope, out) if table else ""
     # tiles of TI rows; when TI does not divide the rows, the last tile computes its rows past
     # the end as the last row and stores none of them: one copy of the tile's loops, not a
     # second for the rows left over (attention 8x256x64: 640M -> 425M compiler instructions)
@@ -112,10 +118,39 @@ def render_flash(r: KernelRenderer, st: UOp) -> bool:
         tile = r.open_counter(scope, head, threaded)
     else:
         tile = r.open_counter(scope, f"for (int64_t {tv} = 0; {tv} < {tiles}; {tv}++)")
-    _tile(r, st, tile, i, local, out, f"{tv} * {ti}", ti, n - 1 if n % ti else None)
+    keys = _Keys(r, tile, table, tv, win, out) if table else None
+    _tile(r, st, tile, i, local, out, f"{tv} * {ti}", ti, n - 1 if n % ti else None, keys)
     close_inside(r, scope)
     r.close_loops()
     return True
+
+
+class _Keys:
+    """The keys a tile of a masked head visits (its `Flash.windows`, rules/flash_mask.py): the
+    C names of the scores' first and end key (`sl`, `sh`), and of the output sum's (`kl`, `kh`:
+    the same, or every key when the head's V holds an inf or a NaN, `_window_flag`)."""
+
+    def __init__(self, r: KernelRenderer, tile: Scope, table: str, tv: str, finite: str,
+                 out: _Product) -> None:
+        self.sl, self.sh, self.kl, self.kh = (r.fresh(x) for x in ("sl", "sh", "kl", "kh"))
+        tile.add(f"const int64_t {self.sl} = {table}[2 * {tv}], "
+                 f"{self.sh} = {table}[2 * {tv} + 1];")
+        tile.add(f"const int64_t {self.kl} = {finite} ? {self.sl} : 0, "
+                 f"{self.kh} = {finite} ? {self.sh} : {out.k};")
+
+    def panels(self, tj: int) -> tuple[str, str]:
+        """The panels of tj keys holding the scores' keys."""
+        return f"{self.sl} / {tj}", f"({self.sh} + {tj - 1}) / {tj}"
+
+
+def _window_flag(r: KernelRenderer, scope: Scope, out: _Product) -> str:
+    """A flag: the head's packed V is finite (x - x is 0 for every finite x, NaN for an inf or a
+    NaN), so a key outside the window adds fma(+0, v, acc) = acc, nothing: it is skipped."""
+    fin, q = r.fresh("fin"), r.fresh("q")
+    size = out.k * out.width
+    scope.add(f"int {fin} = 1; for (int64_t {q} = 0; {q} < {size}; {q}++) "
+              f"{fin} &= {out.pb}[{q}] - {out.pb}[{q}] == 0;")
+    return fin
 
 
 def _pack(r: KernelRenderer, scope: Scope, p: _Product) -> None:
@@ -144,7 +179,7 @@ def _pack(r: KernelRenderer, scope: Scope, p: _Product) -> None:
 
 def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,
           local: list[tuple[UOp, _Product]], out: _Product | None, base: str, rows: int,
-          last: int | None) -> None:
+          last: int | None, keys: _Keys | None = None) -> None:
     """`rows` rows from `base`: the local products as register tiles, then the output as
     register tiles and its store (with a `last`, rows past it computed as it, and not stored).
     Each product's row operand x is computed per row into pa[row][k] (`_row_operand`) before
@@ -158,7 +193,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,
         x_of, xrows = _row_operand(r, tile, i, rowname, p, base, rows, last)
         _register_tiles(r, tile, i, p, base, rows, last, x_of,
                         lambda pv, s=s, p=p: ("", f"{s} + {pv} * {p.tj}", p.width),
-                        xrows=xrows)
+                        xrows=xrows, panels=keys.panels(p.tj) if keys else None)
         rowname[dl] = (s, p.width)
     if out is None:  # each row's values and its store, as plain loops over its columns
         n = loop_count(i)
@@ -175,7 +210,8 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,
         close_inside(r, tile)
         return
     v, tj = out.v, out.tj
-    x_out, xrows = _row_operand(r, tile, i, rowname, out, base, rows, last)
+    kwin = (keys.kl, keys.kh) if keys else None
+    x_out, xrows = _row_operand(r, tile, i, rowname, out, base, rows, last, kwin)
     # the output: a register tile per panel of columns, then the store of each (row, column)
     cells: list[str] = []
 
@@ -193,11 +229,13 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,
         col.names[out.red] = name
         r.emit_store(st)
 
-    _register_tiles(r, tile, i, out, base, rows, last, x_out, epilogue, store, xrows)
+    _register_tiles(r, tile, i, out, base, rows, last, x_out, epilogue, store, xrows,
+                    keys=kwin)
 
 
 def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tuple[str, int]],
-                 p: _Product, base: str, rows: int, last: int | None):
+                 p: _Product, base: str, rows: int, last: int | None,
+                 keys: tuple[str, str] | None = None):
     """pa[row][k] = x(row, k) for the tile's rows, in a row loop of its own outside every k
     loop and panel: the row's values x reads (the earlier products' rows, named here, and the
     max, exp and sum the plain renderer prints) are computed once per row. Returns how the
@@ -225,10 +263,11 @@ def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tupl
     kscope.fills = True
     close_inside(r, tile)
     xrows = None
-    if block_library():  # pa's rows, a row of k apart
+    if block_library():  # pa's rows, a row of k apart (from the first key of a window)
         xq = r.fresh("xq")
+        first = f" + {keys[0]}" if keys else ""
         tile.add(f"const {p.v.ct} *{xq}[{rows}]; "
-                 f"for (int u_ = 0; u_ < {rows}; u_++) {xq}[u_] = {pa} + u_ * {p.k};")
+                 f"for (int u_ = 0; u_ < {rows}; u_++) {xq}[u_] = {pa} + u_ * {p.k}{first};")
         xrows = (xq, "1")
 
     def x_of(kscope: Scope) -> str:
@@ -238,23 +277,29 @@ def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tupl
 
 def _register_tiles(r: KernelRenderer, tile: Scope, i: UOp, p: _Product, base: str,
                     rows: int, last: int | None, x_of, dest, after=None,
-                    xrows: tuple[str, str] | None = None) -> None:
+                    xrows: tuple[str, str] | None = None, panels: tuple[str, str] | None = None,
+                    keys: tuple[str, str] | None = None) -> None:
     """Per panel of p's columns: the rows' sums over k in order (x broadcast, fused-multiply-
     added with the panel's row of pb) into `dest(panel)`'s (declaration, address, row
     stride), then `after(panel scope, panel)`. With `xrows` (x's row pointers and stride) the
     block library's block computes them (blocks.py), else a block printed here: acc[rows][TJ]
-    in vector registers."""
+    in vector registers. `panels`: the C bounds of the panels computed (else all); `keys`: of
+    the one k range's steps summed (else all: a masked head's windows, _Keys)."""
     v, tj = p.v, p.tj
     nv = tj // v.lanes
     pv = r.fresh("pn")
-    panel = r.open_counter(tile, f"for (int64_t {pv} = 0; {pv} < {p.npanels}; {pv}++)")
+    first, end = panels or ("0", str(p.npanels))
+    panel = r.open_counter(tile, f"for (int64_t {pv} = {first}; {pv} < {end}; {pv}++)")
     decl, out, ldo = dest(pv)
     if decl:
         panel.add(decl)
     if xrows is not None:
         xr, stride = xrows
-        panel.add(f"{r.call(block_name(p.red.dtype, v.lanes, rows))}({p.k}, {xr}, 0, {stride}, "
-                  f"{p.pb} + {pv} * {p.k * tj}, {out}, {ldo});")
+        steps, w = str(p.k), f"{p.pb} + {pv} * {p.k * tj}"
+        if keys:
+            steps, w = f"{keys[1]} - {keys[0]}", f"{w} + {keys[0]} * {tj}"
+        panel.add(f"{r.call(block_name(p.red.dtype, v.lanes, rows))}({steps}, {xr}, 0, {stride}, "
+                  f"{w}, {out}, {ldo});")
         if "BLOCKS from the block library" not in r.choices:
             r.choices.append("BLOCKS from the block library")
     else:
@@ -263,7 +308,7 @@ def _register_tiles(r: KernelRenderer, tile: Scope, i: UOp, p: _Product, base: s
         panel.add(f"{v.vt} {acc}[{rows}][{nv}];")
         panel.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
                   f"{acc}[u_][v_] = ({v.vt}){{0}};")
-        kscope, kk = _k_loops(r, panel, p)
+        kscope, kk = _k_loops(r, panel, p, keys)
         kscope.add(f"{v.vt} w_[{nv}];")
         kscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
                    f"w_[v_] = *(const {v.vt} *)({p.pb} + {pv} * {p.k * tj} + {kk} * {tj} + "
@@ -311,10 +356,12 @@ def _bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
     return guard
 
 
-def _k_loops(r: KernelRenderer, parent: Scope, p: _Product) -> tuple[Scope, str]:
-    """The reduce's loops (in its order), and the C expression of the flat step number."""
+def _k_loops(r: KernelRenderer, parent: Scope, p: _Product,
+             keys: tuple[str, str] | None = None) -> tuple[Scope, str]:
+    """The reduce's loops (in its order), and the C expression of the flat step number; with
+    `keys`, the one loop's steps from keys[0] to keys[1]."""
     scope = parent
     for k in p.ks:
-        scope = r.open_loop(scope, k)
+        scope = r.open_loop(scope, k, "", *((keys[0], f"{keys[1]} - {keys[0]}") if keys else ()))
         r.stack.append(scope)
     return scope, _flat(r, scope, p)

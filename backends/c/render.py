@@ -733,6 +733,12 @@ class KernelRenderer:
                 # buffer in C), and a prefetch of an unmapped address does not fault
                 scope.add(f"__builtin_prefetch((const void *)((uintptr_t)&{srcs[0]} + "
                           f"{self.prefetch[1] * row} * sizeof {srcs[0]}));")  # type: ignore[index]
+        elif n.op is Ops.CAST and n.src[0].dtype is dtypes.index:
+            # an index affine in the loop (a mask's position, `j + 1`): lane u is lane 0's value
+            # plus u steps, wrapped to int32 as the scalar cast wraps
+            step = stride(n.src[0], self.vector)  # type: ignore[arg-type]
+            iota = ", ".join(str(u * step) for u in range(VECTOR_LANES))  # type: ignore[operator]
+            expr = f"(rg_vset_i32((int32_t)({srcs[0]})) + (rg_vi32){{{iota}}})"
         elif n.op in _VECTOR_INFIX and n.dtype is dtypes.float32 and (
                 self._is_vector(n.src[0]) or self._is_vector(n.src[1])):
             # `v + x`: C's vector extension broadcasts a scalar operand of the element type

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 51663280c942457e2d9538d247057a98262396347938169c2aeae9af843389df
+# source sha256: 543622beb0c50300877f4ca81185764b44226688642efef365f3baf355a261e1
 # imports rules/symbolic.rules sha256: 4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704
 'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, opt.'
 
@@ -14,7 +14,6 @@ from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.thread_helpers import blocked
-from rulegrad.rules.flash_helpers import flashable
 from rulegrad.rules.flash_helpers import flashed
 from rulegrad.rules.interchange_helpers import interchanged
 from rulegrad.rules.opt_helpers import merged
@@ -36,7 +35,7 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '51663280c942457e2d9538d247057a98262396347938169c2aeae9af843389df'
+SOURCE_SHA256 = '543622beb0c50300877f4ca81185764b44226688642efef365f3baf355a261e1'
 DEPENDENCIES = (('rules/symbolic.rules', '4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704'), )
 _CAST = Ops.CAST
 _CONST = Ops.CONST
@@ -50,12 +49,12 @@ _UNSET = object()  # a context's field not given to its constructor
 
 
 def widens(w, k):
-    """`def widens`, declared at rules/opt.rules:123."""
+    """`def widens`, declared at rules/opt.rules:126."""
     return w.dtype.is_float and k.dtype.is_float and w.dtype.itemsize > k.dtype.itemsize
 
 
 def exp_rounded(d, h, f):
-    """`def exp_rounded`, declared at rules/opt.rules:125."""
+    """`def exp_rounded`, declared at rules/opt.rules:128."""
     return _new(UOp, Ops.EXP, (_t1 := d.cast(h.dtype).cast(f.dtype)).dtype, (_t1,))
 
 
@@ -70,18 +69,18 @@ _opt_actions_rules = (
     RuleInfo('max_scale', 'rules/opt.rules', 59, 'max_scale: REDUCE as r -> unscaled(r)'),
     RuleInfo('vector_reduce', 'rules/opt.rules', 63, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
     RuleInfo('upcast_store', 'rules/opt.rules', 68, 'upcast_store: STORE as st if p is not None -> p where p = upcast(st)'),
-    RuleInfo('flash_store', 'rules/opt.rules', 74, 'flash_store: STORE as st if flashable(st) -> flashed(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 80, 'pack_store: STORE as st if p is not None -> p where p = packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 91, 'interchange_store: STORE as st if p is not None -> p where p = interchanged(st)'),
-    RuleInfo('transpose_store', 'rules/opt.rules', 97, 'transpose_store: STORE as st if p is not None -> p where p = transposed(st)'),
-    RuleInfo('stage_operands', 'rules/opt.rules', 103, 'stage_operands: SINK as s if p is not None -> p where p = staged(s)'),
-    RuleInfo('peel_loops', 'rules/opt.rules', 110, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
-    RuleInfo('parallel_loops', 'rules/opt.rules', 116, 'parallel_loops: SINK as s -> parallel(s)'),
+    RuleInfo('flash_store', 'rules/opt.rules', 77, 'flash_store: STORE as st if p is not None -> p where p = flashed(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 83, 'pack_store: STORE as st if p is not None -> p where p = packed(st)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 94, 'interchange_store: STORE as st if p is not None -> p where p = interchanged(st)'),
+    RuleInfo('transpose_store', 'rules/opt.rules', 100, 'transpose_store: STORE as st if p is not None -> p where p = transposed(st)'),
+    RuleInfo('stage_operands', 'rules/opt.rules', 106, 'stage_operands: SINK as s if p is not None -> p where p = staged(s)'),
+    RuleInfo('peel_loops', 'rules/opt.rules', 113, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
+    RuleInfo('parallel_loops', 'rules/opt.rules', 119, 'parallel_loops: SINK as s -> parallel(s)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_SINK(n, ctx):
-    # rule stage_operands at rules/opt.rules:103
+    # rule stage_operands at rules/opt.rules:106
     #   stage_operands: SINK as s if p is not None -> p where p = staged(s)
     if _opt_actions_st: _opt_actions_st.attempts[13] += 1
     # s = n
@@ -91,7 +90,7 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[13]
-    # rule peel_loops at rules/opt.rules:110
+    # rule peel_loops at rules/opt.rules:113
     #   peel_loops: SINK as s if p is not None -> p where p = peeled(s)
     if _opt_actions_st: _opt_actions_st.attempts[14] += 1
     # s = n
@@ -101,7 +100,7 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[14]
-    # rule parallel_loops at rules/opt.rules:116
+    # rule parallel_loops at rules/opt.rules:119
     #   parallel_loops: SINK as s -> parallel(s)
     if _opt_actions_st: _opt_actions_st.attempts[15] += 1
     # s = n
@@ -140,16 +139,17 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[8]
-    # rule flash_store at rules/opt.rules:74
-    #   flash_store: STORE as st if flashable(st) -> flashed(st)
+    # rule flash_store at rules/opt.rules:77
+    #   flash_store: STORE as st if p is not None -> p where p = flashed(st)
     if _opt_actions_st: _opt_actions_st.attempts[9] += 1
     # st = n
-    if flashable(n):
-        _r = flashed(n)
+    p = flashed(n)
+    if p is not None:
+        _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[9]
-    # rule pack_store at rules/opt.rules:80
+    # rule pack_store at rules/opt.rules:83
     #   pack_store: STORE as st if p is not None -> p where p = packed(st)
     if _opt_actions_st: _opt_actions_st.attempts[10] += 1
     # st = n
@@ -159,7 +159,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[10]
-    # rule interchange_store at rules/opt.rules:91
+    # rule interchange_store at rules/opt.rules:94
     #   interchange_store: STORE as st if p is not None -> p where p = interchanged(st)
     if _opt_actions_st: _opt_actions_st.attempts[11] += 1
     # st = n
@@ -169,7 +169,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[11]
-    # rule transpose_store at rules/opt.rules:97
+    # rule transpose_store at rules/opt.rules:100
     #   transpose_store: STORE as st if p is not None -> p where p = transposed(st)
     if _opt_actions_st: _opt_actions_st.attempts[12] += 1
     # st = n
@@ -247,10 +247,10 @@ _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
 
 # ======================================================================== mask_actions
 _mask_actions_rules = (
-    RuleInfo('exp_where_else', 'rules/opt.rules', 133, 'exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))'),
-    RuleInfo('exp_where_then', 'rules/opt.rules', 134, 'exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))'),
-    RuleInfo('exp_where_half_else', 'rules/opt.rules', 138, 'exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))'),
-    RuleInfo('exp_where_half_then', 'rules/opt.rules', 140, 'exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))'),
+    RuleInfo('exp_where_else', 'rules/opt.rules', 136, 'exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))'),
+    RuleInfo('exp_where_then', 'rules/opt.rules', 137, 'exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))'),
+    RuleInfo('exp_where_half_else', 'rules/opt.rules', 141, 'exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))'),
+    RuleInfo('exp_where_half_then', 'rules/opt.rules', 143, 'exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))'),
 )
 _mask_actions_st = match_stats('mask_actions', _mask_actions_rules)  # None unless counting
 
@@ -263,7 +263,7 @@ def _mask_actions_EXP(n, ctx):
                 if n0_0.op is _WHERE and len(n0_0.src) == 3:
                     n0_0_0, n0_0_1, n0_0_2 = n0_0.src
                     if n0_0_2.op is _CONST:
-                        # rule exp_where_else at rules/opt.rules:133
+                        # rule exp_where_else at rules/opt.rules:136
                         #   exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))
                         if _mask_actions_st: _mask_actions_st.attempts[0] += 1
                         # a = n0_0_1, c = n0_0_0, k = n0_0_2, y = n0_1
@@ -272,7 +272,7 @@ def _mask_actions_EXP(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _mask_actions_rules[0]
                     if n0_0_1.op is _CONST:
-                        # rule exp_where_then at rules/opt.rules:134
+                        # rule exp_where_then at rules/opt.rules:137
                         #   exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))
                         if _mask_actions_st: _mask_actions_st.attempts[1] += 1
                         # b = n0_0_2, c = n0_0_0, k = n0_0_1, y = n0_1
@@ -293,7 +293,7 @@ def _mask_actions_EXP(n, ctx):
                                 if n0_0_0_0_0.op is _WHERE and len(n0_0_0_0_0.src) == 3:
                                     n0_0_0_0_0_0, n0_0_0_0_0_1, n0_0_0_0_0_2 = n0_0_0_0_0.src
                                     if n0_0_0_0_0_2.op is _CONST:
-                                        # rule exp_where_half_else at rules/opt.rules:138
+                                        # rule exp_where_half_else at rules/opt.rules:141
                                         #   exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))
                                         if _mask_actions_st: _mask_actions_st.attempts[2] += 1
                                         # a = n0_0_0_0_0_1, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_2, w = n0_0_0_0, y = n0_0_0_1
@@ -303,7 +303,7 @@ def _mask_actions_EXP(n, ctx):
                                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                                 if _r is not n: return _r, _mask_actions_rules[2]
                                     if n0_0_0_0_0_1.op is _CONST:
-                                        # rule exp_where_half_then at rules/opt.rules:140
+                                        # rule exp_where_half_then at rules/opt.rules:143
                                         #   exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))
                                         if _mask_actions_st: _mask_actions_st.attempts[3] += 1
                                         # b = n0_0_0_0_0_2, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_1, w = n0_0_0_0, y = n0_0_0_1

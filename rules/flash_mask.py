@@ -1,0 +1,192 @@
+"""The keys each tile of a masked attention head's rows must visit (the flash action's windows).
+
+In: a flash STORE out[.., i, c] = sum_j x(i, j) * v(j, c) whose local scores s(i, l) are read
+only under a mask: a select whose condition is a function of the row i and the key alone (a
+causal `k <= q`, a sliding window `q - w < k <= q`: comparisons of range indices, as
+runtime/tensor_ops.py's `_tri` builds them). Out: per tile of rows, the keys [lo, hi) that
+hold every key the mask keeps for one of its rows (at least one key), or None.
+
+Why the keys outside are skipped with no change of value (backends/c/flash.py):
+- the scores: every read of s at key l sits in the kept arm of a select on the mask at l, so
+  a score the mask drops is never used; its panel is not computed.
+- the output's sum: x(i, j) = e(i, j) / S(i) (or +0 where a per-row condition says so: a row
+  that sees no key), e a kernel-local row where(mask, A, B) with A an
+  exp and B = exp(-inf - y) for a per-row y, S the sum of e over every key. -inf - y is -inf
+  or NaN whatever y is, so B is +0 or NaN. If +0, a skipped key adds fma(+0, v, acc) = acc,
+  bit for bit, when v is finite (the kernel checks each head's V, and visits every key when
+  it holds an inf or a NaN: 0 * inf is NaN). If NaN, the row has a dropped key, so S is NaN,
+  and so is every x of the row, among them the keys of its window (never empty): the row's
+  output is NaN either way.
+The masks are evaluated on the grid of rows x keys by runtime/semantics.py (each op's one
+meaning), in blocks of rows.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rulegrad.runtime import semantics
+from rulegrad.runtime.loops import range_size
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp, toposort
+
+GRID_BLOCK = 1 << 20  # grid cells evaluated at once (a block of rows: bounded memory)
+NEG_INF = -math.inf
+
+
+def _is_neg_inf(n: UOp) -> bool:
+    return n.op is Ops.CONST and n.arg == NEG_INF
+
+
+def _masked_exp(n: UOp, r: UOp, deps: dict[UOp, frozenset[UOp]]) -> bool:
+    """n is exp(-inf - y), y not reading r (+0 or NaN, the same along r)."""
+    return (n.op is Ops.EXP and n.src[0].op is Ops.SUB and _is_neg_inf(n.src[0].src[0])
+            and r not in deps[n.src[0].src[1]])
+
+
+def _row_mask(e: UOp, deps: dict[UOp, frozenset[UOp]]) -> tuple[UOp, bool] | None:
+    """The mask of a local row e(i, r) = where(c, A, B) (or exp(where(c, a, -inf) - y)), A an
+    exp and B = exp(-inf - y): (c, whether c true keeps A); else None."""
+    v, r = e.src[0], e.src[1]
+    if v.op is Ops.WHERE:
+        c, a, b = v.src
+        for kept, dropped, keeps in ((a, b, True), (b, a, False)):
+            if kept.op is Ops.EXP and _masked_exp(dropped, r, deps):
+                return c, keeps
+        return None
+    if v.op is Ops.EXP and v.src[0].op is Ops.SUB and v.src[0].src[0].op is Ops.WHERE \
+            and r not in deps[v.src[0].src[1]]:
+        c, a, b = v.src[0].src[0].src
+        if _is_neg_inf(b):
+            return c, True
+        if _is_neg_inf(a):
+            return c, False
+    return None
+
+
+def _unselected(x: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> UOp:
+    """x without a select of +0 by a per-row condition (sdpa's row that sees no key weighs
+    every key 0): where it picks 0, a skipped key adds fma(+0, v, acc) = acc too."""
+    while x.op is Ops.WHERE and j not in deps[x.src[0]]:
+        zero = [n for n in x.src[1:] if n.op is Ops.CONST and n.arg == 0
+                and math.copysign(1.0, n.arg) > 0]
+        if len(zero) != 1:
+            break
+        x = x.src[2] if zero[0] is x.src[1] else x.src[1]
+    return x
+
+
+def _grid(c: UOp, i: UOp, r: UOp, rows: np.ndarray, keys: np.ndarray) -> np.ndarray | None:
+    """c over rows x keys (i and r their values), or None when c reads anything else."""
+    values: dict[UOp, np.ndarray] = {}
+    for n in toposort(c):
+        if n is i or n is r:
+            values[n] = (rows[:, None] if n is i else keys[None, :]).astype(n.dtype.np)
+        elif n.op is Ops.CONST:
+            values[n] = np.asarray(n.arg, dtype=n.dtype.np)
+        elif n.op is Ops.CAST:
+            values[n] = semantics.cast(values[n.src[0]], n.dtype.np)
+        elif n.op in semantics.ALU and n.src:
+            try:
+                values[n] = semantics.alu(n.op, n.dtype.np, *(values[s] for s in n.src))
+            except semantics.SemanticsError:
+                return None
+        else:
+            return None
+    return np.broadcast_to(values[c], (len(rows), len(keys))).astype(np.bool_)
+
+
+def _guarded(root: UOp, s: UOp, i: UOp, deps: dict[UOp, frozenset[UOp]]
+             ) -> list[tuple[UOp, UOp, bool]] | None:
+    """The masks guarding the reads of the local array s under root: (condition, key range,
+    the condition's value that selects the arm with the read) of each select whose condition
+    reads i and one key range only, and whose arm reads s at that range; None when a read of s
+    is under no such select (its value would be used for every key)."""
+    masks: dict[tuple[UOp, UOp, bool], None] = {}
+    Guard = tuple[UOp, UOp, bool] | None
+    seen: set[tuple[UOp, Guard]] = set()
+    work: list[tuple[UOp, Guard]] = [(root, None)]
+    while work:
+        n, guard = work.pop()
+        if (n, guard) in seen:
+            continue
+        seen.add((n, guard))
+        if n.op is Ops.INDEX and n.src[0] is s:
+            if guard is None or len(n.src) != 2 or n.src[1] is not guard[1]:
+                return None
+            masks[guard] = None
+            continue
+        if n.op is Ops.WHERE:
+            c, a, b = n.src
+            keys = [k for k in deps[c] if k is not i]
+            if len(keys) == 1 and keys[0].op is Ops.RANGE:
+                work += [(c, guard), (a, (c, keys[0], True)), (b, (c, keys[0], False))]
+                continue
+        work += [(x, guard) for x in n.src]
+    return list(masks)
+
+
+def key_windows(st: UOp, i: UOp, out: UOp, x: UOp, scores: list[UOp], tile: int,
+                deps: dict[UOp, frozenset[UOp]]) -> tuple[int, ...] | None:
+    """Per tile of `tile` rows of range i, the keys [lo, hi) (flat: lo0, hi0, lo1, ...) of the
+    output's sum (over its one range, x(i, j) = e(i, j) / sum of e) and of the local `scores`
+    (each read only under a mask); None when they are not so, or when no tile skips a key."""
+    ks = out.src[1:]
+    if len(ks) != 1 or len(scores) != 1:
+        return None
+    x = _unselected(x, ks[0], deps)
+    if x.op is not Ops.FDIV:
+        return None
+    j, (load, total) = ks[0], x.src
+    if load.op is not Ops.LOAD or load.src[0].op is not Ops.INDEX:
+        return None
+    e, at = load.src[0].src[0], load.src[0].src[1:]
+    n = range_size(j)
+    if e.op is not Ops.DEFINE_LOCAL or len(e.src) != 2 or at != (j,) or n is None:
+        return None
+    if total.op is not Ops.REDUCE or total.arg is not Ops.ADD or len(total.src) != 2:
+        return None
+    body, r = total.src[0], total.src[1]
+    if body.op is Ops.ADD and body.src[0].op is Ops.DEFINE_REG:  # (a loop-form reduce's update)
+        body = body.src[1]
+    if body.op is not Ops.LOAD or body.src[0].op is not Ops.INDEX \
+            or body.src[0].src != (e, r) or range_size(r) != n:
+        return None
+    row = _row_mask(e, deps)
+    s = scores[0]
+    guards = _guarded(st.src[1], s, i, deps)
+    if row is None or guards is None or range_size(s.src[1]) != n:
+        return None
+    masks = [(row[0], e.src[1], row[1])] + guards
+    if any(range_size(k) != n for _, k, _ in masks):
+        return None
+    # the same condition over each reader's own key range is one mask (hash-consed nodes):
+    # read over the first key range
+    k0 = masks[0][1]
+    conds = list(dict.fromkeys((c.substitute({k: k0}), keeps) for c, k, keeps in masks))
+    rows_n = range_size(i)
+    assert rows_n is not None
+    keys = np.arange(n)
+    first, last = np.empty(rows_n, dtype=np.int64), np.empty(rows_n, dtype=np.int64)
+    step = max(1, GRID_BLOCK // max(n, 1))
+    for start in range(0, rows_n, step):
+        rows = np.arange(start, min(start + step, rows_n))
+        seen = np.zeros((len(rows), n), dtype=np.bool_)
+        for c, keeps in conds:
+            g = _grid(c, i, k0, rows, keys)
+            if g is None:
+                return None
+            seen |= g if keeps else ~g
+        some = seen.any(axis=1)  # (a row that sees no key: no bound of its own)
+        first[rows] = np.where(some, seen.argmax(axis=1), n)
+        last[rows] = np.where(some, n - seen[:, ::-1].argmax(axis=1), 0)
+    tiles = np.arange(0, rows_n, tile)
+    lo, hi = np.minimum.reduceat(first, tiles), np.maximum.reduceat(last, tiles)
+    none = lo >= hi  # a tile whose rows see no key visits one: their NaN is computed
+    lo, hi = np.where(none, 0, lo), np.where(none, 1, hi)
+    windows = [int(x) for pair in zip(lo, hi) for x in pair]
+    if all(lo == 0 and hi == n for lo, hi in zip(windows[::2], windows[1::2])):
+        return None
+    return tuple(windows)

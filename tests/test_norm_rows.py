@@ -1,18 +1,25 @@
 """Normalization rows (softmax, log_softmax, logsumexp, layernorm) over the shapes of issue 33's
 sweep, in float16, float32 and float64, with NaN, +inf and -inf in rows (a masked softmax's
--inf, a row masked whole), against numpy in float64; and batch 1's long row, which
-`split_reduceop` keeps whole (rangeify.rules' `keeps_row`) so that its exp is computed once."""
+-inf, a row masked whole), against numpy in float64; batch 1's long row, which
+`split_reduceop` keeps whole (rangeify.rules' `keeps_row`) so that its exp is computed once;
+and rows of any count, whose `omp simd` loops end in a full vector overlapping the one before
+(render.py's `_overlap_tails`), never where an iteration reads what the loop writes."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
 
 from rulegrad import Tensor
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.backends.c.opt import optimize_kernel
+from rulegrad.backends.c.render import render_kernel
 from rulegrad.rules.generated.rangeify import local_max_row
 from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import SPLIT_MIN_ROWS
+from rulegrad.runtime.target import SPLIT_MIN_ROWS, vector_bytes
 from rulegrad.runtime.uop import toposort
 
 SHAPES = [(13, 7), (7, 1009), (1, 50257), (8, 64, 1000), (1024, 1024), (4096, 1024)]
@@ -123,3 +130,48 @@ def test_a_few_long_rows_are_one_kernel_with_one_exp_per_element(shape):
     assert sum(n.op is Ops.REDUCE for k in items for n in toposort(k.ast)) == 2
     for name in ("logsumexp", "layernorm"):
         _check(name, shape, "float32")
+
+
+# row lengths around the vector widths (4, 8 and 16 float32 lanes): short of one, whole, one
+# over, primes, a row of 77 (4 vectors of 16 and 13 values)
+COUNTS = [3, 4, 5, 7, 9, 10, 15, 16, 17, 31, 33, 77, 97, 250]
+
+
+@pytest.mark.parametrize("n", COUNTS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rows_of_any_count_equal_numpy(n, dtype):
+    """Each program over 6 rows of n (a masked, a NaN, an inf and a -inf row among them): its
+    loops' last iterations run again in a vector overlapping the one before, the same
+    values written twice."""
+    for name in PROGRAMS:
+        _check(name, (6, n), dtype)
+
+
+def _simd_loops(t: Tensor) -> list[tuple[int, int]]:
+    """(start, end) of every `omp simd` loop of t's one kernel, as printed."""
+    (item,) = t.schedule()
+    src = render_kernel(optimize_kernel(lower_only(item.ast)), "k").source
+    return [(int(a), int(b)) for a, b in re.findall(
+        r"#pragma omp simd\n\s*for \(int64_t \w+ = (\d+); \w+ < (\d+);", src)]
+
+
+def test_a_row_of_77_runs_in_whole_vectors():
+    """softmax over rows of 77: its exp's fill and its output loop are each the whole vectors
+    (64 of 16 lanes on a 512-bit target) and the last vector, overlapping them (61..77), not
+    13 values gcc finishes in narrower vectors and one at a time (5 scalar exp calls a row)."""
+    lanes = min(16, vector_bytes() // 4)
+    loops = _simd_loops(Tensor(np.zeros((4, 77), np.float32)).softmax(-1))
+    assert loops and all((b - a) % lanes == 0 for a, b in loops), loops
+    assert (77 - lanes, 77) in loops, loops
+
+
+def test_an_update_in_place_is_not_run_twice():
+    """x.assign(x * 2 + 1) reads the buffer it writes: its loop keeps its n iterations (run
+    again, the last ones would be doubled twice; x * 2 + 1 into a new buffer is split).
+    float64: gcc's `omp simd`, not explicit vectors. Values against numpy."""
+    for n in (77, 10, 250):
+        a = np.arange(n, dtype=np.float64)
+        t = Tensor(a.copy()).realize()
+        assert _simd_loops(t * 2 + 1) != [(0, n)]  # into a new buffer: split
+        t.assign(t * 2 + 1).realize()
+        np.testing.assert_array_equal(t.numpy(), a * 2 + 1)

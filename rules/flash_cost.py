@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from rulegrad.rules.pack_helpers import balanced
+from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, balanced
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import cache_bytes, stack_bytes, threads
@@ -44,9 +44,10 @@ def local_max_panel() -> int:
 PANEL = 16
 
 
-def shares_threads(rows: int) -> bool:
-    """Whether `rows` (two or more) alone share the threads evenly (pack_helpers' `balanced`)."""
-    return rows > 1 and balanced(rows, threads())
+def shares_threads(rows: int, values: int) -> bool:
+    """Whether `rows` (two or more) share the threads evenly (pack_helpers' `balanced`), or
+    `values` in all are too little work to thread (PARALLEL_MIN_WORK): a split threads neither."""
+    return (rows > 1 and balanced(rows, threads())) or values < PARALLEL_MIN_WORK
 
 
 def local_max_array() -> int:

@@ -425,14 +425,18 @@ def test_a_row_up_to_local_max_row_is_one_kernel_with_one_exp_per_element(shape,
                                        atol=1e-6, err_msg=f"{name} {backend}")
 
 
-def test_split_reduceop_keeps_rows_that_share_the_threads_whole():
+def test_split_reduceop_keeps_rows_that_share_the_threads_whole(monkeypatch):
     """A sum of rows that share the cores evenly (16 rows of 65536 on the suite's 2 threads)
-    stays whole: one REDUCE per row. Rows past LOCAL_MAX_ROW, 3 rows (2:1 on 2 threads) and a
-    full sum are still split (partials, then their sum: two REDUCEs). Values against numpy."""
-    cases = {(16, LOCAL_MAX_ROW): 1, (2, 4 * LOCAL_MAX_ROW): 2, (3, LOCAL_MAX_ROW): 2,
-             (1 << 20,): 2}
-    for shape, reduces in cases.items():
-        (x,) = _data(shape)
+    stays whole: one REDUCE per row; so do rows that share them unevenly but are too little
+    work to thread (3 rows of 65536, under PARALLEL_MIN_WORK values: split, their partials ran
+    nested on one core). Rows past LOCAL_MAX_ROW, a full sum, and uneven rows worth threads
+    (31 rows of 65536 on 4 threads, 2M values) are still split (partials, then their sum: two
+    REDUCEs). Values against numpy."""
+    cases = {(16, LOCAL_MAX_ROW, 2): 1, (2, 4 * LOCAL_MAX_ROW, 2): 2, (3, LOCAL_MAX_ROW, 2): 1,
+             (1 << 20, 1, 2): 2, (31, LOCAL_MAX_ROW, 4): 2}
+    for (*shape, nthreads), reduces in cases.items():
+        monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
+        (x,) = _data(tuple(s for s in shape if s > 1))
         t = Tensor(x).sum(-1)
         got = sum(_count(k.ast, Ops.REDUCE) for k in t.schedule())
         assert got == reduces, (shape, [k.name for k in t.schedule()])

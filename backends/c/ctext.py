@@ -219,7 +219,8 @@ class Scope:
     (A class of slots, compared by identity, not a dataclass: a process's first kernel imports
     it, and a dataclass compiles its methods when its class is made, runtime/record.py.)"""
 
-    __slots__ = ("header", "bound", "items", "names", "open_child", "fills", "threads")
+    __slots__ = ("header", "bound", "items", "names", "open_child", "fills", "threads",
+                 "repeats")
 
     def __init__(self, header: str, bound: frozenset[UOp],
                  items: list[str | Stmt | Scope] | None = None,
@@ -235,6 +236,9 @@ class Scope:
         # for it (`_simd_fills`)
         self.fills = fills
         self.threads = threads  # a loop split across cores: how (render.py's `_launched`)
+        # an iteration run twice computes and writes the same values: it reads nothing the
+        # kernel writes, and writes an element of its own (render.py's `_overlap_tails`)
+        self.repeats = False
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)

@@ -62,6 +62,7 @@ from rulegrad.rules.parallel_helpers import Parallel, store_groups
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.runtime.target import vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
 from . import vexp
@@ -1058,6 +1059,7 @@ class KernelRenderer:
         inner.add(f"{name}[{_row_major(dl.src[1:], self.loop_names)}] = "
                   f"{self.lookup(dl.src[0])};")
         inner.fills = True
+        inner.repeats = len(dl.src) == 2  # (one loop: its array is read only after it)
         host = self.stack[-len(dl.src)]
         self._leave(mark)
         host.names[dl] = name
@@ -1090,6 +1092,12 @@ class KernelRenderer:
             self.stack.append(scope)
         for st in stores:
             self.emit_store(st)
+        # the innermost loop's iterations may run twice (`_overlap_tails`) when no value read
+        # is a buffer the stores write (an in-place update would apply twice)
+        targets = {st.src[0].src[0].arg for st in stores}
+        self.stack[-1].repeats = self.restrict and not any(
+            n.op is Ops.DEFINE_GLOBAL and n.arg in targets
+            for st in stores for n in toposort(st.src[1]))
         self.close_loops()
         self.vector = None
 
@@ -1221,6 +1229,7 @@ class KernelRenderer:
             pointers.append(f"  {const}{t} *{qual}p{i} = ({const}{t} *){arg};")
             self.vartypes[f"p{i}"] = f"{const}{t} *{qual}"
         _simd_fills(self.root)
+        _overlap_tails(self.root, vector_bytes() // 4)
         segments, body = _layout(self.root, "  ", self.vartypes, cname)
         combine = 0
         if finish is not None:  # the slots' array, written here and combined by NAME_fin
@@ -1346,6 +1355,38 @@ def _simd_fills(root: Scope) -> None:
         if (scope.fills and scope.header.startswith("for (") and "_v = " not in scope.header
                 and not any(not s.header.startswith("if (") for s in _scopes(scope, False))):
             scope.header = f"#pragma omp simd\n{scope.header}"
+
+
+# gcc vectorizes an `omp simd` loop of a count that is not whole vectors with its last values
+# in narrower vectors and then one at a time: a softmax row of 77 ran 4 vectors of 16 exps, one
+# of 8 and 5 calls of the scalar exp, each as dear as a vector's; rows of 10, one vector and 2.
+# A loop whose iterations may run twice (Scope.repeats) is printed as two: its whole vectors,
+# then the last `lanes` iterations, which overlap the ones before (the same values written
+# again), so gcc runs every iteration in a full vector (as UPCAST's explicit vectors end).
+_SIMD_LOOP = re.compile(r"#pragma omp simd\nfor \(int64_t (\w+) = 0; \1 < (\d+); \1\+\+\)")
+
+
+def _overlap_tails(root: Scope, lanes: int) -> None:
+    """Each `omp simd` loop of a known count n that may repeat iterations, with no loop
+    inside: n - n % w iterations, then the last w, w the most of `lanes`, halved, up to n (at
+    least 4, and n not whole vectors of it)."""
+    for parent in _scopes(root):
+        for i in range(len(parent.items) - 1, -1, -1):
+            loop = parent.items[i]
+            m = _SIMD_LOOP.fullmatch(loop.header) if isinstance(loop, Scope) else None
+            if m is None or not loop.repeats or len(loop.items) > SEGMENT or any(
+                    not s.header.startswith("if (") for s in _scopes(loop, False)):
+                continue
+            var, n = m.group(1), int(m.group(2))
+            w = lanes
+            while w > n:
+                w //= 2
+            if w < 4 or n % w == 0:
+                continue
+            loop.header = f"#pragma omp simd\nfor (int64_t {var} = 0; {var} < {n - n % w}; {var}++)"
+            tail = Scope(f"#pragma omp simd\nfor (int64_t {var} = {n - w}; {var} < {n}; {var}++)",
+                         loop.bound, list(loop.items), dict(loop.names))
+            parent.items.insert(i + 1, tail)
 
 
 def _scopes(root: Scope, itself: bool = True) -> list[Scope]:

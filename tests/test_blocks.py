@@ -162,3 +162,33 @@ def test_a_flash_kernel_is_compiled_at_the_level_of_its_blocks(library, monkeypa
     e = np.exp(s - s.max(-1, keepdims=True))
     run._programs.clear()
     np.testing.assert_allclose(t.numpy(), e / e.sum(-1, keepdims=True) @ v, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("op, reduce, fn", [("sum", "add", np.sum), ("max", "max", np.max),
+                                            ("min", "min", np.min)])
+def test_a_first_row_reduction_builds_its_own_reduction_alone(tmp_path, op, reduce, fn):
+    """A fresh process's first row sum (max, min) calls one row reduction of the block
+    library: it builds that reduction's library and its kernel's, no register block and no
+    other reduction (each cost the first call compiler work it never used), and computes
+    numpy's values."""
+    script = textwrap.dedent(f"""
+        import numpy as np
+        from rulegrad import Tensor
+        from rulegrad.backends.c import build
+        sources = []
+        full = build.full_source
+        build.full_source = lambda ks: sources.append(full(ks)) or sources[-1]
+        x = np.random.default_rng(3).standard_normal((64, 256)).astype(np.float32)
+        got = Tensor(x).{op}(axis=1).numpy()
+        assert np.allclose(got, np.{fn.__name__}(x, axis=1), rtol=1e-5, atol=1e-5)
+        # (what each library defines: a declaration of the prelude ends in ";", not a body)
+        defines = [re.findall(r"\\b(rg_(?:reduce|block|pack)_\\w+)\\([^;{{]*\\)\\s*{{", s)
+                   for s in sources]
+        print(build.stats["compiles"], len(sources), sorted(n for d in defines for n in d))
+    """).replace("import numpy as np", "import re\nimport numpy as np", 1)
+    env = {**os.environ, "RULEGRAD_CACHE": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    # two libraries (the reduction's, then the kernel's), which define that reduction only
+    assert out.stdout.strip() == f"2 2 ['rg_reduce_{reduce}_f32']", out.stdout

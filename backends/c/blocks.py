@@ -1,4 +1,4 @@
-"""Register blocks of the packed products, compiled once into a library of their own.
+"""Register blocks of the packed products, each compiled once into a library of its own.
 
 In: the name a kernel calls, `rg_block_<vector type>_<rows>` (gemm.py prints the call). Out:
 the library holding it, built (or read from the compile cache) and loaded so that a kernel
@@ -64,11 +64,10 @@ from .ctext import (
     vector_names,
 )
 
-# a block or panel copy names its library's vector type; a row reduction (8-lane vectors
-# whatever the target) is in a library of its own op's; a float32 exp (its
-# prelude binds expf to rg_expf, vexp.py) in a small library of its own, so that a first
-# sigmoid does not build every block
-NAME = re.compile(r"\brg_(?:(?:block|pack)_(v|z)f(32|64)\w*|reduce_([a-z]+)_f32\b)|\b(expf)\(")
+# a block or panel copy (its name says its vector type), a row reduction (8-lane vectors
+# whatever the target) and a float32 exp (its prelude binds expf to rg_expf, vexp.py) are each
+# a library of their own, so that a first product, sum or sigmoid builds what it calls alone
+NAME = re.compile(r"\b(rg_(?:block|pack)_(v|z)f(32|64)\w*)|\brg_reduce_([a-z]+)_f32\b|\b(expf)\(")
 
 
 def name(dt: DType, lanes: int, rows: int) -> str:
@@ -300,8 +299,8 @@ def _stream(dt: DType, lanes: int, rows: int) -> str:
 def kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
     """The library of dt's blocks in `lanes`-wide registers: its register blocks and its panel
     copies."""
-    # one per row count: a build splits them into parts compiled at once (build.partition),
-    # as it does a program's kernels (one part: 353M compiler instructions, ~90 ms)
+    # one per row count; each a library of its own (`_one`), built when a kernel first calls
+    # it (all in one: 353M compiler instructions, ~90 ms, for the one or two a product calls)
     return [RenderedKernel(name(dt, lanes, rows), _block(dt, lanes, rows), 0, (), kind="packed")
             for rows in BLOCK_ROWS] + [
         # (a streamed block reads its rows' offsets under a condition, `xo ? xo[k] : k * xs`)
@@ -318,6 +317,13 @@ def reductions(which: str | None = None) -> list[RenderedKernel]:
     is a library of its own."""
     return [RenderedKernel(reduce_name(op), _reduce(op), 0, (), kind="packed")
             for op, name in REDUCE_OPS.items() if which in (None, name)]
+
+
+def _one(cname: str, dt: DType, lanes: int) -> list[RenderedKernel]:
+    """The library of one block or panel copy of dt's in `lanes`-wide registers (a kernel
+    calls one or two of the 16: a cold 64x96x48 matmul's build took 467 ms of compiler CPU
+    with them all)."""
+    return [k for k in kernels(dt, lanes) if k.cname == cname] or kernels(dt, lanes)
 
 
 def _exp_library() -> list[RenderedKernel]:
@@ -338,16 +344,14 @@ def load_for(kernel_source: str, build: Builder) -> None:
     """Load (building once per cache, with `build`) the block libraries `kernel_source` calls,
     before the library holding it is loaded."""
     for m in sorted(set(NAME.findall(kernel_source))):
-        if m[3]:  # the float32 exp, of the core the flags' target takes (vexp.TAG)
+        if m[4]:  # the float32 exp, of the core the flags' target takes (vexp.TAG)
             key = "\0".join(("exp", env_get("RULEGRAD_CC") or "", env_get("RULEGRAD_CFLAGS") or ""))
             library = _exp_library
-        elif m[2]:  # a row reduction
-            key, library = f"reduce_{m[2]}", partial(reductions, m[2])
-        else:
-            key = "".join(m)
-            dt = dtypes.float32 if m[1] == "32" else dtypes.float64
-            lanes = (32 if m[0] == "v" else 64) // dt.itemsize
-            library = partial(kernels, dt, lanes)
+        elif m[3]:  # a row reduction
+            key, library = f"reduce_{m[3]}", partial(reductions, m[3])
+        else:  # a block or panel copy
+            dt = dtypes.float32 if m[2] == "32" else dtypes.float64
+            key, library = m[0], partial(_one, m[0], dt, (32 if m[1] == "v" else 64) // dt.itemsize)
         with _lock:
             if key in _loaded:
                 continue
@@ -358,7 +362,7 @@ def load_float32(build: Builder) -> None:
     """Load the float32 blocks of this target's width (runtime/target.py) and the row
     reductions: what a process's first float32 product and row sum load, for a caller that
     counts builds to take them out of the way."""
-    load_for(name(dtypes.float32, vector_bytes() // 4, max(BLOCK_ROWS)), build)
+    load_for(" ".join(k.cname for k in kernels(dtypes.float32, vector_bytes() // 4)), build)
     load_for(" ".join(f"{reduce_name(op)}(" for op in REDUCE_OPS), build)
 
 

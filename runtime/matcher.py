@@ -165,11 +165,14 @@ def _no_rule(n: UOp, ctx: Any) -> None:
     return None
 
 
+_EVERY_OP = tuple(Ops)  # (iterating the enum itself costs a generator step per member)
+
+
 def _fast_rewrite(table: dict[Ops, MatchFn]) -> Callable[..., UOp | None]:
     # `RuleMatcher.rewrite` without attribute lookups (it runs once per node of a graph), over
     # a table with every op (one without rules has `_no_rule`): a subscript, no call of `get`
     # and no test of what it found
-    every = {op: table.get(op, _no_rule) for op in Ops}
+    every = {op: table.get(op, _no_rule) for op in _EVERY_OP}
 
     def rewrite(uop: UOp, ctx: Any = None) -> UOp | None:
         hit = every[uop.op](uop, ctx)
@@ -194,8 +197,7 @@ class RuleMatcher:
         # puts them in place of the earlier functions instead of chaining after them
         self.over = over
         self.counting = stats_enabled()  # matches are counted in `rewrite`, not in the table
-        if not self.counting:
-            self.rewrite = _fast_rewrite(table)  # type: ignore[method-assign]
+        # (not counting, the first `rewrite` puts the fast one in its place)
 
     @property
     def table(self) -> dict[Ops, MatchFn] | None:
@@ -219,14 +221,19 @@ class RuleMatcher:
 
     def rewrite(self, uop: UOp, ctx: Any = None) -> UOp | None:
         """The node the first applicable rule rewrites `uop` to, or None."""
+        if not self.counting:
+            # A process loads every rule set of a file at once (a first tiny add: 48) and calls
+            # few of them (the engine mostly reads `table`): each one's table of every op is
+            # made at its first call, not when it is loaded
+            self.rewrite = _fast_rewrite(self._table)  # type: ignore[method-assign]
+            return self.rewrite(uop, ctx)
         f = self._table.get(uop.op)
         if f is None:
             return None
         hit = f(uop, ctx)
         if hit is None:
             return None
-        if self.counting:
-            _count_match(hit[1])
+        _count_match(hit[1])
         return hit[0]
 
     def rewrite_with_rule(self, uop: UOp, ctx: Any = None) -> tuple[UOp | None, RuleInfo | None]:

@@ -3,6 +3,7 @@ and from the kernels that call them, built once and read back from the compile c
 
 from __future__ import annotations
 
+import ast
 import ctypes
 import os
 import re
@@ -164,3 +165,70 @@ def test_a_flash_kernel_is_compiled_at_the_level_of_its_blocks(library, monkeypa
     e = np.exp(s - s.max(-1, keepdims=True))
     run._programs.clear()
     np.testing.assert_allclose(t.numpy(), e / e.sum(-1, keepdims=True) @ v, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("op, reduce, fn", [("sum", "add", np.sum), ("max", "max", np.max),
+                                            ("min", "min", np.min)])
+def test_a_first_row_reduction_builds_its_own_reduction_alone(tmp_path, op, reduce, fn):
+    """A fresh process's first row sum (max, min) calls one row reduction of the block
+    library: it builds that reduction's library and its kernel's, no register block and no
+    other reduction (each cost the first call compiler work it never used), and computes
+    numpy's values."""
+    script = textwrap.dedent(f"""
+        import numpy as np
+        from rulegrad import Tensor
+        from rulegrad.backends.c import build
+        sources = []
+        full = build.full_source
+        build.full_source = lambda ks: sources.append(full(ks)) or sources[-1]
+        x = np.random.default_rng(3).standard_normal((64, 256)).astype(np.float32)
+        got = Tensor(x).{op}(axis=1).numpy()
+        assert np.allclose(got, np.{fn.__name__}(x, axis=1), rtol=1e-5, atol=1e-5)
+        # (what each library defines: a declaration of the prelude ends in ";", not a body)
+        defines = [re.findall(r"\\b(rg_(?:reduce|block|pack)_\\w+)\\([^;{{]*\\)\\s*{{", s)
+                   for s in sources]
+        print(build.stats["compiles"], len(sources), sorted(n for d in defines for n in d))
+    """).replace("import numpy as np", "import re\nimport numpy as np", 1)
+    env = {**os.environ, "RULEGRAD_CACHE": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    # two libraries (the reduction's, then the kernel's), which define that reduction only
+    assert out.stdout.strip() == f"2 2 ['rg_reduce_{reduce}_f32']", out.stdout
+
+
+@pytest.mark.parametrize("m, k, n", [(64, 96, 48), (128, 130, 97), (37, 256, 64)])
+def test_a_first_product_builds_the_blocks_it_calls_alone(tmp_path, m, k, n):
+    """A fresh process's first matmul builds one library per block or panel copy its kernel
+    calls, each defining that one alone (not the 16 of its vector type), and computes numpy's
+    values."""
+    script = textwrap.dedent(f"""
+        import re
+        import numpy as np
+        from rulegrad import Tensor
+        from rulegrad.backends.c import build
+        sources = []
+        full = build.full_source
+        build.full_source = lambda ks: sources.append(full(ks)) or sources[-1]
+        rng = np.random.default_rng(4)
+        a = rng.standard_normal(({m}, {k})).astype(np.float32)
+        b = rng.standard_normal(({k}, {n})).astype(np.float32)
+        got = (Tensor(a) @ Tensor(b)).numpy()
+        assert np.allclose(got, a @ b, rtol=1e-4, atol=1e-4)
+        # (a definition has a body; the prelude's declarations end in ";")
+        defines = [re.findall(r"\\b(rg_(?:reduce|block|pack)_\\w+)\\([^;{{]*\\)\\s*{{", s)
+                   for s in sources]
+        # (what the kernels call: a declaration starts with "void ")
+        calls = {{c for s, d in zip(sources, defines) if not d
+                  for c in re.findall(r"(?<!void )\\b(rg_(?:block|pack)_\\w+)\\(", s)}}
+        print(sorted(calls), sorted(d for d in defines if d))
+    """)
+    env = {**os.environ, "RULEGRAD_CACHE": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    calls, defines = out.stdout.strip().split("] [", 1)
+    calls = ast.literal_eval(calls + "]")
+    defines = ast.literal_eval("[" + defines)
+    assert calls, "the product calls no block: nothing to check"
+    assert defines == [[c] for c in calls], (calls, defines)

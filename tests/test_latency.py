@@ -307,6 +307,39 @@ def test_a_first_tensor_program_loads_no_rule_front_end_or_heavy_dependency(tmp_
     assert out == "[]", out
 
 
+def test_a_first_tensor_program_makes_no_dispatch_table_of_a_matcher_it_never_calls(tmp_path):
+    """A first tiny add loads every rule set of each rules file it runs (dozens of matchers)
+    and calls none through `RuleMatcher.rewrite` (the rewrite engine reads `table`): none
+    makes its table of every op, each ~0.1 ms. A matcher so loaded, called later, still
+    rewrites as the interpreted rules do (x + 0 -> x; x * 1 + 0 -> x; no rule for x + 1)."""
+    code = ("import numpy as np\nfrom rulegrad import Tensor, UOp, dtypes\n"
+            "from rulegrad.runtime import matcher\n"
+            "made, tables, fast = [], [], matcher._fast_rewrite\n"
+            "init = matcher.RuleMatcher.__init__\n"
+            "def counted(s, *a, **k):\n    init(s, *a, **k)\n    made.append(s)\n"
+            "matcher.RuleMatcher.__init__ = counted\n"
+            "matcher._fast_rewrite = lambda t: (tables.append(t), fast(t))[1]\n"
+            "x = np.arange(16, dtype=np.float32)\n"
+            "assert np.array_equal((Tensor(x) + Tensor(x * 2)).numpy(), x * 3)\n"
+            "print(len(made), len(tables))\n"
+            "from rulegrad.rules import matcher as load\n"
+            "from rulegrad.dsl import load as parse\n"
+            "from rulegrad.generator.interp import interpret_file\n"
+            "from rulegrad.generator.paths import PACKAGE_RULES_DIR\n"
+            "oracle = interpret_file(parse(str(PACKAGE_RULES_DIR / 'symbolic.rules')))['sym']\n"
+            "sym, r = load('symbolic', 'sym'), UOp.range(7, 0)\n"
+            "zero, one = UOp.const(dtypes.index, 0), UOp.const(dtypes.index, 1)\n"
+            "for n in (r + zero, r * one + zero, r + one):\n"
+            "    print(sym.rewrite(n) is oracle.rewrite(n), sym.rewrite(n) is oracle.rewrite(n))\n"
+            "print(len(tables), sym.rewrite(r + zero) is r, sym.rewrite(r + one) is None)\n")
+    lines = _fresh_process(code, tmp_path).splitlines()
+    loaded, built = map(int, lines[0].split())
+    assert loaded >= 10 and built == 0, lines[0]
+    assert lines[1:4] == ["True True"] * 3, lines
+    # made once each, at its first call: sym's and the oracle's (itself a RuleMatcher)
+    assert lines[4] == "2 True True", lines
+
+
 # the dataclasses a first tensor program still makes (each compiles its methods as it is made,
 # ~0.6 ms): the runtime's records are FrozenRecords (runtime/record.py); these are not yet
 _STILL_DATACLASSES = {"rulegrad.runtime.pipeline.Pipeline"}

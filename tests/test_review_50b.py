@@ -46,7 +46,7 @@ def test_gated_is_what_the_printer_printed():
     assert [k.gated for k in _rendered(Tensor(a) * 2 + 1)] == [False]
     # the block library: a streamed block reads its offsets under a condition; the row max
     # selects an accumulator's lane (`: a0[0]`), which reads no memory under a gate
-    by_name = {k.cname: k.gated for k in blocks.kernels(dtypes.float32, 8)}
+    by_name = {k.cname: k.gated for k in blocks.kernels(dtypes.float32, 8) + blocks.reductions()}
     assert by_name["rg_reduce_max_f32"] is False and by_name["rg_reduce_min_f32"] is False
     assert all(g for n, g in by_name.items() if n.endswith("_stream"))
 

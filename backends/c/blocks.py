@@ -1,4 +1,4 @@
-"""Register blocks of the packed products, compiled once into a library of their own.
+"""Register blocks of the packed products, each compiled once into a library of its own.
 
 In: the name a kernel calls, `rg_block_<vector type>_<rows>` (gemm.py prints the call). Out:
 the library holding it, built (or read from the compile cache) and loaded so that a kernel
@@ -19,8 +19,12 @@ xs = 1; x packed a row apart per step, a convolution's: xr[u] = pa + u, xs = row
 The library also holds the copy of panels of y (`rg_pack_*`): dst[k][0:TJ] = y's values at
 src[k * sk + c * sj], zeros past the panel's columns, for a y that is a plain load (a matmul's
 B, a convolution's weights, attention's k and v), several panels side by side copied a row of
-y at a time (the packing action's `group`; one panel: 1); and, in the float32 library, the
-reductions of a row of memory (`rg_reduce_{add,max,min}_f32`) that a "vector" reduce of a plain
+y at a time (the packing action's `group`; one panel: 1).
+
+The reductions of a row of memory (`rg_reduce_{add,max,min}_f32`, float32) are a library each,
+so that a process's first row sum builds its own alone, not every block: a cold 64x256 row sum
+took 509 ms of compiler CPU with the blocks (6 compiler runs), 116 ms with the three reductions
+and ~55 ms with its own. A row reduction is what a "vector" reduce of a plain
 load calls (render.py's `_vector_reduce`: a softmax's row max and sum, a row sum): four vectors
 of 8 partial results, each combining every fourth vector of the row, the whole vectors left one
 each into the first ones, the values left into the result, then the vectors: the steps the
@@ -60,11 +64,10 @@ from .ctext import (
     vector_names,
 )
 
-# a block or panel copy names its library's vector type; a row reduction (8-lane vectors
-# whatever the target) is in the float32 library of the target's width; a float32 exp (its
-# prelude binds expf to rg_expf, vexp.py) in a small library of its own, so that a first
-# sigmoid does not build every block
-NAME = re.compile(r"rg_(?:(?:block|pack)_(v|z)f(32|64)\w*|reduce_[a-z]+_f32|(expf))")
+# a block or panel copy (its name says its vector type), a row reduction (8-lane vectors
+# whatever the target) and a float32 exp (its prelude binds expf to rg_expf, vexp.py) are each
+# a library of their own, so that a first product, sum or sigmoid builds what it calls alone
+NAME = re.compile(r"(rg_(?:block|pack)_(v|z)f(32|64)\w*)|rg_reduce_([a-z]+)_f32|rg_(expf)")
 
 
 def name(dt: DType, lanes: int, rows: int) -> str:
@@ -281,18 +284,30 @@ def _stream(dt: DType, lanes: int, rows: int) -> str:
 
 
 def kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
-    """The library of dt's blocks in `lanes`-wide registers: its register blocks, its panel
-    copy and (float32) its row reductions."""
-    # one per row count: a build splits them into parts compiled at once (build.partition),
-    # as it does a program's kernels (one part: 353M compiler instructions, ~90 ms)
+    """The library of dt's blocks in `lanes`-wide registers: its register blocks and its panel
+    copies."""
+    # one per row count; each a library of its own (`_one`), built when a kernel first calls
+    # it (all in one: 353M compiler instructions, ~90 ms, for the one or two a product calls)
     return [RenderedKernel(name(dt, lanes, rows), _block(dt, lanes, rows), 0, (), kind="packed")
             for rows in BLOCK_ROWS] + [
         # (a streamed block reads its rows' offsets under a condition, `xo ? xo[k] : k * xs`)
         RenderedKernel(stream_name(dt, lanes, rows), _stream(dt, lanes, rows), 0, (),
                        kind="packed", gated=True) for rows in BLOCK_ROWS] + [
-        RenderedKernel(pack_name(dt, lanes), _pack(dt, lanes), 0, (), kind="packed")] + [
-        RenderedKernel(reduce_name(op), _reduce(op), 0, (), kind="packed")
-        for op in REDUCE_OPS if dt is dtypes.float32]
+        RenderedKernel(pack_name(dt, lanes), _pack(dt, lanes), 0, (), kind="packed")]
+
+
+def reductions(which: str | None = None) -> list[RenderedKernel]:
+    """The float32 row reductions (`which`: the one of that name, "add", "max" or "min"): each
+    is a library of its own."""
+    return [RenderedKernel(reduce_name(op), _reduce(op), 0, (), kind="packed")
+            for op, name in REDUCE_OPS.items() if which in (None, name)]
+
+
+def _one(cname: str, dt: DType, lanes: int) -> list[RenderedKernel]:
+    """The library of one block or panel copy of dt's in `lanes`-wide registers (a kernel
+    calls one or two of the 16: a cold 64x96x48 matmul's build took 467 ms of compiler CPU
+    with them all)."""
+    return [k for k in kernels(dt, lanes) if k.cname == cname] or kernels(dt, lanes)
 
 
 def _exp_library() -> list[RenderedKernel]:
@@ -306,7 +321,7 @@ def _exp_library() -> list[RenderedKernel]:
 Builder = Callable[..., Any]
 
 _lock = threading.Lock()
-_loaded: dict[str, object] = {}  # vector type -> its library, loaded once per process
+_loaded: dict[str, object] = {}  # vector type (a reduction's, exp's) -> its library, once
 
 
 def load_for(calls: Iterable[str], build: Builder) -> None:
@@ -318,16 +333,14 @@ def load_for(calls: Iterable[str], build: Builder) -> None:
             raise ValueError(f"{call!r} is no function of the block library")
         libraries.add(found.groups(""))
     for m in sorted(libraries):
-        if m[2]:  # the float32 exp, of the core the flags' target takes (vexp.TAG)
+        if m[4]:  # the float32 exp, of the core the flags' target takes (vexp.TAG)
             key = "\0".join(("exp", env_get("RULEGRAD_CC") or "", env_get("RULEGRAD_CFLAGS") or ""))
             library = _exp_library
-        else:
-            if not m[0]:  # a row reduction
-                m = ("z" if vector_bytes() == 64 else "v", "32", "")
-            key = "".join(m)
-            dt = dtypes.float32 if m[1] == "32" else dtypes.float64
-            lanes = (32 if m[0] == "v" else 64) // dt.itemsize
-            library = partial(kernels, dt, lanes)
+        elif m[3]:  # a row reduction
+            key, library = f"reduce_{m[3]}", partial(reductions, m[3])
+        else:  # a block or panel copy
+            dt = dtypes.float32 if m[2] == "32" else dtypes.float64
+            key, library = m[0], partial(_one, m[0], dt, (32 if m[1] == "v" else 64) // dt.itemsize)
         with _lock:
             if key in _loaded:
                 continue
@@ -335,9 +348,11 @@ def load_for(calls: Iterable[str], build: Builder) -> None:
 
 
 def load_float32(build: Builder) -> None:
-    """Load the float32 blocks of this target's width (runtime/target.py): what a process's
-    first float32 product loads, for a caller that counts builds to take it out of the way."""
-    load_for([name(dtypes.float32, vector_bytes() // 4, max(BLOCK_ROWS))], build)
+    """Load the float32 blocks of this target's width (runtime/target.py) and the row
+    reductions: what a process's first float32 product and row sum load, for a caller that
+    counts builds to take them out of the way."""
+    load_for([k.cname for k in kernels(dtypes.float32, vector_bytes() // 4)], build)
+    load_for([reduce_name(op) for op in REDUCE_OPS], build)
 
 
 def load_exp(build: Builder) -> None:

@@ -1597,6 +1597,9 @@ def _take_running(x: Tensor, idx: Tensor) -> Tensor:
     # the block whose pick each block's last element holds: the last one to hold its own
     # (block 0 always does: idx[i] <= i)
     owner = last_inside.reshape(*lead, nb).where(_positions(x, nb), -1)._cum(-1, Ops.MAX)
+    # (a buffer: each element of a block reads its block's owner, a scan of the blocks that a
+    # reader fused with it ran once per element: nb steps each, 263 per element at 65536)
+    owner = owner.contiguous()
     held = _take_running(last, owner)
     before = held.pad((*[None] * len(lead), (1, 0))).shrink((*[None] * len(lead), (0, nb)))
     out = (local >= 0).where(mine.contiguous(), before.unsqueeze(-1))

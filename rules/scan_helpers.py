@@ -26,6 +26,10 @@ accumulator, a strided walk). The renderer declares the accumulators before i's 
 updates them once per iteration (render.py); the interpreter folds along i
 (kernel_interp.py). The values are combined in the window loop's order, one after another
 from the start: bit for bit the sequential window, and numpy's `cumsum`.
+
+A window that is a prefix of i read from its end (a flipped running sum: cumsum's gradient,
+runtime/running_sum.py) is a prefix window of i' = n - 1 - i: the STORE, written with i' for i,
+is scanned the same way (`_scan_from_end`), its writes walking the buffer backwards.
 """
 
 from __future__ import annotations

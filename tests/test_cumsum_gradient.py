@@ -101,3 +101,14 @@ def test_gradient_work_is_linear_in_the_length(where):
     # the pool's own backward: about n per element (1,001 and 16,001); the running sum's: a
     # few, the same at both lengths
     assert per[1] < 1.5 * per[0] and per[1] < 8, per
+
+
+@pytest.mark.parametrize("env", [("RULEGRAD_BACKEND", "interp"),
+                                 ("RULEGRAD_SCHEDULER", "kernelize")], ids=lambda e: e[1])
+def test_the_interpreter_and_kernelize_give_torchs_gradient(monkeypatch, env):
+    monkeypatch.setenv(*env)
+    for shape, axis in (((7,), 0), ((3, 97), 1), ((600, 2), 0)):
+        a = np.random.default_rng(shape[0]).standard_normal(shape)
+        w = np.random.default_rng(shape[0] + 1).standard_normal(shape)
+        ours, theirs = _grads(a, axis, w)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)

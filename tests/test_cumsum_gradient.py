@@ -112,3 +112,17 @@ def test_the_interpreter_and_kernelize_give_torchs_gradient(monkeypatch, env):
         w = np.random.default_rng(shape[0] + 1).standard_normal(shape)
         ours, theirs = _grads(a, axis, w)
         np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("shard_axis,axis", [(0, 1), (1, 0), (0, 0)])
+def test_gradient_of_a_sharded_cumsum_matches_torch(shard_axis, axis):
+    # along a sharded axis the scan runs gathered on one device; across it, on each part
+    devs = ("CPU", "CPU:1")
+    a = np.random.default_rng(0).standard_normal((4, 6))
+    w = np.random.default_rng(1).standard_normal((4, 6))
+    x = Tensor(a, requires_grad=True)
+    (x.shard(devs, axis=shard_axis).cumsum(axis) * Tensor(w).shard(devs, axis=shard_axis)) \
+        .sum().backward()
+    tx = torch.tensor(a, requires_grad=True)
+    (torch.cumsum(tx, axis) * torch.from_numpy(w)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)

@@ -172,6 +172,9 @@ class Case:
     torch_fn: Callable[[Any, list[Any]], Any] | None
     draws: tuple[Draw, ...]
     stops: bool = False  # the value passes, its gradient does not (DETACH): no central difference
+    # the node's source is views of marked leaves (a running sum's windows): only a rule's
+    # {leaf's marker: gradient} is compared, a gradient of the views has no torch reference
+    below: bool = False
 
 
 def _cases() -> list[Case]:
@@ -320,7 +323,7 @@ def _in_float32(case: Case) -> Case:
         return Draw(d.name, fn, d.smooth)
 
     return Case(case.op, case.label + " in float32", case.build, case.torch_op, case.torch_fn,
-                tuple(draw(d) for d in case.draws), case.stops)
+                tuple(draw(d) for d in case.draws), case.stops, case.below)
 
 
 def _reduce_cases(Ops: Any, UOp: Any) -> list[Case]:
@@ -382,6 +385,17 @@ def _reduce_cases(Ops: Any, UOp: Any) -> list[Case]:
                         "F.max_pool2d(kernel_size=(1, the last axis))",
                         lambda t, xs: t.nn.functional.max_pool2d(xs[0], (1, xs[0].shape[3])),
                         draws))
+    # a running sum's marked windows (runtime/running_sum.py): torch's cumsum is the reference,
+    # and the rule's gradient is its marked leaf's ({node below: gradient})
+    from rulegrad.runtime.running_sum import running_sum
+
+    for shape in ((2,), (3, 5), (2, 3, 7)):
+        draws = (Draw("free", _shaped(_free, shape), True),
+                 Draw("with zeros", lambda rng, shape=shape: [_with_zeros(rng, _free(rng, shape))],
+                      True))
+        out.append(Case("REDUCE_AXIS", f"REDUCE_AXIS(ADD) of a running sum's windows {shape}",
+                        lambda xs: running_sum(xs[0]).src[0], "torch.cumsum(dim=-1)",
+                        lambda t, xs: t.cumsum(xs[0], -1).unsqueeze(-1), draws, below=True))
     return out
 
 
@@ -755,9 +769,15 @@ def _check_one(matcher: Any, case: Case, draw: Draw, rng: Gen, torch: Any,
     out = matcher.rewrite(node, ctx)
     if out is None:
         return False, False, None
-    if not isinstance(out, tuple) or len(out) != len(node.src):
-        return True, True, f"op: {node!r}\nthe rule gave {out!r}, not one gradient per source"
     srcs = list(node.src)
+    if case.below and not isinstance(out, dict):
+        return True, False, None
+    if isinstance(out, dict):  # {node below: gradient}: one per leaf, each its marker's
+        srcs, out = list(out), tuple(out.values())
+        if len(srcs) != len(xs):
+            return True, True, f"op: {node!r}\nthe rule gave {out!r}, not one gradient per leaf"
+    elif not isinstance(out, tuple) or len(out) != len(node.src):
+        return True, True, f"op: {node!r}\nthe rule gave {out!r}, not one gradient per source"
     if node.op.name == "MULTI":  # (checked part by part)
         srcs, out = _parts_of(node, out)
         if len(srcs) != len(xs):

@@ -17,6 +17,7 @@ _SAME_INDEX = GroupOp.Elementwise | GroupOp.Meta | {Ops.RESHAPE, Ops.CONTIGUOUS}
 
 # what a buffer's value may not hold for its readers to recompute it instead (the cost function)
 _EXPENSIVE = frozenset({Ops.REDUCE, Ops.COPY, Ops.ASSIGN, Ops.DEFINE_LOCAL})
+_OWN_MASKS = frozenset({Ops.INDEX, Ops.REDUCE})  # (nested in an offset: `unmask`)
 
 
 def reads_moved(target: UOp, value: UOp) -> bool:
@@ -64,16 +65,16 @@ def unmask(off: UOp) -> tuple[UOp, ...]:
     symbolic rules proved always false) means the read never happens: `(0, False)`."""
     if not off._ops & OP_BIT[Ops.INVALID]:  # no masked part (and no walk): most offsets
         return (off,)
-    # a read in the offset (a gather's index: kernel.rules' at_pick) is a load that gates its own
-    # mask (issue 31): kept whole, its conditions not ours (its PAD's value is read where they fail)
-    nodes = toposort(off, stop=lambda n: n.op is Ops.INDEX)
+    # a read in an offset (a gather's index: at_pick) gates its own mask (issue 31), a reduce in it
+    # (cummax's running index) over its own loop: kept whole, their conditions are not ours
+    nodes = toposort(off, stop=lambda n: n.op in _OWN_MASKS)
     masked = [n for n in nodes if n.op is Ops.WHERE and n.src[2].op is Ops.INVALID]
-    plain: dict[UOp, UOp] = {s: s for n in nodes for s in n.src if s.op is Ops.INDEX}
+    plain: dict[UOp, UOp] = {s: s for n in nodes for s in n.src if s.op in _OWN_MASKS}
     conds: list[UOp] = []
     for w in masked:  # innermost first: a condition may mention an inner PAD's masked index
         plain[w] = w.src[1].substitute(plain)
         conds.append(w.src[0].substitute(plain))
     off = off.substitute(plain)
-    if any(n.op is Ops.INVALID for n in toposort(off, stop=lambda n: n.op is Ops.INDEX)):
+    if any(n.op is Ops.INVALID for n in toposort(off, stop=lambda n: n.op in _OWN_MASKS)):
         return UOp.const(dtypes.index, 0), UOp.const(dtypes.bool, False)
     return (off, functools.reduce(operator.and_, conds)) if conds else (off,)

@@ -10,6 +10,7 @@ import math
 from rulegrad.runtime.device import device_of, shard_part, to_device
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.running_sum import reverse_running_sum, running_input
 from rulegrad.runtime.uop import UOp, toposort
 from rulegrad.runtime.window_stack import stacked_parts, window_stack
 
@@ -73,6 +74,16 @@ def reduce_grad(grad: UOp, red: UOp) -> UOp:
     others = UOp(Ops.REDUCE_AXIS, x.dtype, (safe_x,), (Ops.MUL, red.arg[1]))
     at_zero = zeros.eq(1).where(others, others.const_like(0)).expand(x.shape)
     return back * is_zero.where(at_zero, red.expand(x.shape) / safe_x)
+
+
+def scan_sum_grad(grad: UOp, red: UOp) -> dict[UOp, UOp] | tuple[UOp]:
+    """A running sum's gradient (`running_sum`'s reduce): its marked input's, the reverse running
+    sum of `grad`, given past the windows (autograd takes {node: gradient} for a node below);
+    any other marked sum's, through its windows."""
+    base = running_input(red)
+    if base is None:
+        return (reduce_grad(grad, red),)
+    return {base: reverse_running_sum(grad.reshape(base.shape))}
 
 
 def first_max_grad(grad: UOp, red: UOp) -> UOp:

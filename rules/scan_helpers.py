@@ -26,6 +26,10 @@ accumulator, a strided walk). The renderer declares the accumulators before i's 
 updates them once per iteration (render.py); the interpreter folds along i
 (kernel_interp.py). The values are combined in the window loop's order, one after another
 from the start: bit for bit the sequential window, and numpy's `cumsum`.
+
+A window that is a prefix of i read from its end (a flipped running sum: cumsum's gradient,
+runtime/running_sum.py) is a prefix window of i' = n - 1 - i: the STORE, written with i' for i,
+is scanned the same way (`_scan_from_end`), its writes walking the buffer backwards.
 """
 
 from __future__ import annotations
@@ -60,9 +64,36 @@ def scanned(st: UOp) -> UOp | None:
         if not deps[red] <= outputs:
             continue  # (it reads another reduce's loop: computed more than once per output)
         for i in loops:
-            if i in deps[red] and (out := _scan(st, red, i)) is not None:
+            if i in deps[red] and ((out := _scan(st, red, i)) is not None
+                                   or (out := _scan_from_end(st, red, i)) is not None):
                 return out
     return None
+
+
+def _scan_from_end(st: UOp, red: UOp, i: UOp) -> UOp | None:
+    """`st` with `red` run along loop i from its end, when red is a prefix window of
+    i' = n - 1 - i (a flipped running sum: cumsum's gradient, whose window adds from the end):
+    the STORE, written with i' for i, loops over i' ascending and writes the buffer backwards.
+    Index SUBs become ADDs of a negated side, so that the loops' coefficients are read."""
+    j, n = red.src[-1], range_size(i)
+    if red.arg not in _SCANNED or len(red.src) != 2 or j.arg[1] != "reduce" or n is None \
+            or (m := range_size(j)) is None or not 2 <= n <= m:
+        return None
+    back = {i: i * -1 + (n - 1)}
+    rev = st.replace(src=(*(_summed(s.substitute(back)) for s in st.src[:2]), *st.src[2:]))
+    return _scan(rev, _summed(red.substitute(back)), i)
+
+
+def _summed(x: UOp) -> UOp:
+    """x with every index a - b written a + b * -1 (the same nodes for the same input)."""
+    done: dict[UOp, UOp] = {}
+    for node in toposort(x):
+        src = tuple(done.get(s, s) for s in node.src)
+        if node.op is Ops.SUB and node.dtype is dtypes.index:
+            done[node] = src[0] + src[1] * -1
+        elif src != node.src:
+            done[node] = node.replace(src=src)
+    return done.get(x, x)
 
 
 def _scan(st: UOp, red: UOp, i: UOp) -> UOp | None:

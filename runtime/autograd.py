@@ -9,7 +9,8 @@ the targets, wrap the results in tensors and fill `.grad`.
 The walk is tinygrad's `compute_gradient`: the nodes that lie on a path from the root to a
 target, visited users before sources (reverse topological order, iterative: no recursion on
 graph depth); each node's gradient is handed to the `pm_gradient` rule of its op, which gives
-one gradient per source, and the contributions to a node from its several users are summed.
+one gradient per source (or, past a chain of views it knows as a whole, {node below: gradient}),
+and the contributions to a node from its several users are summed.
 Gradients do not flow through DETACH or ASSIGN, nor into integer or boolean values.
 """
 
@@ -54,10 +55,14 @@ def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp]) -> dict[UOp,
         if out is None:
             raise GradientError(f"no gradient rule for {node.op.name} (rules/gradient.rules): "
                                 f"{node!r}")
-        if not isinstance(out, tuple) or len(out) != len(node.src):
+        # a rule that knows a chain of views below the node as a whole (a running sum's
+        # windows) gives {node below: gradient}, past the chain's own n^2 backward
+        pairs = out.items() if isinstance(out, dict) else zip(node.src, out) \
+            if isinstance(out, tuple) and len(out) == len(node.src) else None
+        if pairs is None:
             raise GradientError(f"the gradient rule for {node.op.name} gave {out!r}, not one "
                                 f"gradient per source ({len(node.src)})")
-        for src, g in zip(node.src, out):
+        for src, g in pairs:
             if g is None or src not in in_path or not src.dtype.is_float:
                 continue
             if g.shape != src.shape or g.dtype is not src.dtype:

@@ -275,8 +275,9 @@ def as_uop(n: UOp, value: Any) -> UOp | None:
     """A rule's result: a UOp as is, None as is, any other value as a constant like `n`.
 
     A tuple is also returned as is: a rule that gives one value per source (the gradient rules
-    of rules/gradient.rules), called through `rewrite`, never by graph_rewrite."""
-    if value is None or isinstance(value, (UOp, tuple)):
+    of rules/gradient.rules), called through `rewrite`, never by graph_rewrite; and so is a dict,
+    a gradient rule's {node below: gradient} (runtime/autograd.py)."""
+    if value is None or isinstance(value, (UOp, tuple, dict)):
         return value
     return n.const_like(value)
 

@@ -27,6 +27,7 @@ from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .limits import check_buffer, max_work
 from .ops import Ops, reduce_identity
+from .running_sum import running_sum
 from .uop import Shape, UOp
 from .variable import actual, has_symbolic, refuse_symbolic, show, size_text
 from .window_stack import window_stack
@@ -1001,6 +1002,8 @@ class TensorOps:
         """Inclusive scan of the last axis: each prefix a window of the padded axis, reduced
         (n work per element)."""
         n = self.shape[-1]
+        if op is Ops.ADD and n >= 2:  # (the same windows, marked for an O(n) gradient)
+            return type(self)(running_sum(self.uop))
         pooled = self.pad((*[None] * (self.ndim - 1), (n - 1, 0)), value=ident)._pool((n,))
         return pooled._reduce(op, -1, False)
 
@@ -1055,9 +1058,6 @@ class TensorOps:
             # equals nothing, so no index matched it and the index was -1
             record = record | (x.isnan() & vt.isnan())
         idx = record.where(_positions(self, n), -1)._cum(-1, Ops.MAX)
-        if self.dtype.is_float:  # (a buffer the pick below reads: the window's scan fused
-            # into the pick's folded load rendered a load gated by the window's loop, outside it)
-            idx = idx.contiguous()
         if self.dtype.is_float:
             # torch's running max is the element at the index it returns, value and gradient
             # (a reduce max shares the gradient among equal elements, and its MAX keeps either
@@ -1582,15 +1582,12 @@ def _take_running(x: Tensor, idx: Tensor) -> Tensor:
     the previous block's last pick, which is the same problem over the blocks' last elements."""
     n = x.shape[-1]
     if not isinstance(n, int) or n <= 2 * SCAN_BLOCK:
-        # (each pick a kernel of its own: a folded pick's load of its index, fused under a
-        # reader's pad or cat, is not gated by it and reads past the index's buffer, as
-        # `x.gather(1, i).pad(((0, 2), (0, 0)))` does)
-        return x.unsqueeze(-2)._pick(idx.unsqueeze(-1)._one_hot_along_dim(n), -1).contiguous()
+        return x.unsqueeze(-2)._pick(idx.unsqueeze(-1)._one_hot_along_dim(n), -1)
     *lead, _ = x.shape
     nb = -(-n // SCAN_BLOCK)
     grow = (*[None] * len(lead), (0, nb * SCAN_BLOCK - n))
     xb = x.pad(grow).reshape(*lead, nb, SCAN_BLOCK)
-    ib = idx.pad(grow).contiguous().reshape(*lead, nb, SCAN_BLOCK)  # (a buffer: as above)
+    ib = idx.pad(grow).reshape(*lead, nb, SCAN_BLOCK)
     local = ib - (_positions(x, nb) * SCAN_BLOCK).reshape(nb, 1)  # < 0: an earlier block
     # (an index in an earlier block matches nothing here: -0.0, replaced by `before` below)
     mine = xb.unsqueeze(-2)._pick(local.unsqueeze(-1)._one_hot_along_dim(SCAN_BLOCK), -1)
@@ -1600,7 +1597,9 @@ def _take_running(x: Tensor, idx: Tensor) -> Tensor:
     # the block whose pick each block's last element holds: the last one to hold its own
     # (block 0 always does: idx[i] <= i)
     owner = last_inside.reshape(*lead, nb).where(_positions(x, nb), -1)._cum(-1, Ops.MAX)
-    owner = owner.contiguous()  # (a buffer for the pick's load: see cummax)
+    # (a buffer: each element of a block reads its block's owner, a scan of the blocks that a
+    # reader fused with it ran once per element: nb steps each, 263 per element at 65536)
+    owner = owner.contiguous()
     held = _take_running(last, owner)
     before = held.pad((*[None] * len(lead), (1, 0))).shrink((*[None] * len(lead), (0, nb)))
     out = (local >= 0).where(mine.contiguous(), before.unsqueeze(-1))

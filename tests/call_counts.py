@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import math
 import sys
 from collections.abc import Callable
 
@@ -25,3 +26,25 @@ def python_calls(fn: Callable[[], object]) -> collections.Counter:
     finally:
         sys.setprofile(None)
     return calls
+
+
+def loop_trips(t) -> int:
+    """The loop iterations of t's kernels, from their optimized ASTs: per REDUCE and STORE, the
+    product of the trip counts of the loops it runs in (a scan's loop once: its STORE's)."""
+    from rulegrad.backends.c.lower import lower_only
+    from rulegrad.backends.c.opt import optimize_kernel
+    from rulegrad.runtime.loops import free_ranges, range_size
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.uop import toposort
+
+    total = 0
+    for item in t.schedule():
+        ast = optimize_kernel(lower_only(item.ast))
+        deps = free_ranges(ast)
+        for node in toposort(ast):
+            if node.op is Ops.REDUCE:
+                own = {r for r in node.src[1:] if r.arg[-1] != "scan"}
+                total += math.prod(range_size(r) for r in set(deps[node]) | own)
+            elif node.op is Ops.STORE:  # (a STORE binds its loops: deps has none for it)
+                total += math.prod(range_size(r) for r in node.src[2:] if r.op is Ops.RANGE)
+    return total

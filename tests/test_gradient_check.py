@@ -114,6 +114,9 @@ def test_every_drawn_op_has_a_rule_in_the_set():
     for case in gradcheck._cases():
         node = case.build([gradcheck._leaf(x) for x in case.draws[0].fn(rng)])
         out = rules.rewrite(node, gradcheck._leaf(np.ones(node.shape)).cast(node.dtype))
+        if case.below:  # (the gradient of the leaves' markers, past the views)
+            assert isinstance(out, dict) and len(out) == len(case.draws[0].fn(rng)), case.label
+            continue
         assert isinstance(out, tuple) and len(out) == len(node.src), case.label
         if case.torch_fn is None:
             assert all(v is None for v in out), case.label

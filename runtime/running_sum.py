@@ -1,0 +1,66 @@
+"""A running sum (cumsum) along the last axis as UOps, and the input it was built from.
+
+In: x of shape (..., n), n >= 2. Out: its inclusive running sum, each prefix a window of x padded
+with n - 1 zeros before, reduced (`Tensor._pool`'s repeat trick, k = n, stride 1): one kernel,
+which opt.rules' scan action runs as one accumulator (n steps, in the window's order).
+
+The gradient of the windows' reduce, through the pool's movement ops, sums every repeat of the
+input: n^2 work per row. A running sum's gradient is the reverse running sum of the incoming one
+(torch's), n steps. So the windows and the input are marked CONTIGUOUS_BACKWARD, and
+rules/gradient.rules' grad_scan_sum hands the input's marker that gradient at once
+(`running_input` finds it, checking that the reduce is this module's, rebuilt node for node).
+"""
+
+from __future__ import annotations
+
+from .limits import check_shape
+from .ops import GroupOp, Ops
+from .uop import UOp
+
+
+def _windows(x: UOp) -> UOp:
+    """(..., n) -> (..., n, n), [..., i, j] = x padded with n - 1 zeros before, at i + j."""
+    *lead, n = x.shape
+    keep, length = [(0, s) for s in lead], 2 * n - 1
+    padded = x.pad(((0, 0),) * len(lead) + ((n - 1, 0),))
+    repeats = -(-n * 2 * n // length)  # rows of 2n read over a tile of rows of 2n - 1
+    # (the work limit, as a tensor of the tile's shape is refused: its kernel loops n^2 times
+    # unless the scan action runs it; runtime/limits.py)
+    check_shape((*lead, repeats, length), x.dtype, "a running sum's windows")
+    tiled = padded.reshape((*lead, 1, length)).expand((*lead, repeats, length))
+    tiled = tiled.reshape((*lead, repeats * length)).shrink((*keep, (0, 2 * n * n)))
+    rows = tiled.reshape((*lead, n, 2 * n)).shrink((*keep, (0, n), (0, n)))  # [j, i]
+    m = len(lead)
+    return rows.permute((*range(m), m + 1, m))
+
+
+def _reduced(x: UOp) -> UOp:
+    """The running sum's reduce over the marked windows of marked x: shape (..., n, 1)."""
+    windows = _windows(x.f(Ops.CONTIGUOUS_BACKWARD)).f(Ops.CONTIGUOUS_BACKWARD)
+    return UOp(Ops.REDUCE_AXIS, x.dtype, (windows,), (Ops.ADD, (x.ndim,)))
+
+
+def running_sum(x: UOp) -> UOp:
+    """The inclusive running sum of x (..., n), n >= 2, along its last axis."""
+    return _reduced(x).reshape(x.shape)
+
+
+def reverse_running_sum(g: UOp) -> UOp:
+    """out[..., k] = g[..., k] + ... + g[..., n - 1], summed from the end (torch's cumsum
+    backward, a flipped running sum)."""
+    last = (False,) * (g.ndim - 1) + (True,)
+    return running_sum(g.flip(last)).flip(last)
+
+
+def running_input(red: UOp) -> UOp | None:
+    """The marked input CONTIGUOUS_BACKWARD(x) of a reduce that `running_sum(x)` built; None
+    for any other reduce."""
+    node = red.src[0]
+    if node.op is not Ops.CONTIGUOUS_BACKWARD:
+        return None
+    node = node.src[0]
+    while node.op in GroupOp.Movement:
+        node = node.src[0]
+    if node.op is not Ops.CONTIGUOUS_BACKWARD or node.ndim < 1 or node.shape[-1] < 2:
+        return None
+    return node if _reduced(node.src[0]) is red else None

@@ -679,11 +679,16 @@ class TensorOps:
     def cosh(self) -> Tensor: return (self.exp() + (-self._float()).exp()) / 2
     def atanh(self) -> Tensor:
         """log1p(2x / (1 - x)) / 2 below |x| = 0.5 (log((1 + x) / (1 - x)) cancelled near 0:
-        atanh(1e-9) was 0), the quotient's log above it (its log1p would be inf / inf at 1)."""
+        atanh(1e-9) was 0), the quotient's log above it (its log1p would be inf / inf at 1).
+        At |x| = 1, log(1 + x) - log(1 - x): the quotient's gradient there was 0 * inf = NaN
+        (1/q with q = inf, times q' = inf), where torch's 1 / (1 - x^2) is inf; the
+        difference is 2 ulp off elsewhere, the quotient 1.6, so it serves only the ends."""
         x = self._float()
-        small = x.abs() < 0.5
-        xs, xl = small.where(x, 0.0), small.where(0.75, x)
-        return small.where(_log1p(2 * xs / (1 - xs)), ((1 + xl) / (1 - xl)).log()) / 2
+        a = x.abs()
+        small, end = a < 0.5, a == 1
+        xs, xl, xe = small.where(x, 0.0), (small | end).where(0.75, x), end.where(x, 0.0)
+        big = end.where((1 + xe).log() - (1 - xe).log(), ((1 + xl) / (1 - xl)).log())
+        return small.where(_log1p(2 * xs / (1 - xs)), big) / 2
     def asinh(self) -> Tensor:
         """log(|x| + sqrt(x^2 + 1)) with x's sign: for x < 0, x + sqrt(x^2 + 1) cancels (NaN at
         -inf, 0 digits at -1e4 in float32). Past 1/sqrt(eps), x^2 + 1 is x^2 (and x^2 may
@@ -964,8 +969,10 @@ class TensorOps:
         elif math.isinf(p):  # torch's inf-norms: the largest |x| (-inf: the smallest); the sum
             # of |x|^inf to the power 0 was 1, and x came back unchanged
             den = self.abs().max(dim, keepdim=True) if p > 0 else self.abs().min(dim, keepdim=True)
-        else:
-            den = self.abs().pow(p).sum(dim, keepdim=True).pow(1 / p)
+        else:  # torch's norm has gradient 0 at a zero vector (and |x|^p at a zero x): pow's
+            # gradient there (inf for an exponent below 1) times the 0 the eps clamp passes
+            # was NaN, so each pow reads 1 where its base is 0 (the double where of std)
+            den = _pow_at_zero(_pow_at_zero(self.abs(), p).sum(dim, keepdim=True), 1 / p)
         return self / den.maximum(eps)
 
     def _cum(self, axis: int, op: Ops) -> Tensor:
@@ -1472,6 +1479,14 @@ def gathered_along(x: Tensor, axis: int) -> tuple[Tensor, tuple[str, ...]] | Non
     if layout is None or layout[0] != axis:
         return None
     return x.to(devs[0]), devs
+
+
+def _pow_at_zero(base: Tensor, exponent: float) -> Tensor:
+    """base ** exponent (base >= 0) with gradient 0 where base is 0 (0 ** e: 0 for e > 0,
+    inf for e < 0, 1 for e = 0)."""
+    zero = base.eq(0)
+    at_zero = 0.0 if exponent > 0 else math.inf if exponent < 0 else 1.0
+    return zero.where(at_zero, zero.where(1.0, base).pow(exponent))
 
 
 def _log1p(u: Tensor) -> Tensor:

@@ -47,8 +47,8 @@ ZERO_ROWS = [np.zeros((2, 3)), np.array([[0.0, 3.0, -4.0], [0.0, 0.0, 0.0]]),
 def test_normalize_gradient_at_zeros_is_torchs(p, rows):
     x = ZERO_ROWS[rows].astype(np.float32)
     for dim in (0, 1):
-        (got,), (want,) = _grads(lambda t: t.normalize(p=p, dim=dim),
-                                 lambda t: F.normalize(t, p=p, dim=dim), x)
+        (got,), (want,) = _grads(lambda t, d=dim: t.normalize(p=p, dim=d),
+                                 lambda t, d=dim: F.normalize(t, p=p, dim=d), x)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)  # 0s: 6e-8 of rounding
         np.testing.assert_allclose(Tensor(x).normalize(p=p, dim=dim).numpy(),
                                    F.normalize(torch.tensor(x), p=p, dim=dim).numpy(), rtol=1e-6)
@@ -79,8 +79,9 @@ def test_binary_cross_entropy_gradient_at_exact_probabilities_is_finite():
     seed = torch.linspace(-1.5, 2.0, 1, dtype=torch.float64)[0]
     (want,) = torch.autograd.grad(loss, [inside], seed)
     np.testing.assert_allclose(got, want.numpy(), rtol=1e-6)
-    nan = Tensor(np.array([np.nan], np.float32)).binary_crossentropy(Tensor(np.zeros(1, np.float32)))
-    assert np.isnan(nan.numpy())  # a NaN probability is still NaN, not the floor's 100
+    # a NaN probability is still NaN, not the floor's 100
+    nan = Tensor(np.array([np.nan], np.float32))
+    assert np.isnan(nan.binary_crossentropy(Tensor(np.zeros(1, np.float32))).numpy())
 
 
 @pytest.mark.parametrize("shape", [(1, 1, 1), (2, 2, 2), (5, 7, 3), (13, 2, 8), (3, 129, 5)])

@@ -830,11 +830,6 @@ class TensorOps:
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
         return mask.where(value, self)
 
-    def fmod(self, x: Any) -> Tensor:
-        """Remainder with the sign of the dividend (C's fmod)."""
-        a = self - self.div(x, rounding_mode="trunc") * x
-        return a.cast(a.dtype)
-
     def copysign(self, other: Any) -> Tensor:
         other = other if isinstance(other, TensorOps) else type(self)(other)
         o = other._float()

@@ -105,3 +105,47 @@ def test_attention_masked_off_a_whole_row_gives_torchs_zeros(shape, dt, kind):
         q, k, v)
     for g, w in zip(grads, wants):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+
+
+FMOD_X = [-0.0, 0.0, 1.0, -1.0, np.inf, 5.0, -5.0, 7.0, 1e30, -3.0, 5.5, -5.5, 1e30, np.nan,
+          1.0, -1e-30, 3e-30]
+FMOD_Y = [1.0, -1.0, 0.0, 0.0, 2.0, np.inf, np.inf, -np.inf, 1e-30, 3.0, 2.0, -2.0, 7.0, 1.0,
+          np.nan, 7.0, 1e-30]
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64],
+                         ids=lambda d: np.dtype(d).name)
+def test_fmod_is_cs_exact_fmod(dt):
+    """fmod was x - trunc(x / y) * y: 1e30 fmod 7 gave 0 (numpy: 1), 1e30 fmod 1e-30 -inf,
+    5 fmod inf NaN (numpy: 5), -3 fmod 3 +0 (numpy: -0)."""
+    x, y = np.array(FMOD_X, dt), np.array(FMOD_Y, dt)
+    with np.errstate(all="ignore"):
+        for got, want in ((Tensor(x).fmod(Tensor(y)), np.fmod(x, y)),
+                          (Tensor(x).fmod(7), np.fmod(x, dt(7))),
+                          (Tensor(x).fmod(-0.3), np.fmod(x, dt(-0.3)))):
+            got = got.numpy()
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)  # NaN where NaN
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+        finite = np.isfinite(x / y)  # torch's gradient -trunc(x / y) is defined there
+    xs, ys = x[finite], y[finite]
+    if dt is not np.float16:
+        (gx, gy), (wx, wy) = _grads(lambda a, b: a.fmod(b), torch.fmod, xs, ys)
+        np.testing.assert_allclose(gx, wx)
+        np.testing.assert_allclose(gy, wy)
+
+
+@pytest.mark.parametrize("dt", [np.int8, np.int32, np.int64, np.uint8],
+                         ids=lambda d: np.dtype(d).name)
+def test_fmod_of_ints_is_numpys(dt):
+    info = np.iinfo(dt)
+    x = np.array([7, -7, 0, 5, info.min, info.max, 3], np.int64).clip(info.min, info.max)
+    y = np.array([3, 3, 5, 0, -1 if info.min else 1, 7, -2 if info.min else 2], np.int64)
+    x, y = x.astype(dt), y.astype(dt)
+    with np.errstate(all="ignore"):
+        for got, want in ((Tensor(x).fmod(Tensor(y)), np.fmod(x, y)),
+                          (Tensor(x).fmod(3), np.fmod(x, dt(3))),
+                          (Tensor(x).fmod(2.5), np.fmod(x, 2.5))):
+            got = got.numpy()
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)

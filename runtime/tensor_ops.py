@@ -675,8 +675,10 @@ class TensorOps:
         pos = xs >= 0
         m = _expm1_nonpositive(pos.where(-2 * xs, 2 * xs))
         near = pos.where(-m * xs.exp(), m * (-xs).exp()) / 2
-        return small.where(near, (xl.exp() - (-xl).exp()) / 2)
-    def cosh(self) -> Tensor: return (self.exp() + (-self._float()).exp()) / 2
+        return small.where(near, _half_exp(xl) - _half_exp(-xl))
+    def cosh(self) -> Tensor:
+        x = self._float()
+        return _half_exp(x) + _half_exp(-x)
     def atanh(self) -> Tensor:
         """log1p(2x / (1 - x)) / 2 below |x| = 0.5 (log((1 + x) / (1 - x)) cancelled near 0:
         atanh(1e-9) was 0), the quotient's log above it (its log1p would be inf / inf at 1).
@@ -834,7 +836,9 @@ class TensorOps:
         other = other if isinstance(other, TensorOps) else type(self)(other)
         o = other._float()
         mag = self.abs()
-        return ((o < 0) | (o.reciprocal() < 0)).where(-mag, mag)
+        # the sign bit itself: o < 0 or 1/o < 0 missed a NaN's (copysign(2, -nan) is -2)
+        neg = o.bitcast({2: dtypes.int16, 4: dtypes.int32, 8: dtypes.int64}[o.dtype.itemsize]) < 0
+        return neg.where(-mag, mag)
 
     def logaddexp(self, other: Any) -> Tensor:
         """log(exp x + exp y) as max + log(1 + exp(-|x - y|)) (torch's): the old
@@ -1562,6 +1566,16 @@ def _exp_floor(dt: DType) -> float:
     the exp's argument gets none, where exp's 0 times its argument's infinite derivative was
     NaN."""
     return -708.0 if dt is dtypes.float64 else -80.0
+
+
+def _half_exp(v: Tensor) -> Tensor:
+    """e^v / 2, finite up to v = log(2 max): e^v alone overflows past log(max), and sinh and
+    cosh were inf from 88.73 to 89.41 in float32 (torch's are finite). There it is e^(v/2) / 2
+    * e^(v/2) (1.5 ulp; e^v / 2 elsewhere, 0.5); each side reads 0 where the other is taken."""
+    over = v > math.log({2: 65504.0, 4: 3.4028234663852886e38,
+                         8: 1.7976931348623157e308}[v.dtype.itemsize])
+    h = over.where(v, 0.0) / 2
+    return over.where(h.exp() / 2 * h.exp(), over.where(0.0, v).exp() / 2)
 
 
 def _eps(dt: DType) -> float:

@@ -149,3 +149,29 @@ def test_fmod_of_ints_is_numpys(dt):
             got = got.numpy()
             assert got.dtype == want.dtype
             np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("fn", ["sinh", "cosh"])
+def test_sinh_and_cosh_are_finite_until_they_pass_the_largest_float(dt, fn):
+    """e^x / 2 overflowed where e^x does, a ln 2 wide window early: cosh(89) was inf in
+    float32, cosh(710) in float64. numpy (the C library's) is the oracle: torch's float64
+    cosh overflows there too."""
+    top = np.log(np.finfo(dt).max)
+    x = np.concatenate([np.linspace(top - 0.1, top + 0.8, 41), np.linspace(-30, 30, 61),
+                        [0.0, -0.0, 1e-8, np.inf, -np.inf, np.nan]]).astype(dt)
+    x = np.concatenate([x, -x])
+    with np.errstate(over="ignore"):
+        want = getattr(np, fn)(x)
+    got = getattr(Tensor(x), fn)().numpy()
+    np.testing.assert_allclose(got, want, rtol=4 * np.finfo(dt).eps, atol=0)
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64],
+                         ids=lambda d: np.dtype(d).name)
+def test_copysign_reads_the_sign_bit_of_a_nan(dt):
+    a = np.array([1, 2, 3, np.nan, -0.0, 0.0, np.inf, -5, 7], dt)
+    b = np.array([np.nan, -np.nan, -0.0, -1, -np.inf, -3, -0.0, 0.0, -np.nan], dt)
+    got = Tensor(a).copysign(Tensor(b)).numpy()
+    np.testing.assert_array_equal(got, np.copysign(a, b))
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(np.copysign(a, b)))

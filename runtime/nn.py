@@ -385,7 +385,8 @@ class NNOps:
                                      attn_mask: Tensor | None = None, dropout_p: float = 0.0,
                                      is_causal: bool = False, enable_gqa: bool = False
                                      ) -> Tensor:
-        """softmax(q k^T / sqrt(d) + mask) v; a bool mask keeps where true."""
+        """softmax(q k^T / sqrt(d) + mask) v; a bool mask keeps where true, and a query it
+        keeps from every key gets 0s (torch's), not softmax's NaN."""
         if enable_gqa:
             key = key.repeat_interleave(self.shape[-3] // key.shape[-3], dim=-3)
             value = value.repeat_interleave(self.shape[-3] // value.shape[-3], dim=-3)

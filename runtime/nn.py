@@ -385,7 +385,8 @@ class NNOps:
                                      attn_mask: Tensor | None = None, dropout_p: float = 0.0,
                                      is_causal: bool = False, enable_gqa: bool = False
                                      ) -> Tensor:
-        """softmax(q k^T / sqrt(d) + mask) v; a bool mask keeps where true."""
+        """softmax(q k^T / sqrt(d) + mask) v; a bool mask keeps where true, and a query it
+        keeps from every key gets 0s (torch's), not softmax's NaN."""
         if enable_gqa:
             key = key.repeat_interleave(self.shape[-3] // key.shape[-3], dim=-3)
             value = value.repeat_interleave(self.shape[-3] // value.shape[-3], dim=-3)
@@ -402,12 +403,13 @@ class NNOps:
             if attn_mask.dtype is dtypes.bool:
                 attn_mask = attn_mask.where(0.0, -math.inf)
             qk = qk + attn_mask.cast(qk.dtype)
+            return _safe_softmax(qk.cast(least_float(self.dtype))).dropout(dropout_p) @ value
         scores = qk.cast(least_float(self.dtype))
         weights = scores.softmax(-1)
-        if is_causal or attn_mask is not None:
-            # torch's safe softmax: a row whose every score is -inf (a query its mask lets see
-            # no key) weighs every key 0, not softmax's NaN; its max is -inf exactly then (a
-            # NaN score makes the max NaN, and the row NaN, as torch's)
+        if is_causal:
+            # a causal row sees its own key, so its max is -inf only when every score it sees
+            # is (infinite inputs): torch's safe softmax weighs it 0, not softmax's NaN (a NaN
+            # score makes the max NaN, and the row NaN, as torch's)
             weights = (scores.max(-1, keepdim=True) == -math.inf).where(0.0, weights)
         return weights.dropout(dropout_p) @ value
 
@@ -423,8 +425,13 @@ class NNOps:
 
     def binary_crossentropy(self, y: Tensor, reduction: str = "mean") -> Tensor:
         # torch's: each log at least -100, so a probability of exactly 0 or 1 costs 100, not
-        # 0 * -inf = NaN for the term its label switches off
-        log_p, log_1mp = self.log().maximum(-100), (1 - self).log().maximum(-100)
+        # 0 * -inf = NaN for the term its label switches off. Where the floor holds the log
+        # reads 1: log's gradient there, 1/0 = inf, times the 0 the floor passes was NaN (a
+        # sigmoid saturates to exactly 0 or 1 in float32 from |x| > 17 on)
+        def floored_log(p: Tensor) -> Tensor:
+            keep = (p.log() <= -100).logical_not()  # NaN keeps its log: NaN
+            return keep.where(keep.where(p, 1.0).log(), -100.0)
+        log_p, log_1mp = floored_log(self), floored_log(1 - self)
         return (-y * log_p - (1 - y) * log_1mp)._do_reduction(reduction)
 
     def binary_crossentropy_logits(self, y: Tensor, reduction: str = "mean",
@@ -473,6 +480,17 @@ class NNOps:
             w = w * (y != ignore_index)
         nll = -self.gather(1, y.unsqueeze(1)).squeeze(1) * w
         return nll.sum() / w.sum() if reduction == "mean" else nll._do_reduction(reduction)
+
+
+def _safe_softmax(scores: Tensor) -> Tensor:
+    """softmax over the last axis, 0 along a row of scores all -inf (a query the mask keeps
+    from every key): torch's attention gives 0 there, softmax 0 / 0 = NaN. Such a row is
+    shifted by 0, so its exps are 0, and divided by 1: no NaN in the values or the gradient
+    (0 for the row, as torch's); one max per row, as softmax's."""
+    m = scores.max(-1, keepdim=True).detach()  # as softmax's shift: no gradient
+    dead = m == -math.inf
+    e = (scores - dead.where(0.0, m)).exp()
+    return e / dead.where(1.0, e.sum(-1, keepdim=True))
 
 
 def _max_weight(in_sz: int, out_sz: int, align_corners: bool) -> float:

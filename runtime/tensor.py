@@ -1270,6 +1270,11 @@ class Tensor(TensorOps, NNOps):
             return Tensor(r)
         return Tensor(_floor_fix(r, b).alu(Ops.WHERE, r.alu(Ops.ADD, b), r))
 
+    def fmod(self, x: Any) -> Tensor:
+        """Remainder with the sign of the dividend: C's fmod, the IR's MOD, which is exact (x
+        - trunc(x / y) * y was not: 1e30 fmod 7 was 0, not 1, 5 fmod inf NaN, -3 fmod 3 +0)."""
+        return self._binary(x, Ops.MOD, np.fmod)
+
     def _compare(self, other: Any, op: Ops, reverse: bool = False, or_equal: bool = False
                  ) -> Tensor:
         key = _binary_key(self, other, op, _compare_probe(or_equal), reverse)

@@ -676,15 +676,22 @@ class TensorOps:
         pos = xs >= 0
         m = _expm1_nonpositive(pos.where(-2 * xs, 2 * xs))
         near = pos.where(-m * xs.exp(), m * (-xs).exp()) / 2
-        return small.where(near, (xl.exp() - (-xl).exp()) / 2)
-    def cosh(self) -> Tensor: return (self.exp() + (-self._float()).exp()) / 2
+        return small.where(near, _half_exp(xl) - _half_exp(-xl))
+    def cosh(self) -> Tensor:
+        x = self._float()
+        return _half_exp(x) + _half_exp(-x)
     def atanh(self) -> Tensor:
         """log1p(2x / (1 - x)) / 2 below |x| = 0.5 (log((1 + x) / (1 - x)) cancelled near 0:
-        atanh(1e-9) was 0), the quotient's log above it (its log1p would be inf / inf at 1)."""
+        atanh(1e-9) was 0), the quotient's log above it (its log1p would be inf / inf at 1).
+        At |x| = 1, log(1 + x) - log(1 - x): the quotient's gradient there was 0 * inf = NaN
+        (1/q with q = inf, times q' = inf), where torch's 1 / (1 - x^2) is inf; the
+        difference is 2 ulp off elsewhere, the quotient 1.6, so it serves only the ends."""
         x = self._float()
-        small = x.abs() < 0.5
-        xs, xl = small.where(x, 0.0), small.where(0.75, x)
-        return small.where(_log1p(2 * xs / (1 - xs)), ((1 + xl) / (1 - xl)).log()) / 2
+        a = x.abs()
+        small, end = a < 0.5, a == 1
+        xs, xl, xe = small.where(x, 0.0), (small | end).where(0.75, x), end.where(x, 0.0)
+        big = end.where((1 + xe).log() - (1 - xe).log(), ((1 + xl) / (1 - xl)).log())
+        return small.where(_log1p(2 * xs / (1 - xs)), big) / 2
     def asinh(self) -> Tensor:
         """log(|x| + sqrt(x^2 + 1)) with x's sign: for x < 0, x + sqrt(x^2 + 1) cancels (NaN at
         -inf, 0 digits at -1e4 in float32). Past 1/sqrt(eps), x^2 + 1 is x^2 (and x^2 may
@@ -826,16 +833,13 @@ class TensorOps:
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
         return mask.where(value, self)
 
-    def fmod(self, x: Any) -> Tensor:
-        """Remainder with the sign of the dividend (C's fmod)."""
-        a = self - self.div(x, rounding_mode="trunc") * x
-        return a.cast(a.dtype)
-
     def copysign(self, other: Any) -> Tensor:
         other = other if isinstance(other, TensorOps) else type(self)(other)
         o = other._float()
         mag = self.abs()
-        return ((o < 0) | (o.reciprocal() < 0)).where(-mag, mag)
+        # the sign bit itself: o < 0 or 1/o < 0 missed a NaN's (copysign(2, -nan) is -2)
+        neg = o.bitcast({2: dtypes.int16, 4: dtypes.int32, 8: dtypes.int64}[o.dtype.itemsize]) < 0
+        return neg.where(-mag, mag)
 
     def logaddexp(self, other: Any) -> Tensor:
         """log(exp x + exp y) as max + log(1 + exp(-|x - y|)) (torch's): the old
@@ -965,8 +969,10 @@ class TensorOps:
         elif math.isinf(p):  # torch's inf-norms: the largest |x| (-inf: the smallest); the sum
             # of |x|^inf to the power 0 was 1, and x came back unchanged
             den = self.abs().max(dim, keepdim=True) if p > 0 else self.abs().min(dim, keepdim=True)
-        else:
-            den = self.abs().pow(p).sum(dim, keepdim=True).pow(1 / p)
+        else:  # torch's norm has gradient 0 at a zero vector (and |x|^p at a zero x): pow's
+            # gradient there (inf for an exponent below 1) times the 0 the eps clamp passes
+            # was NaN, so each pow reads 1 where its base is 0 (the double where of std)
+            den = _pow_at_zero(_pow_at_zero(self.abs(), p).sum(dim, keepdim=True), 1 / p)
         return self / den.maximum(eps)
 
     def _cum(self, axis: int, op: Ops) -> Tensor:
@@ -1474,6 +1480,14 @@ def gathered_along(x: Tensor, axis: int) -> tuple[Tensor, tuple[str, ...]] | Non
     return x.to(devs[0]), devs
 
 
+def _pow_at_zero(base: Tensor, exponent: float) -> Tensor:
+    """base ** exponent (base >= 0) with gradient 0 where base is 0 (0 ** e: 0 for e > 0,
+    inf for e < 0, 1 for e = 0)."""
+    zero = base.eq(0)
+    at_zero = 0.0 if exponent > 0 else math.inf if exponent < 0 else 1.0
+    return zero.where(at_zero, zero.where(1.0, base).pow(exponent))
+
+
 def _log1p(u: Tensor) -> Tensor:
     """log(1 + u), accurate for small u (Kahan's: log(w) * u / (w - 1) with w = 1 + u rounded
     cancels w's rounding; u itself where w rounds to 1). The divisor is 1 there, so the
@@ -1552,6 +1566,16 @@ def _exp_floor(dt: DType) -> float:
     the exp's argument gets none, where exp's 0 times its argument's infinite derivative was
     NaN."""
     return -708.0 if dt is dtypes.float64 else -80.0
+
+
+def _half_exp(v: Tensor) -> Tensor:
+    """e^v / 2, finite up to v = log(2 max): e^v alone overflows past log(max), and sinh and
+    cosh were inf from 88.73 to 89.41 in float32 (torch's are finite). There it is e^(v/2) / 2
+    * e^(v/2) (1.5 ulp; e^v / 2 elsewhere, 0.5); each side reads 0 where the other is taken."""
+    over = v > math.log({2: 65504.0, 4: 3.4028234663852886e38,
+                         8: 1.7976931348623157e308}[v.dtype.itemsize])
+    h = over.where(v, 0.0) / 2
+    return over.where(h.exp() / 2 * h.exp(), over.where(0.0, v).exp() / 2)
 
 
 def _eps(dt: DType) -> float:

@@ -67,7 +67,7 @@ from .device import (
     in_use,
     to_device,
 )
-from .dtype import DType, dtypes, least_float, to_dtype
+from .dtype import DType, dtypes, least_float, python_scalar, to_dtype
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .lazy import Lazy, built_nodes, leaf, materialize
 from .lazy import op as lazy_op
@@ -794,6 +794,7 @@ class Tensor(TensorOps, NNOps):
     @takes_requires_grad
     def full(shape: Shape | int, fill_value: Scalar, dtype: DType | str | None = None) -> Tensor:
         shape = _check_shape(_argfix((shape,)), symbolic=True)
+        fill_value = python_scalar(fill_value)
         need_real("full: fill_value", fill_value)  # (a Variable too: a size, not a value)
         dt = _default_dtype(fill_value) if dtype is None else to_dtype(dtype)
         return Tensor(_const_uop(fill_value, dt, shape))
@@ -816,6 +817,7 @@ class Tensor(TensorOps, NNOps):
         any float argument gives float32; values the dtype cannot hold raise OverflowError."""
         if stop is None:
             start, stop = 0, start
+        start, stop, step = (python_scalar(v) for v in (start, stop, step))
         if any(isinstance(v, UOp) for v in (start, stop, step)):
             raise InvalidArgument(f"arange({size_text(start)}, {size_text(stop)}, "
                                   f"{size_text(step)}): a symbolic size is no count; shrink "

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .buffer import Positions
-from .dtype import DType, dtypes, least_float, to_dtype
+from .dtype import DType, dtypes, least_float, python_scalar, to_dtype
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .limits import check_buffer, max_work
 from .ops import Ops, reduce_identity
@@ -206,7 +206,8 @@ class TensorOps:
     @takes_requires_grad
     def linspace(cls, start: float, stop: float, steps: int, dtype: DType | str | None = None
                  ) -> Tensor:
-        if not isinstance(steps, (int, np.integer)) or steps < 0:
+        start, stop, steps = (python_scalar(v) for v in (start, stop, steps))
+        if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
             raise InvalidArgument(f"linspace needs steps, an int >= 0, got {size_text(steps)}")
         need_real("linspace: start", start)
         need_real("linspace: end", stop)
@@ -232,6 +233,7 @@ class TensorOps:
     @classmethod
     @takes_requires_grad
     def normal(cls, *shape: Any, mean: float = 0.0, std: float = 1.0, **kw: Any) -> Tensor:
+        mean, std = python_scalar(mean), python_scalar(std)
         need_real("normal: mean", mean)
         need_real("normal: std", std)
         if not std >= 0:  # (NaN too; torch refuses the same)
@@ -249,6 +251,7 @@ class TensorOps:
         # the shape first: an initializer's bound from a negative fan is complex (glorot_uniform
         # of (-3, 2)), and a negative size is the error to name
         shape = cls.empty(*shape).shape
+        low, high = python_scalar(low), python_scalar(high)
         need_real("uniform: low", low)
         need_real("uniform: high", high)
         if not low <= high:  # (NaN too; torch refuses the same)
@@ -263,6 +266,7 @@ class TensorOps:
     @takes_requires_grad
     def randint(cls, *shape: Any, low: int = 0, high: int = 10, dtype: DType | str = dtypes.int32,
                 **_: Any) -> Tensor:
+        low, high = python_scalar(low), python_scalar(high)
         need_int("randint: low", low)
         need_int("randint: high", high)
         dt = to_dtype(dtype)

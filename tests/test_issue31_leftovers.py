@@ -1,0 +1,90 @@
+"""Issue 31's leftovers: creation functions given numpy scalars, the cache and fuzz commands
+under a bad setting, out-of-range gathers, the checker's index sums, and assigns into regions
+of one buffer. Each against an independent oracle (numpy, or the Python scalar's behaviour)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+
+# ====================================================================== 1. numpy scalars
+# `Tensor.arange(np.int64(5))` was float32: the dtype was picked by `isinstance(v, int)`,
+# which a numpy integer is not. A numpy scalar now behaves as the Python scalar it holds.
+NUMPY_SCALARS = [np.int64(5), np.int32(7), np.uint8(3), np.int8(-4), np.float32(2.5),
+                 np.float64(-1.5), np.float16(3.0), np.bool_(True), np.bool_(False)]
+
+
+def _same(got: Tensor, want: Tensor) -> None:
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def _kind(values: np.ndarray) -> str:
+    return "b" if values.dtype == bool else "f" if values.dtype.kind == "f" else "i"
+
+
+@pytest.mark.parametrize("v", NUMPY_SCALARS, ids=lambda v: f"{type(v).__name__}({v})")
+def test_full_of_a_numpy_scalar_is_full_of_the_python_scalar(v):
+    got = Tensor.full((2, 3), v)
+    _same(got, Tensor.full((2, 3), v.item()))
+    want = np.full((2, 3), v.item())  # numpy's dtype kind for the Python scalar
+    assert _kind(got.numpy()) == _kind(want)
+    np.testing.assert_array_equal(got.numpy(), want)
+    _same(Tensor.ones(2).full_like(v, dtype="float64"), Tensor.full((2,), float(v), "float64"))
+
+
+@pytest.mark.parametrize("args", [
+    (np.int64(5),), (np.int32(1), np.int64(6), np.int8(2)), (np.uint16(3), 9),
+    (np.int64(2**31), np.int64(2**31 + 3)),  # past int32: int64, as for Python ints
+    (np.float32(0.5), np.int64(3)), (0, np.float64(1.0), np.float32(0.25)),
+    (np.int64(10), np.int64(0), np.int64(-3)), (np.bool_(True),),
+], ids=str)
+def test_arange_of_numpy_scalars_is_arange_of_the_python_scalars(args):
+    got = Tensor.arange(*args)
+    _same(got, Tensor.arange(*(a.item() if isinstance(a, np.generic) else a for a in args)))
+    want = np.arange(*(a.item() if isinstance(a, np.generic) else a for a in args))
+    assert _kind(got.numpy()) == _kind(want)
+    np.testing.assert_allclose(got.numpy(), want)
+
+
+def test_arange_past_int64_from_numpy_scalars_overflows_as_python_ints_do():
+    with pytest.raises(OverflowError, match="int64"):
+        Tensor.arange(np.uint64(2**63 + 5), np.uint64(2**63 + 7))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float16", "float64"])
+def test_creation_with_a_dtype_takes_numpy_scalars(dtype):
+    _same(Tensor.arange(np.int64(2), np.float32(7), np.int8(2), dtype=dtype),
+          Tensor.arange(2, 7.0, 2, dtype=dtype))
+    _same(Tensor.full((3,), np.float32(4.0), dtype), Tensor.full((3,), 4.0, dtype))
+    _same(Tensor.ones(np.int64(2), np.int32(3), dtype=dtype), Tensor.ones(2, 3, dtype=dtype))
+    _same(Tensor.zeros((np.int64(4),), dtype=dtype), Tensor.zeros(4, dtype=dtype))
+    _same(Tensor.eye(np.int64(3), np.int16(4), dtype=dtype), Tensor.eye(3, 4, dtype=dtype))
+    np.testing.assert_array_equal(Tensor.eye(np.int64(3), np.int16(4), dtype=dtype).numpy(),
+                                  np.eye(3, 4))
+
+
+def test_linspace_and_random_creation_take_numpy_scalars():
+    got = Tensor.linspace(np.int64(0), np.float32(4), np.int64(5))
+    _same(got, Tensor.linspace(0, 4.0, 5))
+    np.testing.assert_allclose(got.numpy(), np.linspace(0, 4, 5))
+    with pytest.raises(Exception, match="steps"):
+        Tensor.linspace(0, 1, np.bool_(True))  # (a bool is no count, as True is not)
+    Tensor.manual_seed(3)
+    a = Tensor.randint(50, low=np.int64(-2), high=np.int8(3)).numpy()
+    Tensor.manual_seed(3)
+    b = Tensor.randint(50, low=-2, high=3).numpy()
+    np.testing.assert_array_equal(a, b)
+    assert a.min() >= -2 and a.max() < 3
+    Tensor.manual_seed(4)
+    u = Tensor.uniform(40, low=np.float32(1), high=np.int64(2)).numpy()
+    assert u.dtype == np.float32 and u.min() >= 1 and u.max() < 2
+
+
+def test_a_numpy_scalar_that_is_no_real_number_is_refused_by_name():
+    with pytest.raises(TypeError, match="fill_value must be a real number, got complex"):
+        Tensor.full((2,), np.complex64(1))
+    with pytest.raises(TypeError, match="arange: start must be a real number"):
+        Tensor.arange(np.str_("a"), 3)

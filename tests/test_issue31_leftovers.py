@@ -88,3 +88,73 @@ def test_a_numpy_scalar_that_is_no_real_number_is_refused_by_name():
         Tensor.full((2,), np.complex64(1))
     with pytest.raises(TypeError, match="arange: start must be a real number"):
         Tensor.arange(np.str_("a"), 3)
+
+
+# ====================================================================== 2. cache commands
+# A bad RULEGRAD_CACHE_MAX: `cache info` exited 2 (a usage error's code) and only when the
+# folder existed; `cache clear` ignored it. Every cache command now reads the settings first,
+# as a compile does: one line naming the variable, exit 1 (any command's bad variable), and
+# nothing deleted.
+_KEY = "ab" * 20
+
+
+@pytest.mark.parametrize("action", ["info", "clear"])
+@pytest.mark.parametrize("made", [True, False], ids=["folder", "no-folder"])
+@pytest.mark.parametrize("value", ["lots", "-1", "5 parsecs"])
+def test_a_bad_cache_limit_stops_every_cache_command_in_words(tmp_path, monkeypatch, capsys,
+                                                              action, made, value):
+    from rulegrad.cli import main
+
+    cache = tmp_path / "cache"
+    if made:
+        cache.mkdir(mode=0o700)
+        (cache / f"rg_{_KEY}.so").write_bytes(b"\0" * 64)  # an entry of ours
+    monkeypatch.setenv("RULEGRAD_CACHE", str(cache))
+    monkeypatch.setenv("RULEGRAD_CACHE_MAX", value)
+    assert main(["cache", action]) == 1
+    out, err = capsys.readouterr()
+    assert err.strip() == (f"rulegrad cache: RULEGRAD_CACHE_MAX={value!r} is not a size; "
+                           "write e.g. 500M, 2G or a number of bytes")
+    assert out == ""
+    if made:
+        assert (cache / f"rg_{_KEY}.so").exists()  # nothing deleted
+
+
+@pytest.mark.parametrize("value, shown", [("10M", "10.0 MB"), ("", "500.0 MB")])
+def test_a_good_cache_limit_is_shown_and_clear_clears(tmp_path, monkeypatch, capsys, value,
+                                                      shown):
+    from rulegrad.cli import main
+
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    (cache / f"rg_{_KEY}.so").write_bytes(b"\0" * 64)
+    monkeypatch.setenv("RULEGRAD_CACHE", str(cache))
+    monkeypatch.setenv("RULEGRAD_CACHE_MAX", value)
+    assert main(["cache", "info"]) == 0
+    assert f"limit     {shown}" in capsys.readouterr().out
+    assert main(["cache", "clear"]) == 0
+    assert not (cache / f"rg_{_KEY}.so").exists()
+
+
+# ====================================================================== 3. fuzz
+# `rulegrad fuzz` under a bad variable counted every program that read it as a failure (and
+# passed those that did not). It now stops at once: the variable's words, exit 1, no program
+# counted.
+@pytest.mark.parametrize("name, value, words, cls", [
+    ("RULEGRAD_MAX_WORK", "many", "RULEGRAD_MAX_WORK='many': expected a whole number", "sort"),
+    ("RULEGRAD_MAX_WORK", "many", "RULEGRAD_MAX_WORK='many': expected a whole number",
+     "schedule"),
+    ("RULEGRAD_MAX_BUFFER_BYTES", "x", "RULEGRAD_MAX_BUFFER_BYTES='x': expected a size",
+     "mixed"),
+    ("RULEGRAD_THREADS", "0", "RULEGRAD_THREADS=0: must be at least 1", "mixed"),
+    ("RULEGRAD_CFLAGS", "-ffast-math", "RULEGRAD_CFLAGS: -ffast-math would change results",
+     "assign"),
+])
+def test_fuzz_stops_at_once_on_a_bad_setting(monkeypatch, capsys, name, value, words, cls):
+    from rulegrad.cli import main
+
+    monkeypatch.setenv(name, value)
+    assert main(["fuzz", "--n", "3", "--class", cls]) == 1
+    out, err = capsys.readouterr()
+    assert "FAIL" not in out and "programs" not in out  # no program ran to a verdict
+    assert err.strip().splitlines()[-1].startswith(f"rulegrad fuzz: {words}")

@@ -45,6 +45,7 @@ Where this differs from numpy or tinygrad, on purpose:
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import math
 import operator
@@ -85,7 +86,7 @@ from .realize import (
     view_base,
     view_bases,
 )
-from .tensor_ops import TensorOps, broadcast_shape, takes_requires_grad
+from .tensor_ops import TensorOps, broadcast_shape, in_range, takes_requires_grad, zero_outside
 from .uop import VARIABLE_MARK, Shape, UOp, toposort
 from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
 
@@ -2266,6 +2267,11 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
         mask = hot if mask is None else mask & hot
     spread = x.reshape(x.shape[:first] + (1,) * len(big) + x.shape[first:])
     out = spread._pick(mask, tuple(d + len(big) for d in dims))
+    if out.dtype.is_float:  # (an index out of range reads +0.0, not the pick's -0.0)
+        inside = functools.reduce(operator.and_, (in_range(t, x.shape[d]) for d, t in
+                                                  zip(dims, idx)))
+        lead = out.ndim - first - len(big)
+        out = zero_outside(out, inside.reshape((1,) * first + inside.shape + (1,) * lead))
     if first != 0 and dims != list(range(first, first + len(dims))):
         # numpy: tensor indices separated by a slice put their axes first
         nb = len(big)

@@ -1242,7 +1242,7 @@ class TensorOps:
         """out[..., i, ...] = self[..., index[..., i, ...], ...] along `dim` (torch's gather).
         One read per output: the one-hot sum below is folded into a load (rules/kernel.rules,
         pick_load). An index outside 0..size-1 (negative ones included: gather does not wrap
-        them) gives 0, -0.0 for floats, where torch raises; memory outside self is never read."""
+        them) gives 0 (+0.0 for floats), where torch raises; memory outside self is never read."""
         if index.ndim != self.ndim:
             raise InvalidArgument(f"gather index needs {self.ndim} dims, got shape "
                                   f"{show(index.shape)}")
@@ -1257,7 +1257,7 @@ class TensorOps:
         x = self.shrink(tuple((0, s) if d != dim else None for d, s in enumerate(index.shape)))
         x = x.unsqueeze(-1).transpose(-1, dim)
         hot = index.unsqueeze(-1)._one_hot_along_dim(self.shape[dim])
-        return x._pick(hot, -1)
+        return zero_outside(x._pick(hot, -1), in_range(index, self.shape[dim]))
 
     def _pre_scatter(self, dim: int, index: Tensor, src: Tensor) -> tuple[Tensor, Tensor]:
         dim = self._axis(dim)
@@ -1561,6 +1561,19 @@ def _exp_floor(dt: DType) -> float:
 def _eps(dt: DType) -> float:
     """The float dtype's machine epsilon, 2^-(its mantissa bits): a fact of the dtype."""
     return {2: 2.0 ** -10, 4: 2.0 ** -23, 8: 2.0 ** -52}[dt.itemsize]
+
+
+def in_range(index: Tensor, n: int | UOp) -> Tensor:
+    """Where 0 <= index < n (a symbolic n by its bound value: a node of the graph)."""
+    top = type(index)(n) if isinstance(n, UOp) else n
+    return (index >= 0) & (index < top)
+
+
+def zero_outside(picked: Tensor, inside: Tensor) -> Tensor:
+    """A pick (`_pick`) with +0.0 where its index was out of range: a float pick's sum starts
+    from -0.0 (to keep a picked -0.0), so nothing picked read -0.0 where the docs say 0. An
+    elementwise where on the index, outside the sum: the sum is still folded into a load."""
+    return inside.where(picked, 0.0) if picked.dtype.is_float else picked
 
 
 def _exceeds(s: int | UOp, t: int | UOp) -> bool:

@@ -158,3 +158,84 @@ def test_fuzz_stops_at_once_on_a_bad_setting(monkeypatch, capsys, name, value, w
     out, err = capsys.readouterr()
     assert "FAIL" not in out and "programs" not in out  # no program ran to a verdict
     assert err.strip().splitlines()[-1].startswith(f"rulegrad fuzz: {words}")
+
+
+# ====================================================================== 4. out-of-range picks
+# docs/tensor.md: an index out of range reads 0 (torch raises). A float gather or tensor index
+# read -0.0 there (the pick's sum starts from -0.0 so that a picked -0.0 keeps its sign). Now
+# +0.0, and a picked -0.0 still -0.0: numpy's take on a clamped index, masked to +0.0.
+def _signed_equal(got: np.ndarray, want: np.ndarray) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+    assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all(), (got, want)
+
+
+def _values(shape: tuple[int, ...], dtype: str, seed: int) -> np.ndarray:
+    x = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+    x.flat[::3] = -0.0  # picked -0.0 keeps its sign
+    x.flat[1::7] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("backend", ["c", "interp"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64"])
+@pytest.mark.parametrize("shape, dim", [((1, 1), 1), ((3, 5), 1), ((3, 5), 0), ((7, 13), 0),
+                                        ((2, 3, 4), 2), ((1, 17), 1)])
+def test_out_of_range_gather_reads_plus_zero(monkeypatch, backend, dtype, shape, dim):
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    x = _values(shape, dtype, seed=sum(shape))
+    n = shape[dim]
+    i = np.random.default_rng(len(shape)).integers(-2 * n - 1, 2 * n + 2, shape).astype(np.int32)
+    i.flat[0] = 2**31 - 1
+    inside = (i >= 0) & (i < n)
+    want = np.where(inside, np.take_along_axis(x, np.where(inside, i, 0), dim), x.dtype.type(0))
+    _signed_equal(Tensor(x).gather(dim, Tensor(i)).numpy(), want)
+
+
+@pytest.mark.parametrize("backend", ["c", "interp"])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_out_of_range_tensor_index_reads_plus_zero(monkeypatch, backend, dtype):
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    x = _values((5, 7), dtype, seed=11)
+    rows = np.array([[0, 5, -1], [-6, 4, 9]], np.int32)  # 5, -6, 9: out of range
+    cols = np.array([6, 7, -8], np.int32)  # 7, -8: out of range
+    r_in, c_in = (rows >= -5) & (rows < 5), (cols >= -7) & (cols < 7)
+    want_rows = np.where(r_in[..., None], x[np.where(r_in, rows, 0)], x.dtype.type(0))
+    _signed_equal(Tensor(x)[Tensor(rows)].numpy(), want_rows)
+    both = r_in & c_in
+    want_both = np.where(both, x[np.where(both, rows, 0), np.where(both, cols, 0)],
+                         x.dtype.type(0))
+    _signed_equal(Tensor(x)[Tensor(rows), Tensor(cols)].numpy(), want_both)
+    # a slice between two tensor indices: numpy puts the index axes first
+    x3 = _values((4, 3, 5), dtype, seed=12)
+    a, b = np.array([0, 4, -1], np.int32), np.array([5, 2, -6], np.int32)
+    ok = ((a >= -4) & (a < 4)) & ((b >= -5) & (b < 5))
+    want3 = np.where(ok[:, None], x3[np.where(ok, a, 0), :, np.where(ok, b, 0)],
+                     x3.dtype.type(0))
+    _signed_equal(Tensor(x3)[Tensor(a), :, Tensor(b)].numpy(), want3)
+
+
+def test_out_of_range_gather_over_a_symbolic_axis_reads_plus_zero():
+    from rulegrad.runtime.variable import Variable
+
+    x = _values((8,), "float32", seed=13)
+    i = np.array([0, 3, 4, 5, 7, -1], np.int32)
+    for bound in (1, 5, 8):
+        v = Variable("n", 1, 8).bind(bound)
+        got = Tensor(x).shrink(((0, v),)).gather(0, Tensor(i)).numpy()
+        inside = (i >= 0) & (i < bound)
+        _signed_equal(got, np.where(inside, x[np.where(inside, i, 0)], np.float32(0)))
+
+
+def test_gather_keeps_its_gradient_inside_and_none_outside():
+    x = Tensor(np.arange(1, 7, dtype=np.float32).reshape(2, 3), requires_grad=True)
+    i = np.array([[0, 3, 2], [-1, 1, 1]], np.int32)
+    (x.gather(1, Tensor(i)) * Tensor(np.arange(1, 7, dtype=np.float32).reshape(2, 3))).sum() \
+        .backward()
+    want = np.zeros((2, 3), np.float32)
+    w = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+    for r in range(2):
+        for c in range(3):
+            if 0 <= i[r, c] < 3:
+                want[r, i[r, c]] += w[r, c]
+    np.testing.assert_array_equal(x.grad.numpy(), want)

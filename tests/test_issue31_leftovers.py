@@ -333,3 +333,45 @@ def test_an_optimizer_over_views_of_one_buffer_steps_in_torch_order(scheduled, v
     for k, (a, b) in enumerate(views):
         want[a:b] -= np.float32(0.1) * (2 * (k + 1) * base[a:b])
     np.testing.assert_allclose(w.numpy(), want, rtol=1e-6)
+
+
+# ====================================================================== 5. the checker's index sums
+# `rulegrad check` drew no index sum of several terms, so a rule over symbolic_helpers'
+# fold_divmod (a flattened index split into coordinates), or an off-by-one copy of it, was
+# "unknown": no instance it fires on. generator/instances.py now draws flattened sums (loops
+# and variables at their ends, coefficients of a flattening nudged by one) and divisors that
+# sum invites, so the package's fold passes and each off-by-one copy is refuted by an example
+# the oracle (numpy) confirms.
+_FOLD_RULE = """
+use .{module}: fold_divmod
+rules r = {{
+  # x // c and x % c of a flattened index
+  {name}: {{IDIV, MOD}}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
+}}
+"""
+
+
+@pytest.mark.parametrize("name, old, new", [
+    ("package", None, None),
+    ("main_off_by_one", "    if below >= c:\n        return _fold_common_factor",
+     "    if below > c:\n        return _fold_common_factor"),
+    ("common_factor_off_by_one", "        if below >= g:\n", "        if below > g:\n"),
+])
+def test_the_checker_draws_flattened_index_sums(tmp_path, name, old, new):
+    from pathlib import Path
+
+    from rulegrad.generator.soundness import check_paths
+
+    source = (Path(__file__).parent.parent / "rules" / "symbolic_helpers.py").read_text()
+    if old is not None:
+        assert source.count(old) == 1
+        source = source.replace(old, new)
+    (tmp_path / "folds.py").write_text(source)
+    rules = tmp_path / "folds.rules"
+    rules.write_text(_FOLD_RULE.format(module="folds", name=name))
+    (report,) = check_paths([str(rules)], examples=100, seed=0).rules
+    if old is None:
+        assert report.verdict == "passed", report.line()
+    else:
+        assert report.verdict == "refuted", report.line()
+        assert "the values differ" in report.counterexample

@@ -66,7 +66,12 @@ def _cmd_viz(args: argparse.Namespace) -> int:
 
 def _cmd_cache(args: argparse.Namespace) -> int:
     from rulegrad.backends.c.cache import main as cache_main
+    from rulegrad.backends.c.cache import max_bytes
 
+    # The settings first, for every action, as a compile reads them: a bad RULEGRAD_CACHE_MAX
+    # is one line naming it, exit 1 (as any command's bad variable), before `clear` deletes
+    # anything. `info` had exit 2 (a usage error) only when the folder existed, `clear` none.
+    max_bytes()
     return cache_main([args.action])
 
 
@@ -175,19 +180,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _user_errors() -> tuple[type[Exception], ...]:
-    """The errors a command reports as a message: the environment lacks something (a C
-    compiler), a RULEGRAD_* variable is not a value it takes (a size, a count, a backend, a
-    scheduler, a flag: each error names the variable and what it takes), or the generated
-    matchers are missing or stale."""
-    from rulegrad.backends.c.errors import CacheError, CompilerNotFound
-    from rulegrad.backends.c.flags import CFlagsError
+    """The errors a command reports as a message: the user's setup is wrong (a RULEGRAD_*
+    variable, the compiler, the cache, the matchers: tools/setup_errors.py) or their rules."""
     from rulegrad.generator.user import UserRulesError
-    from rulegrad.rules import MatcherLoadError
-    from rulegrad.runtime.env import EnvError
-    from rulegrad.runtime.kernelize import SchedulerError  # (RULEGRAD_SCHEDULER's)
+    from rulegrad.tools.setup_errors import setup_errors
 
-    return (CompilerNotFound, UserRulesError, MatcherLoadError, EnvError, CacheError,
-            CFlagsError, SchedulerError)
+    return (*setup_errors(), UserRulesError)
 
 
 if __name__ == "__main__":

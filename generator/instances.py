@@ -381,6 +381,9 @@ class Builder:
         self.inst = Instance(UOp.const(dtypes.index, 0))
         self._ids = itertools.count()
         self.ints: dict[DType, list[int]] = {}  # the integers drawn so far, per dtype
+        # the divisors an index sum drawn so far invites (`_index_sum`): its coefficients, their
+        # multiples, its largest value and one past it
+        self.divisors: list[int] = []
         # a sharded instance: the devices every sharded leaf is laid over, and the kind of leaf
         # inside an MSELECT (a per-device value: `_PER_DEVICE_ANY` leaves, or MSTACKs only)
         self.devices: tuple[str, ...] = ()
@@ -397,6 +400,8 @@ class Builder:
     def scalar(self, dt: DType) -> Any:
         """A constant's value of `dt`: when the rule is written with numbers, a quarter of the
         time one of them as written, a quarter of the time one beside it (`guard_values`)."""
+        if dt is dtypes.index and self.divisors and self.draw(st.integers(0, 2)):
+            return self.draw(st.sampled_from(self.divisors))  # (a sum's divisor: see _index_sum)
         near = guard_values(self.literals, dt)
         if near:
             pick = self.draw(st.integers(0, 3))
@@ -739,7 +744,7 @@ class Builder:
             return self._sharded_leaf(dt, shape) if self.devices else self._buffer(dt, shape)
         kinds = ["var", "const", "expr"] if dt.is_int else ["const", "cmp"]
         if dt is dtypes.index:
-            kinds.append("range")
+            kinds += ["range", "sum", "sum"]
         if dt.is_float:
             kinds = ["const"]
         kind = self.draw(st.sampled_from(kinds))
@@ -752,12 +757,52 @@ class Builder:
         if kind == "cmp":
             a, b = self._var(dtypes.index), self._var(dtypes.index)
             return a.lt(b)
+        if kind == "sum":
+            return self._index_sum()
         # a small expression: bounds derived through an op, as in real index math
         op = self.draw(st.sampled_from([Ops.ADD, Ops.MUL, Ops.IDIV, Ops.MOD]))
         v = self._var(dt)
         low = 1 if op in (Ops.IDIV, Ops.MOD) else max(-9, int(dt.min))
         c = self.draw(st.integers(low, min(9, int(dt.max))))
         return UOp(op, dt, (v, UOp.const(dt, c)))
+
+    def _index_sum(self) -> UOp:
+        """A flattened index, `r0 * k0 + r1 * k1 + ... + b`: two to four terms, each a loop or
+        a non-negative variable times a coefficient, the coefficients those of a row-major
+        flattening (each the product of the sizes after it) now and then nudged by one or
+        scaled, so the terms below a divisor can add up to just under it, to it, or past it.
+        The atoms sit at their ends most of the time, where such a sum reaches its bounds; the
+        divisors it invites (`self.divisors`: coefficients, their multiples, the sum's largest
+        value and one past it) are what a constant of the same draw picks from (`scalar`).
+        A fold of such sums (symbolic_helpers.fold_divmod) was never drawn, so never checked."""
+        n = self.draw(st.integers(2, 4))
+        sizes = [self.draw(st.integers(1, 9)) for _ in range(n)]
+        coeffs, stride = [], self.draw(st.sampled_from((1, 1, 2, 3)))
+        for size in reversed(sizes):
+            coeffs.append(max(0, stride + self.draw(st.sampled_from((0, 0, 0, -1, 1)))))
+            stride *= size
+        coeffs.reverse()
+        b = self.draw(st.sampled_from((0, 0, 1, self.draw(st.integers(0, 9)))))
+        total, top = UOp.const(dtypes.index, b) if b else None, b
+        for size, k in zip(sizes, coeffs):
+            if self.draw(st.integers(0, 2)):
+                end = UOp.const(dtypes.index, size)
+                atom = UOp(Ops.RANGE, dtypes.index, (end,), (next(self._ids), "loop"))
+                at_end = self.draw(st.integers(0, 3)) > 0
+                self.inst.range_vals[atom] = size - 1 if at_end else \
+                    self.draw(st.integers(0, size - 1))
+            else:
+                name = f"v{next(self._ids)}"
+                at_end = self.draw(st.integers(0, 3)) > 0
+                self.inst.var_vals[name] = size - 1 if at_end else \
+                    self.draw(st.integers(0, size - 1))
+                atom = UOp.variable(name, 0, size - 1, dtypes.index)
+            term = atom if k == 1 else atom * UOp.const(dtypes.index, k)
+            total = term if total is None else total + term
+            top += k * (size - 1)
+        self.divisors += [d for d in (top, top, top + 1, *(k for k in coeffs if k > 1),
+                          *(k * s for k, s in zip(coeffs, sizes) if k * s > 1)) if d > 0]
+        return total
 
     def _var(self, dt: DType) -> UOp:
         assume(dt.is_int)

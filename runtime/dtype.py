@@ -161,6 +161,13 @@ def to_dtype(x: DType | str | np.dtype | type) -> DType:
                         f"{type(x).__name__} {x!r}") from None
 
 
+def python_scalar(value: object) -> object:
+    """A numpy scalar (np.int64, np.float32, np.bool_, ...) as the Python scalar it holds, and
+    anything else as it is: a creation function then picks the dtype the Python number gets
+    (`arange(np.int64(5))` is int, as `arange(5)`; `full(s, np.bool_(True))` is bool)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def promote(*items: DType | bool | int | float) -> DType:
     """numpy's result type of the operands; Python scalars are weak (numpy 2, NEP 50)."""
     args = [i.np if isinstance(i, DType) else i for i in items]

@@ -45,6 +45,7 @@ Where this differs from numpy or tinygrad, on purpose:
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import math
 import operator
@@ -67,7 +68,7 @@ from .device import (
     in_use,
     to_device,
 )
-from .dtype import DType, dtypes, least_float, to_dtype
+from .dtype import DType, dtypes, least_float, python_scalar, to_dtype
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .lazy import Lazy, built_nodes, leaf, materialize
 from .lazy import op as lazy_op
@@ -85,7 +86,7 @@ from .realize import (
     view_base,
     view_bases,
 )
-from .tensor_ops import TensorOps, broadcast_shape, takes_requires_grad
+from .tensor_ops import TensorOps, broadcast_shape, in_range, takes_requires_grad, zero_outside
 from .uop import VARIABLE_MARK, Shape, UOp, toposort
 from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
 
@@ -794,6 +795,7 @@ class Tensor(TensorOps, NNOps):
     @takes_requires_grad
     def full(shape: Shape | int, fill_value: Scalar, dtype: DType | str | None = None) -> Tensor:
         shape = _check_shape(_argfix((shape,)), symbolic=True)
+        fill_value = python_scalar(fill_value)
         need_real("full: fill_value", fill_value)  # (a Variable too: a size, not a value)
         dt = _default_dtype(fill_value) if dtype is None else to_dtype(dtype)
         return Tensor(_const_uop(fill_value, dt, shape))
@@ -816,6 +818,7 @@ class Tensor(TensorOps, NNOps):
         any float argument gives float32; values the dtype cannot hold raise OverflowError."""
         if stop is None:
             start, stop = 0, start
+        start, stop, step = (python_scalar(v) for v in (start, stop, step))
         if any(isinstance(v, UOp) for v in (start, stop, step)):
             raise InvalidArgument(f"arange({size_text(start)}, {size_text(stop)}, "
                                   f"{size_text(step)}): a symbolic size is no count; shrink "
@@ -2269,6 +2272,11 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
         mask = hot if mask is None else mask & hot
     spread = x.reshape(x.shape[:first] + (1,) * len(big) + x.shape[first:])
     out = spread._pick(mask, tuple(d + len(big) for d in dims))
+    if out.dtype.is_float:  # (an index out of range reads +0.0, not the pick's -0.0)
+        inside = functools.reduce(operator.and_, (in_range(t, x.shape[d]) for d, t in
+                                                  zip(dims, idx)))
+        lead = out.ndim - first - len(big)
+        out = zero_outside(out, inside.reshape((1,) * first + inside.shape + (1,) * lead))
     if first != 0 and dims != list(range(first, first + len(dims))):
         # numpy: tensor indices separated by a slice put their axes first
         nb = len(big)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .buffer import Positions
-from .dtype import DType, dtypes, least_float, to_dtype
+from .dtype import DType, dtypes, least_float, python_scalar, to_dtype
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .limits import check_buffer, max_work
 from .ops import Ops, reduce_identity
@@ -207,7 +207,8 @@ class TensorOps:
     @takes_requires_grad
     def linspace(cls, start: float, stop: float, steps: int, dtype: DType | str | None = None
                  ) -> Tensor:
-        if not isinstance(steps, (int, np.integer)) or steps < 0:
+        start, stop, steps = (python_scalar(v) for v in (start, stop, steps))
+        if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
             raise InvalidArgument(f"linspace needs steps, an int >= 0, got {size_text(steps)}")
         need_real("linspace: start", start)
         need_real("linspace: end", stop)
@@ -233,6 +234,7 @@ class TensorOps:
     @classmethod
     @takes_requires_grad
     def normal(cls, *shape: Any, mean: float = 0.0, std: float = 1.0, **kw: Any) -> Tensor:
+        mean, std = python_scalar(mean), python_scalar(std)
         need_real("normal: mean", mean)
         need_real("normal: std", std)
         if not std >= 0:  # (NaN too; torch refuses the same)
@@ -250,6 +252,7 @@ class TensorOps:
         # the shape first: an initializer's bound from a negative fan is complex (glorot_uniform
         # of (-3, 2)), and a negative size is the error to name
         shape = cls.empty(*shape).shape
+        low, high = python_scalar(low), python_scalar(high)
         need_real("uniform: low", low)
         need_real("uniform: high", high)
         if not low <= high:  # (NaN too; torch refuses the same)
@@ -264,6 +267,7 @@ class TensorOps:
     @takes_requires_grad
     def randint(cls, *shape: Any, low: int = 0, high: int = 10, dtype: DType | str = dtypes.int32,
                 **_: Any) -> Tensor:
+        low, high = python_scalar(low), python_scalar(high)
         need_int("randint: low", low)
         need_int("randint: high", high)
         dt = to_dtype(dtype)
@@ -1244,7 +1248,7 @@ class TensorOps:
         """out[..., i, ...] = self[..., index[..., i, ...], ...] along `dim` (torch's gather).
         One read per output: the one-hot sum below is folded into a load (rules/kernel.rules,
         pick_load). An index outside 0..size-1 (negative ones included: gather does not wrap
-        them) gives 0, -0.0 for floats, where torch raises; memory outside self is never read."""
+        them) gives 0 (+0.0 for floats), where torch raises; memory outside self is never read."""
         if index.ndim != self.ndim:
             raise InvalidArgument(f"gather index needs {self.ndim} dims, got shape "
                                   f"{show(index.shape)}")
@@ -1259,7 +1263,7 @@ class TensorOps:
         x = self.shrink(tuple((0, s) if d != dim else None for d, s in enumerate(index.shape)))
         x = x.unsqueeze(-1).transpose(-1, dim)
         hot = index.unsqueeze(-1)._one_hot_along_dim(self.shape[dim])
-        return x._pick(hot, -1)
+        return zero_outside(x._pick(hot, -1), in_range(index, self.shape[dim]))
 
     def _pre_scatter(self, dim: int, index: Tensor, src: Tensor) -> tuple[Tensor, Tensor]:
         dim = self._axis(dim)
@@ -1581,6 +1585,19 @@ def _half_exp(v: Tensor) -> Tensor:
 def _eps(dt: DType) -> float:
     """The float dtype's machine epsilon, 2^-(its mantissa bits): a fact of the dtype."""
     return {2: 2.0 ** -10, 4: 2.0 ** -23, 8: 2.0 ** -52}[dt.itemsize]
+
+
+def in_range(index: Tensor, n: int | UOp) -> Tensor:
+    """Where 0 <= index < n (a symbolic n by its bound value: a node of the graph)."""
+    top = type(index)(n) if isinstance(n, UOp) else n
+    return (index >= 0) & (index < top)
+
+
+def zero_outside(picked: Tensor, inside: Tensor) -> Tensor:
+    """A pick (`_pick`) with +0.0 where its index was out of range: a float pick's sum starts
+    from -0.0 (to keep a picked -0.0), so nothing picked read -0.0 where the docs say 0. An
+    elementwise where on the index, outside the sum: the sum is still folded into a load."""
+    return inside.where(picked, 0.0) if picked.dtype.is_float else picked
 
 
 def _exceeds(s: int | UOp, t: int | UOp) -> bool:

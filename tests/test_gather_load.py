@@ -80,13 +80,14 @@ def test_gather_three_dims_and_smaller_index(backend):
     _same(Tensor(x).gather(1, Tensor(i)).numpy(), want)
 
 
-def test_out_of_range_index_is_the_start(backend):
-    # torch raises; rulegrad gives what the one-hot sum gave (no element picked): 0 for ints,
-    # -0.0 for floats, and reads no memory outside x
+def test_out_of_range_index_reads_zero(backend):
+    # torch raises; rulegrad gives 0 as docs/tensor.md says (+0.0 for floats: the pick's sum
+    # starts from -0.0, which gathers masks; tests/test_issue31_leftovers.py), and reads no
+    # memory outside x
     x = _data((3, 5), "float32", seed=6)
     i = np.array([[0, 5, -1, 4], [2**31 - 1, -2**31, 3, 1], [4, 4, 6, 0]], np.int32)
     inside = (i >= 0) & (i < 5)
-    want = np.where(inside, np.take_along_axis(x, np.where(inside, i, 0), 1), np.float32(-0.0))
+    want = np.where(inside, np.take_along_axis(x, np.where(inside, i, 0), 1), np.float32(0.0))
     _same(Tensor(x).gather(1, Tensor(i)).numpy(), want)
     xi = _data((3, 5), "int32", seed=6)
     wanti = np.where(inside, np.take_along_axis(xi, np.where(inside, i, 0), 1), 0)

@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from rulegrad.tools.args import count, seed_number
+from rulegrad.tools.setup_errors import setup_errors
 
 Shape = tuple[int, ...]
 
@@ -563,6 +564,8 @@ def mismatch(prog: Program, backend: str = "interp", scheduler: str = "rangeify"
     for name in names:
         try:
             got[name] = run(prog, backend, name)
+        except setup_errors():
+            raise  # (a bad setting is no finding about the program: the run stops)
         except Exception as e:  # noqa: BLE001 - a crash of the scheduler is a finding
             return f"{_label(name, scheduler)}{type(e).__name__}: {e}"
         err = _differ(got[name], want)
@@ -1548,6 +1551,8 @@ def run_case(case: Case, backend: str = "c", scheduler: str = "rangeify",
                           for items in _schedule_outputs(case, scheduler)]
         ns = _execute(case, backend, scheduler)
         err = _compare(case, ns)
+    except setup_errors():
+        raise  # (a bad setting is no finding about the program: the run stops)
     except Exception as e:  # noqa: BLE001 - a crash or a refusal no doc promises: a failure
         err = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
     actions = frozenset().union(*per_output)
@@ -1608,6 +1613,8 @@ def _schedule_outcome(seed: int, backend: str, scheduler: str) -> Outcome:
     """A program of class "schedule" (the random programs above) against the oracle."""
     try:
         err = mismatch(generate(seed), "interp" if backend == "interp" else backend, scheduler)
+    except setup_errors():
+        raise  # (a bad setting is no finding about the program: the run stops)
     except Exception as e:  # noqa: BLE001
         err = f"{type(e).__name__}: {e}"
     return Outcome("schedule", seed, "ok" if err is None else "fail", err or "")
@@ -1665,6 +1672,22 @@ OPT_MIN_PROGRAMS = 200  # `--opt`: each optimizer action fires on at least this 
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`rulegrad fuzz`; a bad setting (RULEGRAD_MAX_WORK=many) stops it at the first program
+    that reads it, with the setting's own words and exit 1, before any program counts."""
+    from rulegrad.runtime.limits import max_buffer_bytes, max_work
+
+    try:
+        # the limits first: a program reads them only past a size (most never do), and one
+        # class passed every program under RULEGRAD_MAX_WORK=many while another failed on it
+        max_work()
+        max_buffer_bytes()
+        return _main(argv)
+    except setup_errors() as e:
+        print(f"rulegrad fuzz: {e}", file=sys.stderr)
+        return 1
+
+
+def _main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="rulegrad fuzz", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--n", type=count, default=1000,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from optimizer_actions import schedule_actions as _actions
 
 from rulegrad import Tensor
 
@@ -15,17 +16,6 @@ DTYPES = [np.float32, np.float16, np.float64]
 def _tol(dt) -> dict:
     return {np.float16: dict(rtol=2e-2, atol=2e-2), np.float32: dict(rtol=1e-4, atol=1e-4),
             np.float64: dict(rtol=1e-10, atol=1e-10)}[dt]
-
-
-def _actions(t: Tensor) -> list[str]:
-    from rulegrad.backends.c.lower import lower_only
-    from rulegrad.backends.c.opt import actions, optimize_kernel
-
-    out = []
-    for item in t.schedule():
-        low = lower_only(item.ast)
-        out += actions(low, optimize_kernel(low))
-    return out
 
 
 # x (a, b, c) * y (a, 1, c) + z (1, b, 1), relu: bench/workloads.py's bcast

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from optimizer_actions import schedule_actions as _actions
 
 from rulegrad import Tensor
 from rulegrad.runtime.ops import Ops
@@ -35,17 +36,6 @@ def test_groupnorm_computes_each_group_statistic_per_channel_not_per_pixel(n, c,
         loops = [r for r in red.toposort() if r.op is Ops.RANGE and r.arg[1] == "loop"]
         assert math.prod(r.src[0].arg for r in loops) <= n * c, loops
     np.testing.assert_allclose(t.numpy(), _groupnorm_np(x, g), rtol=1e-4, atol=1e-4)
-
-
-def _actions(t: Tensor) -> list[str]:
-    from rulegrad.backends.c.lower import lower_only
-    from rulegrad.backends.c.opt import actions, optimize_kernel
-
-    out = []
-    for item in t.schedule():
-        low = lower_only(item.ast)
-        out += actions(low, optimize_kernel(low))
-    return out
 
 
 @pytest.mark.parametrize("a, b, c, tiled", [(3, 1021, 509, True), (2, 1021, 97, True),

@@ -10,24 +10,16 @@ import math
 
 import numpy as np
 import pytest
+from optimizer_actions import schedule_actions as _actions
 from special_values import assert_same_bits, sprinkled
 
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
-from rulegrad.backends.c.opt import actions, optimize_kernel
+from rulegrad.backends.c.opt import optimize_kernel
 from rulegrad.runtime import semantics
 from rulegrad.runtime.ops import Ops
 
 SPECIAL = [np.nan, -0.0, 0.0, np.inf, -np.inf, 1.5, -2.0, 3.0]
-
-
-def _actions(t: Tensor) -> list[str]:
-    """The optimizer's actions on each kernel of t's schedule, in one list."""
-    out: list[str] = []
-    for item in t.schedule():
-        low = lower_only(item.ast)
-        out += actions(low, optimize_kernel(low))
-    return out
 
 
 def _vector(acts: list[str], op: str) -> bool:

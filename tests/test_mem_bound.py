@@ -11,6 +11,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from optimizer_actions import schedule_actions as _actions
 from special_values import assert_same_bits, sprinkled
 
 from rulegrad import Tensor
@@ -65,15 +66,6 @@ def test_a_sigmoid_calls_exp_once_per_element():
         z = x.astype(np.float64) * y + 1.5
         want = (1 / (1 + np.exp(-z)) * x).astype(np.float32)
     np.testing.assert_allclose(t.numpy(), want, rtol=2e-6, atol=1e-30, equal_nan=True)
-
-
-def _actions(t: Tensor) -> list[str]:
-    from rulegrad.backends.c.opt import actions
-    out = []
-    for item in t.schedule():
-        low = lower_only(item.ast)
-        out += actions(low, optimize_kernel(low))
-    return out
 
 
 def _special(shape: tuple[int, ...], dt=np.float32, seed: int = 0) -> np.ndarray:

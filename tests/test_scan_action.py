@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from optimizer_actions import kernel_actions as _actions
 
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
@@ -29,14 +30,6 @@ def _bits(got: np.ndarray, want: np.ndarray) -> None:
     same = (got == want) & (np.signbit(got) == np.signbit(want))
     same |= np.isnan(got) & np.isnan(want)
     assert same.all(), (np.flatnonzero(~same)[:5], got[~same][:5], want[~same][:5])
-
-
-def _actions(t: Tensor) -> list[list[str]]:
-    out = []
-    for item in t.schedule():
-        low = lower_only(item.ast)
-        out.append(actions(low, optimize_kernel(low)))
-    return out
 
 
 @pytest.mark.parametrize("shape,axis", SHAPES)

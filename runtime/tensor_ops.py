@@ -837,14 +837,6 @@ class TensorOps:
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
         return mask.where(value, self)
 
-    def copysign(self, other: Any) -> Tensor:
-        other = other if isinstance(other, TensorOps) else type(self)(other)
-        o = other._float()
-        mag = self.abs()
-        # the sign bit itself: o < 0 or 1/o < 0 missed a NaN's (copysign(2, -nan) is -2)
-        neg = o.bitcast({2: dtypes.int16, 4: dtypes.int32, 8: dtypes.int64}[o.dtype.itemsize]) < 0
-        return neg.where(-mag, mag)
-
     def logaddexp(self, other: Any) -> Tensor:
         """log(exp x + exp y) as max + log(1 + exp(-|x - y|)) (torch's): the old
         exp(x - max) + exp(y - max) was NaN wherever the max was infinite (inf - inf), so

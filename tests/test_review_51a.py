@@ -40,3 +40,25 @@ def test_copysign_by_a_python_number_is_weak_as_in_numpy(dt, other):
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
     np.testing.assert_array_equal(got, want)
     assert (np.signbit(got) == np.signbit(want)).all()
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64],
+                         ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("fn,slope", [("sinh", np.cosh), ("cosh", np.sinh)])
+def test_sinh_and_cosh_gradients_are_finite_where_their_values_are(dt, fn, slope):
+    """In the ln 2 wide window below log(2 max) the values were made finite, but their
+    gradients (cosh, sinh: as large) stayed inf there: e^(x/2) / 2 * e^(x/2)'s two factors
+    summed their gradients at x/2 into e^x. numpy's cosh and sinh in float64, rounded to the
+    dtype, are the oracle (torch's float64 overflows there too); values and gradients."""
+    top = np.log(np.finfo(dt).max)
+    x = np.concatenate([np.linspace(top - 1.0, top + 0.8, 37), [0.0, 1.5, -7.25, np.inf]])
+    x = np.concatenate([x, -x]).astype(dt)
+    t = Tensor(x, requires_grad=True)
+    y = getattr(t, fn)()
+    y.sum().backward()
+    with np.errstate(over="ignore"):
+        want_y = getattr(np, fn)(x.astype(np.float64)).astype(dt)
+        want_g = slope(x.astype(np.float64)).astype(dt)
+    rtol = 4 * np.finfo(dt).eps
+    np.testing.assert_allclose(y.numpy(), want_y, rtol=rtol, atol=0)
+    np.testing.assert_allclose(t.grad.numpy(), want_g, rtol=rtol, atol=0)

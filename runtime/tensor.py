@@ -1281,7 +1281,9 @@ class Tensor(TensorOps, NNOps):
     def copysign(self, other: Any) -> Tensor:
         """|self| with other's sign bit, in the float type numpy's copysign gives the pair (an
         int self gave ints, and abs(int32 min) < 0; a float64 other gave a float32 self's)."""
-        dt = _probe(np.copysign, self, other)
+        if not isinstance(other, (Tensor, int, float, np.generic)):  # (an array or a list)
+            other = Tensor(other)
+        dt = _probe(np.copysign, self, other)  # (a Python number weak, as numpy's)
         o = (other if isinstance(other, Tensor) else Tensor(other))._float()
         mag = self.cast(dt).abs()
         # the sign bit itself: o < 0 or 1/o < 0 missed a NaN's (copysign(2, -nan) is -2)

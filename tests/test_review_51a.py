@@ -62,3 +62,14 @@ def test_sinh_and_cosh_gradients_are_finite_where_their_values_are(dt, fn, slope
     rtol = 4 * np.finfo(dt).eps
     np.testing.assert_allclose(y.numpy(), want_y, rtol=rtol, atol=0)
     np.testing.assert_allclose(t.grad.numpy(), want_g, rtol=rtol, atol=0)
+
+
+def test_copysign_by_arrays_of_two_dtypes_gives_each_its_own():
+    # numpy's answer is kept per kind of operand: an array is one kind whatever its dtype, so
+    # it is made a tensor first (its dtype then keys the answer)
+    a = np.array([1.5, -2.0], np.float32)
+    for other in (np.array([-1.0, 1.0], np.float32), np.array([-1.0, 1.0], np.float64),
+                  np.array([-1, 1], np.int8), np.array([-1.0, 1.0], np.float32)):
+        got, want = Tensor(a).copysign(other).numpy(), np.copysign(a, other)
+        assert got.dtype == want.dtype, (other.dtype, got.dtype, want.dtype)
+        np.testing.assert_array_equal(got, want)

@@ -1278,6 +1278,18 @@ class Tensor(TensorOps, NNOps):
         - trunc(x / y) * y was not: 1e30 fmod 7 was 0, not 1, 5 fmod inf NaN, -3 fmod 3 +0)."""
         return self._binary(x, Ops.MOD, np.fmod)
 
+    def copysign(self, other: Any) -> Tensor:
+        """|self| with other's sign bit, in the float type numpy's copysign gives the pair (an
+        int self gave ints, and abs(int32 min) < 0; a float64 other gave a float32 self's)."""
+        if not isinstance(other, (Tensor, int, float, np.generic)):  # (an array or a list)
+            other = Tensor(other)
+        dt = _probe(np.copysign, self, other)  # (a Python number weak, as numpy's)
+        o = (other if isinstance(other, Tensor) else Tensor(other))._float()
+        mag = self.cast(dt).abs()
+        # the sign bit itself: o < 0 or 1/o < 0 missed a NaN's (copysign(2, -nan) is -2)
+        neg = o.bitcast({2: dtypes.int16, 4: dtypes.int32, 8: dtypes.int64}[o.dtype.itemsize]) < 0
+        return neg.where(-mag, mag)
+
     def _compare(self, other: Any, op: Ops, reverse: bool = False, or_equal: bool = False
                  ) -> Tensor:
         key = _binary_key(self, other, op, _compare_probe(or_equal), reverse)

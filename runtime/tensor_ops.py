@@ -837,14 +837,6 @@ class TensorOps:
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
         return mask.where(value, self)
 
-    def copysign(self, other: Any) -> Tensor:
-        other = other if isinstance(other, TensorOps) else type(self)(other)
-        o = other._float()
-        mag = self.abs()
-        # the sign bit itself: o < 0 or 1/o < 0 missed a NaN's (copysign(2, -nan) is -2)
-        neg = o.bitcast({2: dtypes.int16, 4: dtypes.int32, 8: dtypes.int64}[o.dtype.itemsize]) < 0
-        return neg.where(-mag, mag)
-
     def logaddexp(self, other: Any) -> Tensor:
         """log(exp x + exp y) as max + log(1 + exp(-|x - y|)) (torch's): the old
         exp(x - max) + exp(y - max) was NaN wherever the max was infinite (inf - inf), so
@@ -1574,12 +1566,18 @@ def _exp_floor(dt: DType) -> float:
 
 def _half_exp(v: Tensor) -> Tensor:
     """e^v / 2, finite up to v = log(2 max): e^v alone overflows past log(max), and sinh and
-    cosh were inf from 88.73 to 89.41 in float32 (torch's are finite). There it is e^(v/2) / 2
-    * e^(v/2) (1.5 ulp; e^v / 2 elsewhere, 0.5); each side reads 0 where the other is taken."""
-    over = v > math.log({2: 65504.0, 4: 3.4028234663852886e38,
-                         8: 1.7976931348623157e308}[v.dtype.itemsize])
-    h = over.where(v, 0.0) / 2
-    return over.where(h.exp() / 2 * h.exp(), over.where(0.0, v).exp() / 2)
+    cosh were inf from 88.73 to 89.41 in float32 (torch's are finite). There it is e^(v - c)
+    * (e^c / 2), c the power of two below log(max): v - c is exact (Sterbenz: v < 2c), and
+    the gradient is the value itself on one path (e^(v/2) / 2 * e^(v/2) summed its factors'
+    gradients at v/2 as e^v, inf there). It takes over at the whole number below log(max):
+    log(max) in the dtype rounds up (88.72284 in float32, whose e^v / 2 was inf). 1.5 ulp;
+    e^v / 2 elsewhere, 0.5; each side reads a constant where the other is taken."""
+    top = math.log({2: 65504.0, 4: 3.4028234663852886e38,
+                    8: 1.7976931348623157e308}[v.dtype.itemsize])
+    c = 2.0 ** math.floor(math.log2(top))
+    over = v > math.floor(top)
+    return over.where((over.where(v, c) - c).exp() * (math.exp(c) / 2),
+                      over.where(0.0, v).exp() / 2)
 
 
 def _eps(dt: DType) -> float:

@@ -3,8 +3,12 @@ each against an independent oracle."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 
+from rulegrad import Tensor
 from rulegrad.backends.c import blocks
 
 
@@ -19,3 +23,17 @@ def test_a_name_of_the_block_librarys_pattern_that_it_does_not_define_is_refused
     with pytest.raises(ValueError, match=f"'{name}' is no function of the block library"):
         blocks.load_for([name], lambda kernels, mode: built.append(kernels))
     assert built == []
+
+
+DIAGONALS = [0, 3, -3, 2**31 - 2, -(2**31) + 1, 2**31 + 5, -(2**31) - 5, 2**40, -(2**40)]
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (5, 7), (7, 5), (2, 3, 4)])
+@pytest.mark.parametrize("diagonal", DIAGONALS)
+def test_tril_and_triu_with_a_diagonal_past_the_matrix_match_numpy(shape, diagonal):
+    """tril/triu with a diagonal past either end of the matrix keep all of it or none of it,
+    as numpy's: the positions plus a diagonal near 2**31 wrapped in int32 (tril(2**31 - 2)
+    kept nothing), and one past int32 raised a bare OverflowError."""
+    x = np.arange(1, 1 + math.prod(shape), dtype=np.float32).reshape(shape)
+    np.testing.assert_array_equal(Tensor(x).tril(diagonal).numpy(), np.tril(x, diagonal))
+    np.testing.assert_array_equal(Tensor(x).triu(diagonal).numpy(), np.triu(x, diagonal))

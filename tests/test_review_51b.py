@@ -37,3 +37,31 @@ def test_tril_and_triu_with_a_diagonal_past_the_matrix_match_numpy(shape, diagon
     x = np.arange(1, 1 + math.prod(shape), dtype=np.float32).reshape(shape)
     np.testing.assert_array_equal(Tensor(x).tril(diagonal).numpy(), np.tril(x, diagonal))
     np.testing.assert_array_equal(Tensor(x).triu(diagonal).numpy(), np.triu(x, diagonal))
+
+
+@pytest.mark.parametrize("rows,cols", [(77, 100), (40, 13), (100, 37)])
+def test_a_running_sum_whose_column_loop_is_vectorized_adds_each_step_once(rows, cols):
+    """A running sum down the rows keeps one accumulator per column (acc[c] += x[r, c]): its
+    column loop may run in vectors (each column a lane), but no iteration may run twice
+    (render.py's `_overlap_tails`: the last full vector overlapping the one before would add
+    those columns' values again). The kernel's column loop is marked "upcast" by hand here
+    (`omp simd`), and the C is run against numpy."""
+    from rulegrad.backends.c.build import build_library
+    from rulegrad.backends.c.lower import lower_only
+    from rulegrad.backends.c.opt import optimize_kernel
+    from rulegrad.backends.c.render import render_kernel
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.uop import toposort
+
+    x = np.random.default_rng(rows).standard_normal((rows, cols)).astype(np.float32)
+    (item,) = Tensor(x).cumsum(0).schedule()
+    ast = optimize_kernel(lower_only(item.ast))
+    (_scan,) = [n for n in toposort(ast) if n.op is Ops.RANGE and n.arg[1] == "scan"]
+    (col,) = [n for n in toposort(ast) if n.op is Ops.RANGE and n.arg[1] == "loop"]
+    ast = ast.substitute({col: col.replace(arg=(col.arg[0], "upcast"))})
+    rk = render_kernel(ast, "rev51b_scan")
+    assert "#pragma omp simd" in rk.source
+    out = np.zeros_like(x)
+    lib = build_library([rk])  # (held: a released library is unloaded)
+    lib.function(rk.cname, 2)(out.ctypes.data, x.ctypes.data)
+    np.testing.assert_allclose(out, np.cumsum(x, 0, dtype=np.float64), rtol=1e-5, atol=1e-5)

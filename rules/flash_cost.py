@@ -45,8 +45,7 @@ PANEL = 16
 
 
 def shares_threads(rows: int, values: int) -> bool:
-    """Whether `rows` (two or more) share the threads evenly (pack_helpers' `balanced`), or
-    `values` in all are too little work to thread (PARALLEL_MIN_WORK): a split threads neither."""
+    """Whether `rows` (2+) share the threads evenly (`balanced`), or `values` are too few to thread."""
     return (rows > 1 and balanced(rows, threads())) or values < PARALLEL_MIN_WORK
 
 

@@ -45,7 +45,7 @@ PANEL = 16
 
 
 def shares_threads(rows: int, values: int) -> bool:
-    """True: `rows` (2+) share the threads evenly (`balanced`), or `values` are too few to thread."""
+    """`rows` (2+) share the threads evenly (`balanced`), or `values` are too few to thread."""
     return (rows > 1 and balanced(rows, threads())) or values < PARALLEL_MIN_WORK
 
 

@@ -1425,7 +1425,11 @@ class TensorOps:
 
 
 def _tri(like: Tensor, r: int | UOp, c: int | UOp, diagonal: int = 0) -> Tensor:
-    """(r, c) bool mask: true where column - row >= diagonal (on `like`'s device)."""
+    """(r, c) bool mask: true where column - row >= diagonal (on `like`'s device). column -
+    row lies in (-r, c): a diagonal past either end is clamped to it (the same mask), so that
+    the positions plus it cannot wrap (tril(2**31 - 2) of a 5x7 kept nothing, int32)."""
+    top = int(r.vmax) if isinstance(r, UOp) else r
+    diagonal = max(-top, min(int(c.vmax) if isinstance(c, UOp) else c, diagonal))
     return _positions(like, r, lazy=True).unsqueeze(-1) + diagonal <= _positions(like, c, lazy=True)
 
 

@@ -446,9 +446,9 @@ def test_few_rows_copy_their_panels_a_row_of_y_at_a_time(blocks: str, monkeypatc
                                                           n: int) -> None:
     """A product of a few rows (row tiles uneven on two threads) and many columns runs panel by
     panel (pack_helpers' panels_outer). Its panels are copied several side by side, each step
-    reading a run of a row of y (`Pack.group`, blocks.py's rg_pack_*_group): the last group
-    with fewer panels than the others, the last panel with fewer columns; with the blocks
-    printed, each panel of a group is copied by the kernel's own loops."""
+    reading a run of a row of y (`Pack.group`, blocks.py's rg_pack_* with panels > 1): the
+    last group with fewer panels than the others, the last panel with fewer columns; with the
+    blocks printed, each panel of a group is copied by the kernel's own loops."""
     from rulegrad.backends.c.lower import lower_only
     from rulegrad.backends.c.opt import actions, optimize_kernel
 

@@ -307,7 +307,10 @@ def _one(cname: str, dt: DType, lanes: int) -> list[RenderedKernel]:
     """The library of one block or panel copy of dt's in `lanes`-wide registers (a kernel
     calls one or two of the 16: a cold 64x96x48 matmul's build took 467 ms of compiler CPU
     with them all)."""
-    return [k for k in kernels(dt, lanes) if k.cname == cname] or kernels(dt, lanes)
+    found = [k for k in kernels(dt, lanes) if k.cname == cname]
+    if not found:  # (a name of the pattern, `rg_block_vf32_99`: no block of the library)
+        raise ValueError(f"{cname!r} is no function of the block library")
+    return found
 
 
 def _exp_library() -> list[RenderedKernel]:
@@ -337,6 +340,8 @@ def load_for(calls: Iterable[str], build: Builder) -> None:
             key = "\0".join(("exp", env_get("RULEGRAD_CC") or "", env_get("RULEGRAD_CFLAGS") or ""))
             library = _exp_library
         elif m[3]:  # a row reduction
+            if m[3] not in REDUCE_OPS.values():
+                raise ValueError(f"'rg_reduce_{m[3]}_f32' is no function of the block library")
             key, library = f"reduce_{m[3]}", partial(reductions, m[3])
         else:  # a block or panel copy
             dt = dtypes.float32 if m[2] == "32" else dtypes.float64

@@ -237,7 +237,8 @@ class Scope:
         self.fills = fills
         self.threads = threads  # a loop split across cores: how (render.py's `_launched`)
         # an iteration run twice computes and writes the same values: it reads nothing the
-        # kernel writes, and writes an element of its own (render.py's `_overlap_tails`)
+        # kernel writes, carries no accumulator over iterations (a running sum's), and writes
+        # an element of its own (render.py's `_overlap_tails`)
         self.repeats = False
 
     def __repr__(self) -> str:

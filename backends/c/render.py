@@ -1093,10 +1093,12 @@ class KernelRenderer:
         for st in stores:
             self.emit_store(st)
         # the innermost loop's iterations may run twice (`_overlap_tails`) when no value read
-        # is a buffer the stores write (an in-place update would apply twice)
+        # is a buffer the stores write (an in-place update would apply twice), nor a reduce
+        # along the stores' loops (a running sum's accumulator per column would add twice)
         targets = {st.src[0].src[0].arg for st in stores}
         self.stack[-1].repeats = self.restrict and not any(
-            n.op is Ops.DEFINE_GLOBAL and n.arg in targets
+            (n.op is Ops.DEFINE_GLOBAL and n.arg in targets)
+            or (n.op is Ops.REDUCE and not set(ranges).isdisjoint(n.src[1:]))
             for st in stores for n in toposort(st.src[1]))
         self.close_loops()
         self.vector = None

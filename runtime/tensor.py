@@ -159,12 +159,20 @@ def _wrapped(value: Scalar, dtype: DType) -> Scalar:
     if out is None:
         with np.errstate(all="ignore"):
             out = np.asarray(value).astype(dtype.np).item()
-        if key is not None and len(_wrapped_values) < 65536:
-            _wrapped_values[key] = out
+        if key is not None:
+            _store_bounded(_wrapped_values, key, out, 65536)
     return out
 
 
 _lifted: dict[tuple, UOp] = {}
+
+
+def _store_bounded(cache: dict, key: tuple, value: object, most: int) -> None:
+    """cache[key] = value, the oldest entry dropped once `most` are kept: a full cache that took
+    nothing new stopped serving a long session's constants (a test suite's, a sweep's)."""
+    if len(cache) >= most:
+        del cache[next(iter(cache))]
+    cache[key] = value
 
 
 def _const_uop(value: Scalar, dtype: DType, shape: Shape) -> UOp:
@@ -179,8 +187,8 @@ def _const_uop(value: Scalar, dtype: DType, shape: Shape) -> UOp:
     if out is None:
         const = UOp.const(dtype, _const_value(value, dtype))
         out = const.reshape((1,) * len(shape)).expand(shape)
-        if key is not None and len(_lifted) < 4096:  # bounded: a new learning rate adds one
-            _lifted[key] = out
+        if key is not None:  # bounded: a new learning rate adds one
+            _store_bounded(_lifted, key, out, 4096)
     return out
 
 

@@ -392,6 +392,9 @@ def test_a_repeated_scalar_operand_builds_no_new_nodes(monkeypatch):
     from rulegrad.runtime import uop
     from rulegrad.runtime.uop import UOp
 
+    y = Tensor(np.ones((4, 3), np.float32))
+    for k in range(5000):  # a long session's constants, more than the cache keeps
+        y = y * (k + 0.25)
     x = Tensor(np.ones((4, 3), np.float32))
     x = x * 0.5 + 1.0  # the constants' first use
     assert x.uop is not None  # (its graph built now: the array's node is made once, here)

@@ -1,10 +1,11 @@
 """The C text every printer of a kernel shares: types, names, scopes, the block library's calls.
 
 In: dtypes, ops and kernel UOps. Out: C text (a type's name, a vector type, a block's
-signature, the vector helpers, a threaded loop's header) and the containers the printers fill
-(`Scope`, `Stmt`, a loop's `Threads`) and return (`RenderedKernel`). This is the bottom of
-backends/c: the workload printers (gemm.py, flash.py), the block library (blocks.py) and the
-renderer (render.py) build on it, and it imports none of them:
+signature, the vector helpers, a loop's header printed from its `Loop`) and the containers the
+printers fill (`Scope` and what opens it, `Stmt`, a loop's `Threads`) and return
+(`RenderedKernel`). This is the bottom of backends/c: the workload printers (gemm.py,
+flash.py), the block library (blocks.py) and the renderer (render.py) build on it, and it
+imports none of them:
 
     ctext, blocks, gemm, flash, render, launch, build   (bottom to top: each module imports
                                                          only modules before it)
@@ -199,34 +200,76 @@ class Threads(NamedTuple):
     size: int = 0
     step: int | None = None
 
-    def loop(self, var: str, size: int, step: int | None = None) -> tuple[Threads, str]:
-        """The opened loop's fact and its header: the pragma, then `for` from 0."""
+    def loop(self, var: str, size: int, step: int | None = None) -> tuple[Threads, Loop]:
+        """The opened loop's fact and its structure: the pragma, then `for` from 0."""
         clauses = " simd" if self.simd else ""
         if self.reduction is not None:
             clauses += f" reduction({self.reduction[0]}:{self.reduction[1]})"
         if self.dynamic:
             clauses += " schedule(dynamic)"
-        inc = f"{var}++" if step is None else f"{var} += {step}"
         return (self._replace(var=var, size=size, step=step),
-                f"#pragma omp parallel for{clauses}\n"
-                f"for (int64_t {var} = 0; {var} < {size}; {inc})")
+                Loop(var, size, step=step or 1, pragmas=(f"#pragma omp parallel for{clauses}",)))
+
+
+class Loop(NamedTuple):
+    """A `for` loop as the printer that opened it built it: `var` from `start` while below
+    `stop` (a known count, or C text: a launched loop's `hi_`), by `step`; `pragmas` printed
+    before it, then `omp simd` when `simd` (no clause: each iteration its own); `vector`: a
+    loop of explicit vectors, `step` lanes an iteration (render.py's `_open_vector`). The
+    renderer's decisions read these fields; `str()` prints the header once they are made."""
+
+    var: str
+    stop: int | str
+    start: int | str = 0
+    step: int = 1
+    pragmas: tuple[str, ...] = ()
+    simd: bool = False
+    vector: bool = False
+
+    def __str__(self) -> str:
+        v = self.var
+        inc = f"{v}++" if self.step == 1 else f"{v} += {self.step}"
+        simd = ("#pragma omp simd",) if self.simd else ()
+        return "".join(p + "\n" for p in (*self.pragmas, *simd)) + (
+            f"for (int64_t {v} = {self.start}; {v} < {self.stop}; {inc})")
+
+
+class Guard(NamedTuple):
+    """An `if (cond)` scope: what it holds runs for some iterations of its loop only."""
+
+    cond: str
+
+    def __str__(self) -> str:
+        return f"if ({self.cond})"
+
+
+class Region(NamedTuple):
+    """`#pragma omp parallel`: a block every thread runs (gemm.py's threads claiming work)."""
+
+    pragma: str = "#pragma omp parallel"
+
+    def __str__(self) -> str:
+        return f"{self.pragma}\n"
 
 
 class Scope:
-    """A block of C statements: the function body or a loop. Items are lines or child scopes.
+    """A block of C statements: the function body, a loop, a guard. Items are lines or child
+    scopes.
 
+    `head` is what opens it: a `Loop`, a `Guard`, a `Region`, C text no decision reads (a
+    counter threads claim by an atomic add, an `else`) or "" (a plain block: the body).
     `bound` is every loop variable visible here; `names` the nodes already computed here.
     (A class of slots, compared by identity, not a dataclass: a process's first kernel imports
     it, and a dataclass compiles its methods when its class is made, runtime/record.py.)"""
 
-    __slots__ = ("header", "bound", "items", "names", "open_child", "fills", "threads",
-                 "repeats")
+    __slots__ = ("head", "bound", "items", "names", "open_child", "fills", "threads",
+                 "repeats", "itemsize")
 
-    def __init__(self, header: str, bound: frozenset[UOp],
+    def __init__(self, head: Loop | Guard | Region | str, bound: frozenset[UOp],
                  items: list[str | Stmt | Scope] | None = None,
                  names: dict[UOp, str] | None = None, open_child: Scope | None = None,
                  fills: bool = False, threads: Threads | None = None) -> None:
-        self.header = header
+        self.head = head
         self.bound = bound
         self.items: list[str | Stmt | Scope] = [] if items is None else items
         self.names: dict[UOp, str] = {} if names is None else names
@@ -240,10 +283,16 @@ class Scope:
         # kernel writes, carries no accumulator over iterations (a running sum's), and writes
         # an element of its own (render.py's `_overlap_tails`)
         self.repeats = False
+        self.itemsize = 0  # the widest value its stores write (0: not known): `omp simd`'s lanes
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
         return f"Scope({fields})"
+
+    @property
+    def loop(self) -> Loop | None:
+        """The `for` loop this scope is, if it is one."""
+        return self.head if isinstance(self.head, Loop) else None
 
     def add(self, line: str | Stmt | Scope) -> None:
         if self.open_child is None:

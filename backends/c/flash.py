@@ -34,7 +34,17 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 from .blocks import name as block_name
-from .ctext import RenderError, Scope, Threads, block_library, ctype, loop_count, vector_names
+from .ctext import (
+    Guard,
+    Loop,
+    RenderError,
+    Scope,
+    Threads,
+    block_library,
+    ctype,
+    loop_count,
+    vector_names,
+)
 from .gemm import close_inside, copy_panel
 
 if TYPE_CHECKING:
@@ -117,7 +127,7 @@ def render_flash(r: KernelRenderer, st: UOp) -> bool:
         threaded, head = Threads(dynamic=True).loop(tv, tiles)
         tile = r.open_counter(scope, head, threaded)
     else:
-        tile = r.open_counter(scope, f"for (int64_t {tv} = 0; {tv} < {tiles}; {tv}++)")
+        tile = r.open_counter(scope, Loop(tv, tiles))
     keys = _Keys(r, tile, table, tv, win, out) if table else None
     _tile(r, st, tile, i, local, out, f"{tv} * {ti}", ti, n - 1 if n % ti else None, keys)
     close_inside(r, scope)
@@ -159,7 +169,7 @@ def _pack(r: KernelRenderer, scope: Scope, p: _Product) -> None:
     p.pb = r.fresh("pb")
     scope.add(f"{v.ct} {p.pb}[{p.k * p.width}] __attribute__((aligned(64)));")
     pv = r.fresh("pn")
-    panel = r.open_counter(scope, f"for (int64_t {pv} = 0; {pv} < {p.npanels}; {pv}++)")
+    panel = r.open_counter(scope, Loop(pv, p.npanels))
     cols = f"{p.n} - {pv} * {tj}"
     if copy_panel(r, panel, p.y, p.ks, p.cols, p.k, f"({cols} < {tj} ? {cols} : {tj})",
                    f"{pv} * {tj}", f"{p.pb} + {pv} * {p.k * tj}", tj, v.lanes):
@@ -289,7 +299,7 @@ def _register_tiles(r: KernelRenderer, tile: Scope, i: UOp, p: _Product, base: s
     nv = tj // v.lanes
     pv = r.fresh("pn")
     first, end = panels or ("0", str(p.npanels))
-    panel = r.open_counter(tile, f"for (int64_t {pv} = {first}; {pv} < {end}; {pv}++)")
+    panel = r.open_counter(tile, Loop(pv, end, first))
     decl, out, ldo = dest(pv)
     if decl:
         panel.add(decl)
@@ -348,7 +358,7 @@ def _bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
     var = loop.names[rng]
     loop.names.pop(rng)
     loop.bound = loop.bound - {rng}
-    guard = Scope(f"if ({var} < {size})", parent.bound | {rng})
+    guard = Scope(Guard(f"{var} < {size}"), parent.bound | {rng})
     guard.names[rng] = var
     loop.add(guard)
     loop.open_child = guard

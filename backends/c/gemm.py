@@ -61,6 +61,9 @@ from rulegrad.runtime.uop import UOp, toposort
 from .blocks import name as block_name
 from .blocks import pack_name, stream_name
 from .ctext import (
+    Guard,
+    Loop,
+    Region,
     RenderError,
     Scope,
     Threads,
@@ -157,7 +160,7 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
             _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
             scope.add(f"int64_t {nx} = 0;")
             scope.add(f"unsigned char {g.ready}[{g.npanels}] = {{0}};")
-            region = _open(scope, "#pragma omp parallel\n", r)
+            region = _open(scope, Region(), r)
         claim = f"__atomic_fetch_add(&{nx}, 1, __ATOMIC_RELAXED)"
         loop = _open(region, f"for (int64_t {pv} = {claim}; {pv} < {g.npanels}; {pv} = {claim})",
                      r)
@@ -183,7 +186,7 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
             _, tile_claim = _shared_scratch(r, [], g, pack.grab)
             region = scope
         else:
-            region = _open(scope, "#pragma omp parallel\n", r)
+            region = _open(scope, Region(), r)
         region.add(f"const int64_t {pv} = 0;")
         _scratch(r, region, prods, g.ct, 1, g.tj)
         _pack_y(r, region, j, prods, pv, g, per_panel=True)
@@ -218,7 +221,7 @@ def _panels_threaded(r: KernelRenderer, st: UOp, scope: Scope, rows: tuple[UOp, 
         def head(v: str, count: int) -> str:
             return f"for (int64_t {v} = {take}; {v} < {count}; {v} = {take})"
     else:
-        region = _open(scope, "#pragma omp parallel\n", r)
+        region = _open(scope, Region(), r)
 
         def head(v: str, count: int) -> str:
             return (f"#pragma omp for schedule(dynamic)\n"
@@ -375,7 +378,7 @@ def _by_panel(r: KernelRenderer, parent: Scope, pv: str, g: _Geometry, body) -> 
     8% slower than with whole panels)."""
     full, rest = divmod(g.nj, g.tj)
     if full and rest:
-        body(_open(parent, f"if ({pv} < {full})", r), g.tj)
+        body(_open(parent, Guard(f"{pv} < {full}"), r), g.tj)
         close_inside(r, parent)
         body(_open(parent, "else", r), rest)
         close_inside(r, parent)
@@ -477,7 +480,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                  f"{a}[u_][v_] = ({vt}){{0}};")
         if p in xs:  # both operands packed: the k loops are one flat loop over the panels
             kk = r.fresh("k")
-            kscope = _open(tile, f"for (int64_t {kk} = 0; {kk} < {p.k}; {kk}++)", r)
+            kscope = _open(tile, Loop(kk, p.k), r)
         else:
             kscope, kk = _k_loops(r, tile, p)
         kscope.add(f"{vt} w_[{nv}];")
@@ -533,9 +536,9 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         outer.add(" ".join(f"free({pa});" for pa in heap))
 
 
-def _open(parent: Scope, header: str, r: KernelRenderer) -> Scope:
+def _open(parent: Scope, head: Loop | Guard | Region | str, r: KernelRenderer) -> Scope:
     """A loop that binds no RANGE (a tile or panel counter), pushed on the scope stack."""
-    return r.open_counter(parent, header)
+    return r.open_counter(parent, head)
 
 
 def close_inside(r: KernelRenderer, keep: Scope) -> None:
@@ -553,11 +556,8 @@ def _bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
     `size`, values past it are skipped (the guard binds the range, so nothing reading it is
     hoisted above the guard); with a `last`, values past it are `last`."""
     var = r.loop_names.setdefault(rng, f"r{len(r.loop_names)}")
-    head = f"for (int64_t {var}_u = 0; {var}_u < {count}; {var}_u++)"
-    if simd:
-        head = f"#pragma omp simd\n{head}"
-    loop = _open(parent, f"#pragma GCC unroll {count}\n{head}" if unroll else head, r)
-    guard = f"if ({base} + {var}_u < {size})" if size is not None and size % count else ""
+    loop = _open(parent, _unrolled(f"{var}_u", count, unroll, simd), r)
+    guard = Guard(f"{base} + {var}_u < {size}") if size is not None and size % count else ""
     scope = Scope(guard, loop.bound | {rng})
     loop.add(scope)
     loop.open_child = scope
@@ -566,6 +566,11 @@ def _bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
     scope.names[rng] = var
     r.vartypes[var] = "int64_t"
     return scope, f"{var}_u"
+
+
+def _unrolled(var: str, count: int, unroll: bool, simd: bool = False) -> Loop:
+    """A loop of `var` from 0 to `count`, all unrolled when `unroll`."""
+    return Loop(var, count, pragmas=(f"#pragma GCC unroll {count}",) if unroll else (), simd=simd)
 
 
 def _bind_rows(r: KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: str, count: int,
@@ -579,10 +584,9 @@ def _bind_rows(r: KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: st
     if len(rows) == 1:
         return _bind(r, parent, rows[0], base, count, size, unroll, last=last)
     var = r.fresh("row")
-    head = f"for (int64_t {var}_u = 0; {var}_u < {count}; {var}_u++)"
-    scope = _open(parent, f"#pragma GCC unroll {count}\n{head}" if unroll else head, r)
+    scope = _open(parent, _unrolled(f"{var}_u", count, unroll), r)
     if size is not None:
-        scope = _open(scope, f"if ({base} + {var}_u < {size})", r)
+        scope = _open(scope, Guard(f"{base} + {var}_u < {size}"), r)
     scope.bound = scope.bound | set(rows)
     if not bind:
         return scope, f"{var}_u"
@@ -680,7 +684,7 @@ class _RowOffsets:
         if not self.arrays:
             return
         row = clamped(f"{self.base} + q_", self.last)
-        loop = Scope(f"for (int64_t q_ = 0; q_ < {self.count}; q_++)", self.tile.bound)
+        loop = Scope(Loop("q_", self.count), self.tile.bound)
         loop.items.append(f"const int64_t row_ = {row};")
         values, inner = {}, 1
         for rng in reversed(self.rows):  # the last range fastest, as _bind_rows

@@ -71,6 +71,9 @@ from .ctext import (
     REDUCE_OPS,
     SUFFIX,
     VECTOR_HELPERS,
+    Guard,
+    Loop,
+    Region,
     RenderedKernel,
     RenderError,
     Scope,
@@ -596,22 +599,22 @@ class KernelRenderer:
                           "loops over")
 
     def open_loop(self, parent: Scope, r: UOp, pragma: str | Threads = "", start: str = "0",
-                  count: int | None = None, last: int | None = None) -> Scope:
+                  count: int | None = None, last: int | None = None,
+                  simd: bool = False) -> Scope:
         """A loop binding RANGE r; by default over all of it, else `count` values from
         `start` (one tile of a tiled loop; with a `last`, values past it are `last`); split
-        across cores when `pragma` is a `Threads`."""
+        across cores when `pragma` is a `Threads`; `omp simd` when `simd`."""
         var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
         threads: Threads | None = None
-        head = f"{pragma}\n" if isinstance(pragma, str) and pragma else ""
         if isinstance(pragma, Threads):
             assert count is None, "threads run a whole range"
             threads, head = pragma.loop(var, loop_count(r))
         elif count is None:
-            head += f"for (int64_t {var} = 0; {var} < {loop_count(r)}; {var}++)"
+            head = Loop(var, loop_count(r), pragmas=(pragma,) if pragma else (), simd=simd)
         else:
             # count from 0 so the trip count is a constant gcc can unroll (with -fwrapv,
             # `start + count` might wrap, and a loop from start to it has no known count)
-            head += f"for (int64_t {var}_u = 0; {var}_u < {count}; {var}_u++)"
+            head = Loop(f"{var}_u", count, pragmas=(pragma,) if pragma else (), simd=simd)
         self.vartypes[var] = "int64_t"
         scope = Scope(head, parent.bound | {r}, threads=threads)
         scope.names[r] = var
@@ -752,16 +755,20 @@ class KernelRenderer:
         scope.add(self.stmt(name, vector_type(n.dtype), expr))
         scope.names[n] = name
 
-    def _open_vector(self, parent: Scope, r: UOp, threads: Threads | None) -> Scope:
+    def _open_vector(self, parent: Scope, r: UOp, threads: Threads | None,
+                     unroll: int = 0) -> Scope:
         """The loop over r in steps of VECTOR_LANES, binding r to each vector's first lane;
         the last vector overlaps the one before it (the loop is at least VECTOR_LANES long),
-        so the rest of a row is whole vectors, not a scalar tail."""
+        so the rest of a row is whole vectors, not a scalar tail (`unroll`: all its `unroll`
+        iterations)."""
         var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
         n, lanes = loop_count(r), VECTOR_LANES
         if threads is not None:
             threads, head = threads.loop(f"{var}_v", n, lanes)
+            head = head._replace(vector=True)
         else:
-            head = f"for (int64_t {var}_v = 0; {var}_v < {n}; {var}_v += {lanes})"
+            head = Loop(f"{var}_v", n, step=lanes, vector=True,
+                        pragmas=(f"#pragma GCC unroll {unroll}",) if unroll else ())
         self.vartypes[var] = "int64_t"
         scope = Scope(head, parent.bound | {r}, threads=threads)
         scope.names[r] = var
@@ -850,8 +857,7 @@ class KernelRenderer:
             outside = (self.vector, self.vector_nodes, self.prefetch)
             k = red.src[-1]
             self.prefetch = (k, k.arg[2]) if k.arg[1] == "prefetch" else None
-            scope = self._open_vector(scope, vec, None)
-            scope.header = f"#pragma GCC unroll {size}\n{scope.header}"
+            scope = self._open_vector(scope, vec, None, unroll=size)
             self.stack.append(scope)
             self.vector_nodes = {reg}
             # (vector u of the block: its first lane's column over the lanes, a power of two)
@@ -864,7 +870,7 @@ class KernelRenderer:
                      for n in toposort(red.src[0])[:-1])
         for i, c in enumerate(cols):
             simd = c.arg[1] == "upcast" and i == len(cols) - 1 and not nested
-            scope = self.open_loop(scope, c, "#pragma omp simd" if simd else _unroll(c))
+            scope = self.open_loop(scope, c, "" if simd else _unroll(c), simd=simd)
             self.stack.append(scope)
         name = f"{acc}[{_row_major(cols, self.loop_names)}]"
         scope.names[reg] = name
@@ -925,7 +931,7 @@ class KernelRenderer:
         if main:
             kb = self.fresh("kb")
             rest = scope.open_child  # (what is still being filled after these loops)
-            self.open_counter(scope, f"for (int64_t {kb} = 0; {kb} < {main}; {kb} += {block})")
+            self.open_counter(scope, Loop(kb, main, step=block))
             self._vector_steps(red, accv, kb, nvec)
             self.stack.pop()
             scope.open_child = rest
@@ -1018,7 +1024,7 @@ class KernelRenderer:
         return ""
 
     def _in_parallel(self) -> bool:
-        return any("omp parallel" in s.header for s in self.stack)
+        return any(s.threads is not None or isinstance(s.head, Region) for s in self.stack)
 
     def _close_reduce(self, red: UOp, saved: list) -> None:
         mark, acc, declaration, cols, outside = saved.pop()
@@ -1060,6 +1066,7 @@ class KernelRenderer:
                   f"{self.lookup(dl.src[0])};")
         inner.fills = True
         inner.repeats = len(dl.src) == 2  # (one loop: its array is read only after it)
+        inner.itemsize = dl.dtype.itemsize
         host = self.stack[-len(dl.src)]
         self._leave(mark)
         host.names[dl] = name
@@ -1087,8 +1094,8 @@ class KernelRenderer:
             simd = r.arg[1] in ("upcast", "vector", "simd")
             self.gcc_vectors |= r.arg[1] == "simd"
             pragma: str | Threads = (Threads(simd=simd) if threads else
-                                     "#pragma omp simd" if simd else _unroll(r))
-            scope = self.open_loop(scope, r, pragma)
+                                     "" if simd else _unroll(r))
+            scope = self.open_loop(scope, r, pragma, simd=simd and not threads)
             self.stack.append(scope)
         for st in stores:
             self.emit_store(st)
@@ -1096,10 +1103,12 @@ class KernelRenderer:
         # is a buffer the stores write (an in-place update would apply twice), nor a reduce
         # along the stores' loops (a running sum's accumulator per column would add twice)
         targets = {st.src[0].src[0].arg for st in stores}
-        self.stack[-1].repeats = self.restrict and not any(
+        inner = self.stack[-1]
+        inner.repeats = self.restrict and not any(
             (n.op is Ops.DEFINE_GLOBAL and n.arg in targets)
             or (n.op is Ops.REDUCE and not set(ranges).isdisjoint(n.src[1:]))
             for st in stores for n in toposort(st.src[1]))
+        inner.itemsize = max(st.src[1].dtype.itemsize for st in stores)
         self.close_loops()
         self.vector = None
 
@@ -1185,9 +1194,11 @@ class KernelRenderer:
             self.kind = "packed"
         return True
 
-    def open_counter(self, parent: Scope, head: str, threads: Threads | None = None) -> Scope:
-        """A loop that binds no RANGE (a counter: tiles, panels, blocks), pushed on the scope
-        stack; `threads`: how it is split across cores (`Threads.loop` printed `head`)."""
+    def open_counter(self, parent: Scope, head: Loop | Guard | Region | str,
+                     threads: Threads | None = None) -> Scope:
+        """A loop that binds no RANGE (a counter: tiles, panels, blocks), or a guard or region
+        in one, pushed on the scope stack; `threads`: how it is split across cores
+        (`Threads.loop` made `head`)."""
         scope = Scope(head, parent.bound, threads=threads)
         parent.add(scope)
         parent.open_child = scope
@@ -1231,7 +1242,7 @@ class KernelRenderer:
             pointers.append(f"  {const}{t} *{qual}p{i} = ({const}{t} *){arg};")
             self.vartypes[f"p{i}"] = f"{const}{t} *{qual}"
         _simd_fills(self.root)
-        _overlap_tails(self.root, vector_bytes() // 4)
+        _overlap_tails(self.root, vector_bytes())
         segments, body = _layout(self.root, "  ", self.vartypes, cname)
         combine = 0
         if finish is not None:  # the slots' array, written here and combined by NAME_fin
@@ -1316,7 +1327,7 @@ def _launched(root: Scope, combines: list[_Combine]) -> tuple[int, _Finish | Non
     if op is None:
         if after or not all(isinstance(x, Stmt) for x in before):
             return 0, None
-        return _launch_header(loop, var, size, step, "#pragma omp simd\n" if simd else ""), None
+        return _launch_header(loop, size, simd), None
     c = next((c for c in combines if c.acc == acc), None)
     declared = [x for x in before if not isinstance(x, Stmt)]
     if (c is None or step != 1 or len(declared) != 1
@@ -1327,21 +1338,22 @@ def _launched(root: Scope, combines: list[_Combine]) -> tuple[int, _Finish | Non
     loop.items = [declared[0], *loop.items, f"q_[{var}] = {acc};"]
     # a loop with loops inside keeps their `omp simd`; one without may be a vector loop itself
     nested = any(isinstance(x, Scope) for x in loop.items)
-    _launch_header(loop, var, size, 1, "#pragma omp simd\n" if simd and not nested else "")
+    _launch_header(loop, size, simd and not nested)
     root.items = [*(x for x in before if x is not declared[0]), loop]
-    combining = Scope(f"for (int64_t i_ = 0; i_ < {size}; i_++)", root.bound)
+    combining = Scope(Loop("i_", size), root.bound)
     combining.items.append(f"{acc} = {render_alu(c.update, [acc, 'q_[i_]'])};")
     return size, _Finish(Scope("", root.bound, [*before, combining, *after]), c.update)
 
 
-def _launch_header(loop: Scope, var: str, size: int, step: int, head: str) -> int:
-    """Rewrite `loop` to run iterations [lo_, hi_) of its `size / step`; returns their count."""
-    if step == 1:
-        loop.header = f"{head}for (int64_t {var} = lo_; {var} < hi_; {var}++)"
-    else:  # iteration i is the loop's value i * step, as in the loop it replaces
-        loop.header = (f"{head}for (int64_t {var} = lo_ * {step}; {var} < hi_ * {step}; "
-                       f"{var} += {step})")
-    return -(-size // step)
+def _launch_header(loop: Scope, size: int, simd: bool) -> int:
+    """Rewrite `loop` to run iterations [lo_, hi_) of its `size / step` (`omp simd` when
+    `simd`); returns their count."""
+    head = loop.loop
+    assert head is not None, "a threaded loop is a Loop (Threads.loop)"
+    # iteration i is the loop's value i * step, as in the loop it replaces
+    by = "" if head.step == 1 else f" * {head.step}"
+    loop.head = head._replace(start=f"lo_{by}", stop=f"hi_{by}", pragmas=(), simd=simd)
+    return -(-size // head.step)
 
 
 # Every build adds gcc's "very cheap" vectorizer cost model (flags.py's SEMANTIC), which
@@ -1354,9 +1366,10 @@ def _simd_fills(root: Scope) -> None:
     """`omp simd` on every filling loop (Scope.fills) with no loop inside (a guard, `if`, may
     be) and no pragma, that is not a loop of explicit vectors."""
     for scope in _scopes(root):
-        if (scope.fills and scope.header.startswith("for (") and "_v = " not in scope.header
-                and not any(not s.header.startswith("if (") for s in _scopes(scope, False))):
-            scope.header = f"#pragma omp simd\n{scope.header}"
+        h = scope.loop
+        if (scope.fills and h is not None and not (h.pragmas or h.simd or h.vector)
+                and _guards_only(scope)):
+            scope.head = h._replace(simd=True)
 
 
 # gcc vectorizes an `omp simd` loop of a count that is not whole vectors with its last values
@@ -1364,30 +1377,28 @@ def _simd_fills(root: Scope) -> None:
 # of 8 and 5 calls of the scalar exp, each as dear as a vector's; rows of 10, one vector and 2.
 # A loop whose iterations may run twice (Scope.repeats) is printed as two: its whole vectors,
 # then the last `lanes` iterations, which overlap the ones before (the same values written
-# again), so gcc runs every iteration in a full vector (as UPCAST's explicit vectors end).
-_SIMD_LOOP = re.compile(r"#pragma omp simd\nfor \(int64_t (\w+) = 0; \1 < (\d+); \1\+\+\)")
-
-
-def _overlap_tails(root: Scope, lanes: int) -> None:
-    """Each `omp simd` loop of a known count n that may repeat iterations, with no loop
-    inside: n - n % w iterations, then the last w, w the most of `lanes`, halved, up to n (at
-    least 4, and n not whole vectors of it)."""
+# again), so gcc runs every iteration in a full vector (as UPCAST's explicit vectors end). A
+# vector holds `vbytes // itemsize` of the loop's values: 8 floats in 32 bytes, 4 doubles.
+def _overlap_tails(root: Scope, vbytes: int) -> None:
+    """Each `omp simd` loop (no clause) from 0 to a known count n by 1 that may repeat
+    iterations, with no loop inside: n - n % w iterations, then the last w, w the lanes of its
+    widest stored value, halved, up to n (at least 4, and n not whole vectors of it)."""
     for parent in _scopes(root):
         for i in range(len(parent.items) - 1, -1, -1):
             loop = parent.items[i]
-            m = _SIMD_LOOP.fullmatch(loop.header) if isinstance(loop, Scope) else None
-            if m is None or not loop.repeats or len(loop.items) > SEGMENT or any(
-                    not s.header.startswith("if (") for s in _scopes(loop, False)):
+            h = loop.loop if isinstance(loop, Scope) else None
+            if (h is None or not (h.simd and loop.repeats and loop.itemsize)
+                    or h.pragmas or h.vector or h.start != 0 or h.step != 1
+                    or not isinstance(h.stop, int) or len(loop.items) > SEGMENT
+                    or not _guards_only(loop)):
                 continue
-            var, n = m.group(1), int(m.group(2))
-            w = lanes
+            n, w = h.stop, vbytes // loop.itemsize
             while w > n:
                 w //= 2
             if w < 4 or n % w == 0:
                 continue
-            loop.header = f"#pragma omp simd\nfor (int64_t {var} = 0; {var} < {n - n % w}; {var}++)"
-            tail = Scope(f"#pragma omp simd\nfor (int64_t {var} = {n - w}; {var} < {n}; {var}++)",
-                         loop.bound, list(loop.items), dict(loop.names))
+            loop.head = h._replace(stop=n - n % w)
+            tail = Scope(h._replace(start=n - w), loop.bound, list(loop.items), dict(loop.names))
             parent.items.insert(i + 1, tail)
 
 
@@ -1401,10 +1412,15 @@ def _scopes(root: Scope, itself: bool = True) -> list[Scope]:
     return out if itself else out[1:]
 
 
+def _guards_only(root: Scope) -> bool:
+    """Whether every scope inside `root` is a guard, `if` (no loop)."""
+    return all(isinstance(s.head, Guard) for s in _scopes(root, False))
+
+
 def _has_plain_innermost(root: Scope) -> bool:
     """Whether some loop with no loop inside is a plain one, which gcc's vectorizer vectorizes
-    (softmax's exp), not a loop of explicit vectors (`_open_vector`: its variable ends in _v)."""
-    return any(s.header and "_v = " not in s.header
+    (softmax's exp), not a loop of explicit vectors (`_open_vector`)."""
+    return any(s.head and not (s.loop is not None and s.loop.vector)
                and not any(isinstance(x, Scope) for x in s.items) for s in _scopes(root))
 
 
@@ -1461,11 +1477,11 @@ def _flatten(root: Scope, indent: str) -> list[tuple[str, str | Stmt]]:
                 out.append((ind, item))
             continue
         inner = ind
-        if item.header:
+        if item.head:
             if state == 1:
                 out.append((ind, "}"))
                 continue
-            head = item.header.split("\n")
+            head = str(item.head).split("\n")
             out.extend((ind, line) for line in head[:-1])
             out.append((ind, head[-1] + " {"))
             stack.append((item, ind, 1))

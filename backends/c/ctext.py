@@ -208,12 +208,12 @@ class Threads(NamedTuple):
         if self.dynamic:
             clauses += " schedule(dynamic)"
         return (self._replace(var=var, size=size, step=step),
-                Loop(var, size, step=step or 1, pragmas=(f"#pragma omp parallel for{clauses}",)))
+                Loop(var, size, step=step or 1, pragma=f"#pragma omp parallel for{clauses}"))
 
 
 class Loop(NamedTuple):
     """A `for` loop as the printer that opened it built it: `var` from `start` while below
-    `stop` (a known count, or C text: a launched loop's `hi_`), by `step`; `pragmas` printed
+    `stop` (a known count, or C text: a launched loop's `hi_`), by `step`; `pragma` printed
     before it, then `omp simd` when `simd` (no clause: each iteration its own); `vector`: a
     loop of explicit vectors, `step` lanes an iteration (render.py's `_open_vector`). The
     renderer's decisions read these fields; `str()` prints the header once they are made."""
@@ -222,15 +222,14 @@ class Loop(NamedTuple):
     stop: int | str
     start: int | str = 0
     step: int = 1
-    pragmas: tuple[str, ...] = ()
+    pragma: str = ""
     simd: bool = False
     vector: bool = False
 
     def __str__(self) -> str:
         v = self.var
         inc = f"{v}++" if self.step == 1 else f"{v} += {self.step}"
-        simd = ("#pragma omp simd",) if self.simd else ()
-        return "".join(p + "\n" for p in (*self.pragmas, *simd)) + (
+        return "".join(p + "\n" for p in (self.pragma, "#pragma omp simd" * self.simd) if p) + (
             f"for (int64_t {v} = {self.start}; {v} < {self.stop}; {inc})")
 
 
@@ -252,6 +251,9 @@ class Region(NamedTuple):
         return f"{self.pragma}\n"
 
 
+Head = Loop | Guard | Region | str  # what opens a Scope
+
+
 class Scope:
     """A block of C statements: the function body, a loop, a guard. Items are lines or child
     scopes.
@@ -265,7 +267,7 @@ class Scope:
     __slots__ = ("head", "bound", "items", "names", "open_child", "fills", "threads",
                  "repeats", "itemsize")
 
-    def __init__(self, head: Loop | Guard | Region | str, bound: frozenset[UOp],
+    def __init__(self, head: Head, bound: frozenset[UOp],
                  items: list[str | Stmt | Scope] | None = None,
                  names: dict[UOp, str] | None = None, open_child: Scope | None = None,
                  fills: bool = False, threads: Threads | None = None) -> None:
@@ -293,6 +295,19 @@ class Scope:
     def loop(self) -> Loop | None:
         """The `for` loop this scope is, if it is one."""
         return self.head if isinstance(self.head, Loop) else None
+
+    def tree(self, itself: bool = True) -> list[Scope]:
+        """This scope (unless not `itself`) and every scope inside it (iterative)."""
+        out, stack = [], [self]
+        while stack:
+            scope = stack.pop()
+            out.append(scope)
+            stack.extend(x for x in scope.items if isinstance(x, Scope))
+        return out if itself else out[1:]
+
+    def guards_only(self) -> bool:
+        """Whether every scope inside this one is a guard, `if` (no loop)."""
+        return all(isinstance(s.head, Guard) for s in self.tree(False))
 
     def add(self, line: str | Stmt | Scope) -> None:
         if self.open_child is None:

@@ -62,6 +62,7 @@ from .blocks import name as block_name
 from .blocks import pack_name, stream_name
 from .ctext import (
     Guard,
+    Head,
     Loop,
     Region,
     RenderError,
@@ -536,7 +537,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         outer.add(" ".join(f"free({pa});" for pa in heap))
 
 
-def _open(parent: Scope, head: Loop | Guard | Region | str, r: KernelRenderer) -> Scope:
+def _open(parent: Scope, head: Head, r: KernelRenderer) -> Scope:
     """A loop that binds no RANGE (a tile or panel counter), pushed on the scope stack."""
     return r.open_counter(parent, head)
 
@@ -570,7 +571,7 @@ def _bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
 
 def _unrolled(var: str, count: int, unroll: bool, simd: bool = False) -> Loop:
     """A loop of `var` from 0 to `count`, all unrolled when `unroll`."""
-    return Loop(var, count, pragmas=(f"#pragma GCC unroll {count}",) if unroll else (), simd=simd)
+    return Loop(var, count, pragma=f"#pragma GCC unroll {count}" if unroll else "", simd=simd)
 
 
 def _bind_rows(r: KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: str, count: int,

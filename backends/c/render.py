@@ -71,7 +71,7 @@ from .ctext import (
     REDUCE_OPS,
     SUFFIX,
     VECTOR_HELPERS,
-    Guard,
+    Head,
     Loop,
     Region,
     RenderedKernel,
@@ -609,12 +609,10 @@ class KernelRenderer:
         if isinstance(pragma, Threads):
             assert count is None, "threads run a whole range"
             threads, head = pragma.loop(var, loop_count(r))
-        elif count is None:
-            head = Loop(var, loop_count(r), pragmas=(pragma,) if pragma else (), simd=simd)
-        else:
-            # count from 0 so the trip count is a constant gcc can unroll (with -fwrapv,
-            # `start + count` might wrap, and a loop from start to it has no known count)
-            head = Loop(f"{var}_u", count, pragmas=(pragma,) if pragma else (), simd=simd)
+        else:  # a tile counts from 0, so its trip count is a constant gcc can unroll (with
+            # -fwrapv, `start + count` might wrap, and a loop from start to it has no known count)
+            head = Loop(var if count is None else f"{var}_u",
+                        loop_count(r) if count is None else count, pragma=pragma, simd=simd)
         self.vartypes[var] = "int64_t"
         scope = Scope(head, parent.bound | {r}, threads=threads)
         scope.names[r] = var
@@ -756,19 +754,17 @@ class KernelRenderer:
         scope.names[n] = name
 
     def _open_vector(self, parent: Scope, r: UOp, threads: Threads | None,
-                     unroll: int = 0) -> Scope:
+                     unroll: str = "") -> Scope:
         """The loop over r in steps of VECTOR_LANES, binding r to each vector's first lane;
         the last vector overlaps the one before it (the loop is at least VECTOR_LANES long),
-        so the rest of a row is whole vectors, not a scalar tail (`unroll`: all its `unroll`
-        iterations)."""
+        so the rest of a row is whole vectors, not a scalar tail (`unroll`: its pragma)."""
         var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
         n, lanes = loop_count(r), VECTOR_LANES
         if threads is not None:
             threads, head = threads.loop(f"{var}_v", n, lanes)
             head = head._replace(vector=True)
         else:
-            head = Loop(f"{var}_v", n, step=lanes, vector=True,
-                        pragmas=(f"#pragma GCC unroll {unroll}",) if unroll else ())
+            head = Loop(f"{var}_v", n, step=lanes, pragma=unroll, vector=True)
         self.vartypes[var] = "int64_t"
         scope = Scope(head, parent.bound | {r}, threads=threads)
         scope.names[r] = var
@@ -857,7 +853,7 @@ class KernelRenderer:
             outside = (self.vector, self.vector_nodes, self.prefetch)
             k = red.src[-1]
             self.prefetch = (k, k.arg[2]) if k.arg[1] == "prefetch" else None
-            scope = self._open_vector(scope, vec, None, unroll=size)
+            scope = self._open_vector(scope, vec, None, f"#pragma GCC unroll {size}")
             self.stack.append(scope)
             self.vector_nodes = {reg}
             # (vector u of the block: its first lane's column over the lanes, a power of two)
@@ -1095,7 +1091,7 @@ class KernelRenderer:
             self.gcc_vectors |= r.arg[1] == "simd"
             pragma: str | Threads = (Threads(simd=simd) if threads else
                                      "" if simd else _unroll(r))
-            scope = self.open_loop(scope, r, pragma, simd=simd and not threads)
+            scope = self.open_loop(scope, r, pragma, simd=simd)
             self.stack.append(scope)
         for st in stores:
             self.emit_store(st)
@@ -1194,8 +1190,7 @@ class KernelRenderer:
             self.kind = "packed"
         return True
 
-    def open_counter(self, parent: Scope, head: Loop | Guard | Region | str,
-                     threads: Threads | None = None) -> Scope:
+    def open_counter(self, parent: Scope, head: Head, threads: Threads | None = None) -> Scope:
         """A loop that binds no RANGE (a counter: tiles, panels, blocks), or a guard or region
         in one, pushed on the scope stack; `threads`: how it is split across cores
         (`Threads.loop` made `head`)."""
@@ -1352,7 +1347,7 @@ def _launch_header(loop: Scope, size: int, simd: bool) -> int:
     assert head is not None, "a threaded loop is a Loop (Threads.loop)"
     # iteration i is the loop's value i * step, as in the loop it replaces
     by = "" if head.step == 1 else f" * {head.step}"
-    loop.head = head._replace(start=f"lo_{by}", stop=f"hi_{by}", pragmas=(), simd=simd)
+    loop.head = head._replace(start=f"lo_{by}", stop=f"hi_{by}", pragma="", simd=simd)
     return -(-size // head.step)
 
 
@@ -1365,10 +1360,10 @@ def _launch_header(loop: Scope, size: int, simd: bool) -> int:
 def _simd_fills(root: Scope) -> None:
     """`omp simd` on every filling loop (Scope.fills) with no loop inside (a guard, `if`, may
     be) and no pragma, that is not a loop of explicit vectors."""
-    for scope in _scopes(root):
+    for scope in root.tree():
         h = scope.loop
-        if (scope.fills and h is not None and not (h.pragmas or h.simd or h.vector)
-                and _guards_only(scope)):
+        if (scope.fills and h is not None and not (h.pragma or h.simd or h.vector)
+                and scope.guards_only()):
             scope.head = h._replace(simd=True)
 
 
@@ -1383,14 +1378,14 @@ def _overlap_tails(root: Scope, vbytes: int) -> None:
     """Each `omp simd` loop (no clause) from 0 to a known count n by 1 that may repeat
     iterations, with no loop inside: n - n % w iterations, then the last w, w the lanes of its
     widest stored value, halved, up to n (at least 4, and n not whole vectors of it)."""
-    for parent in _scopes(root):
+    for parent in root.tree():
         for i in range(len(parent.items) - 1, -1, -1):
             loop = parent.items[i]
             h = loop.loop if isinstance(loop, Scope) else None
             if (h is None or not (h.simd and loop.repeats and loop.itemsize)
-                    or h.pragmas or h.vector or h.start != 0 or h.step != 1
+                    or h.pragma or h.vector or h.start != 0 or h.step != 1
                     or not isinstance(h.stop, int) or len(loop.items) > SEGMENT
-                    or not _guards_only(loop)):
+                    or not loop.guards_only()):
                 continue
             n, w = h.stop, vbytes // loop.itemsize
             while w > n:
@@ -1402,26 +1397,11 @@ def _overlap_tails(root: Scope, vbytes: int) -> None:
             parent.items.insert(i + 1, tail)
 
 
-def _scopes(root: Scope, itself: bool = True) -> list[Scope]:
-    """`root` (unless not `itself`) and every scope inside it."""
-    out, stack = [], [root]
-    while stack:
-        scope = stack.pop()
-        out.append(scope)
-        stack.extend(x for x in scope.items if isinstance(x, Scope))
-    return out if itself else out[1:]
-
-
-def _guards_only(root: Scope) -> bool:
-    """Whether every scope inside `root` is a guard, `if` (no loop)."""
-    return all(isinstance(s.head, Guard) for s in _scopes(root, False))
-
-
 def _has_plain_innermost(root: Scope) -> bool:
     """Whether some loop with no loop inside is a plain one, which gcc's vectorizer vectorizes
     (softmax's exp), not a loop of explicit vectors (`_open_vector`)."""
     return any(s.head and not (s.loop is not None and s.loop.vector)
-               and not any(isinstance(x, Scope) for x in s.items) for s in _scopes(root))
+               and not any(isinstance(x, Scope) for x in s.items) for s in root.tree())
 
 
 def _row_major(ranges: tuple[UOp, ...], names: dict[UOp, str]) -> str:

@@ -111,7 +111,7 @@ def render_const(value: object, dt: DType) -> str:
         else:
             # a hex literal is the double exactly; the f suffix rounds it once, as numpy does
             body = v.hex() + ("f" if dt is dtypes.float32 else "")
-            body = f"({body})" if v < 0 or body.startswith("-") else body
+            body = f"({body})" if math.copysign(1.0, v) < 0 else body  # (-0.0 too)
         return f"((_Float16){body})" if dt is dtypes.float16 else body
     v = int(value)  # type: ignore[call-overload]
     lo, hi = dt.min, dt.max

@@ -227,10 +227,12 @@ class Loop(NamedTuple):
     vector: bool = False
 
     def __str__(self) -> str:
-        v = self.var
+        v, lines = self.var, [self.pragma] if self.pragma else []
+        if self.simd:
+            lines.append("#pragma omp simd")
         inc = f"{v}++" if self.step == 1 else f"{v} += {self.step}"
-        return "".join(p + "\n" for p in (self.pragma, "#pragma omp simd" * self.simd) if p) + (
-            f"for (int64_t {v} = {self.start}; {v} < {self.stop}; {inc})")
+        lines.append(f"for (int64_t {v} = {self.start}; {v} < {self.stop}; {inc})")
+        return "\n".join(lines)
 
 
 class Guard(NamedTuple):
@@ -245,7 +247,7 @@ class Guard(NamedTuple):
 class Region(NamedTuple):
     """`#pragma omp parallel`: a block every thread runs (gemm.py's threads claiming work)."""
 
-    pragma: str = "#pragma omp parallel"
+    pragma: str = "#pragma omp parallel"  # (a field: a tuple of none would be false, no head)
 
     def __str__(self) -> str:
         return f"{self.pragma}\n"

@@ -1371,9 +1371,10 @@ def _simd_fills(root: Scope) -> None:
 # in narrower vectors and then one at a time: a softmax row of 77 ran 4 vectors of 16 exps, one
 # of 8 and 5 calls of the scalar exp, each as dear as a vector's; rows of 10, one vector and 2.
 # A loop whose iterations may run twice (Scope.repeats) is printed as two: its whole vectors,
-# then the last `lanes` iterations, which overlap the ones before (the same values written
-# again), so gcc runs every iteration in a full vector (as UPCAST's explicit vectors end). A
-# vector holds `vbytes // itemsize` of the loop's values: 8 floats in 32 bytes, 4 doubles.
+# then a vector's worth of last iterations, which overlap the ones before (the same values
+# written again), so gcc runs every iteration in a full vector (as UPCAST's explicit vectors
+# end). A vector holds `vbytes // itemsize` of the loop's values (Scope.itemsize: its widest
+# stored value): 8 floats in 32 bytes, 4 doubles, 16 halves, 32 int8s.
 def _overlap_tails(root: Scope, vbytes: int) -> None:
     """Each `omp simd` loop (no clause) from 0 to a known count n by 1 that may repeat
     iterations, with no loop inside: n - n % w iterations, then the last w, w the lanes of its

@@ -7,14 +7,18 @@ with the mask's own extent, computed here in numpy.
 
 from __future__ import annotations
 
+import ctypes
 import math
+import re
 
 import numpy as np
 import pytest
 
 from rulegrad import Tensor
+from rulegrad.backends.c.build import build_library
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import optimize_kernel
+from rulegrad.backends.c.render import render_kernel
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import toposort
@@ -210,3 +214,56 @@ def test_a_masked_key_with_a_huge_score_changes_nothing(s):
     got = Tensor(q).scaled_dot_product_attention(Tensor(k), Tensor(v), is_causal=True)
     want = F.scaled_dot_product_attention(*map(torch.from_numpy, (q, k, v)), is_causal=True)
     _close(got.numpy(), want.numpy(), 2e-5)
+
+
+# each exp call of a kernel counts into a global (and no `omp simd` loop runs the calls side by
+# side, so every call counts once)
+_COUNTED = """long rg_exps_ = 0;
+static float rg_counted_expf(float x) { rg_exps_++; return expf(x); }
+static double rg_counted_exp(double x) { rg_exps_++; return exp(x); }
+"""
+
+
+def _exps_counted(t: Tensor) -> int:
+    """The exps t's one kernel computes, counted as it runs (its C, each exp call counting)."""
+    (item,) = t.schedule()
+    kernel = render_kernel(optimize_kernel(lower_only(item.ast)), "k")
+    assert kernel.launch == 0
+    body = re.sub(r"\b(expf?)\(", r"rg_counted_\1(", kernel.source)
+    body = "\n".join(line for line in body.split("\n") if line.strip() != "#pragma omp simd")
+    lib = build_library([kernel.replace(source=_COUNTED + body)])
+    arrays = [np.ones(b.size, dtype=b.dtype.np) for b in item.bufs]
+    lib.function("k", kernel.nparams)(*[a.ctypes.data for a in arrays])
+    return ctypes.c_long.from_address(lib.address("rg_exps_")).value
+
+
+def _mask_keys(keep: np.ndarray, tile: int) -> int:
+    """The exps of a masked head whose rows visit their tile's keys (from the tile's first kept
+    key to its last, one key for a tile that keeps none): that many per row, and one per row
+    (the dropped keys' exp(-inf - max), the same along the row)."""
+    total = 0
+    for t in range(0, keep.shape[0], tile):
+        hit = np.flatnonzero(keep[t:t + tile].any(axis=0))
+        total += (hit[-1] + 1 - hit[0] if len(hit) else 1) * len(keep[t:t + tile])
+    return int(total) + keep.shape[0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("s,w", [(7, 0), (64, 0), (65, 0), (257, 0), (97, 16), (257, 1),
+                                 (257, 64), (97, 200)])
+def test_each_row_computes_the_exps_of_its_tiles_window_only(s, w, dtype):
+    """A causal (w 0) or sliding-window head's rows compute the exps of their tile's window of
+    keys (and one per row for the dropped keys), counted as the kernel runs: about half the
+    square for a causal head, a band for a window, not every key of every row; its values are
+    torch's."""
+    dt, tol = DT[dtype]
+    q, k, v = _data(1, 1, s, 64, dt, seed=s + w)
+    ones = Tensor.ones(s, s, dtype="bool")
+    keep = ones.tril() & ones.triu(-(w - 1)) if w else ones.tril()
+    band = np.tril(np.ones((s, s), dtype=bool))
+    band &= np.triu(np.ones((s, s), dtype=bool), -(w - 1)) if w else band
+    t = _masked_attention(q, k, v, keep)
+    _close(t.numpy(), _torch_masked(q, k, v, band), tol)
+    fl = _flash(_masked_attention(q, k, v, keep))
+    assert len(fl.narrowed) == 4  # the max's, the exps', the sum's and the probabilities' loops
+    assert _exps_counted(_masked_attention(q, k, v, keep)) == _mask_keys(band, fl.tile)

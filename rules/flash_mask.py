@@ -17,6 +17,22 @@ Why the keys outside are skipped with no change of value (backends/c/flash.py):
   it holds an inf or a NaN: 0 * inf is NaN). If NaN, the row has a dropped key, so S is NaN,
   and so is every x of the row, among them the keys of its window (never empty): the row's
   output is NaN either way.
+- the row's passes (`_row_passes`, `Flash.narrowed`), when its max is y = max_k where(c, a, -inf)
+  over the same masked a as e's kept arm exp(a - y), and e is read by the sum and the fill
+  only. Over a tile, every key outside its window is dropped by c for each of its rows (the
+  window holds every key c keeps for one of them, and at least one key). The max: a dropped
+  key's value is -inf exactly (the select, whatever its score, NaN too), and max(m, -inf) = m
+  for every m, NaN included (the max propagates NaN and orders -0 < +0: exact in any order,
+  so the max over the window is the max over all keys); a row that keeps no key: -inf both
+  ways. The exps: written in the window only, and read only there (by the sum and the fill,
+  narrowed too). The sum S: a key outside adds B = exp(-inf - y). If y is finite or +inf, B is
+  +0, and a sum of exps (never -0) from +0 is the same with +0 added: the same terms, in the
+  order of the vector reduce's contract (runtime/semantics.py). Else y is -inf or NaN, B is
+  NaN and so is S over all keys; over the window too: it holds a key, whose term is B, or
+  exp(a - y) with a kept: NaN when y is NaN, and when y is -inf (the max of the kept a) a is
+  -inf, -inf - -inf is NaN. The fill pa(i, j) = x(i, j): written in the window only, the only
+  keys the output's sum reads (all the row's passes visit every key when V holds an inf or a
+  NaN: backends/c/flash.py's `kl`, `kh`).
 The masks are evaluated on the grid of rows x keys by runtime/semantics.py (each op's one
 meaning), in blocks of rows.
 """

@@ -267,3 +267,56 @@ def test_each_row_computes_the_exps_of_its_tiles_window_only(s, w, dtype):
     fl = _flash(_masked_attention(q, k, v, keep))
     assert len(fl.narrowed) == 4  # the max's, the exps', the sum's and the probabilities' loops
     assert _exps_counted(_masked_attention(q, k, v, keep)) == _mask_keys(band, fl.tile)
+
+
+# issue 32's sweep: lengths around a vector, a tile and a panel; heads 1 and 8; head sizes 8,
+# 64, 80 (taken in turn, each with every length across the cases); both dtypes
+SWEEP_LENGTHS = [1, 7, 63, 64, 65, 257, 1024]
+HEADS_DIMS = [(1, 8), (8, 64), (1, 80), (8, 8), (1, 64), (8, 80)]
+
+
+def _f64(q, k, v, keep: np.ndarray, empty_rows_zero: bool) -> np.ndarray:
+    """torch's attention in float64 on the same values (a query that sees no key: NaN, as
+    masked_fill and softmax give, or 0s, as scaled_dot_product_attention gives)."""
+    q64, k64, v64 = (torch.from_numpy(a.astype(np.float64)) for a in (q, k, v))
+    if empty_rows_zero:
+        mask = torch.from_numpy(keep)
+        return F.scaled_dot_product_attention(q64, k64, v64, attn_mask=mask).numpy()
+    s = q64 @ k64.transpose(-1, -2) * (1 / math.sqrt(q.shape[-1]))
+    return (s.masked_fill(~torch.from_numpy(keep), -math.inf).softmax(-1) @ v64).numpy()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kind", ["causal", "window", "late", "late0"])
+@pytest.mark.parametrize("s", SWEEP_LENGTHS)
+def test_masked_heads_match_torch_float64_over_the_sweep(s, kind, dtype):
+    """A causal head (is_causal), a sliding window (q - w < k <= q), and a mask whose first 9
+    rows see no key (k <= q - 9: NaN rows as softmax gives them, or 0s as torch's
+    scaled_dot_product_attention: `late0`), over the sweep of lengths, heads and head sizes,
+    equal torch's in float64 on the same values."""
+    dt, _ = DT[dtype]
+    tol = 2e-5 if dtype == "float32" else 1e-11
+    idx = SWEEP_LENGTHS.index(s) + ["causal", "window", "late", "late0"].index(kind)
+    h, d = HEADS_DIMS[idx % len(HEADS_DIMS)]
+    q, k, v = _data(1, h, s, d, dt, seed=s * 7 + idx)
+    ones = Tensor.ones(s, s, dtype="bool")
+    tri = np.tril(np.ones((s, s), dtype=bool))
+    w = 1 + s // 5
+    if kind == "causal":
+        keep = tri
+        got = Tensor(q).scaled_dot_product_attention(Tensor(k), Tensor(v), is_causal=True)
+    elif kind == "window":
+        keep = tri & np.triu(np.ones((s, s), dtype=bool), -(w - 1))
+        got = _masked_attention(q, k, v, ones.tril() & ones.triu(-(w - 1)))
+    else:
+        keep = np.tril(np.ones((s, s), dtype=bool), -9)
+        scores = Tensor(q) @ Tensor(k).transpose(-1, -2) * (1 / math.sqrt(d))
+        masked = ones.tril(-9).where(scores, -math.inf)
+        weights = masked.softmax(-1)
+        if kind == "late0":  # (sdpa's safe softmax: a row whose max is -inf weighs 0)
+            weights = (masked.max(-1, keepdim=True) == -math.inf).where(0.0, weights)
+        got = weights @ Tensor(v)
+    want = _f64(q, k, v, keep, kind == "late0")
+    if kind == "late":
+        assert np.isnan(want[..., :min(s, 9), :]).all()
+    _close(got.numpy().astype(np.float64), want, tol)

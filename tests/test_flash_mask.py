@@ -320,3 +320,20 @@ def test_masked_heads_match_torch_float64_over_the_sweep(s, kind, dtype):
     if kind == "late":
         assert np.isnan(want[..., :min(s, 9), :]).all()
     _close(got.numpy().astype(np.float64), want, tol)
+
+
+@pytest.mark.parametrize("s", [7, 97])
+def test_bool_mask_keeps_a_dropped_keys_infinite_score_as_torch(s):
+    """torch adds a bool attn_mask as -inf where False: a dropped key whose score is +inf (an
+    inf in K) makes the row's max NaN, and the row NaN; a kept NaN score too. A bool mask's
+    dropped keys can be skipped only where the scores are known finite: here every row is
+    torch's, NaN where torch's is."""
+    q, k, v = _data(1, 2, s, 16, np.float32, seed=s)
+    q = np.abs(q) + 0.5
+    k[0, 0, s - 1, :] = np.inf  # (head 0: the last key, dropped by every row but the last)
+    keep = np.tril(np.ones((s, s), dtype=bool))
+    got = Tensor(q).scaled_dot_product_attention(Tensor(k), Tensor(v), attn_mask=Tensor(keep))
+    want = F.scaled_dot_product_attention(*map(torch.from_numpy, (q, k, v)),
+                                          attn_mask=torch.from_numpy(keep)).numpy()
+    assert np.isnan(want[0, 0]).all() and not np.isnan(want[0, 1]).any()
+    _close(got.numpy(), want, 2e-5)

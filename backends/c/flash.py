@@ -13,7 +13,8 @@ of the batch ranges (a head):
     for each tile of TI rows (and one smaller tile for the rows left over):
       s[TI][l]:  per panel, acc[TI][TJ] (vector registers) += a(row, d) * pb[panel][d][..]
       per row:   the row's other values as the plain renderer prints them (its max, exp into a
-                 local array, sum), reading s; pa[row][j] = x(row, j)
+                 local array, sum), reading s; pa[row][j] = x(row, j) (a masked head: over the
+                 tile's window of keys, `Flash.narrowed`)
       per panel of c: acc[TI][TJ] += pa[row][j] * pv[panel][j][..]; then the store per (row, c)
 
 So every b and y element is loaded once per tile of rows, not once per row (the plain loops'

@@ -337,3 +337,18 @@ def test_bool_mask_keeps_a_dropped_keys_infinite_score_as_torch(s):
                                           attn_mask=torch.from_numpy(keep)).numpy()
     assert np.isnan(want[0, 0]).all() and not np.isnan(want[0, 1]).any()
     _close(got.numpy(), want, 2e-5)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("s", [7, 65, 300])
+def test_causal_row_with_a_nonfinite_key_is_torchs(s, bad):
+    """A NaN or inf in K at a middle key: the rows that keep it have a NaN or infinite score in
+    their window (their max NaN or inf, their row NaN as torch's), the rows before it drop it
+    (never read) and keep torch's values: the row passes over the window keep NaN as the
+    passes over every key did."""
+    q, k, v = _data(1, 2, s, 16, np.float32, seed=s)
+    k[0, 1, s // 2, 3] = bad
+    got = Tensor(q).scaled_dot_product_attention(Tensor(k), Tensor(v), is_causal=True)
+    want = F.scaled_dot_product_attention(*map(torch.from_numpy, (q, k, v)), is_causal=True)
+    assert not np.isnan(want.numpy()[0, 1, :s // 2]).any()
+    _close(got.numpy(), want.numpy(), 2e-5)

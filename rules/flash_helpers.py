@@ -98,10 +98,12 @@ class Flash(FrozenRecord):
     softmax): its panels, registers and array are of its dtype, and so is its panel width.
     `stack`: the bytes of arrays the kernel declares on a thread's stack (`stack_used`), at
     most the budget (runtime/target.py). `windows`: for a masked head (rules/flash_mask.py),
-    the keys [lo, hi) each tile of rows visits (flat: lo0, hi0, lo1, hi1, ...), else ()."""
+    the keys [lo, hi) each tile of rows visits (flat: lo0, hi0, lo1, hi1, ...), else ();
+    `narrowed`: the range ids of the row's passes (its max, exps, sum and probabilities) that
+    visit them too, else all keys."""
 
     __slots__ = ("rows", "cols", "products", "product_panels", "tile", "panel", "parallel",
-                 "stack", "windows")
+                 "stack", "windows", "narrowed")
     rows: int
     cols: int
     products: tuple[int, ...]
@@ -111,11 +113,14 @@ class Flash(FrozenRecord):
     parallel: str
     stack: int
     windows: tuple[int, ...]
+    narrowed: tuple[int, ...]
 
     def __init__(self, rows: int, cols: int, products: tuple[int, ...],
                  product_panels: tuple[int, ...], tile: int, panel: int, parallel: str,
-                 stack: int, windows: tuple[int, ...] = ()) -> None:
-        self._init(rows, cols, products, product_panels, tile, panel, parallel, stack, windows)
+                 stack: int, windows: tuple[int, ...] = (), narrowed: tuple[int, ...] = ()
+                 ) -> None:
+        self._init(rows, cols, products, product_panels, tile, panel, parallel, stack, windows,
+                   narrowed)
 
     def keys_visited(self) -> int:
         """The keys the tiles visit together (each tile's window)."""
@@ -130,7 +135,9 @@ class Flash(FrozenRecord):
                 f"{out}")
         if self.windows:
             what += (f", KEY WINDOWS of the mask ({self.keys_visited()} keys over "
-                     f"{len(self.windows) // 2} tiles)")
+                     f"{len(self.windows) // 2} tiles"
+                     + (f", rows' passes over r{' r'.join(map(str, self.narrowed))})"
+                        if self.narrowed else ")"))
         return what + (f", PARALLEL {self.parallel}" if self.parallel else "")
 
 
@@ -197,9 +204,9 @@ def _plan(st: UOp) -> Flash | None:
         return None
     work = math.prod(range_size(r) for r in ranges) * math.prod(range_size(r) for r in out.src[1:])  # type: ignore[misc]
     tile = min(TILE_ROWS, range_size(i))  # type: ignore[type-var]
-    windows = key_windows(st, i, out, xy[0], prods, tile, deps) or ()
+    windows, narrowed = key_windows(st, i, out, xy[0], prods, tile, deps) or ((), ())
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths[:-1]),
-                 tile, widths[-1], _threads(ranges, work), stack, windows)
+                 tile, widths[-1], _threads(ranges, work), stack, windows, narrowed)
 
 
 def _threads(ranges: tuple[UOp, ...], work: int) -> str:

@@ -17,6 +17,22 @@ Why the keys outside are skipped with no change of value (backends/c/flash.py):
   it holds an inf or a NaN: 0 * inf is NaN). If NaN, the row has a dropped key, so S is NaN,
   and so is every x of the row, among them the keys of its window (never empty): the row's
   output is NaN either way.
+- the row's passes (`_row_passes`, `Flash.narrowed`), when its max is y = max_k where(c, a, -inf)
+  over the same masked a as e's kept arm exp(a - y), and e is read by the sum and the fill
+  only. Over a tile, every key outside its window is dropped by c for each of its rows (the
+  window holds every key c keeps for one of them, and at least one key). The max: a dropped
+  key's value is -inf exactly (the select, whatever its score, NaN too), and max(m, -inf) = m
+  for every m, NaN included (the max propagates NaN and orders -0 < +0: exact in any order,
+  so the max over the window is the max over all keys); a row that keeps no key: -inf both
+  ways. The exps: written in the window only, and read only there (by the sum and the fill,
+  narrowed too). The sum S: a key outside adds B = exp(-inf - y). If y is finite or +inf, B is
+  +0, and a sum of exps (never -0) from +0 is the same with +0 added: the same terms, in the
+  order of the vector reduce's contract (runtime/semantics.py). Else y is -inf or NaN, B is
+  NaN and so is S over all keys; over the window too: it holds a key, whose term is B, or
+  exp(a - y) with a kept: NaN when y is NaN, and when y is -inf (the max of the kept a) a is
+  -inf, -inf - -inf is NaN. The fill pa(i, j) = x(i, j): written in the window only, the only
+  keys the output's sum reads (all the row's passes visit every key when V holds an inf or a
+  NaN: backends/c/flash.py's `kl`, `kh`).
 The masks are evaluated on the grid of rows x keys by runtime/semantics.py (each op's one
 meaning), in blocks of rows.
 """
@@ -64,6 +80,57 @@ def _row_mask(e: UOp, deps: dict[UOp, frozenset[UOp]]) -> tuple[UOp, bool] | Non
         if _is_neg_inf(a):
             return c, False
     return None
+
+
+def _loop_body(red: UOp, op: Ops) -> UOp | None:
+    """The value a REDUCE by `op` over one range combines (its loop form's update unwrapped)."""
+    if red.op is not Ops.REDUCE or red.arg is not op or len(red.src) != 2:
+        return None
+    body = red.src[0]
+    if body.op is op and body.src[0].op is Ops.DEFINE_REG:
+        body = body.src[1]
+    return body
+
+
+def _max_masked(e: UOp, keeps: bool, deps: dict[UOp, frozenset[UOp]]) -> UOp | None:
+    """The range of the row max y of e(i, r) = where(c, exp(a - y), exp(-inf - y)) (or
+    exp(where(c, a, -inf) - y)) when y is the max over a range k of its own of the same masked
+    scores, where(c, a, -inf) read at k (keeping a where c is `keeps`); else None."""
+    v, r = e.src[0], e.src[1]
+    if v.op is Ops.WHERE:
+        c, kept, dropped = v.src[0], *(v.src[1:] if keeps else v.src[:0:-1])
+        if kept.op is not Ops.EXP or kept.src[0].op is not Ops.SUB:
+            return None
+        a, y = kept.src[0].src
+        if dropped.src[0].src[1] is not y:  # (exp(-inf - y), _row_mask saw)
+            return None
+    else:
+        (c, a1, a2), y = v.src[0].src[0].src, v.src[0].src[1]
+        a = a1 if keeps else a2
+    body = _loop_body(y, Ops.MAX)
+    if body is None or body.op is not Ops.WHERE or r in deps[y]:
+        return None
+    k = y.src[1]
+    c2, a2_, b2 = body.src[0], *(body.src[1:] if keeps else body.src[:0:-1])
+    if not _is_neg_inf(b2) or k.op is not Ops.RANGE or range_size(k) != range_size(r):
+        return None
+    if c2.substitute({k: r}) is not c or a2_.substitute({k: r}) is not a:
+        return None
+    return k
+
+
+def _row_passes(root: UOp, e: UOp, keeps: bool, r: UOp, j: UOp,
+                deps: dict[UOp, frozenset[UOp]]) -> tuple[int, ...]:
+    """The ranges of a row's passes that visit the window only (see the docstring): its max's,
+    its exps' (e's), its sum's (r) and its fill's (j), when the max is of e's masked scores and
+    e is read by the sum and the fill only; else none."""
+    k = _max_masked(e, keeps, deps)
+    if k is None:
+        return ()
+    reads = [n for n in toposort(root) if n.op is Ops.INDEX and n.src[0] is e]
+    if any(len(n.src) != 2 or (n.src[1] is not r and n.src[1] is not j) for n in reads):
+        return ()
+    return tuple(dict.fromkeys(x.arg[0] for x in (k, e.src[1], r, j)))
 
 
 def _unselected(x: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> UOp:
@@ -129,10 +196,11 @@ def _guarded(root: UOp, s: UOp, i: UOp, deps: dict[UOp, frozenset[UOp]]
 
 
 def key_windows(st: UOp, i: UOp, out: UOp, x: UOp, scores: list[UOp], tile: int,
-                deps: dict[UOp, frozenset[UOp]]) -> tuple[int, ...] | None:
+                deps: dict[UOp, frozenset[UOp]]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """Per tile of `tile` rows of range i, the keys [lo, hi) (flat: lo0, hi0, lo1, ...) of the
     output's sum (over its one range, x(i, j) = e(i, j) / sum of e) and of the local `scores`
-    (each read only under a mask); None when they are not so, or when no tile skips a key."""
+    (each read only under a mask), and the ranges of the row's passes that visit them too
+    (`_row_passes`); None when they are not so, or when no tile skips a key."""
     ks = out.src[1:]
     if len(ks) != 1 or len(scores) != 1:
         return None
@@ -189,4 +257,4 @@ def key_windows(st: UOp, i: UOp, out: UOp, x: UOp, scores: list[UOp], tile: int,
     windows = [int(x) for pair in zip(lo, hi) for x in pair]
     if all(lo == 0 and hi == n for lo, hi in zip(windows[::2], windows[1::2])):
         return None
-    return tuple(windows)
+    return tuple(windows), _row_passes(st.src[1], e, row[1], r, j, deps)

@@ -7,14 +7,18 @@ with the mask's own extent, computed here in numpy.
 
 from __future__ import annotations
 
+import ctypes
 import math
+import re
 
 import numpy as np
 import pytest
 
 from rulegrad import Tensor
+from rulegrad.backends.c.build import build_library
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import optimize_kernel
+from rulegrad.backends.c.render import render_kernel
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import toposort
@@ -209,4 +213,142 @@ def test_a_masked_key_with_a_huge_score_changes_nothing(s):
     k[..., -1, :] = 50.0
     got = Tensor(q).scaled_dot_product_attention(Tensor(k), Tensor(v), is_causal=True)
     want = F.scaled_dot_product_attention(*map(torch.from_numpy, (q, k, v)), is_causal=True)
+    _close(got.numpy(), want.numpy(), 2e-5)
+
+
+# each exp call of a kernel counts into a global (and no `omp simd` loop runs the calls side by
+# side, so every call counts once)
+_COUNTED = """long rg_exps_ = 0;
+static float rg_counted_expf(float x) { rg_exps_++; return expf(x); }
+static double rg_counted_exp(double x) { rg_exps_++; return exp(x); }
+"""
+
+
+def _exps_counted(t: Tensor) -> int:
+    """The exps t's one kernel computes, counted as it runs (its C, each exp call counting)."""
+    (item,) = t.schedule()
+    kernel = render_kernel(optimize_kernel(lower_only(item.ast)), "k")
+    assert kernel.launch == 0
+    body = re.sub(r"\b(expf?)\(", r"rg_counted_\1(", kernel.source)
+    body = "\n".join(line for line in body.split("\n") if line.strip() != "#pragma omp simd")
+    lib = build_library([kernel.replace(source=_COUNTED + body)])
+    arrays = [np.ones(b.size, dtype=b.dtype.np) for b in item.bufs]
+    lib.function("k", kernel.nparams)(*[a.ctypes.data for a in arrays])
+    return ctypes.c_long.from_address(lib.address("rg_exps_")).value
+
+
+def _mask_keys(keep: np.ndarray, tile: int) -> int:
+    """The exps of a masked head whose rows visit their tile's keys (from the tile's first kept
+    key to its last, one key for a tile that keeps none): that many per row, and one per row
+    (the dropped keys' exp(-inf - max), the same along the row)."""
+    total = 0
+    for t in range(0, keep.shape[0], tile):
+        hit = np.flatnonzero(keep[t:t + tile].any(axis=0))
+        total += (hit[-1] + 1 - hit[0] if len(hit) else 1) * len(keep[t:t + tile])
+    return int(total) + keep.shape[0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("s,w", [(7, 0), (64, 0), (65, 0), (257, 0), (97, 16), (257, 1),
+                                 (257, 64), (97, 200)])
+def test_each_row_computes_the_exps_of_its_tiles_window_only(s, w, dtype):
+    """A causal (w 0) or sliding-window head's rows compute the exps of their tile's window of
+    keys (and one per row for the dropped keys), counted as the kernel runs: about half the
+    square for a causal head, a band for a window, not every key of every row; its values are
+    torch's."""
+    dt, tol = DT[dtype]
+    q, k, v = _data(1, 1, s, 64, dt, seed=s + w)
+    ones = Tensor.ones(s, s, dtype="bool")
+    keep = ones.tril() & ones.triu(-(w - 1)) if w else ones.tril()
+    band = np.tril(np.ones((s, s), dtype=bool))
+    band &= np.triu(np.ones((s, s), dtype=bool), -(w - 1)) if w else band
+    t = _masked_attention(q, k, v, keep)
+    _close(t.numpy(), _torch_masked(q, k, v, band), tol)
+    fl = _flash(_masked_attention(q, k, v, keep))
+    assert len(fl.narrowed) == 4  # the max's, the exps', the sum's and the probabilities' loops
+    assert _exps_counted(_masked_attention(q, k, v, keep)) == _mask_keys(band, fl.tile)
+
+
+# issue 32's sweep: lengths around a vector, a tile and a panel; heads 1 and 8; head sizes 8,
+# 64, 80 (taken in turn, each with every length across the cases); both dtypes
+SWEEP_LENGTHS = [1, 7, 63, 64, 65, 257, 1024]
+HEADS_DIMS = [(1, 8), (8, 64), (1, 80), (8, 8), (1, 64), (8, 80)]
+
+
+def _f64(q, k, v, keep: np.ndarray, empty_rows_zero: bool) -> np.ndarray:
+    """torch's attention in float64 on the same values (a query that sees no key: NaN, as
+    masked_fill and softmax give, or 0s, as scaled_dot_product_attention gives)."""
+    q64, k64, v64 = (torch.from_numpy(a.astype(np.float64)) for a in (q, k, v))
+    if empty_rows_zero:
+        mask = torch.from_numpy(keep)
+        return F.scaled_dot_product_attention(q64, k64, v64, attn_mask=mask).numpy()
+    s = q64 @ k64.transpose(-1, -2) * (1 / math.sqrt(q.shape[-1]))
+    return (s.masked_fill(~torch.from_numpy(keep), -math.inf).softmax(-1) @ v64).numpy()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kind", ["causal", "window", "late", "late0"])
+@pytest.mark.parametrize("s", SWEEP_LENGTHS)
+def test_masked_heads_match_torch_float64_over_the_sweep(s, kind, dtype):
+    """A causal head (is_causal), a sliding window (q - w < k <= q), and a mask whose first 9
+    rows see no key (k <= q - 9: NaN rows as softmax gives them, or 0s as torch's
+    scaled_dot_product_attention: `late0`), over the sweep of lengths, heads and head sizes,
+    equal torch's in float64 on the same values."""
+    dt, _ = DT[dtype]
+    tol = 2e-5 if dtype == "float32" else 1e-11
+    idx = SWEEP_LENGTHS.index(s) + ["causal", "window", "late", "late0"].index(kind)
+    h, d = HEADS_DIMS[idx % len(HEADS_DIMS)]
+    q, k, v = _data(1, h, s, d, dt, seed=s * 7 + idx)
+    ones = Tensor.ones(s, s, dtype="bool")
+    tri = np.tril(np.ones((s, s), dtype=bool))
+    w = 1 + s // 5
+    if kind == "causal":
+        keep = tri
+        got = Tensor(q).scaled_dot_product_attention(Tensor(k), Tensor(v), is_causal=True)
+    elif kind == "window":
+        keep = tri & np.triu(np.ones((s, s), dtype=bool), -(w - 1))
+        got = _masked_attention(q, k, v, ones.tril() & ones.triu(-(w - 1)))
+    else:
+        keep = np.tril(np.ones((s, s), dtype=bool), -9)
+        scores = Tensor(q) @ Tensor(k).transpose(-1, -2) * (1 / math.sqrt(d))
+        masked = ones.tril(-9).where(scores, -math.inf)
+        weights = masked.softmax(-1)
+        if kind == "late0":  # (sdpa's safe softmax: a row whose max is -inf weighs 0)
+            weights = (masked.max(-1, keepdim=True) == -math.inf).where(0.0, weights)
+        got = weights @ Tensor(v)
+    want = _f64(q, k, v, keep, kind == "late0")
+    if kind == "late":
+        assert np.isnan(want[..., :min(s, 9), :]).all()
+    _close(got.numpy().astype(np.float64), want, tol)
+
+
+@pytest.mark.parametrize("s", [7, 97])
+def test_bool_mask_keeps_a_dropped_keys_infinite_score_as_torch(s):
+    """torch adds a bool attn_mask as -inf where False: a dropped key whose score is +inf (an
+    inf in K) makes the row's max NaN, and the row NaN; a kept NaN score too. A bool mask's
+    dropped keys can be skipped only where the scores are known finite: here every row is
+    torch's, NaN where torch's is."""
+    q, k, v = _data(1, 2, s, 16, np.float32, seed=s)
+    q = np.abs(q) + 0.5
+    k[0, 0, s - 1, :] = np.inf  # (head 0: the last key, dropped by every row but the last)
+    keep = np.tril(np.ones((s, s), dtype=bool))
+    got = Tensor(q).scaled_dot_product_attention(Tensor(k), Tensor(v), attn_mask=Tensor(keep))
+    want = F.scaled_dot_product_attention(*map(torch.from_numpy, (q, k, v)),
+                                          attn_mask=torch.from_numpy(keep)).numpy()
+    assert np.isnan(want[0, 0]).all() and not np.isnan(want[0, 1]).any()
+    _close(got.numpy(), want, 2e-5)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("s", [7, 65, 300])
+def test_causal_row_with_a_nonfinite_key_is_torchs(s, bad):
+    """A NaN or inf in K at a middle key: the rows that keep it have a NaN or infinite score in
+    their window (their max NaN or inf, their row NaN as torch's), the rows before it drop it
+    (never read) and keep torch's values: the row passes over the window keep NaN as the
+    passes over every key did."""
+    q, k, v = _data(1, 2, s, 16, np.float32, seed=s)
+    k[0, 1, s // 2, 3] = bad
+    got = Tensor(q).scaled_dot_product_attention(Tensor(k), Tensor(v), is_causal=True)
+    want = F.scaled_dot_product_attention(*map(torch.from_numpy, (q, k, v)), is_causal=True)
+    assert not np.isnan(want.numpy()[0, 1, :s // 2]).any()
     _close(got.numpy(), want.numpy(), 2e-5)

@@ -13,7 +13,8 @@ of the batch ranges (a head):
     for each tile of TI rows (and one smaller tile for the rows left over):
       s[TI][l]:  per panel, acc[TI][TJ] (vector registers) += a(row, d) * pb[panel][d][..]
       per row:   the row's other values as the plain renderer prints them (its max, exp into a
-                 local array, sum), reading s; pa[row][j] = x(row, j)
+                 local array, sum), reading s; pa[row][j] = x(row, j) (a masked head: over the
+                 tile's window of keys, `Flash.narrowed`)
       per panel of c: acc[TI][TJ] += pa[row][j] * pv[panel][j][..]; then the store per (row, c)
 
 So every b and y element is loaded once per tile of rows, not once per row (the plain loops'
@@ -128,7 +129,7 @@ def render_flash(r: KernelRenderer, st: UOp) -> bool:
         tile = r.open_counter(scope, head, threaded)
     else:
         tile = r.open_counter(scope, Loop(tv, tiles))
-    keys = _Keys(r, tile, table, tv, win, out) if table else None
+    keys = _Keys(r, tile, table, tv, win, out, fl.narrowed) if table else None
     _tile(r, st, tile, i, local, out, f"{tv} * {ti}", ti, n - 1 if n % ti else None, keys)
     close_inside(r, scope)
     r.close_loops()
@@ -141,8 +142,9 @@ class _Keys:
     the same, or every key when the head's V holds an inf or a NaN, `_window_flag`)."""
 
     def __init__(self, r: KernelRenderer, tile: Scope, table: str, tv: str, finite: str,
-                 out: _Product) -> None:
+                 out: _Product, narrowed: tuple[int, ...]) -> None:
         self.sl, self.sh, self.kl, self.kh = (r.fresh(x) for x in ("sl", "sh", "kl", "kh"))
+        self.narrowed = narrowed  # (the ranges of the row's passes over kl, kh: Flash.narrowed)
         tile.add(f"const int64_t {self.sl} = {table}[2 * {tv}], "
                  f"{self.sh} = {table}[2 * {tv} + 1];")
         tile.add(f"const int64_t {self.kl} = {finite} ? {self.sl} : 0, "
@@ -221,7 +223,8 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,
         return
     v, tj = out.v, out.tj
     kwin = (keys.kl, keys.kh) if keys else None
-    x_out, xrows = _row_operand(r, tile, i, rowname, out, base, rows, last, kwin)
+    x_out, xrows = _row_operand(r, tile, i, rowname, out, base, rows, last, kwin,
+                                keys.narrowed if keys else ())
     # the output: a register tile per panel of columns, then the store of each (row, column)
     cells: list[str] = []
 
@@ -245,10 +248,12 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,
 
 def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tuple[str, int]],
                  p: _Product, base: str, rows: int, last: int | None,
-                 keys: tuple[str, str] | None = None):
+                 keys: tuple[str, str] | None = None, narrowed: tuple[int, ...] = ()):
     """pa[row][k] = x(row, k) for the tile's rows, in a row loop of its own outside every k
     loop and panel: the row's values x reads (the earlier products' rows, named here, and the
-    max, exp and sum the plain renderer prints) are computed once per row. Returns how the
+    max, exp and sum the plain renderer prints) are computed once per row; the loops over the
+    `narrowed` ranges (`Flash.narrowed`: the row's max, exps, sum and pa itself) over the keys
+    [keys[0], keys[1]) only, the only ones of pa the register tile reads. Returns how the
     register tile reads pa: an expression per step, and the rows' pointers for the block
     library (blocks.py), or None when it is not used."""
     pa = r.fresh("pa")
@@ -256,6 +261,7 @@ def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tupl
     # in that tile only): the register tile computes them (and stores none), but no per-row
     # value is computed for them
     tile.add(f"{p.v.ct} {pa}[{p.k * rows}] __attribute__((aligned(64)));")
+    r.windows = dict.fromkeys(narrowed, keys) if keys else {}
     if last is None:
         row = r.open_loop(tile, i, "", base, rows)
         r.stack.append(row)
@@ -272,6 +278,7 @@ def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tupl
     kscope.add(f"{pa}[{ii} * {p.k} + {kk}] = {r.emit(p.x)};")
     kscope.fills = True
     close_inside(r, tile)
+    r.windows = {}
     xrows = None
     if block_library():  # pa's rows, a row of k apart (from the first key of a window)
         xq = r.fresh("xq")

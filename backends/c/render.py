@@ -549,6 +549,9 @@ class KernelRenderer:
         # a kernel gemm.py printed as threads sharing a scratch area (RenderedKernel.shared):
         # (iterations to launch, bytes, zeroed bytes); its code names the area `s_`
         self.shared: tuple[int, int, int] | None = None
+        # the C bounds [lo, hi) of the loops over a range visiting part of it, by range id (a
+        # masked flash head's row passes over its tile's window of keys: backends/c/flash.py)
+        self.windows: dict[int, tuple[str, str]] = {}
 
     def call(self, name: str) -> str:
         """`name`, a function of the block library the kernel calls, recorded
@@ -609,6 +612,9 @@ class KernelRenderer:
         if isinstance(pragma, Threads):
             assert count is None, "threads run a whole range"
             threads, head = pragma.loop(var, loop_count(r))
+        elif count is None and r.arg[0] in self.windows:  # a masked head's window of keys
+            lo, hi = self.windows[r.arg[0]]
+            head = Loop(var, hi, lo, pragma=pragma, simd=simd)
         else:  # a tile counts from 0, so its trip count is a constant gcc can unroll (with
             # -fwrapv, `start + count` might wrap, and a loop from start to it has no known count)
             head = Loop(var if count is None else f"{var}_u",
@@ -911,8 +917,10 @@ class KernelRenderer:
                 and not _from_negative_zero(reg):
             # a row of memory: the block library's reduction of it (compiled once per cache;
             # it sums from +0.0, so not a sum from -0.0, whose all -0.0 row must stay -0.0)
-            row = self._at_zero(value.src[0], r)
-            call = f"{self.call(reduce_name(red.arg))}(&{row}, {loop_count(r)})"
+            window = self.windows.get(r.arg[0])
+            row = self._at(value.src[0], r, window[0] if window else "0")
+            count = f"{window[1]} - {window[0]}" if window else loop_count(r)
+            call = f"{self.call(reduce_name(red.arg))}(&{row}, {count})"
             scope.add(f"{acc} = {render_alu(update, [acc, call])};")
             self._leave(mark)
             host.names[red] = acc
@@ -924,20 +932,28 @@ class KernelRenderer:
         block = nvec * VECTOR_LANES
         main, whole = n - n % block, n - n % VECTOR_LANES
         self.vector, self.vector_nodes, self.used_vectors = r, {reg}, True
-        if main:
+        window = self.windows.get(r.arg[0])
+        if window is not None:
+            whole = self._window_steps(red, accv, nvec, exact, scope, *window)
+        if window is None and main:
             kb = self.fresh("kb")
             rest = scope.open_child  # (what is still being filled after these loops)
             self.open_counter(scope, Loop(kb, main, step=block))
             self._vector_steps(red, accv, kb, nvec)
             self.stack.pop()
             scope.open_child = rest
-        if whole > main:
+        if window is None and whole > main:
             self._vector_steps(red, accv, str(main), (whole - main) // VECTOR_LANES)
-        if n > whole and exact:  # the last values in a vector ending at the loop's end
+        if window is None and n > whole and exact:  # the last values in a vector ending at the end
             self._vector_steps(red, accv, str(n - VECTOR_LANES), 1)
         self.vector, self.vector_nodes = None, set()
-        if n > whole and not exact:  # the last values, one at a time
-            tail = self.open_loop(scope, r, "", str(whole), n - whole)
+        if not exact and (window is not None or n > whole):  # the last values, one at a time
+            if window is None:
+                tail = self.open_loop(scope, r, "", str(whole), n - whole)
+            else:
+                self.windows[r.arg[0]] = (str(whole), window[1])
+                tail = self.open_loop(scope, r)
+                self.windows[r.arg[0]] = window
             self.stack.append(tail)
             tail.names[reg] = acc
             tail.add(f"{acc} = {self.emit(update)};")
@@ -972,18 +988,45 @@ class KernelRenderer:
         for s, child in opened:
             s.open_child = child
 
-    def _at_zero(self, idx: UOp, r: UOp) -> str:
-        """The C name of INDEX `idx` where RANGE r is 0 (its statements added to the open
+    def _at(self, idx: UOp, r: UOp, value: str) -> str:
+        """The C name of INDEX `idx` where RANGE r is `value` (its statements added to the open
         scope)."""
         parent = self.stack[-1]
         at = Scope("", parent.bound | {r})
-        at.names[r] = "0"
+        at.names[r] = value
         self.stack.append(at)
         name = self.emit(idx)
         self.stack.pop()
         for item in at.items:
             parent.add(item)
         return name
+
+    def _window_steps(self, red: UOp, accv: str, nvec: int, exact: bool, scope: Scope,
+                      lo: str, hi: str) -> str:
+        """A vector reduce's steps over the window [lo, hi) of its loop, known at run time
+        (`windows`): blocks of `nvec` vectors, then whole vectors; a MAX's or MIN's last values
+        in one vector ending at `hi` (it may start before `lo`: the loop is at least a vector
+        long, and every value outside the window is the op's identity, rules/flash_mask.py).
+        Returns the C name of where a sum's last values, one at a time, begin."""
+        lanes, block = VECTOR_LANES, nvec * VECTOR_LANES
+        main, whole = self.fresh("kb"), self.fresh("kb")
+        self.vartypes[main] = self.vartypes[whole] = "int64_t"
+        scope.add(f"const int64_t {main} = {lo} + ({hi} - ({lo})) / {block} * {block};")
+        scope.add(f"const int64_t {whole} = {lo} + ({hi} - ({lo})) / {lanes} * {lanes};")
+        rest = scope.open_child
+        steps = [(lo, main, block, nvec)] + ([(main, whole, lanes, 1)] if nvec > 1 else [])
+        for first, end, step, count in steps:
+            kb = self.fresh("kb")
+            self.open_counter(scope, Loop(kb, end, first, step=step))
+            self._vector_steps(red, accv, kb, count)
+            self.stack.pop()
+            scope.open_child = rest  # (the next loop after this one)
+        if exact:
+            self.open_counter(scope, f"if ({whole} < {hi})")
+            self._vector_steps(red, accv, f"({hi} < {lanes} ? 0 : {hi} - {lanes})", 1)
+            self.stack.pop()
+            scope.open_child = rest
+        return whole
 
     def _vector_steps(self, red: UOp, accv: str, start: str, count: int) -> None:
         """`count` vectors of the reduce's innermost loop from `start`, the u-th combined into

@@ -71,6 +71,7 @@ from .ctext import (
     REDUCE_OPS,
     SUFFIX,
     VECTOR_HELPERS,
+    Guard,
     Head,
     Loop,
     Region,
@@ -1022,7 +1023,7 @@ class KernelRenderer:
             self.stack.pop()
             scope.open_child = rest  # (the next loop after this one)
         if exact:
-            self.open_counter(scope, f"if ({whole} < {hi})")
+            self.open_counter(scope, Guard(f"{whole} < {hi}"))
             self._vector_steps(red, accv, f"({hi} < {lanes} ? 0 : {hi} - {lanes})", 1)
             self.stack.pop()
             scope.open_child = rest

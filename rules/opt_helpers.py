@@ -55,10 +55,11 @@ VECTOR_STRIDES = (1, 2)
 # (65521 x 7: 0.5x torch's speed scalar)
 GATHER_STRIDES = VECTOR_STRIDES + tuple(range(3, UNROLL_MAX + 1))
 # (REDUCE_VECTORS, the vectors of partial results a reduce keeps: runtime/target.py)
-# the float32 ops with an explicit vector form (render.py's `_render_vector`); every value
-# along the loop must be one of them, and its index arithmetic affine in the loop variable
+# the float32 ops with an explicit vector form (render.py's `_render_vector`; EXP is vexp.py's
+# core inline); every value along the loop must be one of them, and its index arithmetic affine
+# in the loop variable
 _VECTOR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.MAX,
-                         Ops.MIN, Ops.NEG})
+                         Ops.MIN, Ops.NEG, Ops.EXP})
 # and beside them, lanes of the float's width (render.py's `vector_type`): int32 values and bool
 # lane masks, so a mask built from int positions (a causal attention's arange compare, its
 # `where(mask, s, -inf)`) keeps its row in vectors. Each op is exact lane by lane; an int32 add

@@ -48,13 +48,10 @@ def _assembly(rk) -> str:
     return run.stdout
 
 
-def test_a_sigmoid_calls_exp_once_per_element(monkeypatch):
+def test_a_sigmoid_calls_exp_once_per_element():
     """A sigmoid is `e = exp(c ? -x : x)` and then `c ? 1/(1+e) : e/(1+e)`: two selects on one
     condition with the exp between them. gcc's jump threading copied the exp into both paths
-    and the vectorizer computed both: two vector exps per element (flags.py). At 512-bit
-    vectors the loop is gcc's `omp simd` ("simd", rules/opt_helpers.py's `vectorizable`); at
-    256 it would be explicit vectors, whose exp is inline and whose selects are blends."""
-    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")
+    and the vectorizer computed both: two vector exps per element (flags.py)."""
     x = np.random.default_rng(0).standard_normal(4099).astype(np.float32)
     y = np.random.default_rng(1).standard_normal(4099).astype(np.float32)
     x[:6] = [np.nan, -0.0, 0.0, np.inf, -np.inf, 100.0]

@@ -140,9 +140,6 @@ def test_every_float32_exp_calls_the_vector_form(name: str, tmp_path, monkeypatc
         pytest.skip("the SIMD clones are called by gcc's vectorizer")
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
     monkeypatch.delenv("RULEGRAD_CFLAGS", raising=False)
-    # 512-bit vectors: a contiguous loop is gcc's `omp simd` ("simd"), not explicit vectors,
-    # whose exp is the core inline (test_explicit_vectors_give_the_librarys_bits)
-    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")
     build.clear_memory_cache()
     run._programs.clear()
     x = np.random.default_rng(1).standard_normal((64, 250)).astype(F32) * 4
@@ -159,35 +156,31 @@ def test_every_float32_exp_calls_the_vector_form(name: str, tmp_path, monkeypatc
     assert programs and any(re.search(rb"_ZGV[bcde]N\d+v_rg_expf", p) for p in programs)
 
 
-@pytest.mark.parametrize("name", ["exp", "sigmoid", "logsumexp", "tanh"])
-def test_explicit_vectors_give_the_librarys_bits(name: str, monkeypatch):
-    """A kernel of explicit 8-lane vectors (256-bit vectors; a row's sum at any width:
-    logsumexp's) computes exp with the core inline (render.py's `rg_vexp_f32`, vexp.VECTOR),
-    not a call: the same bits, value for value, as gcc's loop calling the library's clones and
-    its scalar function (512-bit vectors: `omp simd`), over the special values and a sweep.
-    (The tests above run at the suite's 256 bits: their ulps and special values are the inline
-    core's.)"""
+@pytest.mark.parametrize("width", ["32", "64"])
+def test_a_reduce_of_exps_computes_them_inline_with_the_librarys_bits(width: str, monkeypatch):
+    """A row's reduce of exps keeps vectors of partial results whose exp is vexp's core inline
+    (render.py's `rg_vexp_f32`, vexp.VECTOR), not a call, at either vector width: a row's max
+    of exps (exact in any order) is, bit for bit, the max of the exps gcc's loop computes by
+    calling the library's clones and scalar function; a logsumexp is numpy's."""
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
     x = np.concatenate([SPECIAL, _dense()[::997]])
-    x = np.resize(x, (x.size // 250, 250))  # rows of 250: a sum's last 2 values are scalar
-    outs = []
-    for width in ("32", "64"):
-        monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
-        t = FAMILIES[name](Tensor(x))
+    x = np.resize(x, (x.size // 250, 250))  # rows of 250: a row's last values are scalar steps
+    for t in (Tensor(x).exp().max(-1), Tensor(x).logsumexp(-1)):
         kernels = [render_kernel(optimize_kernel(lower_only(item.ast)), f"k{i}")
                    for i, item in enumerate(t.schedule())]
-        inline = "rg_vexp_f32(" in "\n".join(k.source for k in kernels)
-        assert inline == (width == "32" or name == "logsumexp"), width
-        assert (vexp.VECTOR in build.full_source(kernels)) == inline
-        with np.errstate(all="ignore"):
-            outs.append(t.numpy())
-    if name == "logsumexp":  # inline either way: numpy's float64 row by row instead
-        with np.errstate(all="ignore"):
-            m = x.astype(np.float64).max(1, keepdims=True)
-            m = np.where(np.isfinite(m), m, 0)
-            want = np.log(np.exp(x - m).sum(1)) + m[:, 0]
-        np.testing.assert_allclose(outs[0], want, rtol=2e-6, equal_nan=True)
-        return
-    assert_same_bits(outs[0], outs[1])
+        assert "rg_vexp_f32(" in "\n".join(k.source for k in kernels)
+        assert vexp.VECTOR in build.full_source(kernels)
+    with np.errstate(all="ignore"):
+        exps = Tensor(x).exp().numpy()  # a store's loop: the library's
+        assert "rg_vexp_f32(" not in build.full_source(
+            [render_kernel(optimize_kernel(lower_only(item.ast)), "k0")
+             for item in Tensor(x).exp().schedule()])
+        assert_same_bits(Tensor(x).exp().max(-1).numpy(), exps.max(-1))
+        m = x.astype(np.float64).max(1, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0)
+        want = np.log(np.exp(x - m).sum(1)) + m[:, 0]
+        np.testing.assert_allclose(Tensor(x).logsumexp(-1).numpy(), want, rtol=2e-6,
+                                   equal_nan=True)
 
 
 def test_float64_exp_stays_libms():
@@ -209,7 +202,6 @@ def test_a_flags_change_within_a_process_binds_each_kernel_to_its_own_core(tmp_p
     if not build.is_gcc(build.compiler()):
         pytest.skip("the SIMD clones are called by gcc's vectorizer")
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
-    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")  # gcc's loop, which calls the library
     x = np.random.default_rng(5).uniform(-100, 88, 4099).astype(F32)
     exact = np.exp(x.astype(np.float64))
     symbols = []

@@ -27,8 +27,9 @@ part is exact), exp(r) = 1 + r + r^2 P(r) with Cephes' expf polynomial (degree 5
 multiply-adds), then times 2^k rounded once: AVX-512's scalef, or 2^(k >> 1) (exact: the
 product stays normal) times 2^(k - (k >> 1)), which rounds once into the subnormals and gives
 the same bits. Without FMA instructions (RULEGRAD_CFLAGS without -march=native, or a CPU
-without them) each fused step is a multiply and an add: within 1.2 ulp (1.17 measured), and
-still one core for every lane.
+without them) each fused step is a multiply and an add: within 1.2 ulp, and still one core for
+every lane. Over every float32 of the range (a C loop against double exp): 0.894 ulp with
+FMA instructions (AVX-512's and AVX2's), 1.189 without.
 """
 
 from __future__ import annotations

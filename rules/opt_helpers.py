@@ -59,6 +59,11 @@ GATHER_STRIDES = VECTOR_STRIDES + tuple(range(3, UNROLL_MAX + 1))
 # along the loop must be one of them, and its index arithmetic affine in the loop variable
 _VECTOR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.MAX,
                          Ops.MIN, Ops.NEG})
+# and in a reduce's vectors, EXP too (vexp.py's core inline): a row's sum of exps (logsumexp)
+# interleaves its partial vectors' exps, where gcc's loop spilled its sum around a call per
+# vector (ab.py --cpu: 100x1000 1.09x). A store's loop keeps gcc's call: on AVX-512 its 16-lane
+# clone beat our 8 inline lanes (a sigmoid at 256-bit explicit vectors ran 0.75x)
+_REDUCE_VECTOR_OPS = _VECTOR_OPS | {Ops.EXP}
 # and beside them, lanes of the float's width (render.py's `vector_type`): int32 values and bool
 # lane masks, so a mask built from int positions (a causal attention's arange compare, its
 # `where(mask, s, -inf)`) keeps its row in vectors. Each op is exact lane by lane; an int32 add
@@ -291,9 +296,10 @@ def vectorizable(st: UOp, j: UOp, nodes: list[UOp],
     return "simd"
 
 
-def vector_values(nodes: list[UOp], j: UOp, out: UOp | None, strides: tuple[int, ...]) -> bool:
+def vector_values(nodes: list[UOp], j: UOp, out: UOp | None, strides: tuple[int, ...],
+                  ops: frozenset = _VECTOR_OPS) -> bool:
     """True when `nodes` (those that vary along loop j) all have an explicit vector form:
-    float32 ops of _VECTOR_OPS reading `strides` apart along j and never the buffer `out`,
+    float32 ops of `ops` reading `strides` apart along j and never the buffer `out`,
     int32 and bool lanes of `_LANE_OPS` read contiguously, and index arithmetic affine in j."""
     for n in nodes:
         if n.dtype is dtypes.index:
@@ -301,7 +307,7 @@ def vector_values(nodes: list[UOp], j: UOp, out: UOp | None, strides: tuple[int,
                 return False
             if n.op is Ops.MUL and not any(s.op is Ops.CONST for s in n.src):
                 return False  # j times a variable: the step differs from row to row
-        elif not (n.op in _VECTOR_OPS and n.dtype is dtypes.float32) and not _lane_op(n):
+        elif not (n.op in ops and n.dtype is dtypes.float32) and not _lane_op(n):
             return False
         elif n.op is Ops.INDEX and n.src[0] is out:
             return False
@@ -334,7 +340,7 @@ def vector_reducible(red: UOp) -> bool:
     if red.arg is Ops.ADD and v.op is Ops.MUL and all(s in on for s in v.src) \
             and v.src[0] is not v.src[1]:
         return False  # a sum of products: pack_store's (a sum of squares is not)
-    return vector_values(nodes, r, None, (1,))
+    return vector_values(nodes, r, None, (1,), _REDUCE_VECTOR_OPS)
 
 
 def unscaled(red: UOp) -> UOp | None:

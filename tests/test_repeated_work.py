@@ -4,9 +4,10 @@ The demo's attention kernel took 13 ms (numpy: 0.03 ms): the flash printer compu
 the softmax's max, exp array and sum inside its register tile's k loop, once per step of k. The
 MLP's layernorm was divided once per column of the linear after it (plain loops and the
 interchange action alike). Timing is noisy; work is not. Each kernel's C is built once more with
-counters (a test-only build: every expf call, every float multiply or division statement, every
-fused multiply-add lane, counted as it runs, with the register tiles printed rather than called
-from the block library) and run on the real inputs. The counts are held against:
+counters (a test-only build: every expf call and explicit vector exp's 8 lanes, every float
+multiply or division statement, every fused multiply-add lane, counted as it runs, with the
+register tiles printed rather than called from the block library) and run on the real inputs.
+The counts are held against:
 
 - numpy's own program: one exp per softmax element, one division per normalized element, per
   softmax element and per mean, each row rounded up to whole 8-lane vectors (an explicit vector
@@ -58,6 +59,8 @@ def _instrument(src: str) -> str:
     out = []
     for line in src.splitlines():
         line = re.sub(r"(?<![\w.])(expf|exp)\(", lambda m: f"({_add(0, '1')}, {m[1]})(", line)
+        # an explicit vector's exp (vexp.py's core inline): its 8 lanes
+        line = re.sub(r"(?<![\w.])rg_vexp_f32\(", f"({_add(0, '8')}, rg_vexp_f32)(", line)
         op = _OP.match(line)
         if op:
             line += f" {_add(1 if op[2] == '*' else 2, _lanes(op[1]))};"

@@ -325,6 +325,7 @@ _USED: tuple[tuple[str, str], ...] = tuple(
                                          for w in "vz"))
           for t, s in (("float", "f32"), ("double", "f64"))),
         (r"expf\(", vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
+        (r"rg_vexp_f32\b", vexp.VECTOR),  # and its core, inline, for explicit vectors
         (r"rg_reduce_[a-z]+_f32", " ".join(f"float {reduce_name(o)}{reduce_signature('float')};"
                                           for o in REDUCE_OPS)),
     ))
@@ -490,6 +491,8 @@ def render_vector(node: UOp, a: list[str]) -> str:
         return f"({a[0]} {infix} {a[1]})"
     if node.op is Ops.NEG:
         return f"(-{a[0]})"
+    if node.op is Ops.EXP:  # float32's exp: vexp.py's core, inline (its prelude's VECTOR)
+        return f"rg_vexp_f32({a[0]})"
     if node.op in (Ops.MAX, Ops.MIN):
         return f"rg_v{node.op.name.lower()}_f32({a[0]}, {a[1]})"
     if node.op is Ops.WHERE:

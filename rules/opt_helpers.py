@@ -72,10 +72,30 @@ _LANE_OPS: dict = {
                             Ops.OR, Ops.XOR, Ops.WHERE, Ops.CAST}),
 }
 _LANE_DTYPES = (dtypes.float32, dtypes.int32, dtypes.bool)
+# float16 values in float32 lanes (exact: every half is a float): loaded and stored through
+# F16C's conversions (render.py), compared and selected as floats, and rounded where the graph
+# casts float32 to float16 (lower.rules computes float16 math in float32, one rounding per op,
+# as numpy does). gcc 12 vectorizes no _Float16 conversion without AVX512-FP16: scalar, an
+# elementwise half kernel ran 3x torch's time, a ReLU's compare-and-select 45x
+_HALF_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.WHERE, Ops.CAST})
+
+
+def _half_op(n: UOp) -> bool:
+    """A float16 op with a vector form in float32 lanes (`_HALF_OPS`): a contiguous load, a
+    select by a mask, a cast from or to float32."""
+    if n.op not in _HALF_OPS:
+        return False
+    if n.op is Ops.WHERE:
+        return n.src[0].dtype is dtypes.bool
+    if n.op is Ops.CAST:
+        return {n.dtype, n.src[0].dtype} == {dtypes.float16, dtypes.float32}
+    return True
 
 
 def _lane_op(n: UOp) -> bool:
     """An int32, bool or mixed op with a vector form of the float's width (`_LANE_OPS`)."""
+    if n.dtype is dtypes.float16 or (n.op is Ops.CAST and n.src[0].dtype is dtypes.float16):
+        return _half_op(n)
     if n.op not in _LANE_OPS.get(n.dtype, ()):
         return False
     if n.op is Ops.WHERE:
@@ -88,9 +108,9 @@ def _lane_op(n: UOp) -> bool:
         return n.src[0].dtype in _LANE_DTYPES and not (
             n.dtype is dtypes.int32 and n.src[0].dtype is dtypes.float32)
     if n.op is Ops.CMPLT:
-        return n.src[0].dtype in (dtypes.float32, dtypes.int32)
+        return n.src[0].dtype in (dtypes.float32, dtypes.float16, dtypes.int32)
     if n.op in (Ops.CMPNE, Ops.CMPEQ):
-        return n.src[0].dtype in _LANE_DTYPES
+        return n.src[0].dtype in (*_LANE_DTYPES, dtypes.float16)
     return True
 
 
@@ -274,7 +294,8 @@ def vectorizable(st: UOp, j: UOp, nodes: list[UOp],
     buffer it writes (the last vector recomputes some outputs of the one before it, which must
     read what they read the first time). Then "vector" (explicit vectors) or "simd" (left to
     gcc, see below); else "" (gcc's `omp simd` on a plain loop, "upcast")."""
-    if st.src[1].dtype is not dtypes.float32 or (range_size(j) or 0) < VECTOR_LANES:
+    half = st.src[1].dtype is dtypes.float16
+    if not (half or st.src[1].dtype is dtypes.float32) or (range_size(j) or 0) < VECTOR_LANES:
         return ""
     nodes = nodes + along(st.src[0].src[1], j)
     if not vector_values(nodes, j, st.src[0].src[0], strides):
@@ -285,8 +306,9 @@ def vectorizable(st: UOp, j: UOp, nodes: list[UOp],
     # worse: a window read 2 apart (a pool's), two loads and a shuffle. Either way the kernel
     # is compiled at the explicit vectors' level (flags.py: at -O3 a softmax's build took 27
     # ms more).
-    if vector_bytes() == 32 or any(n.op is Ops.LOAD and stride(n.src[0].src[1], j) != 1
-                                   for n in nodes):
+    # gcc's half lanes are scalar at any width
+    if vector_bytes() == 32 or half or any(n.op is Ops.LOAD and (
+            stride(n.src[0].src[1], j) != 1 or n.dtype is dtypes.float16) for n in nodes):
         return "vector"
     return "simd"
 

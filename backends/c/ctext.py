@@ -182,6 +182,27 @@ static inline rg_vi32 rg_vload_b(const _Bool *p) {
 static inline rg_vf32 rg_vsel_f32(rg_vi32 m, rg_vf32 a, rg_vf32 b) {
   return (rg_vf32)((m & (rg_vi32)a) | (~m & (rg_vi32)b)); }
 static inline rg_vi32 rg_vsel_i32(rg_vi32 m, rg_vi32 a, rg_vi32 b) { return (m & a) | (~m & b); }
+/* float16 lanes as float32 lanes (every half is a float exactly): 8 halves widened on the load,
+   a float32 rounded to the nearest half (ties to even; overflow to inf, subnormals kept) where
+   the graph casts, and on the store. F16C's conversions where the target has them (the
+   builtins take the halves' bits; no _Float16 in these, which not every compiler has); else
+   lane by lane through the compiler's _Float16 (macros: only a float16 kernel expands them) */
+#if defined(__F16C__) && (defined(__GNUC__) || defined(__clang__))
+typedef short rg_vh16 __attribute__((vector_size(16)));
+static inline rg_vf32 rg_vload_f16(const void *p) {
+  rg_vh16 h; memcpy(&h, p, 16); return __builtin_ia32_vcvtph2ps256(h); }
+static inline rg_vf32 rg_vround_f16(rg_vf32 v) {
+  return __builtin_ia32_vcvtph2ps256(__builtin_ia32_vcvtps2ph256(v, 0)); }
+static inline void rg_vstore_f16(void *p, rg_vf32 v) {
+  rg_vh16 h = __builtin_ia32_vcvtps2ph256(v, 0); memcpy(p, &h, 16); }
+#else
+#define rg_vload_f16(p) __extension__ ({ const _Float16 *p_ = (p); \
+  (rg_vf32){p_[0], p_[1], p_[2], p_[3], p_[4], p_[5], p_[6], p_[7]}; })
+#define rg_vround_f16(v) __extension__ ({ rg_vf32 v_ = (v); \
+  for (int i_ = 0; i_ < 8; i_++) v_[i_] = (float)(_Float16)v_[i_]; v_; })
+#define rg_vstore_f16(p, v) do { _Float16 *p_ = (p); rg_vf32 v_ = (v); \
+  for (int i_ = 0; i_ < 8; i_++) p_[i_] = (_Float16)v_[i_]; } while (0)
+#endif
 #endif
 """
 # ---------------------------------------------------------------------------- structure

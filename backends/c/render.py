@@ -452,20 +452,27 @@ _MASK_INFIX = {Ops.CMPLT: "<", Ops.CMPNE: "!=", Ops.CMPEQ: "==", Ops.AND: "&", O
                Ops.XOR: "^"}
 
 
+_FLOAT_LANES = (dtypes.float32, dtypes.float16)  # (a half in a float lane: exactly its value)
+
+
 def vector_type(dt: DType) -> str:
-    """The C type of a value's 8 lanes: floats, or int32 lanes (a bool's a lane mask)."""
-    return "rg_vf32" if dt is dtypes.float32 else "rg_vi32"
+    """The C type of a value's 8 lanes: floats (a float16's too), or int32 lanes (a bool's a
+    lane mask)."""
+    return "rg_vf32" if dt in _FLOAT_LANES else "rg_vi32"
 
 
 def broadcast(dt: DType, name: str) -> str:
     """A scalar of dtype `dt` in every lane (a bool as a lane mask: 0 or all ones)."""
-    if dt is dtypes.float32:
+    if dt in _FLOAT_LANES:
         return f"rg_vset_f32({name})"
     return f"rg_vset_i32(-(int32_t)({name}))" if dt is dtypes.bool else f"rg_vset_i32({name})"
 
 
 def _vector_cast(src: DType, dst: DType, a: str) -> str:
-    """A CAST between float32, int32 and bool lanes, lane by lane as C's scalar casts."""
+    """A CAST between float32, int32 and bool lanes, lane by lane as C's scalar casts; a
+    float16's float lanes are already float32, and a float32 is rounded to float16 in them."""
+    if {src, dst} == {dtypes.float16, dtypes.float32}:
+        return f"rg_vround_f16({a})" if dst is dtypes.float16 else a
     if dst is dtypes.bool:  # nonzero (a NaN too) is true
         return f"({a} != {broadcast(src, '0')})"
     if src is dtypes.bool:  # a mask's all ones is -1: true is 1
@@ -489,7 +496,7 @@ def render_vector(node: UOp, a: list[str]) -> str:
     if node.op in (Ops.MAX, Ops.MIN):
         return f"rg_v{node.op.name.lower()}_f32({a[0]}, {a[1]})"
     if node.op is Ops.WHERE:
-        return f"rg_vsel_{'f32' if node.dtype is dtypes.float32 else 'i32'}({a[0]}, {a[1]}, {a[2]})"
+        return f"rg_vsel_{'f32' if node.dtype in _FLOAT_LANES else 'i32'}({a[0]}, {a[1]}, {a[2]})"
     if node.op is Ops.CAST:
         return _vector_cast(node.src[0].dtype, node.dtype, a[0])
     raise RenderError(f"op {node.op.name} has no vector form (rules/opt_helpers.py: "
@@ -721,8 +728,9 @@ class KernelRenderer:
         if n.op is Ops.LOAD:
             # lane u reads offset + step * u: the index is affine in the loop variable
             step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
-            if n.dtype is not dtypes.float32:  # int and bool lanes are read contiguously
-                load = "rg_vload_b" if n.dtype is dtypes.bool else "rg_vload_i32"
+            if n.dtype is not dtypes.float32:  # int, bool and half lanes: read contiguously
+                load = {dtypes.bool: "rg_vload_b", dtypes.float16: "rg_vload_f16"}.get(
+                    n.dtype, "rg_vload_i32")
                 expr = f"{load}(&{srcs[0]})"  # type: ignore[index]
             elif (load := _VECTOR_LOAD.get(step)) is not None:  # type: ignore[arg-type]
                 expr = f"{load}(&{srcs[0]})"  # type: ignore[index]
@@ -1147,7 +1155,8 @@ class KernelRenderer:
         off = self.emit(idx.src[1])
         line = f"p{idx.src[0].arg}[{off}] = {v};"
         if self.vector is not None:  # 8 lanes from p[off] (the store's stride is 1)
-            line = f"rg_vstore_f32(&p{idx.src[0].arg}[{off}], {self._lanes(value, v)});"
+            sfx = "f16" if value.dtype is dtypes.float16 else "f32"
+            line = f"rg_vstore_{sfx}(&p{idx.src[0].arg}[{off}], {self._lanes(value, v)});"
         if len(idx.src) > 2:
             line = f"if ({self.emit(idx.src[2])}) {line}"
         self.stack[-1].add(line)

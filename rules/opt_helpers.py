@@ -27,10 +27,10 @@ import itertools
 import math
 
 from rulegrad.rules.pack_helpers import has_layout
-from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, index_sums, linear_terms, range_size, stride
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import REDUCE_VECTORS, VECTOR_LANES, vector_bytes
+from rulegrad.runtime.target import REDUCE_VECTORS, VECTOR_LANES, vector_bytes, vector_lanes
 from rulegrad.runtime.uop import UOp, toposort
 
 # a reduce over at most this many values is unrolled (a 4x4 pooling window; a 3x3 one is 9)
@@ -313,17 +313,21 @@ def vectorizable(st: UOp, j: UOp, nodes: list[UOp],
     return "simd"
 
 
-def vector_values(nodes: list[UOp], j: UOp, out: UOp | None, strides: tuple[int, ...]) -> bool:
+def vector_values(nodes: list[UOp], j: UOp, out: UOp | None, strides: tuple[int, ...],
+                  dt: DType = dtypes.float32) -> bool:
     """True when `nodes` (those that vary along loop j) all have an explicit vector form:
     float32 ops of _VECTOR_OPS reading `strides` apart along j and never the buffer `out`,
-    int32 and bool lanes of `_LANE_OPS` read contiguously, and index arithmetic affine in j."""
+    int32 and bool lanes of `_LANE_OPS` read contiguously, and index arithmetic affine in j.
+    With dt float64: float64 ops of _VECTOR_OPS only, read contiguously (4 lanes of doubles,
+    no int or mask lanes of their width)."""
+    lanes = dt is dtypes.float32
     for n in nodes:
         if n.dtype is dtypes.index:
             if n.op not in (Ops.ADD, Ops.SUB, Ops.MUL):
                 return False
             if n.op is Ops.MUL and not any(s.op is Ops.CONST for s in n.src):
                 return False  # j times a variable: the step differs from row to row
-        elif not (n.op in _VECTOR_OPS and n.dtype is dtypes.float32) and not _lane_op(n):
+        elif not (n.op in _VECTOR_OPS and n.dtype is dt) and not (lanes and _lane_op(n)):
             return False
         elif n.op is Ops.INDEX and n.src[0] is out:
             return False
@@ -334,18 +338,20 @@ def vector_values(nodes: list[UOp], j: UOp, out: UOp | None, strides: tuple[int,
 
 
 def vector_reducible(red: UOp) -> bool:
-    """A loop-form float32 ADD, MAX or MIN REDUCE whose innermost loop is at least a vector
-    long and whose value along it has an explicit vector form reading contiguously
-    (`vector_values`), ungated; not a sum of products of two values (those are packed).
+    """A loop-form float32 or float64 ADD, MAX or MIN REDUCE whose innermost loop is at least a
+    vector long (8 float32 lanes, 4 float64) and whose value along it has an explicit vector
+    form reading contiguously (`vector_values`), ungated; not a sum of products of two values
+    (those are packed).
     Short rows too: gcc keeps a NaN-propagating MAX's declared reduction per lane in memory (a
     max along rows of 33 took 4.7x the time of their sum), and a short float sum's `omp simd
     reduction(+)` in a vector-wide array zeroed and summed lane by lane per row."""
     update = red.src[0]
-    if (red.arg not in (Ops.ADD, Ops.MAX, Ops.MIN) or red.dtype is not dtypes.float32
+    if (red.arg not in (Ops.ADD, Ops.MAX, Ops.MIN) or red.dtype not in (dtypes.float32,
+                                                                         dtypes.float64)
             or len(update.src) != 2 or update.src[0].op is not Ops.DEFINE_REG):
         return False
     r, v = red.src[-1], update.src[1]
-    if r.arg[1] != "reduce" or (range_size(r) or 0) < VECTOR_LANES:
+    if r.arg[1] != "reduce" or (range_size(r) or 0) < vector_lanes(red.dtype.itemsize):
         return False
     nodes = along(v, r)
     on = set(nodes)
@@ -356,7 +362,7 @@ def vector_reducible(red: UOp) -> bool:
     if red.arg is Ops.ADD and v.op is Ops.MUL and all(s in on for s in v.src) \
             and v.src[0] is not v.src[1]:
         return False  # a sum of products: pack_store's (a sum of squares is not)
-    return vector_values(nodes, r, None, (1,))
+    return vector_values(nodes, r, None, (1,), red.dtype)
 
 
 def unscaled(red: UOp) -> UOp | None:
@@ -441,10 +447,10 @@ def vector_reduce(red: UOp) -> UOp:
     return red.substitute({r: r.replace(arg=(r.arg[0], "vector"))})
 
 
-def reduce_vectors(op: Ops, size: int) -> int:
+def reduce_vectors(op: Ops, size: int, lanes: int = VECTOR_LANES) -> int:
     """How many vectors of partial results a "vector" reduce by `op` along `size` values keeps:
     REDUCE_VECTORS, or only as many as the loop fills once, so a short row pays for no
     accumulator it does not use (a MAX or MIN, exact in any order, takes the rest of its values
     as one vector overlapping the last and combines the lanes as vectors: render.py's
     `_vector_reduce`; a sum's last values are scalar steps)."""
-    return max(1, min(REDUCE_VECTORS, size // VECTOR_LANES))
+    return max(1, min(REDUCE_VECTORS, size // lanes))

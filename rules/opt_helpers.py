@@ -15,9 +15,10 @@ The actions change how a kernel is computed, never what it computes:
   vector overlapping the one before it instead of a scalar tail; or, on a 512-bit target
   with every read contiguous, `RANGE(..., (id, "simd"))`: `omp simd` again, in a kernel
   compiled as the explicit vectors' are;
-- `vector_reduce(red)`: a float32 sum, max or min along a contiguous loop with its innermost
-  range marked `RANGE(..., (id, "vector"))`: the renderer keeps REDUCE_VECTORS vectors of
-  partial results, so consecutive steps do not wait on each other. A max or min is exact in
+- `vector_reduce(red)`: a float32 or float64 sum, max or min along a contiguous loop with its
+  innermost range marked `RANGE(..., (id, "vector"))`: the renderer keeps REDUCE_VECTORS
+  vectors of partial results (8 float32 lanes, 4 float64: target.vector_lanes), so
+  consecutive steps do not wait on each other. A max or min is exact in
   any order; a float sum's order is the reduction contract's (runtime/semantics.py).
 """
 

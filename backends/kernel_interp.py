@@ -373,9 +373,11 @@ def _vector_order(op: Ops, x: np.ndarray, axis: int, ident: object) -> np.ndarra
     whole vectors left, one into each of the first vectors; the values left (fewer than a
     vector) into the scalar result, in order; then the vectors into the first, and its lanes
     into the result, in order."""
-    from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
+    from rulegrad.rules.opt_helpers import REDUCE_VECTORS
+    from rulegrad.runtime.target import vector_lanes
 
     x = np.moveaxis(np.asarray(x), axis, -1)
+    VECTOR_LANES = vector_lanes(x.dtype.itemsize)  # noqa: N806 (8 float32 lanes, 4 float64)
     n, lead = x.shape[-1], x.shape[:-1]
     block = REDUCE_VECTORS * VECTOR_LANES
     main, whole = n - n % block, n - n % VECTOR_LANES

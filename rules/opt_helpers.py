@@ -15,9 +15,10 @@ The actions change how a kernel is computed, never what it computes:
   vector overlapping the one before it instead of a scalar tail; or, on a 512-bit target
   with every read contiguous, `RANGE(..., (id, "simd"))`: `omp simd` again, in a kernel
   compiled as the explicit vectors' are;
-- `vector_reduce(red)`: a float32 sum, max or min along a contiguous loop with its innermost
-  range marked `RANGE(..., (id, "vector"))`: the renderer keeps REDUCE_VECTORS vectors of
-  partial results, so consecutive steps do not wait on each other. A max or min is exact in
+- `vector_reduce(red)`: a float32 or float64 sum, max or min along a contiguous loop with its
+  innermost range marked `RANGE(..., (id, "vector"))`: the renderer keeps REDUCE_VECTORS
+  vectors of partial results (8 float32 lanes, 4 float64: target.vector_lanes), so
+  consecutive steps do not wait on each other. A max or min is exact in
   any order; a float sum's order is the reduction contract's (runtime/semantics.py).
 """
 
@@ -27,10 +28,10 @@ import itertools
 import math
 
 from rulegrad.rules.pack_helpers import has_layout
-from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, index_sums, linear_terms, range_size, stride
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import REDUCE_VECTORS, VECTOR_LANES, vector_bytes
+from rulegrad.runtime.target import REDUCE_VECTORS, VECTOR_LANES, vector_bytes, vector_lanes
 from rulegrad.runtime.uop import UOp, toposort
 
 # a reduce over at most this many values is unrolled (a 4x4 pooling window; a 3x3 one is 9)
@@ -77,10 +78,30 @@ _LANE_OPS: dict = {
                             Ops.OR, Ops.XOR, Ops.WHERE, Ops.CAST}),
 }
 _LANE_DTYPES = (dtypes.float32, dtypes.int32, dtypes.bool)
+# float16 values in float32 lanes (exact: every half is a float): loaded and stored through
+# F16C's conversions (render.py), compared and selected as floats, and rounded where the graph
+# casts float32 to float16 (lower.rules computes float16 math in float32, one rounding per op,
+# as numpy does). gcc 12 vectorizes no _Float16 conversion without AVX512-FP16: scalar, an
+# elementwise half kernel ran 3x torch's time, a ReLU's compare-and-select 45x
+_HALF_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.WHERE, Ops.CAST})
+
+
+def _half_op(n: UOp) -> bool:
+    """A float16 op with a vector form in float32 lanes (`_HALF_OPS`): a contiguous load, a
+    select by a mask, a cast from or to float32."""
+    if n.op not in _HALF_OPS:
+        return False
+    if n.op is Ops.WHERE:
+        return n.src[0].dtype is dtypes.bool
+    if n.op is Ops.CAST:
+        return {n.dtype, n.src[0].dtype} == {dtypes.float16, dtypes.float32}
+    return True
 
 
 def _lane_op(n: UOp) -> bool:
     """An int32, bool or mixed op with a vector form of the float's width (`_LANE_OPS`)."""
+    if n.dtype is dtypes.float16 or (n.op is Ops.CAST and n.src[0].dtype is dtypes.float16):
+        return _half_op(n)
     if n.op not in _LANE_OPS.get(n.dtype, ()):
         return False
     if n.op is Ops.WHERE:
@@ -93,9 +114,9 @@ def _lane_op(n: UOp) -> bool:
         return n.src[0].dtype in _LANE_DTYPES and not (
             n.dtype is dtypes.int32 and n.src[0].dtype is dtypes.float32)
     if n.op is Ops.CMPLT:
-        return n.src[0].dtype in (dtypes.float32, dtypes.int32)
+        return n.src[0].dtype in (dtypes.float32, dtypes.float16, dtypes.int32)
     if n.op in (Ops.CMPNE, Ops.CMPEQ):
-        return n.src[0].dtype in _LANE_DTYPES
+        return n.src[0].dtype in (*_LANE_DTYPES, dtypes.float16)
     return True
 
 
@@ -279,7 +300,8 @@ def vectorizable(st: UOp, j: UOp, nodes: list[UOp],
     buffer it writes (the last vector recomputes some outputs of the one before it, which must
     read what they read the first time). Then "vector" (explicit vectors) or "simd" (left to
     gcc, see below); else "" (gcc's `omp simd` on a plain loop, "upcast")."""
-    if st.src[1].dtype is not dtypes.float32 or (range_size(j) or 0) < VECTOR_LANES:
+    half = st.src[1].dtype is dtypes.float16
+    if not (half or st.src[1].dtype is dtypes.float32) or (range_size(j) or 0) < VECTOR_LANES:
         return ""
     nodes = nodes + along(st.src[0].src[1], j)
     if not vector_values(nodes, j, st.src[0].src[0], strides):
@@ -290,24 +312,28 @@ def vectorizable(st: UOp, j: UOp, nodes: list[UOp],
     # worse: a window read 2 apart (a pool's), two loads and a shuffle. Either way the kernel
     # is compiled at the explicit vectors' level (flags.py: at -O3 a softmax's build took 27
     # ms more).
-    if vector_bytes() == 32 or any(n.op is Ops.LOAD and stride(n.src[0].src[1], j) != 1
-                                   for n in nodes):
+    # gcc's half lanes are scalar at any width
+    if vector_bytes() == 32 or half or any(n.op is Ops.LOAD and (
+            stride(n.src[0].src[1], j) != 1 or n.dtype is dtypes.float16) for n in nodes):
         return "vector"
     return "simd"
 
 
 def vector_values(nodes: list[UOp], j: UOp, out: UOp | None, strides: tuple[int, ...],
-                  ops: frozenset = _VECTOR_OPS) -> bool:
+                  ops: frozenset = _VECTOR_OPS, dt: DType = dtypes.float32) -> bool:
     """True when `nodes` (those that vary along loop j) all have an explicit vector form:
     float32 ops of `ops` reading `strides` apart along j and never the buffer `out`,
-    int32 and bool lanes of `_LANE_OPS` read contiguously, and index arithmetic affine in j."""
+    int32 and bool lanes of `_LANE_OPS` read contiguously, and index arithmetic affine in j.
+    With dt float64: float64 ops of `ops` only, read contiguously (4 lanes of doubles,
+    no int or mask lanes of their width)."""
+    lanes = dt is dtypes.float32
     for n in nodes:
         if n.dtype is dtypes.index:
             if n.op not in (Ops.ADD, Ops.SUB, Ops.MUL):
                 return False
             if n.op is Ops.MUL and not any(s.op is Ops.CONST for s in n.src):
                 return False  # j times a variable: the step differs from row to row
-        elif not (n.op in ops and n.dtype is dtypes.float32) and not _lane_op(n):
+        elif not (n.op in ops and n.dtype is dt) and not (lanes and _lane_op(n)):
             return False
         elif n.op is Ops.INDEX and n.src[0] is out:
             return False
@@ -318,18 +344,20 @@ def vector_values(nodes: list[UOp], j: UOp, out: UOp | None, strides: tuple[int,
 
 
 def vector_reducible(red: UOp) -> bool:
-    """A loop-form float32 ADD, MAX or MIN REDUCE whose innermost loop is at least a vector
-    long and whose value along it has an explicit vector form reading contiguously
-    (`vector_values`), ungated; not a sum of products of two values (those are packed).
+    """A loop-form float32 or float64 ADD, MAX or MIN REDUCE whose innermost loop is at least a
+    vector long (8 float32 lanes, 4 float64) and whose value along it has an explicit vector
+    form reading contiguously (`vector_values`), ungated; not a sum of products of two values
+    (those are packed).
     Short rows too: gcc keeps a NaN-propagating MAX's declared reduction per lane in memory (a
     max along rows of 33 took 4.7x the time of their sum), and a short float sum's `omp simd
     reduction(+)` in a vector-wide array zeroed and summed lane by lane per row."""
     update = red.src[0]
-    if (red.arg not in (Ops.ADD, Ops.MAX, Ops.MIN) or red.dtype is not dtypes.float32
+    if (red.arg not in (Ops.ADD, Ops.MAX, Ops.MIN) or red.dtype not in (dtypes.float32,
+                                                                         dtypes.float64)
             or len(update.src) != 2 or update.src[0].op is not Ops.DEFINE_REG):
         return False
     r, v = red.src[-1], update.src[1]
-    if r.arg[1] != "reduce" or (range_size(r) or 0) < VECTOR_LANES:
+    if r.arg[1] != "reduce" or (range_size(r) or 0) < vector_lanes(red.dtype.itemsize):
         return False
     nodes = along(v, r)
     on = set(nodes)
@@ -340,7 +368,9 @@ def vector_reducible(red: UOp) -> bool:
     if red.arg is Ops.ADD and v.op is Ops.MUL and all(s in on for s in v.src) \
             and v.src[0] is not v.src[1]:
         return False  # a sum of products: pack_store's (a sum of squares is not)
-    return vector_values(nodes, r, None, (1,), _REDUCE_VECTOR_OPS)
+    # (the inline vector exp is float32's: a float64 row of exps stays gcc's loop)
+    ops = _REDUCE_VECTOR_OPS if red.dtype is dtypes.float32 else _VECTOR_OPS
+    return vector_values(nodes, r, None, (1,), ops, red.dtype)
 
 
 def unscaled(red: UOp) -> UOp | None:
@@ -425,10 +455,10 @@ def vector_reduce(red: UOp) -> UOp:
     return red.substitute({r: r.replace(arg=(r.arg[0], "vector"))})
 
 
-def reduce_vectors(op: Ops, size: int) -> int:
+def reduce_vectors(op: Ops, size: int, lanes: int = VECTOR_LANES) -> int:
     """How many vectors of partial results a "vector" reduce by `op` along `size` values keeps:
     REDUCE_VECTORS, or only as many as the loop fills once, so a short row pays for no
     accumulator it does not use (a MAX or MIN, exact in any order, takes the rest of its values
     as one vector overlapping the last and combines the lanes as vectors: render.py's
     `_vector_reduce`; a sum's last values are scalar steps)."""
-    return max(1, min(REDUCE_VECTORS, size // VECTOR_LANES))
+    return max(1, min(REDUCE_VECTORS, size // lanes))

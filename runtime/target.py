@@ -155,6 +155,12 @@ REDUCE_VECTORS = 4
 # gcc's `omp simd` instead (`upcast`), and only strided reads keep these
 AVX2_BYTES = 32
 VECTOR_LANES = AVX2_BYTES // 4
+
+
+def vector_lanes(itemsize: int) -> int:
+    """An explicit vector's lanes of `itemsize`-byte floats: 8 float32 (a float16's widened to
+    them too), 4 float64 (a row reduce's partial results: rules/opt_helpers.py)."""
+    return AVX2_BYTES // max(itemsize, 4)
 # The most vectors of accumulators a float32 reduce over rows keeps in registers (of 16): a
 # block of 8 x 8 columns, every row of the reduce read as 8 contiguous vectors into them
 VECTORS_MAX = 8

@@ -183,6 +183,58 @@ static inline rg_vi32 rg_vload_b(const _Bool *p) {
 static inline rg_vf32 rg_vsel_f32(rg_vi32 m, rg_vf32 a, rg_vf32 b) {
   return (rg_vf32)((m & (rg_vi32)a) | (~m & (rg_vi32)b)); }
 static inline rg_vi32 rg_vsel_i32(rg_vi32 m, rg_vi32 a, rg_vi32 b) { return (m & a) | (~m & b); }
+/* 4 float64 lanes, for a float64 row's sum, max or min (render.py's `_vector_reduce`): the
+   float32 helpers' meanings on doubles */
+typedef int64_t rg_vi64 __attribute__((vector_size(32)));
+static inline rg_vf64 rg_vset_f64(double x) { return (rg_vf64){x, x, x, x}; }
+static inline rg_vf64 rg_vload_f64(const double *p) { rg_vf64 v; memcpy(&v, p, 32); return v; }
+#if defined(__AVX__) && defined(__GNUC__)
+#define rg_vgt_f64(a, b) __builtin_ia32_maxpd256(a, b)
+#define rg_vlt_f64(a, b) __builtin_ia32_minpd256(a, b)
+#define rg_vnan_f64(a, b) ((rg_vi64)__builtin_ia32_cmppd256(a, b, 3))
+#else
+#define rg_vnan_f64(a, b) (((a) != (a)) | ((b) != (b)))
+static inline rg_vf64 rg_vgt_f64(rg_vf64 a, rg_vf64 b) {
+  rg_vi64 m = a > b; return (rg_vf64)((m & (rg_vi64)a) | (~m & (rg_vi64)b)); }
+static inline rg_vf64 rg_vlt_f64(rg_vf64 a, rg_vf64 b) {
+  rg_vi64 m = a < b; return (rg_vf64)((m & (rg_vi64)a) | (~m & (rg_vi64)b)); }
+#endif
+static inline rg_vf64 rg_vmax_f64(rg_vf64 a, rg_vf64 b) {
+  rg_vi64 x = (rg_vi64)rg_vgt_f64(a, b), y = (rg_vi64)rg_vgt_f64(b, a);
+  return (rg_vf64)((x & y) | rg_vnan_f64(a, b)); }
+static inline rg_vf64 rg_vmin_f64(rg_vf64 a, rg_vf64 b) {
+  rg_vi64 x = (rg_vi64)rg_vlt_f64(a, b), y = (rg_vi64)rg_vlt_f64(b, a);
+  return (rg_vf64)((x | y) | rg_vnan_f64(a, b)); }
+#ifdef __clang__
+#define rg_vswap_f64(a, i, j, k, l) __builtin_shufflevector(a, a, i, j, k, l)
+#else
+#define rg_vswap_f64(a, i, j, k, l) __builtin_shuffle(a, (rg_vi64){i, j, k, l})
+#endif
+#define RG_VHALVES_F64(F) \
+  a = F(a, rg_vswap_f64(a, 2, 3, 0, 1)); return F(a, rg_vswap_f64(a, 1, 0, 3, 2))[0];
+static inline double rg_vhmax_f64(rg_vf64 a) { RG_VHALVES_F64(rg_vmax_f64) }
+static inline double rg_vhmin_f64(rg_vf64 a) { RG_VHALVES_F64(rg_vmin_f64) }
+/* float16 lanes as float32 lanes (every half is a float exactly): 8 halves widened on the load,
+   a float32 rounded to the nearest half (ties to even; overflow to inf, subnormals kept) where
+   the graph casts, and on the store. F16C's conversions where the target has them (the
+   builtins take the halves' bits; no _Float16 in these, which not every compiler has); else
+   lane by lane through the compiler's _Float16 (macros: only a float16 kernel expands them) */
+#if defined(__F16C__) && (defined(__GNUC__) || defined(__clang__))
+typedef short rg_vh16 __attribute__((vector_size(16)));
+static inline rg_vf32 rg_vload_f16(const void *p) {
+  rg_vh16 h; memcpy(&h, p, 16); return __builtin_ia32_vcvtph2ps256(h); }
+static inline rg_vf32 rg_vround_f16(rg_vf32 v) {
+  return __builtin_ia32_vcvtph2ps256(__builtin_ia32_vcvtps2ph256(v, 0)); }
+static inline void rg_vstore_f16(void *p, rg_vf32 v) {
+  rg_vh16 h = __builtin_ia32_vcvtps2ph256(v, 0); memcpy(p, &h, 16); }
+#else
+#define rg_vload_f16(p) __extension__ ({ const _Float16 *p_ = (p); \
+  (rg_vf32){p_[0], p_[1], p_[2], p_[3], p_[4], p_[5], p_[6], p_[7]}; })
+#define rg_vround_f16(v) __extension__ ({ rg_vf32 v_ = (v); \
+  for (int i_ = 0; i_ < 8; i_++) v_[i_] = (float)(_Float16)v_[i_]; v_; })
+#define rg_vstore_f16(p, v) do { _Float16 *p_ = (p); rg_vf32 v_ = (v); \
+  for (int i_ = 0; i_ < 8; i_++) p_[i_] = (_Float16)v_[i_]; } while (0)
+#endif
 #endif
 """
 # ---------------------------------------------------------------------------- structure

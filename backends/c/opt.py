@@ -29,6 +29,7 @@ from rulegrad.rules.parallel_helpers import Parallel
 from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import graph_rewrite
+from rulegrad.runtime.target import vector_lanes
 from rulegrad.runtime.uop import UOp, toposort
 
 
@@ -160,9 +161,10 @@ def actions(before: UOp, after: UOp) -> list[str]:
                         f"(times {c:g} after)")
         if n.op is Ops.REDUCE and n.src[-1] in accumulated:
             size = int(n.src[-1].src[0].arg)
-            nvec = reduce_vectors(n.arg, size)
+            lanes = vector_lanes(n.dtype.itemsize)
+            nvec = reduce_vectors(n.arg, size, lanes)
             done.append(f"VECTOR {n.arg.name} over r{n.src[-1].arg[0]} ({size} values: "
-                        f"{nvec} vector{'s' if nvec > 1 else ''} of {VECTOR_LANES} partial "
+                        f"{nvec} vector{'s' if nvec > 1 else ''} of {lanes} partial "
                         "results)")
         if n.op is Ops.RANGE and n.arg[1] == "vector" and n not in accumulated | interchanged:
             size = int(n.src[0].arg)

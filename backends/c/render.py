@@ -62,7 +62,7 @@ from rulegrad.rules.parallel_helpers import Parallel, store_groups
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import GroupOp, Ops
-from rulegrad.runtime.target import vector_bytes
+from rulegrad.runtime.target import vector_bytes, vector_lanes
 from rulegrad.runtime.uop import UOp, toposort
 
 from . import vexp
@@ -457,20 +457,29 @@ _MASK_INFIX = {Ops.CMPLT: "<", Ops.CMPNE: "!=", Ops.CMPEQ: "==", Ops.AND: "&", O
                Ops.XOR: "^"}
 
 
+_FLOAT_LANES = (dtypes.float32, dtypes.float16)  # (a half in a float lane: exactly its value)
+
+
 def vector_type(dt: DType) -> str:
-    """The C type of a value's 8 lanes: floats, or int32 lanes (a bool's a lane mask)."""
-    return "rg_vf32" if dt is dtypes.float32 else "rg_vi32"
+    """The C type of a value's 8 lanes: floats (a float16's too), or int32 lanes (a bool's a
+    lane mask); a float64 row reduce's 4 lanes of doubles."""
+    if dt is dtypes.float64:
+        return "rg_vf64"
+    return "rg_vf32" if dt in _FLOAT_LANES else "rg_vi32"
 
 
 def broadcast(dt: DType, name: str) -> str:
     """A scalar of dtype `dt` in every lane (a bool as a lane mask: 0 or all ones)."""
-    if dt is dtypes.float32:
-        return f"rg_vset_f32({name})"
+    if dt in _FLOAT_LANES or dt is dtypes.float64:
+        return f"rg_vset_f{64 if dt is dtypes.float64 else 32}({name})"
     return f"rg_vset_i32(-(int32_t)({name}))" if dt is dtypes.bool else f"rg_vset_i32({name})"
 
 
 def _vector_cast(src: DType, dst: DType, a: str) -> str:
-    """A CAST between float32, int32 and bool lanes, lane by lane as C's scalar casts."""
+    """A CAST between float32, int32 and bool lanes, lane by lane as C's scalar casts; a
+    float16's float lanes are already float32, and a float32 is rounded to float16 in them."""
+    if {src, dst} == {dtypes.float16, dtypes.float32}:
+        return f"rg_vround_f16({a})" if dst is dtypes.float16 else a
     if dst is dtypes.bool:  # nonzero (a NaN too) is true
         return f"({a} != {broadcast(src, '0')})"
     if src is dtypes.bool:  # a mask's all ones is -1: true is 1
@@ -494,9 +503,9 @@ def render_vector(node: UOp, a: list[str]) -> str:
     if node.op is Ops.EXP:  # float32's exp: vexp.py's core, inline (its prelude's VECTOR)
         return f"rg_vexp_f32({a[0]})"
     if node.op in (Ops.MAX, Ops.MIN):
-        return f"rg_v{node.op.name.lower()}_f32({a[0]}, {a[1]})"
+        return f"rg_v{node.op.name.lower()}_{SUFFIX[node.dtype.name]}({a[0]}, {a[1]})"
     if node.op is Ops.WHERE:
-        return f"rg_vsel_{'f32' if node.dtype is dtypes.float32 else 'i32'}({a[0]}, {a[1]}, {a[2]})"
+        return f"rg_vsel_{'f32' if node.dtype in _FLOAT_LANES else 'i32'}({a[0]}, {a[1]}, {a[2]})"
     if node.op is Ops.CAST:
         return _vector_cast(node.src[0].dtype, node.dtype, a[0])
     raise RenderError(f"op {node.op.name} has no vector form (rules/opt_helpers.py: "
@@ -732,8 +741,9 @@ class KernelRenderer:
         if n.op is Ops.LOAD:
             # lane u reads offset + step * u: the index is affine in the loop variable
             step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
-            if n.dtype is not dtypes.float32:  # int and bool lanes are read contiguously
-                load = "rg_vload_b" if n.dtype is dtypes.bool else "rg_vload_i32"
+            if n.dtype is not dtypes.float32:  # int, bool, half, double lanes: contiguously
+                load = {dtypes.bool: "rg_vload_b", dtypes.float16: "rg_vload_f16",
+                        dtypes.float64: "rg_vload_f64"}.get(n.dtype, "rg_vload_i32")
                 expr = f"{load}(&{srcs[0]})"  # type: ignore[index]
             elif (load := _VECTOR_LOAD.get(step)) is not None:  # type: ignore[arg-type]
                 expr = f"{load}(&{srcs[0]})"  # type: ignore[index]
@@ -751,7 +761,7 @@ class KernelRenderer:
             step = stride(n.src[0], self.vector)  # type: ignore[arg-type]
             iota = ", ".join(str(u * step) for u in range(VECTOR_LANES))  # type: ignore[operator]
             expr = f"(rg_vset_i32((int32_t)({srcs[0]})) + (rg_vi32){{{iota}}})"
-        elif n.op in _VECTOR_INFIX and n.dtype is dtypes.float32 and (
+        elif n.op in _VECTOR_INFIX and n.dtype in (dtypes.float32, dtypes.float64) and (
                 self._is_vector(n.src[0]) or self._is_vector(n.src[1])):
             # `v + x`: C's vector extension broadcasts a scalar operand of the element type
             # itself, lane for lane the same value as `v + rg_vset_f32(x)`, without an inline
@@ -902,10 +912,13 @@ class KernelRenderer:
         reg, update, r = _accumulator(red), red.src[0], red.src[-1]
         ct, ident = ctype(reg.dtype), render_const(reg.arg, reg.dtype)
         exact = red.arg in (Ops.MAX, Ops.MIN)
+        # 8 float32 lanes or 4 float64 (their helpers: ctext.VECTOR_HELPERS)
+        vt, sfx, lanes = vector_type(reg.dtype), SUFFIX[reg.dtype.name], \
+            vector_lanes(reg.dtype.itemsize)
         acc, accv = self.fresh("acc"), self.fresh("acc")
         declaration = f"{ct} {acc} = {ident};"
         host.add(declaration)
-        self.vartypes[acc], self.vartypes[accv] = ct, "rg_vf32 *"
+        self.vartypes[acc], self.vartypes[accv] = ct, f"{vt} *"
         outside = (self.vector, self.vector_nodes)
         mark = self._enter(host)
         scope = vhome = host
@@ -918,7 +931,7 @@ class KernelRenderer:
                 self.combines.append(_Combine(acc, update, declaration))
         value = update.src[1]
         if value.op is Ops.LOAD and len(value.src) == 1 and block_library() \
-                and not _from_negative_zero(reg):
+                and not _from_negative_zero(reg) and reg.dtype is dtypes.float32:
             # a row of memory: the block library's reduction of it (compiled once per cache;
             # it sums from +0.0, so not a sum from -0.0, whose all -0.0 row must stay -0.0)
             window = self.windows.get(r.arg[0])
@@ -930,26 +943,26 @@ class KernelRenderer:
             host.names[red] = acc
             return
         n = loop_count(r)
-        nvec = reduce_vectors(red.arg, n)
-        vhome.add(f"rg_vf32 {accv}[{nvec}]; for (int u_ = 0; u_ < {nvec}; "
-                  f"u_++) {accv}[u_] = rg_vset_f32({ident});")
-        block = nvec * VECTOR_LANES
-        main, whole = n - n % block, n - n % VECTOR_LANES
+        nvec = reduce_vectors(red.arg, n, lanes)
+        vhome.add(f"{vt} {accv}[{nvec}]; for (int u_ = 0; u_ < {nvec}; "
+                  f"u_++) {accv}[u_] = rg_vset_{sfx}({ident});")
+        block = nvec * lanes
+        main, whole = n - n % block, n - n % lanes
         self.vector, self.vector_nodes, self.used_vectors = r, {reg}, True
         window = self.windows.get(r.arg[0])
         if window is not None:
-            whole = self._window_steps(red, accv, nvec, exact, scope, *window)
+            whole = self._window_steps(red, accv, nvec, exact, scope, *window, lanes)
         if window is None and main:
             kb = self.fresh("kb")
             rest = scope.open_child  # (what is still being filled after these loops)
             self.open_counter(scope, Loop(kb, main, step=block))
-            self._vector_steps(red, accv, kb, nvec)
+            self._vector_steps(red, accv, kb, nvec, lanes)
             self.stack.pop()
             scope.open_child = rest
         if window is None and whole > main:
-            self._vector_steps(red, accv, str(main), (whole - main) // VECTOR_LANES)
+            self._vector_steps(red, accv, str(main), (whole - main) // lanes, lanes)
         if window is None and n > whole and exact:  # the last values in a vector ending at the end
-            self._vector_steps(red, accv, str(n - VECTOR_LANES), 1)
+            self._vector_steps(red, accv, str(n - lanes), 1, lanes)
         self.vector, self.vector_nodes = None, set()
         if not exact and (window is not None or n > whole):  # the last values, one at a time
             if window is None:
@@ -967,11 +980,11 @@ class KernelRenderer:
         if nvec > 1:
             vhome.add(f"for (int u_ = 1; u_ < {nvec}; u_++) {accv}[0] = {both};")
         if exact:
-            lanes = f"rg_vh{red.arg.name.lower()}_f32({accv}[0])"
-            vhome.add(f"{acc} = {render_alu(update, [acc, lanes])};")
+            folded = f"rg_vh{red.arg.name.lower()}_{sfx}({accv}[0])"
+            vhome.add(f"{acc} = {render_alu(update, [acc, folded])};")
         else:
             lane = render_alu(update, [acc, f"{accv}[0][u_]"])
-            vhome.add(f"for (int u_ = 0; u_ < {VECTOR_LANES}; u_++) {acc} = {lane};")
+            vhome.add(f"for (int u_ = 0; u_ < {lanes}; u_++) {acc} = {lane};")
         host.names[red] = acc
 
     def _enter(self, host: Scope) -> tuple[int, list[Scope], list[tuple[Scope, Scope | None]]]:
@@ -1006,13 +1019,13 @@ class KernelRenderer:
         return name
 
     def _window_steps(self, red: UOp, accv: str, nvec: int, exact: bool, scope: Scope,
-                      lo: str, hi: str) -> str:
+                      lo: str, hi: str, lanes: int) -> str:
         """A vector reduce's steps over the window [lo, hi) of its loop, known at run time
         (`windows`): blocks of `nvec` vectors, then whole vectors; a MAX's or MIN's last values
         in one vector ending at `hi` (it may start before `lo`: the loop is at least a vector
         long, and every value outside the window is the op's identity, rules/flash_mask.py).
         Returns the C name of where a sum's last values, one at a time, begin."""
-        lanes, block = VECTOR_LANES, nvec * VECTOR_LANES
+        block = nvec * lanes
         main, whole = self.fresh("kb"), self.fresh("kb")
         self.vartypes[main] = self.vartypes[whole] = "int64_t"
         scope.add(f"const int64_t {main} = {lo} + ({hi} - ({lo})) / {block} * {block};")
@@ -1022,24 +1035,24 @@ class KernelRenderer:
         for first, end, step, count in steps:
             kb = self.fresh("kb")
             self.open_counter(scope, Loop(kb, end, first, step=step))
-            self._vector_steps(red, accv, kb, count)
+            self._vector_steps(red, accv, kb, count, lanes)
             self.stack.pop()
             scope.open_child = rest  # (the next loop after this one)
         if exact:
             self.open_counter(scope, Guard(f"{whole} < {hi}"))
-            self._vector_steps(red, accv, f"({hi} < {lanes} ? 0 : {hi} - {lanes})", 1)
+            self._vector_steps(red, accv, f"({hi} < {lanes} ? 0 : {hi} - {lanes})", 1, lanes)
             self.stack.pop()
             scope.open_child = rest
         return whole
 
-    def _vector_steps(self, red: UOp, accv: str, start: str, count: int) -> None:
+    def _vector_steps(self, red: UOp, accv: str, start: str, count: int, lanes: int) -> None:
         """`count` vectors of the reduce's innermost loop from `start`, the u-th combined into
         accv[u] (unrolled: the array is registers to gcc)."""
         r, parent = red.src[-1], self.stack[-1]
         rest = parent.open_child
         lane = self.open_loop(parent, r, f"#pragma GCC unroll {count}", start, count)
         var = lane.names[r]
-        lane.items[0] = f"const int64_t {var} = {start} + {var}_u * {VECTOR_LANES};"
+        lane.items[0] = f"const int64_t {var} = {start} + {var}_u * {lanes};"
         self.stack.append(lane)
         lane.names[_accumulator(red)] = cell = f"{accv}[{var}_u]"
         lane.add(f"{cell} = {self.emit(red.src[0])};")
@@ -1199,7 +1212,8 @@ class KernelRenderer:
         off = self.emit(idx.src[1])
         line = f"p{idx.src[0].arg}[{off}] = {v};"
         if self.vector is not None:  # 8 lanes from p[off] (the store's stride is 1)
-            line = f"rg_vstore_f32(&p{idx.src[0].arg}[{off}], {self._lanes(value, v)});"
+            sfx = "f16" if value.dtype is dtypes.float16 else "f32"
+            line = f"rg_vstore_{sfx}(&p{idx.src[0].arg}[{off}], {self._lanes(value, v)});"
         if len(idx.src) > 2:
             line = f"if ({self.emit(idx.src[2])}) {line}"
         self.stack[-1].add(line)

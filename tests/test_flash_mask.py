@@ -218,9 +218,12 @@ def test_a_masked_key_with_a_huge_score_changes_nothing(s):
 
 # each exp call of a kernel counts into a global (and no `omp simd` loop runs the calls side by
 # side, so every call counts once)
+# (atomic: a head's tiles run on every thread, and a plain ++ loses counts between them)
 _COUNTED = """long rg_exps_ = 0;
-static float rg_counted_expf(float x) { rg_exps_++; return expf(x); }
-static double rg_counted_exp(double x) { rg_exps_++; return exp(x); }
+static float rg_counted_expf(float x) { __atomic_fetch_add(&rg_exps_, 1, __ATOMIC_RELAXED);
+  return expf(x); }
+static double rg_counted_exp(double x) { __atomic_fetch_add(&rg_exps_, 1, __ATOMIC_RELAXED);
+  return exp(x); }
 """
 
 

@@ -39,8 +39,9 @@ def _width(dtype: str, n: int) -> int:
     return w
 
 
+# (float16 elementwise kernels run explicit float32 lanes, not `omp simd`: test_half_vectors)
 @pytest.mark.parametrize("n", COUNTS)
-@pytest.mark.parametrize("dtype", ["float64", "float16", "int32", "int16", "int8"])
+@pytest.mark.parametrize("dtype", ["float64", "int32", "int16", "int8"])
 def test_an_elementwise_row_ends_in_a_vector_of_its_own_lanes(dtype, n):
     """x * 3 + 1 over n values: whole vectors of the dtype's lanes, then the last vector
     overlapping them (none when n is whole vectors or shorter than 4 lanes)."""

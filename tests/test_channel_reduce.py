@@ -6,11 +6,15 @@ statistics on data with a large mean, where a one-pass E[x^2] - E[x]^2 would can
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from special_values import sprinkled
 
 from rulegrad import Tensor
+from rulegrad.backends.c import run
+from rulegrad.backends.c.render import render_kernel
 
 # (shape, the reduced axes): 3-D over (0, 2) and NCHW over (0, 2, 3)
 SHAPES = [
@@ -164,3 +168,33 @@ def test_a_batch_norm_of_data_with_a_large_mean_keeps_its_digits(shape, dt):
     bound = n * eps * np.abs(xd).mean(axis=axes).max() / xd.std(axis=axes).min() \
         + 8 * eps * np.abs(want).max()
     assert np.abs(got.astype(np.float64) - want).max() <= bound
+
+
+# the block library's row reduction called in a kernel's C text (comments taken out)
+_ROW_CALL = re.compile(r"\brg_reduce_[a-z]+_f32\s*\(")
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
+
+
+def _row_calls(t: Tensor) -> int:
+    """How many calls of the block library's row reduction t's kernels' C text holds."""
+    return sum(len(_ROW_CALL.findall(_COMMENT.sub("", render_kernel(
+        run.optimize_kernel(run.lower_only(item.ast)), f"k{i}").source)))
+        for i, item in enumerate(t.schedule()))
+
+
+@pytest.mark.parametrize("shape", [(8, 64, 3, 3), (32, 16, 7, 7), (5, 2, 1, 4099), (3, 5, 7, 11)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_a_sum_over_short_runs_keeps_its_vectors_across_the_images(shape):
+    """A per-channel sum over N of each image's H*W run, one reduce over both loops (merged, too
+    little work to split): its vectors of partial sums stay outside the loop over N and combine
+    their lanes once per channel, not a block-library call per run that combined them per run
+    (8x4096x3x3: N * C calls of 9 values each). A whole row (a reduce with no other loop) still
+    calls it. Whole numbers: every order gives numpy's sum exactly."""
+    x = np.random.default_rng(6).integers(-8, 9, shape).astype(np.float32)
+    t = Tensor(x).sum(axis=(0, 2, 3))
+    assert _row_calls(t) == 0
+    assert np.array_equal(t.numpy(), x.astype(np.float64).sum(axis=(0, 2, 3)).astype(np.float32))
+    row = Tensor(x.reshape(shape[0], -1)).sum(axis=1)
+    assert _row_calls(row) == 1
+    assert np.array_equal(row.numpy(), x.reshape(shape[0], -1).sum(axis=1, dtype=np.float64)
+                          .astype(np.float32))

@@ -27,7 +27,7 @@ from .dtype import DType, dtypes, least_float, python_scalar, to_dtype
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .limits import check_buffer, max_work
 from .ops import Ops, reduce_identity
-from .running_sum import running_sum
+from .running_sum import running_product, running_sum
 from .uop import Shape, UOp
 from .variable import actual, has_symbolic, refuse_symbolic, show, size_text
 from .window_stack import window_stack
@@ -1004,8 +1004,9 @@ class TensorOps:
         """Inclusive scan of the last axis: each prefix a window of the padded axis, reduced
         (n work per element)."""
         n = self.shape[-1]
-        if op is Ops.ADD and n >= 2:  # (the same windows, marked for an O(n) gradient)
-            return type(self)(running_sum(self.uop))
+        if op in (Ops.ADD, Ops.MUL) and n >= 2:  # (the same windows, marked: O(n) gradients)
+            scan = running_sum if op is Ops.ADD else running_product
+            return type(self)(scan(self.uop))
         pooled = self.pad((*[None] * (self.ndim - 1), (n - 1, 0)), value=ident)._pool((n,))
         return pooled._reduce(op, -1, False)
 

@@ -10,8 +10,12 @@ import math
 from rulegrad.runtime.device import device_of, shard_part, to_device
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.running_sum import (reverse_running_sum, running_input, running_product,
-                                           running_sum)
+from rulegrad.runtime.running_sum import (
+    reverse_running_sum,
+    running_input,
+    running_product,
+    running_sum,
+)
 from rulegrad.runtime.uop import UOp, toposort
 from rulegrad.runtime.window_stack import stacked_parts, window_stack
 

@@ -131,7 +131,9 @@ def _product_grad(x: UOp, g: UOp, out: UOp, twice: bool) -> UOp:
         terms = before.where(g * out, _finite(others).where(g * (at_k * others), zero))
         past = _finite(later).where(at_k * later, zero)
     none_yet = reverse_running_sum(terms).f(Ops.CONTIGUOUS) / before.where(x, x.const_like(1))
-    at_first = reverse_running_sum(g * others).f(Ops.CONTIGUOUS)
+    # (past a second zero the products are 0, or NaN where an inf met it: 0 there, as torch)
+    at_first = zeros.lt(2).where(g * others, _finite(others).where(g * others, zero))
+    at_first = reverse_running_sum(at_first).f(Ops.CONTIGUOUS)
     return before.where(none_yet, first.where(at_first, past))
 
 

@@ -123,3 +123,14 @@ def test_the_interpreter_and_kernelize_give_torchs_gradient(monkeypatch, env):
         a = _zeroed(rng.uniform(0.5, 1.5, shape), axis, "several")
         ours, theirs = _grads(a, axis, rng.standard_normal(shape))
         _close(ours, theirs, np.float64)
+
+
+@pytest.mark.parametrize("row", [[2, np.inf, 0, 3], [0, np.inf, 2], [np.inf, 0],
+                                 [2, 0, np.inf, 3], [0, 0, np.inf], [0, 2, 0, np.inf, 5],
+                                 [1e30, 1e30, 0, 1e30, 1e30]], ids=str)
+def test_infinities_beside_zeros_match_torch(row):
+    # past a second zero torch's products are 0 even where an inf met the zero (0 * inf is
+    # NaN): the first zero's gradient is a number there, and ours too
+    a = np.array(row, np.float32)
+    ours, theirs = _grads(a, 0, np.arange(1, len(row) + 1, dtype=np.float32))
+    np.testing.assert_array_equal(ours, theirs)

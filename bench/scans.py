@@ -1,5 +1,5 @@
 """Scans against torch eager, interleaved in one run: cumsum, cummax and cummin forward, and
-cumsum's gradient.
+cumsum's and cumprod's gradients.
 
 In: nothing (lengths from 97 to 2M, the axis first, in the middle or last, batch 1 and tall).
 Out: per case, torch's median seconds per call over ours ("speed": above 1 we are faster),
@@ -30,16 +30,19 @@ CASES = [
     ("cummin", (1009, 997), 0, "float64"), ("cummin", (997, 1009), 1, "int32"),
     ("cumsum grad", (65536,), 0, "float32"), ("cumsum grad", (4096, 97), 0, "float32"),
     ("cumsum grad", (97, 4096), 1, "float64"),
+    ("cumprod grad", (97, 1000), 1, "float32"), ("cumprod grad", (16000,), 0, "float64"),
 ]
 
 
 def _ours(op: str, a: np.ndarray, axis: int):
     from rulegrad import Tensor
 
-    if op == "cumsum grad":
+    if op.endswith(" grad"):
+        name = op.split()[0]
+
         def run() -> np.ndarray:
             x = Tensor(a, requires_grad=True)
-            (x.cumsum(axis) * 1.5).sum().backward()
+            (getattr(x, name)(axis) * 1.5).sum().backward()
             return x.grad.numpy()
     elif op == "cumsum":
         def run() -> np.ndarray:
@@ -52,10 +55,12 @@ def _ours(op: str, a: np.ndarray, axis: int):
 
 
 def _theirs(torch, op: str, a: np.ndarray, axis: int):
-    if op == "cumsum grad":
+    if op.endswith(" grad"):
+        name = op.split()[0]
+
         def run() -> np.ndarray:
             x = torch.tensor(a, requires_grad=True)
-            (torch.cumsum(x, axis) * 1.5).sum().backward()
+            (getattr(torch, name)(x, axis) * 1.5).sum().backward()
             return x.grad.numpy()
     elif op == "cumsum":
         def run() -> np.ndarray:
@@ -81,6 +86,9 @@ def main() -> None:
             continue
         rng = np.random.default_rng(0)
         a = (rng.integers(-9, 9, shape) if dt == "int32" else rng.standard_normal(shape))
+        if op == "cumprod grad":  # (products near 1 that neither vanish nor blow up; zeros)
+            a = 1 + a / 100
+            a.reshape(-1)[::97] = 0.0
         a = a.astype(dt)
         ours, theirs = _ours(op, a, axis), _theirs(torch, op, a, axis)
         t0 = time.perf_counter()

@@ -387,7 +387,7 @@ def _reduce_cases(Ops: Any, UOp: Any) -> list[Case]:
                         draws))
     # a running sum's marked windows (runtime/running_sum.py): torch's cumsum is the reference,
     # and the rule's gradient is its marked leaf's ({node below: gradient})
-    from rulegrad.runtime.running_sum import running_sum
+    from rulegrad.runtime.running_sum import running_product, running_sum
 
     for shape in ((2,), (3, 5), (2, 3, 7)):
         draws = (Draw("free", _shaped(_free, shape), True),
@@ -396,6 +396,10 @@ def _reduce_cases(Ops: Any, UOp: Any) -> list[Case]:
         out.append(Case("REDUCE_AXIS", f"REDUCE_AXIS(ADD) of a running sum's windows {shape}",
                         lambda xs: running_sum(xs[0]).src[0], "torch.cumsum(dim=-1)",
                         lambda t, xs: t.cumsum(xs[0], -1).unsqueeze(-1), draws, below=True))
+        out.append(Case("REDUCE_AXIS", f"REDUCE_AXIS(MUL) of a running product's windows "
+                        f"{shape}", lambda xs: running_product(xs[0]).src[0],
+                        "torch.cumprod(dim=-1)",
+                        lambda t, xs: t.cumprod(xs[0], -1).unsqueeze(-1), draws, below=True))
     return out
 
 

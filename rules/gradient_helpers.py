@@ -10,7 +10,12 @@ import math
 from rulegrad.runtime.device import device_of, shard_part, to_device
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.running_sum import reverse_running_sum, running_input
+from rulegrad.runtime.running_sum import (
+    reverse_running_sum,
+    running_input,
+    running_product,
+    running_sum,
+)
 from rulegrad.runtime.uop import UOp, toposort
 from rulegrad.runtime.window_stack import stacked_parts, window_stack
 
@@ -84,6 +89,52 @@ def scan_sum_grad(grad: UOp, red: UOp) -> dict[UOp, UOp] | tuple[UOp]:
     if base is None:
         return (reduce_grad(grad, red),)
     return {base: reverse_running_sum(grad.reshape(base.shape))}
+
+
+def scan_prod_grad(grad: UOp, red: UOp) -> dict[UOp, UOp] | tuple[UOp]:
+    """A running product's gradient (`running_product`'s reduce), torch's cumprod_backward in
+    a few running sums and products (n steps each, where the windows' backward was n^2), given
+    to its marked input past the windows; any other marked product's, through its windows."""
+    base = running_input(red)
+    if base is None:
+        return (reduce_grad(grad, red),)
+    x = base.src[0]
+    return {base: _product_grad(x, grad.reshape(base.shape), red.reshape(base.shape), True)}
+
+
+def _finite(v: UOp) -> UOp:
+    return (v * 0).eq(0)  # (inf * 0 and NaN * 0 are NaN)
+
+
+def _product_grad(x: UOp, g: UOp, out: UOp, twice: bool) -> UOp:
+    """d sum(g * out) / d x for out the running product of x along its last axis: sum over
+    i >= j of g[i] * (the product of x[:i + 1] without x[j]).
+
+    Before the first zero k: the reverse running sum of g * out over x[j] (no division by a
+    zero). At k: the reverse running sum of g times `others`, the running product with x[k] read
+    as 1. Past k: 0 (x[k] is in every product). So far torch's first-order formula, exact through
+    zeros. `twice`: differentiable once more, exactly (torch's double backward): out[i] past k is
+    written x[k] * others[i] (0, whose derivative in x[k] is others[i]), and the gradient past k
+    is x[k] times this same formula on x with x[k] read as 1 (0, and its derivative in x[k])."""
+    is_zero = x.eq(0)
+    # (scans read inside another scan's window are buffers: fused, each ran once per window;
+    # and one scan per kernel: the scan action runs one accumulator per STORE, not two)
+    zeros = running_sum(is_zero.cast(dtypes.int32)).f(Ops.CONTIGUOUS)  # zeros in x[:j + 1]
+    before, first = zeros.eq(0), is_zero & zeros.eq(1)
+    read_one = first.where(x.const_like(1), x)
+    others = running_product(read_one).f(Ops.CONTIGUOUS)
+    zero = g.const_like(0)
+    past, terms = zero, before.where(g * out, zero)  # (masked: an inf past a zero adds no NaN)
+    if twice:
+        at_k = running_sum(first.where(x, zero)).f(Ops.CONTIGUOUS)  # x[k] from k on, else 0
+        later = _product_grad(read_one, g, others, False)
+        terms = before.where(g * out, _finite(others).where(g * (at_k * others), zero))
+        past = _finite(later).where(at_k * later, zero)
+    none_yet = reverse_running_sum(terms).f(Ops.CONTIGUOUS) / before.where(x, x.const_like(1))
+    # (past a second zero the products are 0, or NaN where an inf met it: 0 there, as torch)
+    at_first = zeros.lt(2).where(g * others, _finite(others).where(g * others, zero))
+    at_first = reverse_running_sum(at_first).f(Ops.CONTIGUOUS)
+    return before.where(none_yet, first.where(at_first, past))
 
 
 def first_max_grad(grad: UOp, red: UOp) -> UOp:

@@ -27,7 +27,7 @@ from .dtype import DType, dtypes, least_float, python_scalar, to_dtype
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .limits import check_buffer, max_work
 from .ops import Ops, reduce_identity
-from .running_sum import running_sum
+from .running_sum import running_product, running_sum
 from .uop import Shape, UOp
 from .variable import actual, has_symbolic, refuse_symbolic, show, size_text
 from .window_stack import window_stack
@@ -1004,8 +1004,9 @@ class TensorOps:
         """Inclusive scan of the last axis: each prefix a window of the padded axis, reduced
         (n work per element)."""
         n = self.shape[-1]
-        if op is Ops.ADD and n >= 2:  # (the same windows, marked for an O(n) gradient)
-            return type(self)(running_sum(self.uop))
+        if op in (Ops.ADD, Ops.MUL) and n >= 2:  # (the same windows, marked: O(n) gradients)
+            scan = running_sum if op is Ops.ADD else running_product
+            return type(self)(scan(self.uop))
         pooled = self.pad((*[None] * (self.ndim - 1), (n - 1, 0)), value=ident)._pool((n,))
         return pooled._reduce(op, -1, False)
 
@@ -1052,14 +1053,17 @@ class TensorOps:
         if isinstance(n, int) and n == 0:
             return values, T.zeros(self.shape, dtype=dtypes.int32)
         x, vt = self.transpose(axis, -1), values.transpose(axis, -1)
-        # the index of vt[i] is the last j <= i with x[j] == vt[j] (a record): past it every
-        # x is below the running max, which so stays vt[j]. So it is a running max of the
-        # records' positions (linear work, where matching x[j] with each vt[i] was n^2)
-        record = x == vt
-        if self.dtype.is_float:  # a NaN running max is at the last NaN so far (torch's); NaN
-            # equals nothing, so no index matched it and the index was -1
-            record = record | (x.isnan() & vt.isnan())
-        idx = record.where(_positions(self, n), -1)._cum(-1, Ops.MAX)
+        idx = _running_index(x)
+        if idx is None:  # (a value of 64 bits: no room for its index beside it)
+            # the index of vt[i] is the last j <= i with x[j] == vt[j] (a record): past it
+            # every x is below the running max, which so stays vt[j]. So it is a running max
+            # of the records' positions (linear work, where matching x[j] with each vt[i] was
+            # n^2)
+            record = x == vt
+            if self.dtype.is_float:  # a NaN running max is at the last NaN so far (torch's);
+                # NaN equals nothing, so no index matched it and the index was -1
+                record = record | (x.isnan() & vt.isnan())
+            idx = record.where(_positions(self, n), -1)._cum(-1, Ops.MAX)
         if self.dtype.is_float:
             # torch's running max is the element at the index it returns, value and gradient
             # (a reduce max shares the gradient among equal elements, and its MAX keeps either
@@ -1613,6 +1617,29 @@ def _window_size(lead: tuple[int, ...], n: int) -> int:
     per element where the reduced window is n (counted as n, a cumsum of 800,000 elements was
     refused by the work limit: its windows' 1.28e12 elements)."""
     return math.prod(lead) * (n + 1) * (2 * n - 1)
+
+
+def _running_index(x: Tensor) -> Tensor | None:
+    """The index of cummax's running max along x's last axis, torch's: the last maximum so far
+    (its >= keeps the later tie, -0.0 and 0.0 tie), and the last NaN once there is one. One
+    scan: a running max of the int64 key rank(x[j]) * 2^32 + j, where rank orders x as torch
+    does (a float's bits read as a sign-magnitude integer, the zeros one rank, NaN above all),
+    so the largest key is the latest of the largest values, and its low 32 bits its index
+    (where matching each element with the running max's scan was a second scan over both).
+    None for a value of more than 32 bits (float64, int64, uint32) or a longer axis."""
+    n = x.shape[-1]
+    dt = x.dtype
+    if not isinstance(n, int) or n > 2 ** 31 or dt.itemsize > 4 or dt is dtypes.uint32:
+        return None
+    if dt.is_float:
+        f = x.cast(dtypes.float32) + 0.0  # (exact; -0.0 + 0.0 is 0.0: the zeros tie)
+        bits = f.bitcast(dtypes.int32)
+        rank = (bits < 0).where(bits ^ 0x7FFFFFFF, bits).cast(dtypes.int64)
+        rank = f.isnan().where(2 ** 31 - 1, rank)  # (above inf's bits: any NaN, either sign)
+    else:
+        rank = x.cast(dtypes.int64)
+    key = rank * 2 ** 32 + _positions(x, n, dtypes.int64)
+    return (key._cum(-1, Ops.MAX) & 0xFFFFFFFF).cast(dtypes.int32)
 
 
 def _take_running(x: Tensor, idx: Tensor) -> Tensor:

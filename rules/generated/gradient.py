@@ -1,5 +1,5 @@
 # generated from rules/gradient.rules by `rulegrad gen`; do not edit
-# source sha256: 954778d624691d2ebba9dcf851df1f2dfb0b5c27942a97f870217e15fb749147
+# source sha256: f33a657cbc31e408721e2dcba05ae87f42494fe5a90e0208ab8413838f73affd
 'Matchers for the rule sets of rules/gradient.rules: pm_gradient.'
 
 from math import prod  # noqa: F401
@@ -18,6 +18,7 @@ from rulegrad.rules.gradient_helpers import first_max_grad
 from rulegrad.rules.gradient_helpers import no_gradient
 from rulegrad.rules.gradient_helpers import part_grads
 from rulegrad.rules.gradient_helpers import reduce_grad
+from rulegrad.rules.gradient_helpers import scan_prod_grad
 from rulegrad.rules.gradient_helpers import scan_sum_grad
 from rulegrad.rules.gradient_helpers import stacked_max_grad
 from rulegrad.rules.gradient_helpers import sum_to
@@ -26,7 +27,7 @@ from rulegrad.rules.gradient_helpers import unshrink
 from rulegrad.rules.gradient_helpers import window_parts
 
 SOURCE = 'rules/gradient.rules'
-SOURCE_SHA256 = '954778d624691d2ebba9dcf851df1f2dfb0b5c27942a97f870217e15fb749147'
+SOURCE_SHA256 = 'f33a657cbc31e408721e2dcba05ae87f42494fe5a90e0208ab8413838f73affd'
 DEPENDENCIES = ()
 _ADD = Ops.ADD
 _AND = Ops.AND
@@ -34,6 +35,7 @@ _CONTIGUOUS_BACKWARD = Ops.CONTIGUOUS_BACKWARD
 _COS = Ops.COS
 _LOG = Ops.LOG
 _MAX = Ops.MAX
+_MUL = Ops.MUL
 _OR = Ops.OR
 _POW = Ops.POW
 _SIN = Ops.SIN
@@ -71,18 +73,19 @@ _pm_gradient_rules = (
     RuleInfo('grad_pool_max', 'rules/gradient.rules', 67, 'grad_pool_max: REDUCE_AXIS(CONTIGUOUS_BACKWARD(x)):floats as r if r.arg[0] is Ops.MAX and parts is None -> (first_max_grad(ctx, r),) where parts = window_parts(r)'),
     RuleInfo('grad_pool_stack', 'rules/gradient.rules', 72, 'grad_pool_stack: REDUCE_AXIS(CONTIGUOUS_BACKWARD(x)):floats as r if r.arg[0] is Ops.MAX and parts is not None -> (stacked_max_grad(ctx, r, parts),) where parts = window_parts(r)'),
     RuleInfo('grad_scan_sum', 'rules/gradient.rules', 76, 'grad_scan_sum: REDUCE_AXIS(CONTIGUOUS_BACKWARD(x)):floats as r if r.arg[0] is Ops.ADD -> scan_sum_grad(ctx, r)'),
-    RuleInfo('grad_reduce', 'rules/gradient.rules', 78, 'grad_reduce: REDUCE_AXIS(x):floats as r if not (r.arg[0] in (Ops.MAX, Ops.ADD) and x.op is Ops.CONTIGUOUS_BACKWARD) -> (reduce_grad(ctx, r),)'),
-    RuleInfo('grad_reshape', 'rules/gradient.rules', 82, 'grad_reshape: RESHAPE(x):floats -> (ctx.reshape(x.shape),)'),
-    RuleInfo('grad_permute', 'rules/gradient.rules', 83, 'grad_permute: PERMUTE(x):floats as p -> (ctx.permute(argsort(p.arg)),)'),
-    RuleInfo('grad_expand', 'rules/gradient.rules', 84, 'grad_expand: EXPAND(x):floats -> (sum_to(ctx, x.shape),)'),
-    RuleInfo('grad_pad', 'rules/gradient.rules', 85, 'grad_pad: PAD(x):floats as p -> (ctx.shrink(unpad(p)),)'),
-    RuleInfo('grad_shrink', 'rules/gradient.rules', 86, 'grad_shrink: SHRINK(x):floats as s -> (ctx.pad(unshrink(s)),)'),
-    RuleInfo('grad_flip', 'rules/gradient.rules', 87, 'grad_flip: FLIP(x):floats as f -> (ctx.flip(f.arg),)'),
-    RuleInfo('grad_contig', 'rules/gradient.rules', 90, 'grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)'),
-    RuleInfo('grad_copy', 'rules/gradient.rules', 91, 'grad_copy: COPY(x, d):floats -> (copy_back(ctx, x), None)'),
-    RuleInfo('grad_multi', 'rules/gradient.rules', 94, 'grad_multi: MULTI(s):floats as m -> (part_grads(ctx, m),)'),
-    RuleInfo('grad_detach', 'rules/gradient.rules', 95, 'grad_detach: DETACH(x) -> (None,)'),
-    RuleInfo('grad_assign', 'rules/gradient.rules', 96, 'grad_assign: ASSIGN(t, v) -> (None, None)'),
+    RuleInfo('grad_scan_prod', 'rules/gradient.rules', 80, 'grad_scan_prod: REDUCE_AXIS(CONTIGUOUS_BACKWARD(x)):floats as r if r.arg[0] is Ops.MUL -> scan_prod_grad(ctx, r)'),
+    RuleInfo('grad_reduce', 'rules/gradient.rules', 82, 'grad_reduce: REDUCE_AXIS(x):floats as r if not (r.arg[0] in (Ops.MAX, Ops.ADD, Ops.MUL) and x.op is Ops.CONTIGUOUS_BACKWARD) -> (reduce_grad(ctx, r),)'),
+    RuleInfo('grad_reshape', 'rules/gradient.rules', 86, 'grad_reshape: RESHAPE(x):floats -> (ctx.reshape(x.shape),)'),
+    RuleInfo('grad_permute', 'rules/gradient.rules', 87, 'grad_permute: PERMUTE(x):floats as p -> (ctx.permute(argsort(p.arg)),)'),
+    RuleInfo('grad_expand', 'rules/gradient.rules', 88, 'grad_expand: EXPAND(x):floats -> (sum_to(ctx, x.shape),)'),
+    RuleInfo('grad_pad', 'rules/gradient.rules', 89, 'grad_pad: PAD(x):floats as p -> (ctx.shrink(unpad(p)),)'),
+    RuleInfo('grad_shrink', 'rules/gradient.rules', 90, 'grad_shrink: SHRINK(x):floats as s -> (ctx.pad(unshrink(s)),)'),
+    RuleInfo('grad_flip', 'rules/gradient.rules', 91, 'grad_flip: FLIP(x):floats as f -> (ctx.flip(f.arg),)'),
+    RuleInfo('grad_contig', 'rules/gradient.rules', 94, 'grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)'),
+    RuleInfo('grad_copy', 'rules/gradient.rules', 95, 'grad_copy: COPY(x, d):floats -> (copy_back(ctx, x), None)'),
+    RuleInfo('grad_multi', 'rules/gradient.rules', 98, 'grad_multi: MULTI(s):floats as m -> (part_grads(ctx, m),)'),
+    RuleInfo('grad_detach', 'rules/gradient.rules', 99, 'grad_detach: DETACH(x) -> (None,)'),
+    RuleInfo('grad_assign', 'rules/gradient.rules', 100, 'grad_assign: ASSIGN(t, v) -> (None, None)'),
 )
 _pm_gradient_st = match_stats('pm_gradient', _pm_gradient_rules)  # None unless counting
 
@@ -113,14 +116,14 @@ def _pm_gradient_RESHAPE(n, ctx):
         _r = _pm_gradient_r1(n, ctx, n, n0)
         if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
         if n.dtype in _DT0:
-            # rule grad_reshape at rules/gradient.rules:82
+            # rule grad_reshape at rules/gradient.rules:86
             #   grad_reshape: RESHAPE(x):floats -> (ctx.reshape(x.shape),)
-            if _pm_gradient_st: _pm_gradient_st.attempts[29] += 1
+            if _pm_gradient_st: _pm_gradient_st.attempts[30] += 1
             # x = n0
             _r = (ctx.reshape(n0.shape),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _pm_gradient_rules[29]
+                if _r is not n: return _r, _pm_gradient_rules[30]
     return None
 
 def _pm_gradient_PERMUTE(n, ctx):
@@ -132,14 +135,14 @@ def _pm_gradient_PERMUTE(n, ctx):
         _r = _pm_gradient_r1(n, ctx, n, n0)
         if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
         if n.dtype in _DT0:
-            # rule grad_permute at rules/gradient.rules:83
+            # rule grad_permute at rules/gradient.rules:87
             #   grad_permute: PERMUTE(x):floats as p -> (ctx.permute(argsort(p.arg)),)
-            if _pm_gradient_st: _pm_gradient_st.attempts[30] += 1
+            if _pm_gradient_st: _pm_gradient_st.attempts[31] += 1
             # p = n, x = n0
             _r = (ctx.permute(argsort(n.arg)),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _pm_gradient_rules[30]
+                if _r is not n: return _r, _pm_gradient_rules[31]
     return None
 
 def _pm_gradient_EXPAND(n, ctx):
@@ -151,14 +154,14 @@ def _pm_gradient_EXPAND(n, ctx):
         _r = _pm_gradient_r1(n, ctx, n, n0)
         if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
         if n.dtype in _DT0:
-            # rule grad_expand at rules/gradient.rules:84
+            # rule grad_expand at rules/gradient.rules:88
             #   grad_expand: EXPAND(x):floats -> (sum_to(ctx, x.shape),)
-            if _pm_gradient_st: _pm_gradient_st.attempts[31] += 1
+            if _pm_gradient_st: _pm_gradient_st.attempts[32] += 1
             # x = n0
             _r = (sum_to(ctx, n0.shape),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _pm_gradient_rules[31]
+                if _r is not n: return _r, _pm_gradient_rules[32]
     return None
 
 def _pm_gradient_PAD(n, ctx):
@@ -170,14 +173,14 @@ def _pm_gradient_PAD(n, ctx):
         _r = _pm_gradient_r1(n, ctx, n, n0)
         if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
         if n.dtype in _DT0:
-            # rule grad_pad at rules/gradient.rules:85
+            # rule grad_pad at rules/gradient.rules:89
             #   grad_pad: PAD(x):floats as p -> (ctx.shrink(unpad(p)),)
-            if _pm_gradient_st: _pm_gradient_st.attempts[32] += 1
+            if _pm_gradient_st: _pm_gradient_st.attempts[33] += 1
             # p = n, x = n0
             _r = (ctx.shrink(unpad(n)),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _pm_gradient_rules[32]
+                if _r is not n: return _r, _pm_gradient_rules[33]
     return None
 
 def _pm_gradient_SHRINK(n, ctx):
@@ -189,14 +192,14 @@ def _pm_gradient_SHRINK(n, ctx):
         _r = _pm_gradient_r1(n, ctx, n, n0)
         if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
         if n.dtype in _DT0:
-            # rule grad_shrink at rules/gradient.rules:86
+            # rule grad_shrink at rules/gradient.rules:90
             #   grad_shrink: SHRINK(x):floats as s -> (ctx.pad(unshrink(s)),)
-            if _pm_gradient_st: _pm_gradient_st.attempts[33] += 1
+            if _pm_gradient_st: _pm_gradient_st.attempts[34] += 1
             # s = n, x = n0
             _r = (ctx.pad(unshrink(n)),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _pm_gradient_rules[33]
+                if _r is not n: return _r, _pm_gradient_rules[34]
     return None
 
 def _pm_gradient_FLIP(n, ctx):
@@ -208,69 +211,69 @@ def _pm_gradient_FLIP(n, ctx):
         _r = _pm_gradient_r1(n, ctx, n, n0)
         if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
         if n.dtype in _DT0:
-            # rule grad_flip at rules/gradient.rules:87
+            # rule grad_flip at rules/gradient.rules:91
             #   grad_flip: FLIP(x):floats as f -> (ctx.flip(f.arg),)
-            if _pm_gradient_st: _pm_gradient_st.attempts[34] += 1
+            if _pm_gradient_st: _pm_gradient_st.attempts[35] += 1
             # f = n, x = n0
             _r = (ctx.flip(n.arg),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _pm_gradient_rules[34]
+                if _r is not n: return _r, _pm_gradient_rules[35]
     return None
 
 def _pm_gradient_CONTIGUOUS(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n.dtype in _DT0:
-            # rule grad_contig at rules/gradient.rules:90
+            # rule grad_contig at rules/gradient.rules:94
             #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)
-            if _pm_gradient_st: _pm_gradient_st.attempts[35] += 1
+            if _pm_gradient_st: _pm_gradient_st.attempts[36] += 1
             # x = n0
             _r = (ctx,)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _pm_gradient_rules[35]
+                if _r is not n: return _r, _pm_gradient_rules[36]
     return None
 
 def _pm_gradient_CONTIGUOUS_BACKWARD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n.dtype in _DT0:
-            # rule grad_contig at rules/gradient.rules:90
+            # rule grad_contig at rules/gradient.rules:94
             #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)
-            if _pm_gradient_st: _pm_gradient_st.attempts[35] += 1
+            if _pm_gradient_st: _pm_gradient_st.attempts[36] += 1
             # x = n0
             _r = (ctx,)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _pm_gradient_rules[35]
+                if _r is not n: return _r, _pm_gradient_rules[36]
     return None
 
 def _pm_gradient_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_detach at rules/gradient.rules:95
+        # rule grad_detach at rules/gradient.rules:99
         #   grad_detach: DETACH(x) -> (None,)
-        if _pm_gradient_st: _pm_gradient_st.attempts[38] += 1
+        if _pm_gradient_st: _pm_gradient_st.attempts[39] += 1
         # x = n0
         _r = (None,)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _pm_gradient_rules[38]
+            if _r is not n: return _r, _pm_gradient_rules[39]
     return None
 
 def _pm_gradient_FUSE(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n.dtype in _DT0:
-            # rule grad_contig at rules/gradient.rules:90
+            # rule grad_contig at rules/gradient.rules:94
             #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)
-            if _pm_gradient_st: _pm_gradient_st.attempts[35] += 1
+            if _pm_gradient_st: _pm_gradient_st.attempts[36] += 1
             # x = n0
             _r = (ctx,)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _pm_gradient_rules[35]
+                if _r is not n: return _r, _pm_gradient_rules[36]
     return None
 
 def _pm_gradient_COPY(n, ctx):
@@ -279,14 +282,14 @@ def _pm_gradient_COPY(n, ctx):
     except ValueError:
         return None
     if n.dtype in _DT0:
-        # rule grad_copy at rules/gradient.rules:91
+        # rule grad_copy at rules/gradient.rules:95
         #   grad_copy: COPY(x, d):floats -> (copy_back(ctx, x), None)
-        if _pm_gradient_st: _pm_gradient_st.attempts[36] += 1
+        if _pm_gradient_st: _pm_gradient_st.attempts[37] += 1
         # d = n1, x = n0
         _r = (copy_back(ctx, n0), None)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _pm_gradient_rules[36]
+            if _r is not n: return _r, _pm_gradient_rules[37]
     return None
 
 def _pm_gradient_ASSIGN(n, ctx):
@@ -294,28 +297,28 @@ def _pm_gradient_ASSIGN(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    # rule grad_assign at rules/gradient.rules:96
+    # rule grad_assign at rules/gradient.rules:100
     #   grad_assign: ASSIGN(t, v) -> (None, None)
-    if _pm_gradient_st: _pm_gradient_st.attempts[39] += 1
+    if _pm_gradient_st: _pm_gradient_st.attempts[40] += 1
     # t = n0, v = n1
     _r = (None, None)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-        if _r is not n: return _r, _pm_gradient_rules[39]
+        if _r is not n: return _r, _pm_gradient_rules[40]
     return None
 
 def _pm_gradient_MULTI(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n.dtype in _DT0:
-            # rule grad_multi at rules/gradient.rules:94
+            # rule grad_multi at rules/gradient.rules:98
             #   grad_multi: MULTI(s):floats as m -> (part_grads(ctx, m),)
-            if _pm_gradient_st: _pm_gradient_st.attempts[37] += 1
+            if _pm_gradient_st: _pm_gradient_st.attempts[38] += 1
             # m = n, s = n0
             _r = (part_grads(ctx, n),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _pm_gradient_rules[37]
+                if _r is not n: return _r, _pm_gradient_rules[38]
     return None
 
 def _pm_gradient_REDUCE_AXIS(n, ctx):
@@ -361,15 +364,24 @@ def _pm_gradient_REDUCE_AXIS(n, ctx):
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_gradient_rules[27]
-                # rule grad_reduce at rules/gradient.rules:78
-                #   grad_reduce: REDUCE_AXIS(x):floats as r if not (r.arg[0] in (Ops.MAX, Ops.ADD) and x.op is Ops.CONTIGUOUS_BACKWARD) -> (reduce_grad(ctx, r),)
-                if _pm_gradient_st: _pm_gradient_st.attempts[28] += 1
+                    # rule grad_scan_prod at rules/gradient.rules:80
+                    #   grad_scan_prod: REDUCE_AXIS(CONTIGUOUS_BACKWARD(x)):floats as r if r.arg[0] is Ops.MUL -> scan_prod_grad(ctx, r)
+                    if _pm_gradient_st: _pm_gradient_st.attempts[28] += 1
+                    # r = n, x = n0_0
+                    if n.arg[0] is _MUL:
+                        _r = scan_prod_grad(ctx, n)
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _pm_gradient_rules[28]
+                # rule grad_reduce at rules/gradient.rules:82
+                #   grad_reduce: REDUCE_AXIS(x):floats as r if not (r.arg[0] in (Ops.MAX, Ops.ADD, Ops.MUL) and x.op is Ops.CONTIGUOUS_BACKWARD) -> (reduce_grad(ctx, r),)
+                if _pm_gradient_st: _pm_gradient_st.attempts[29] += 1
                 # r = n, x = n0
-                if not (n.arg[0] in (_MAX, _ADD) and n0.op is _CONTIGUOUS_BACKWARD):
+                if not (n.arg[0] in (_MAX, _ADD, _MUL) and n0.op is _CONTIGUOUS_BACKWARD):
                     _r = (reduce_grad(ctx, n),)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                        if _r is not n: return _r, _pm_gradient_rules[28]
+                        if _r is not n: return _r, _pm_gradient_rules[29]
         else:
             # rule grad_int_view at rules/gradient.rules:20
             #   grad_int_view: {REDUCE_AXIS, RESHAPE, PERMUTE, EXPAND, PAD, SHRINK, FLIP}(x) as r if not r.dtype.is_float -> (None,)
@@ -377,15 +389,15 @@ def _pm_gradient_REDUCE_AXIS(n, ctx):
             _r = _pm_gradient_r1(n, ctx, n, n0)
             if _r is not None and _r is not n: return _r, _pm_gradient_rules[1]
             if n.dtype in _DT0:
-                # rule grad_reduce at rules/gradient.rules:78
-                #   grad_reduce: REDUCE_AXIS(x):floats as r if not (r.arg[0] in (Ops.MAX, Ops.ADD) and x.op is Ops.CONTIGUOUS_BACKWARD) -> (reduce_grad(ctx, r),)
-                if _pm_gradient_st: _pm_gradient_st.attempts[28] += 1
+                # rule grad_reduce at rules/gradient.rules:82
+                #   grad_reduce: REDUCE_AXIS(x):floats as r if not (r.arg[0] in (Ops.MAX, Ops.ADD, Ops.MUL) and x.op is Ops.CONTIGUOUS_BACKWARD) -> (reduce_grad(ctx, r),)
+                if _pm_gradient_st: _pm_gradient_st.attempts[29] += 1
                 # r = n, x = n0
-                if not (n.arg[0] in (_MAX, _ADD) and n0.op is _CONTIGUOUS_BACKWARD):
+                if not (n.arg[0] in (_MAX, _ADD, _MUL) and n0.op is _CONTIGUOUS_BACKWARD):
                     _r = (reduce_grad(ctx, n),)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                        if _r is not n: return _r, _pm_gradient_rules[28]
+                        if _r is not n: return _r, _pm_gradient_rules[29]
     return None
 
 def _pm_gradient_CAST(n, ctx):

@@ -24,6 +24,9 @@ processes are removed the first time a process uses the cache.
 
 Bounded: past `RULEGRAD_CACHE_MAX` bytes (default 500 MB; `500M`, `2G`) the least recently
 used entries are deleted. A library's modification time is its last use (a load touches it).
+A process scans the folder (and evicts) when what it counted there could pass the limit, or
+after it added an eighth of the entries it counted, not at every install: what other processes
+added since its last scan is found at its next one.
 `RULEGRAD_CACHE_MAX=0` keeps no library on disk: each build is loaded from its private build
 folder, nothing is installed, and the entries already there are deleted (every new process
 compiles again). `rulegrad cache info|clear` shows and empties the folder; clear reports what it

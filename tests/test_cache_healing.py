@@ -237,6 +237,55 @@ def test_eviction_past_the_limit_removes_the_oldest(cache, monkeypatch):
     assert disk.max_bytes() == int(max(sizes) * 3.5)
 
 
+def _cache_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.glob("rg_*") if p.suffix in (".so", ".sha256"))
+
+
+def test_installs_scan_the_folder_a_bounded_share_of_the_time(cache, monkeypatch):
+    """Each install used to list and stat the whole folder to evict: N builds cost N^2 (the
+    suite's session cache spent more time listing than compiling). A process now scans again
+    only when what it counted could pass the limit, or after it added an eighth of the entries
+    it counted; the folder still ends within the limit (the oracle: the files' sizes on disk)."""
+    from rulegrad.backends.c import cache as disk
+
+    monkeypatch.setattr(disk, "_counted", {})
+    scans = []
+    real = disk.entries
+    monkeypatch.setattr(disk, "entries", lambda d: scans.append(d) or real(d))
+    data = b"\0" * 1000
+    for i in range(400):
+        disk.install(f"{i:040x}", data)
+    assert len(list(cache.glob("rg_*.so"))) == 400  # under the default limit: all kept
+    assert len(scans) < 400 // 4, len(scans)
+    # a limit of 100 entries: the next install scans (its count is past it) and evicts, and
+    # the folder stays within it from then on
+    limit = 100 * (_cache_bytes(cache) // 400)
+    monkeypatch.setenv("RULEGRAD_CACHE_MAX", str(limit))
+    for i in range(400, 450):
+        disk.install(f"{i:040x}", data)
+        assert _cache_bytes(cache) <= limit
+
+
+def test_entries_another_process_added_are_evicted_within_a_share_of_installs(cache,
+                                                                               monkeypatch):
+    """Bytes other processes write are not in this process's count: its next scan, within an
+    eighth of the entries it counted, finds them and evicts back to the limit."""
+    from rulegrad.backends.c import cache as disk
+
+    monkeypatch.setattr(disk, "_counted", {})
+    data = b"\0" * 1000
+    for i in range(80):
+        disk.install(f"{i:040x}", data)
+    per_entry = _cache_bytes(cache) // 80
+    monkeypatch.setenv("RULEGRAD_CACHE_MAX", str(100 * per_entry))
+    for i in range(80, 160):  # another process's 80 entries, behind this one's back
+        (cache / f"rg_{i:040x}.sha256").write_bytes(b"x" * (per_entry - len(data)))
+        (cache / f"rg_{i:040x}.so").write_bytes(data)
+    for i in range(160, 160 + 80 // disk.RESCAN_SHARE + 1):
+        disk.install(f"{i:040x}", data)
+    assert _cache_bytes(cache) <= 100 * per_entry
+
+
 @pytest.mark.parametrize("text, expect", [("500M", 500 * 1024**2), ("2G", 2 * 1024**3),
                                           ("1048576", 1048576), ("64kb", 65536), ("0", 0)])
 def test_cache_max_parses_sizes(monkeypatch, text, expect):

@@ -24,6 +24,9 @@ processes are removed the first time a process uses the cache.
 
 Bounded: past `RULEGRAD_CACHE_MAX` bytes (default 500 MB; `500M`, `2G`) the least recently
 used entries are deleted. A library's modification time is its last use (a load touches it).
+A process scans the folder (and evicts) when what it counted there could pass the limit, or
+after it added an eighth of the entries it counted, not at every install: what other processes
+added since its last scan is found at its next one.
 `RULEGRAD_CACHE_MAX=0` keeps no library on disk: each build is loaded from its private build
 folder, nothing is installed, and the entries already there are deleted (every new process
 compiles again). `rulegrad cache info|clear` shows and empties the folder; clear reports what it
@@ -309,8 +312,29 @@ def install(key: str, data: bytes) -> Path | None:
         if d == _fallback.get(configured_dir()):
             raise CacheError(f"cannot write the kernel cache fallback {d}: {e}") from e
         so = _install_in(use_fallback(configured_dir(), e), key, data)
-    evict(so.parent, max_bytes(), keep=so)
+    _evict_when_due(so, len(data) + len(_sidecar_text(key, b"")))  # (a digest's length)
     return so
+
+
+# What this process last counted in each cache folder: (bytes, entries) at its last scan, plus
+# the bytes and entries it installed since. A scan stats every file of the folder, so one per
+# install made N builds cost N^2 (the test suite's session cache, thousands of libraries, spent
+# more of its time listing itself than compiling). The folder is scanned again, and evicted,
+# when what was counted could pass the limit, and after this process has added a RESCAN_SHARE
+# of the entries it last counted (other processes write to the folder too: the bytes they added
+# since are not counted, so the folder may pass the limit by that much until the next scan).
+RESCAN_SHARE = 8  # an eighth: the scans then cost about 8 entries' stats per install
+_counted: dict[Path, list[int]] = {}  # folder -> [bytes, entries at the scan, entries added]
+
+
+def _evict_when_due(so: Path, added: int) -> None:
+    d, limit = so.parent, max_bytes()
+    seen = _counted.get(d)
+    if seen is not None and seen[0] + added <= limit and seen[2] < max(1, seen[1] // RESCAN_SHARE):
+        seen[0] += added
+        seen[2] += 1
+        return
+    evict(d, limit, keep=so)
 
 
 def _install_in(d: Path, key: str, data: bytes) -> Path:
@@ -433,6 +457,7 @@ def evict(d: Path, limit: int, keep: Path | None = None) -> int:
         if _remove_entry(ent) is None:
             removed += 1
         total -= ent.size  # (one that cannot be removed is not tried again and again)
+    _counted[d] = [total, len(all_entries) - removed, 0]
     return removed
 
 

@@ -1305,16 +1305,16 @@ class Tensor(TensorOps, NNOps):
                 node := ref()) is not None:
             return _tensor(node)  # built before (see _binaries)
         other = _coerce(other)
-        items = (other, self) if reverse else (self, other)
-        try:
-            dt = _probe(np.add, *items)
-        except OverflowError:
+        if type(other) is int and self.dtype.is_int and not (
+                self.dtype.min <= other <= self.dtype.max):
             # numpy 2 compares a Python int outside the tensor's integer type exactly
-            # (`uint8 < 256` is all true), where arithmetic with it overflows: in int64
-            if not (type(other) is int and self.dtype.is_int
-                    and self.dtype is not dtypes.uint64 and -(2**63) <= other < 2**63):
-                raise
-            dt = dtypes.int64
+            # (`uint8 < 256` is all true, `uint64 == -1` all false): every element sits on
+            # one side of it, as the type's least value does (and never equal to it)
+            lo, hi = (other, self.dtype.min) if reverse else (self.dtype.min, other)
+            return Tensor.full(self.shape, lo < hi if op is Ops.CMPLT else op is Ops.CMPNE,
+                               dtypes.bool)
+        items = (other, self) if reverse else (self, other)
+        dt = _probe(np.add, *items)
         a, b = _lift(items, dt)
         out = a.alu(op, b)
         if or_equal:  # a <= b as (a < b) | (a == b): NaN compares false both ways

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .buffer import Positions
-from .dtype import DType, dtypes, least_float, python_scalar, to_dtype
+from .dtype import DType, accumulate_float, dtypes, least_float, python_scalar, to_dtype
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .limits import check_buffer, max_work
 from .ops import Ops, reduce_identity
@@ -974,7 +974,12 @@ class TensorOps:
         else:  # torch's norm has gradient 0 at a zero vector (and |x|^p at a zero x): pow's
             # gradient there (inf for an exponent below 1) times the 0 the eps clamp passes
             # was NaN, so each pow reads 1 where its base is 0 (the double where of std)
-            den = _pow_at_zero(_pow_at_zero(self.abs(), p).sum(dim, keepdim=True), 1 / p)
+            # (float16 sums its powers in float32 as torch: 300^2 overflowed, 1e-4^2 was
+            # subnormal; the norm is float16 again before the clamp and the division)
+            a = self.abs()
+            a = a.cast(accumulate_float(a.dtype)) if a.dtype.is_float else a
+            den = _pow_at_zero(_pow_at_zero(a, p).sum(dim, keepdim=True), 1 / p)
+            den = den.cast(self.dtype) if self.dtype.is_float else den
         return self / den.maximum(eps)
 
     def _cum(self, axis: int, op: Ops) -> Tensor:

@@ -51,3 +51,28 @@ def test_integer_compared_with_a_python_int_outside_its_type_is_numpys(dt):
     # a 2-d tensor keeps its shape, and a where over the all-true mask reads the tensor
     y = x.reshape(7, 1).repeat(3, 1)
     np.testing.assert_array_equal((Tensor(y) < 2**70).where(Tensor(y), 0).numpy(), y)
+
+
+HALF_ROWS = np.array([[300, -300, 0, 0, 10, -10], [1e-4, 2e-4, -1e-4, 0, 0, 3e-5],
+                      [60000, -60000, 1, 2, 3, 4], [0.5, -1.5, 2.5, 3.0, -0.25, 1.0]])
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_float16_normalizations_square_in_float32_as_torch(dim):
+    """layernorm and normalize squared float16 deviations in float16: past 256 the squares
+    overflowed (layernorm gave 0 for [300, -300, ...], torch 1.73), below 2.4e-4 they fell
+    to float16's subnormals (normalize was 1% off). torch accumulates half in float32."""
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    x = HALF_ROWS.astype(np.float16)
+    x = x if dim == 1 else np.ascontiguousarray(x.T)
+    t = torch.tensor(x)
+    n = x.shape[dim]
+    for got, want in ((Tensor(x).layernorm(dim), F.layer_norm(t.movedim(dim, -1), (n,))
+                       .movedim(-1, dim)),
+                      (Tensor(x).normalize(dim=dim), F.normalize(t, dim=dim)),
+                      (Tensor(x).normalize(p=3.0, dim=dim), F.normalize(t, p=3.0, dim=dim))):
+        got, want = got.numpy(), want.numpy()
+        assert got.dtype == want.dtype == np.float16
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32),
+                                   rtol=2e-3, atol=1e-4)

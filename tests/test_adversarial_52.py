@@ -5,6 +5,10 @@ acosh below 1 is NaN; its formula log(x + sqrt(x^2 - 1)) gave inf for a float32 
 square overflows (x = -3e38) and -inf where x + sqrt(x^2 - 1) rounds to 0 (float64 -1e20).
 Comparisons of an integer tensor with a Python int outside its type (`uint64 == -1`,
 `int8 < 2**70`) raised a bare OverflowError; numpy 2 compares them by value.
+float16 layernorm and normalize summed their squares in float16 (overflow past 256, subnormals
+below 2.4e-4), where torch sums half in float32.
+Closed forms that cancel or pass through a subnormal: asinh near 0, and the Kahan forms of
+log1p and expm1 in float16 (elu, selu, celu, softplus, logsigmoid).
 """
 
 from __future__ import annotations
@@ -111,3 +115,18 @@ def test_elu_family_keeps_its_digits_in_every_float(dt):
         got, want = got.numpy(), want.numpy().astype(dt)
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol=4 * float(np.finfo(dt).eps), atol=0)
+
+
+def test_acosh_gradient_near_one_is_exact():
+    """1 / sqrt(x^2 - 1) through the closed form: x^2 - 1 cancelled near 1 (2e-11 relative at
+    1 + 1e-7, as torch's own float64 gradient does); at 1 it is torch's inf. The oracle is
+    1 / sqrt(x^2 - 1) in 40-digit decimals."""
+    from decimal import Decimal, localcontext
+    x = np.array([1 + 1e-12, 1 + 1e-7, 1.001, 1.5, 3.0, 1e5, 1e10])
+    with localcontext() as ctx:
+        ctx.prec = 40
+        want = np.array([float(1 / (Decimal(v) * Decimal(v) - 1).sqrt()) for v in x])
+    y = Tensor(np.append(x, 1.0), requires_grad=True)
+    (got,) = y.acosh().sum().gradient(y)
+    np.testing.assert_allclose(got.numpy()[:-1], want, rtol=1e-13, atol=0)
+    assert got.numpy()[-1] == np.inf

@@ -174,6 +174,12 @@ def promote(*items: DType | bool | int | float) -> DType:
     return dtypes.from_np(np.result_type(*args))
 
 
+def accumulate_float(dt: DType) -> DType:
+    """The float type a sum over `dt` runs in: float32 for float16, whose squares overflow past
+    256 and fall to subnormals below 2.4e-4 (numpy's mean and torch's norms do the same)."""
+    return dtypes.float32 if dt is dtypes.float16 else dt
+
+
 def least_float(dt: DType) -> DType:
     """The float type numpy computes a float function of `dt` in (sqrt, exp, true division)."""
     if dt.is_float:

@@ -68,7 +68,7 @@ from .device import (
     in_use,
     to_device,
 )
-from .dtype import DType, dtypes, least_float, python_scalar, to_dtype
+from .dtype import DType, accumulate_float, dtypes, least_float, python_scalar, to_dtype
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .lazy import Lazy, built_nodes, leaf, materialize
 from .lazy import op as lazy_op
@@ -1305,16 +1305,16 @@ class Tensor(TensorOps, NNOps):
                 node := ref()) is not None:
             return _tensor(node)  # built before (see _binaries)
         other = _coerce(other)
-        items = (other, self) if reverse else (self, other)
-        try:
-            dt = _probe(np.add, *items)
-        except OverflowError:
+        if type(other) is int and self.dtype.is_int and not (
+                self.dtype.min <= other <= self.dtype.max):
             # numpy 2 compares a Python int outside the tensor's integer type exactly
-            # (`uint8 < 256` is all true), where arithmetic with it overflows: in int64
-            if not (type(other) is int and self.dtype.is_int
-                    and self.dtype is not dtypes.uint64 and -(2**63) <= other < 2**63):
-                raise
-            dt = dtypes.int64
+            # (`uint8 < 256` is all true, `uint64 == -1` all false): every element sits on
+            # one side of it, as the type's least value does (and never equal to it)
+            lo, hi = (other, self.dtype.min) if reverse else (self.dtype.min, other)
+            return Tensor.full(self.shape, lo < hi if op is Ops.CMPLT else op is Ops.CMPNE,
+                               dtypes.bool)
+        items = (other, self) if reverse else (self, other)
+        dt = _probe(np.add, *items)
         a, b = _lift(items, dt)
         out = a.alu(op, b)
         if or_equal:  # a <= b as (a < b) | (a == b): NaN compares false both ways
@@ -1540,14 +1540,14 @@ class Tensor(TensorOps, NNOps):
     def mean(self, axis: Any = None, keepdim: bool = False) -> Tensor:
         """numpy's mean dtype (ints -> float64); float16 accumulates in float32, as numpy does."""
         out = _probe(np.mean, self)
-        acc = dtypes.float32 if out is dtypes.float16 else out
+        acc = accumulate_float(out)
         total = self.cast(acc).sum(axis, keepdim)
         return (total / self._count(axis)).cast(out)
 
     def var(self, axis: Any = None, keepdim: bool = False, correction: int = 1) -> Tensor:
         """Variance dividing by max(n - correction, 0); correction=1 as tinygrad (numpy: 0)."""
         out = _probe(np.var, self)
-        acc = dtypes.float32 if out is dtypes.float16 else out
+        acc = accumulate_float(out)
         x = self.cast(acc)
         dev = x - x.mean(axis, keepdim=True)
         squares = (dev * dev).sum(axis, keepdim)
@@ -1568,10 +1568,12 @@ class Tensor(TensorOps, NNOps):
         return shifted - shifted.exp().sum(axis, keepdim=True).log()
 
     def layernorm(self, axis: int = -1, eps: float = 1e-5) -> Tensor:
-        """(x - mean) / sqrt(var + eps) over `axis`, var without correction (tinygrad's)."""
-        x = self.cast(least_float(self.dtype))
+        """(x - mean) / sqrt(var + eps) over `axis`, var without correction (tinygrad's),
+        in float32 for float16 as torch's (float16 squares overflow past 256)."""
+        out = least_float(self.dtype)
+        x = self.cast(accumulate_float(out))
         dev = x - x.mean(axis, keepdim=True)
-        return dev / ((dev * dev).mean(axis, keepdim=True) + eps).sqrt()
+        return (dev / ((dev * dev).mean(axis, keepdim=True) + eps).sqrt()).cast(out)
 
     def matmul(self, w: Any) -> Tensor:
         """numpy's matmul (1-D and batched N-D), built as reshape + expand + mul + sum."""

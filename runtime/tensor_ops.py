@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .buffer import Positions
-from .dtype import DType, dtypes, least_float, python_scalar, to_dtype
+from .dtype import DType, accumulate_float, dtypes, least_float, python_scalar, to_dtype
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .limits import check_buffer, max_work
 from .ops import Ops, reduce_identity
@@ -707,17 +707,26 @@ class TensorOps:
         # each side reads a where it is chosen and a harmless 1 elsewhere: a where passes the
         # other side a 0 gradient, and 0 * log'(0) or 0 * (x^2)'(inf) would be NaN
         am, al = (small | large).where(1.0, a), large.where(a, 1.0)
-        mid = (am + (am.square() + 1).sqrt()).log()
+        # log1p(a + a^2 / (1 + sqrt(a^2 + 1))): log(a + sqrt(a^2 + 1)) cancelled near 0
+        # (asinh(0.0313) was 0.0308 in float16, 1e-9 relative off in float64)
+        sq = am.square()
+        mid = _log1p(am + sq / (1 + (sq + 1).sqrt()))
         big = al.log() + math.log(2)
         return small.where(x, large.where(big, mid).copysign(x))
 
     def acosh(self) -> Tensor:
-        """log(x + sqrt(x^2 - 1)), and past 1/sqrt(eps) log x + ln 2 (x^2 overflows first)."""
+        """log1p(x - 1 + sqrt(x - 1) sqrt(x + 1)), and past 1/sqrt(eps) log x + ln 2 (x^2
+        overflows first). (log(x + sqrt(x^2 - 1)) cancelled near 1: 2e-11 relative at
+        1 + 1e-7 in float64.) Below 1 NaN: of a large negative x the old formula gave inf
+        (x^2 overflowed) or -inf. The gradient there is NaN too (torch's is its formula's
+        1 / sqrt(x^2 - 1), for a function with no value)."""
         x = self._float()
         eps = _eps(x.dtype)
         large = x > 1 / math.sqrt(eps)
-        xm, xl = large.where(2.0, x), large.where(x, 2.0)  # (as asinh's: no NaN gradient)
-        return large.where(xl.log() + math.log(2), (xm + (xm.square() - 1).sqrt()).log())
+        xm, xl = large.where(2.0, x) - 1, large.where(x, 2.0)  # (as asinh's: no NaN gradient)
+        # (sqrt(x - 1) sqrt(x + 1): the product's gradient at 1 is inf * 0, torch's inf)
+        out = large.where(xl.log() + math.log(2), _log1p(xm + xm.sqrt() * (xm + 2).sqrt()))
+        return out + (x < 1).where(math.nan, 0.0).cast(x.dtype)
 
     def asin(self) -> Tensor:
         """fdlibm's asin: below 0.5 x + x R(x^2), above pi/2 - 2 asin(sqrt((1 - |x|) / 2)),
@@ -968,7 +977,12 @@ class TensorOps:
         else:  # torch's norm has gradient 0 at a zero vector (and |x|^p at a zero x): pow's
             # gradient there (inf for an exponent below 1) times the 0 the eps clamp passes
             # was NaN, so each pow reads 1 where its base is 0 (the double where of std)
-            den = _pow_at_zero(_pow_at_zero(self.abs(), p).sum(dim, keepdim=True), 1 / p)
+            # (float16 sums its powers in float32 as torch: 300^2 overflowed, 1e-4^2 was
+            # subnormal; the norm is float16 again before the clamp and the division)
+            a = self.abs()
+            a = a.cast(accumulate_float(a.dtype)) if a.dtype.is_float else a
+            den = _pow_at_zero(_pow_at_zero(a, p).sum(dim, keepdim=True), 1 / p)
+            den = den.cast(self.dtype) if self.dtype.is_float else den
         return self / den.maximum(eps)
 
     def _cum(self, axis: int, op: Ops) -> Tensor:
@@ -1493,23 +1507,27 @@ def _pow_at_zero(base: Tensor, exponent: float) -> Tensor:
 
 
 def _log1p(u: Tensor) -> Tensor:
-    """log(1 + u), accurate for small u (Kahan's: log(w) * u / (w - 1) with w = 1 + u rounded
+    """log(1 + u), accurate for small u (Kahan's: u * (log(w) / (w - 1)) with w = 1 + u rounded
     cancels w's rounding; u itself where w rounds to 1). The divisor is 1 there, so the
-    unselected side's gradient is finite (a where passes it 0, and 0 * inf would be NaN)."""
+    unselected side's gradient is finite (a where passes it 0, and 0 * inf would be NaN). The
+    ratio first: log(w) * u of a float16 u near 1e-3 was subnormal, its digits lost."""
     w = u + 1
     one = w == 1
-    return one.where(u, w.log() * u / one.where(1.0, w - 1))
+    return one.where(u, u * (w.log() / one.where(1.0, w - 1)))
 
 
 def _expm1_nonpositive(v: Tensor) -> Tensor:
     """exp(v) - 1 for v <= 0 or NaN, as torch's expm1: accurate near 0 and -0.0 at -0.0 (Kahan's:
-    (e - 1) * v / log(e) with e = exp(v) rounded cancels e's rounding; v itself where e rounds
-    to 1, -1 where it is 0). The value is computed detached; the gradient, exp(v), comes
-    through `e - e`, which is 0 for every e in [0, 1] and subtracted, so -0.0 stays."""
+    (e - 1) * (v / log(e)) with e = exp(v) rounded cancels e's rounding; v itself where e
+    rounds to 1). Below e = 1/2 nothing cancels: e - 1 (Kahan's log of a subnormal e was
+    coarse, elu(-15.6) -1.003 in float16; and the ratio first, as a float16 (e - 1) v near 1e-7
+    was subnormal). The value is computed detached; the gradient, exp(v), comes through
+    `e - e`, which is 0 for every e in [0, 1] and subtracted, so -0.0 stays."""
     e = v.exp()
     d, ed = v.detach(), e.detach()
-    one, zero = ed == 1, ed == 0
-    exact = one.where(d, zero.where(-1.0, (ed - 1) * d / (one | zero).where(1.0, ed.log())))
+    one, near = ed == 1, ed > 0.5
+    kahan = (ed - 1) * (d / (one | ~near).where(1.0, ed.log()))
+    exact = one.where(d, near.where(kahan, ed - 1))
     return exact - (ed - e)
 
 

@@ -29,13 +29,15 @@ def _masks(s: int) -> dict[str, Tensor]:
 @pytest.mark.parametrize("mask", ["tril_not_eye", "hole", "two_bands", "empty_tiles", "upper"])
 @pytest.mark.parametrize("s,d", [(1, 3), (3, 1), (17, 3), (70, 80), (130, 1)])
 @pytest.mark.parametrize("special", ["", "nan_q", "inf_k", "inf_v", "float64_scale"])
-def test_masked_softmax_with_holes_in_its_windows_matches_numpy(mask, s, d, special):
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_masked_softmax_with_holes_in_its_windows_matches_numpy(mask, s, d, special, dtype):
     """Masks whose kept keys per row are not one run (a hole, two bands), or none for a whole
     tile: each tile's window spans its rows' kept keys, the holes inside it still drop theirs,
     a tile of rows that keep nothing is NaN; a NaN in Q, an inf in K or V, and a float32 head
-    scaled by a numpy float64 (a float64 result) too. Against numpy in float64."""
+    scaled by a numpy float64 (a float64 result) too; float64 heads take 4-lane row vectors
+    in the windows (vec52). Against numpy in float64."""
     rng = np.random.default_rng(s * 100 + d)
-    q, k, v = (rng.standard_normal((2, s, d)).astype(np.float32) for _ in range(3))
+    q, k, v = (rng.standard_normal((2, s, d)).astype(dtype) for _ in range(3))
     scale = 1 / np.sqrt(d) if special == "float64_scale" else float(1 / np.sqrt(d))
     if special == "nan_q":
         q[0, s // 2, 0] = np.nan
@@ -50,10 +52,11 @@ def test_masked_softmax_with_holes_in_its_windows_matches_numpy(mask, s, d, spec
     with np.errstate(invalid="ignore"):
         sc = np.where(m.numpy(), q @ k.swapaxes(-1, -2) * float(scale), -np.inf)
         p = np.exp(sc - sc.max(-1, keepdims=True))
-        want = (p / p.sum(-1, keepdims=True) @ v).astype(np.result_type(np.float32, scale))
+        want = (p / p.sum(-1, keepdims=True) @ v).astype(np.result_type(dtype, scale))
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
-    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    tol = 1e-4 if dtype is np.float32 else 1e-10
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
 
 
 @pytest.mark.parametrize("n", [1, 3, 4, 5, 6, 7, 9, 13])

@@ -86,9 +86,9 @@ def test_float64_rows_keep_nan_infinities_and_negative_zero(n):
 
 @pytest.mark.parametrize("n", [3, 8, 9, 17, 77])
 def test_float16_unlisted_ops_equal_numpys_bits(n):
-    """float16 in float32 lanes, rounded once per op as numpy: exp's is within a half's ulp,
-    sqrt, division (and a difference after it), a select of halves and a cast to int8 bit for bit, over contiguous,
-    transposed and strided reads."""
+    """float16 in float32 lanes, rounded once per op as numpy: exp's is within a half's ulp;
+    sqrt, division (and a difference after it: the quotient rounded first), a select of halves
+    and a cast to int8 bit for bit; over contiguous, transposed and strided reads."""
     rng = np.random.default_rng(n)
     x = (rng.standard_normal((n, 6)) * 8).astype(np.float16)
     y = (rng.standard_normal((n, 6)) * 8).astype(np.float16)
@@ -96,7 +96,7 @@ def test_float16_unlisted_ops_equal_numpys_bits(n):
     for view in views:
         X, Y, xv, yv = view(Tensor(x)), view(Tensor(y)), view(x), view(y)
         cases = [(X.abs().sqrt(), np.sqrt(np.abs(xv))), (X / Y, xv / yv),
-                 (X / Y - X, xv / yv - xv),  # (the quotient rounded to a half first)
+                 (X / Y - X, xv / yv - xv),
                  ((X > Y).where(X, Y * 2), np.where(xv > yv, xv, yv * np.float16(2))),
                  ((X * 4).cast("int8"), (xv * np.float16(4)).astype(np.int8))]
         for got, want in cases:

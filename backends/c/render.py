@@ -1464,8 +1464,10 @@ def _overlap_tails(root: Scope, vbytes: int) -> None:
 
 
 def _has_plain_innermost(root: Scope) -> bool:
-    """Whether some loop with no loop inside is a plain one, which gcc's vectorizer vectorizes
-    (softmax's exp), not a loop of explicit vectors (`_open_vector`)."""
+    """Whether some scope with no scope inside is not a loop of explicit vectors
+    (`_open_vector`): a plain loop, which gcc's vectorizer vectorizes (softmax's exp), but also
+    a guard and a vector reduce's unrolled steps (`_vector_steps`: a Loop not marked `vector`),
+    as when this read the header text."""
     return any(s.head and not (s.loop is not None and s.loop.vector)
                and not any(isinstance(x, Scope) for x in s.items) for s in root.tree())
 

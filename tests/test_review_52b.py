@@ -3,7 +3,11 @@
 cumprod's gradient at its first zero z1 is, in torch's cumprod_backward, the sum over
 z1 <= i < z2 of g[i] times the products with x[z1] read as 1, the terms from the second zero z2
 on being 0 * (the product of x strictly between the zeros): NaN when that product is infinite
-(an inf, or an overflow), even though the row's later gradients are 0."""
+(an inf, or an overflow), even though the row's later gradients are 0.
+
+A float64 cummax of a row of 13 or 16 (the two-scan index, 64-bit values) made gcc 12.2 crash
+in its SLP vectorizer (an internal compiler error, so a CompileError): the build retries such a
+crash with that pass off."""
 
 from __future__ import annotations
 
@@ -57,3 +61,14 @@ def test_cumprod_second_derivative_through_two_zeros_matches_torch(zeros):
     (th,) = torch.autograd.grad((tg * torch.from_numpy(v)).sum(), tx)
     np.testing.assert_allclose(g.numpy(), tg.detach().numpy(), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(h.numpy(), th.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [13, 16])
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_float64_running_max_rows_that_crashed_gcc_match_torch(name, n):
+    a = np.random.default_rng(n).integers(-3, 4, (2, n)).astype(np.float64)
+    a[0, 3], a[1, 5] = np.nan, -0.0
+    v, i = getattr(Tensor(a), name)(1)
+    tv, ti = getattr(torch, name)(torch.from_numpy(a), 1)
+    np.testing.assert_array_equal(v.numpy(), tv.numpy())
+    np.testing.assert_array_equal(i.numpy(), ti.numpy().astype(np.int32))

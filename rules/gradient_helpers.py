@@ -131,8 +131,14 @@ def _product_grad(x: UOp, g: UOp, out: UOp, twice: bool) -> UOp:
         terms = before.where(g * out, _finite(others).where(g * (at_k * others), zero))
         past = _finite(later).where(at_k * later, zero)
     none_yet = reverse_running_sum(terms).f(Ops.CONTIGUOUS) / before.where(x, x.const_like(1))
-    # (past a second zero the products are 0, or NaN where an inf met it: 0 there, as torch)
-    at_first = zeros.lt(2).where(g * others, _finite(others).where(g * others, zero))
+    # from the second zero on, torch's terms are 0 times the product strictly between the
+    # zeros (its g is masked, not the product): 0, or NaN where that product is infinite (a
+    # product of the row, not a scan: the same from z2 on). The value is that; g * others (0
+    # where finite) carries the derivative in the second zero
+    inner = zeros.eq(1).where(read_one, x.const_like(1))
+    between = UOp(Ops.REDUCE_AXIS, x.dtype, (inner,), (Ops.MUL, (x.ndim - 1,)))
+    past_two = _finite(g * others).where(g * others, zero) + between.expand(x.shape) * 0
+    at_first = zeros.lt(2).where(g * others, past_two)
     at_first = reverse_running_sum(at_first).f(Ops.CONTIGUOUS)
     return before.where(none_yet, first.where(at_first, past))
 

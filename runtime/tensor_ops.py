@@ -1068,7 +1068,7 @@ class TensorOps:
             return values, T.zeros(self.shape, dtype=dtypes.int32)
         x, vt = self.transpose(axis, -1), values.transpose(axis, -1)
         idx = _running_index(x)
-        if idx is None:  # (a value of 64 bits: no room for its index beside it)
+        if idx is None:  # (a value whose rank needs more than 32 bits, or a symbolic axis)
             # the index of vt[i] is the last j <= i with x[j] == vt[j] (a record): past it
             # every x is below the running max, which so stays vt[j]. So it is a running max
             # of the records' positions (linear work, where matching x[j] with each vt[i] was
@@ -1644,7 +1644,8 @@ def _running_index(x: Tensor) -> Tensor | None:
     does (a float's bits read as a sign-magnitude integer, the zeros one rank, NaN above all),
     so the largest key is the latest of the largest values, and its low 32 bits its index
     (where matching each element with the running max's scan was a second scan over both).
-    None for a value of more than 32 bits (float64, int64, uint32) or a longer axis."""
+    None where the key has no room: a rank of more than 32 bits (float64, int64, and uint32,
+    whose values pass int32's), an axis past 2^31, or a symbolic one."""
     n = x.shape[-1]
     dt = x.dtype
     if not isinstance(n, int) or n > 2 ** 31 or dt.itemsize > 4 or dt is dtypes.uint32:

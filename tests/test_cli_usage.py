@@ -2,8 +2,8 @@
 no command at all (it printed the help and exited 0), an unknown one, and each subcommand
 with a missing, unknown or extra argument. The oracle is argparse's own convention: each
 command line is given to the CLI's `main` in this process (a child Python per line cost a third
-of a CPU-second each), and one of each kind runs as the installed command, `python -m rulegrad`,
-in a child process."""
+of a CPU-second each), and one usage error and --version also run as the installed command,
+`python -m rulegrad`, in a child process (its `sys.exit(main())`)."""
 
 import subprocess
 import sys

@@ -414,16 +414,15 @@ def _compile(key: str, source: str, parts: list[tuple[list[str], list[RenderedKe
         # relative names: the object records the source's name, so no random folder in it
         out = tmp / f"rg_{key}.so"
         t0 = time.perf_counter()
-        if len(parts) == 1:
-            _run(key, tmp, {f"rg_{key}.c": source},
-                 lambda c: compile_command(cc, parts[0][0], c, out.name))
-        else:
-            sources = {f"rg_{key}_{i}.c": full_source(part) for i, (_, part) in enumerate(parts)}
-            part_flags = {c: fl for c, (fl, _) in zip(sources, parts)}
-            _run(key, tmp, sources,
-                 lambda c: object_command(cc, part_flags[c], c, c[:-2] + ".o"))
-            objects = [c[:-2] + ".o" for c in sources]
-            _run(key, tmp, {"": source}, lambda _: compile_command(cc, flags, objects, out.name))
+        try:
+            _build(key, tmp, source, parts, cc, flags, out.name)
+        except CompileError as e:
+            if ICE not in e.message or not is_gcc(cc):
+                raise
+            # gcc 12.2's vectorizer crashes on some sources (a float64 cummax's row of 13:
+            # a segmentation fault in its SLP pass); the same source, its SLP pass off
+            _build(key, tmp, source, [([*fl, NO_SLP], part) for fl, part in parts], cc,
+                   [*flags, NO_SLP], out.name)
         stats["compile_seconds"] += time.perf_counter() - t0  # (bench/kernels.py's "build")
         if not out.exists():
             raise CompileError("the compiler exited without error and wrote no library",
@@ -435,6 +434,24 @@ def _compile(key: str, source: str, parts: list[tuple[list[str], list[RenderedKe
         return Library(key, out, mode)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+ICE = "internal compiler error"  # (gcc's words for its own crash)
+NO_SLP = "-fno-tree-slp-vectorize"  # (changes no result: flags.py allows it to the user too)
+
+
+def _build(key: str, tmp: Path, source: str, parts: list[tuple[list[str], list[RenderedKernel]]],
+           cc: list[str], flags: list[str], out: str) -> None:
+    """Compile `parts` in `tmp` to `out`: one compiler run, or one per part and a link."""
+    if len(parts) == 1:
+        _run(key, tmp, {f"rg_{key}.c": source},
+             lambda c: compile_command(cc, parts[0][0], c, out))
+        return
+    sources = {f"rg_{key}_{i}.c": full_source(part) for i, (_, part) in enumerate(parts)}
+    part_flags = {c: fl for c, (fl, _) in zip(sources, parts)}
+    _run(key, tmp, sources, lambda c: object_command(cc, part_flags[c], c, c[:-2] + ".o"))
+    objects = [c[:-2] + ".o" for c in sources]
+    _run(key, tmp, {"": source}, lambda _: compile_command(cc, flags, objects, out))
 
 
 def _run(key: str, cwd: Path, sources: dict[str, str], command: Callable[[str], list[str]]

@@ -266,25 +266,27 @@ def _load(idx: UOp, values: dict[UOp, np.ndarray], bufs: list[np.ndarray],
 def _load_local(idx: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int]) -> np.ndarray:
     """A read of a kernel-local array: on the grid axes of the local's own ranges its value
     is laid out row-major and gathered at the reader's offset; on the other axes (the loops
-    around it) value and offset broadcast against each other."""
+    around it) value and offset broadcast against each other. One gather, no copy of the
+    value (a read per block of each kernel: moving the own axes last and flattening copied
+    the whole array each time)."""
     dl = idx.src[0]
     own = [axes[r] for r in dl.src[1:]]
-    value = values[dl]
-    shape = list(value.shape)
-    for r in dl.src[1:]:
-        shape[axes[r]] = int(r.src[0].arg)
-    value = np.broadcast_to(value, shape)
+    sizes = [int(r.src[0].arg) for r in dl.src[1:]]
+    shape = list(values[dl].shape)
+    for a, n in zip(own, sizes):
+        shape[a] = n
+    value = np.broadcast_to(values[dl], shape)
     off = values[idx.src[1]]
     if any(off.shape[a] != 1 for a in own):
         raise KernelInterpError("a local array is read at its own ranges: " + repr(idx))
-    keep = len(shape) - len(own)
-    flat = np.moveaxis(value, own, list(range(keep, len(shape)))).reshape(
-        [s for a, s in enumerate(shape) if a not in own] + [-1])
-    at = np.squeeze(off, axis=tuple(own))[..., None]
-    lead = np.broadcast_shapes(at.shape[:-1], flat.shape[:-1])
-    flat = np.broadcast_to(flat, lead + flat.shape[-1:])
-    out = np.take_along_axis(flat, np.broadcast_to(at, lead + (1,)), axis=-1)[..., 0]
-    return np.expand_dims(out, tuple(sorted(own)))
+    # (a negative offset counts from the end, as numpy's gather does; past either end raises)
+    at = np.unravel_index(np.where(off < 0, off + int(np.prod(sizes)), off), sizes or [1])
+    if not own:  # (a local of no ranges: one element, read at every offset)
+        return np.broadcast_to(value, np.broadcast_shapes(value.shape, off.shape)).copy()
+    index = [at[own.index(a)] if a in own else 0 if n == 1 else
+             np.arange(n).reshape([n if b == a else 1 for b in range(len(shape))])
+             for a, n in enumerate(shape)]
+    return value[tuple(index)]
 
 
 def _gated(n: UOp, values: dict[UOp, np.ndarray], bufs: list[np.ndarray]) -> np.ndarray:

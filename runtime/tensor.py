@@ -68,7 +68,15 @@ from .device import (
     in_use,
     to_device,
 )
-from .dtype import DType, accumulate_float, dtypes, least_float, python_scalar, to_dtype
+from .dtype import (
+    DType,
+    accumulate_float,
+    dtypes,
+    least_float,
+    python_scalar,
+    to_dtype,
+    unary_result,
+)
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .lazy import Lazy, built_nodes, leaf, materialize
 from .lazy import op as lazy_op
@@ -1233,10 +1241,11 @@ class Tensor(TensorOps, NNOps):
     def _shift(self, x: Any, op: Ops, reverse: bool) -> Tensor:
         other = _coerce(x)
         items = (other, self) if reverse else (self, other)
-        if any(isinstance(i, float) or (isinstance(i, Tensor) and not i.dtype.is_int)
+        # a bool shifts as numpy's int8 (np.left_shift has no bool loop); a float not at all
+        if any(isinstance(i, float) or (isinstance(i, Tensor) and i.dtype.is_float)
                for i in items):
-            raise RuntimeError(f"shifts need integer operands, got "
-                               f"{[getattr(i, 'dtype', type(i).__name__) for i in items]}")
+            raise TypeError(f"shifts need integer or bool operands, got "
+                            f"{[getattr(i, 'dtype', type(i).__name__) for i in items]}")
         dt = _probe(np.left_shift, *items)
         a, b = _lift(items, dt)
         return Tensor(a.alu(op, b))
@@ -1336,7 +1345,12 @@ class Tensor(TensorOps, NNOps):
     def __rfloordiv__(self, x: Any) -> Tensor: return self.idiv(x, True)
     def __mod__(self, x: Any) -> Tensor: return self.mod(x)
     def __rmod__(self, x: Any) -> Tensor: return self.mod(x, True)
-    def __pow__(self, x: Any) -> Tensor: return self.pow(x)
+    def __pow__(self, x: Any) -> Tensor:
+        # numpy's `a ** 2` is np.square (its operator's fast path), int8 for a bool a where
+        # np.power(a, 2) is int64; for every other dtype the two agree
+        if type(x) is int and x == 2 and self.dtype.is_bool:
+            return self.square()
+        return self.pow(x)
     def __rpow__(self, x: Any) -> Tensor: return self.pow(x, True)
     def __and__(self, x: Any) -> Tensor: return self._binary(x, Ops.AND, np.bitwise_and)
     def __rand__(self, x: Any) -> Tensor: return self._binary(x, Ops.AND, np.bitwise_and, True)
@@ -1382,6 +1396,11 @@ class Tensor(TensorOps, NNOps):
         return self.assign(value)
     def __rmatmul__(self, x: Any) -> Tensor: return Tensor(x).matmul(self)
     def __neg__(self) -> Tensor: return self.neg()
+
+    def __pos__(self) -> Tensor:
+        """numpy's `+x`: a copy, refused for bool as np.positive refuses it."""
+        unary_result("positive", np.positive, self.dtype)
+        return self.clone()
     def __abs__(self) -> Tensor: return self.abs()
 
     def __invert__(self) -> Tensor:

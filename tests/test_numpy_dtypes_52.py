@@ -132,3 +132,42 @@ def test_reductions_of_bool_are_numpys(name):
         got = getattr(Tensor(A), name)(axis=axis).numpy()
         assert got.dtype == want.dtype, (name, axis)
         np.testing.assert_allclose(got, want)
+
+
+X = np.arange(60, dtype=np.float32).reshape(3, 4, 5) - 30
+# a boolean mask among basic indices, as numpy writes it: (index with a mask, value)
+MASKED = [
+    lambda: ((X[:, 0, 0] > 0, 1), -7.0),             # mask on axis 0, an int after it
+    lambda: ((X[:, :, 0] > 0, slice(1, 4)), 2.5),    # a 2-d mask, a slice after it
+    lambda: ((0, X[0, :, 0] > -30), 9),              # an int, then a mask on axis 1
+    lambda: ((Ellipsis, X[0, 0] % 2 == 0), -1.0),    # the mask on the last axis
+    lambda: ((slice(None, None, -2), X[0, :, 0] < -25, None), 4.0),  # a step, a None
+    lambda: ((None, X[:, 0, 0] < 0, Ellipsis, 3), 5.0),  # None before the mask
+    lambda: ((1, np.zeros(4, bool)), 3.0),           # a mask that selects nothing
+    lambda: (([True, False, True], 2, slice(None, 2)), np.float32(8)),  # a list of bools
+]
+
+
+@pytest.mark.parametrize("case", MASKED, ids=[str(i) for i in range(len(MASKED))])
+def test_setitem_with_a_mask_among_other_indices_is_numpys(case):
+    index, value = case()
+    want = X.copy()
+    want[index] = value
+    t = Tensor(X.copy())
+    t[tuple(Tensor(i) if isinstance(i, np.ndarray) else i for i in index)] = value
+    _same(t.numpy(), want)
+    t = Tensor(X.copy())
+    t[index] = Tensor(np.array([value], np.float32))  # a one-element tensor value, as numpy's
+    _same(t.numpy(), want)
+
+
+def test_setitem_with_a_mask_refusals_name_what_is_supported_and_given():
+    t = Tensor(X.copy())
+    with pytest.raises(IndexError, match="does not match the axes"):
+        t[0, Tensor(np.ones(5, bool))] = 1.0  # axis 1 has 4
+    with pytest.raises(IndexError, match=r"one boolean mask.*got a bool tensor, a bool tensor"):
+        t[Tensor(np.ones(3, bool)), Tensor(np.ones(4, bool))] = 1.0
+    with pytest.raises(IndexError, match=r"one boolean mask.*a int32 tensor"):
+        t[Tensor(np.ones(3, bool)), Tensor(np.array([0, 1], np.int32))] = 1.0
+    with pytest.raises(Exception, match="one value"):
+        t[Tensor(np.ones(3, bool)), 0] = Tensor(np.ones(5, np.float32))

@@ -1410,7 +1410,7 @@ class Tensor(TensorOps, NNOps):
     def __pos__(self) -> Tensor:
         """numpy's `+x`: a copy, refused for bool as np.positive refuses it."""
         unary_result("positive", np.positive, self.dtype)
-        return self.clone()
+        return self.copy_node()
     def __abs__(self) -> Tensor: return self.abs()
 
     def __invert__(self) -> Tensor:
@@ -1473,7 +1473,7 @@ class Tensor(TensorOps, NNOps):
 
     def abs(self) -> Tensor:
         if self.dtype.is_bool or self.dtype.is_unsigned:
-            return self
+            return self.copy_node()
         if self.dtype.is_float:  # x * s, exactly |x| (NaN stays NaN); + 0.0 makes
             # abs(-0.0) +0.0 (numpy). Its gradient is torch's, ctx * sign(x): 0 at 0, and NaN
             # there when ctx is infinite (sqrt(abs(x)) at 0), where a where would mask it to 0;

@@ -634,7 +634,13 @@ class TensorOps:
         if self.dtype.is_float:
             return None
         dt = unary_result(name, fn, self.dtype)
-        return self if dt is self.dtype else self.cast(dt)
+        return self.copy_node() if dt is self.dtype else self.cast(dt)
+
+    def copy_node(self) -> Tensor:
+        """x's value as a node of its own: numpy's floor of an int or `+x` is a new array, so
+        a write into it (`y = x.floor(); y += 1`) must not reach x, as it did when x itself
+        was returned. MAX(x, x), which the rules fold back to x (max_self): no kernel."""
+        return self.maximum(self)
 
     def trunc(self) -> Tensor:
         if (x := self._integral("trunc", np.trunc)) is not None:

@@ -171,3 +171,18 @@ def test_setitem_with_a_mask_refusals_name_what_is_supported_and_given():
         t[Tensor(np.ones(3, bool)), Tensor(np.array([0, 1], np.int32))] = 1.0
     with pytest.raises(Exception, match="one value"):
         t[Tensor(np.ones(3, bool)), 0] = Tensor(np.ones(5, np.float32))
+
+
+@pytest.mark.parametrize("name,dt", [
+    (n, d) for n in ["abs", "floor", "ceil", "trunc", "round", "__pos__"]
+    for d in [np.bool_, np.uint8, np.int16] if (n, d) != ("__pos__", np.bool_)],  # (refused)
+    ids=lambda v: v if isinstance(v, str) else np.dtype(v).name)
+def test_an_identity_of_an_int_is_a_copy_as_numpys(name, dt):
+    # numpy's floor of an int (abs of a uint, ...) is a new array: writing it leaves x alone
+    x = np.array([[1, 0, 1], [0, 1, 1]]).astype(dt)
+    t = Tensor(x)
+    y, want = getattr(t, name)(), getattr(np, name.strip("_").replace("pos", "positive"))(x)
+    y[0, 0] = 0
+    want[0, 0] = 0
+    _same(y.numpy(), want)
+    _same(t.numpy(), x)

@@ -196,8 +196,7 @@ def unary_result(name: str, fn: Callable, dt: DType) -> DType:
         return _unary_result(fn, dt)
     except TypeError:  # (numpy's "did not contain a loop with signature" names no op)
         raise TypeError(f"{name} of a {dt.name} tensor is not defined (numpy has no "
-                        f"{dt.name} {fn.__name__}); cast it first, e.g. "
-                        f"x.int().{name}()") from None
+                        f"{dt.name} {fn.__name__}); cast it first (x.int())") from None
 
 
 @functools.cache

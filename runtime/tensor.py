@@ -2271,7 +2271,7 @@ def _masked_write(x: Tensor, items: tuple, at: int, val: Tensor) -> Tensor:
 def _index_kind(it: Any) -> str:
     """An index item as an error message names it: its kind and, for an array, its dtype."""
     if isinstance(it, (Tensor, np.ndarray)):
-        return f"a {it.dtype.name} {'tensor' if isinstance(it, Tensor) else 'array'}"
+        return f"{'a tensor' if isinstance(it, Tensor) else 'an array'} of {it.dtype.name}"
     return "a list" if isinstance(it, list) else repr(it)
 
 

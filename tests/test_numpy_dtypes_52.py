@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from rulegrad import Tensor
+from rulegrad.runtime.errors import InvalidArgument
 
 A = np.array([[True, False, True], [False, False, True]])
 B = np.array([[True, True, False], [False, True, False]])
@@ -165,11 +166,11 @@ def test_setitem_with_a_mask_refusals_name_what_is_supported_and_given():
     t = Tensor(X.copy())
     with pytest.raises(IndexError, match="does not match the axes"):
         t[0, Tensor(np.ones(5, bool))] = 1.0  # axis 1 has 4
-    with pytest.raises(IndexError, match=r"one boolean mask.*got a bool tensor, a bool tensor"):
+    with pytest.raises(IndexError, match=r"one boolean mask.*got a tensor of bool, a tensor of"):
         t[Tensor(np.ones(3, bool)), Tensor(np.ones(4, bool))] = 1.0
-    with pytest.raises(IndexError, match=r"one boolean mask.*a int32 tensor"):
+    with pytest.raises(IndexError, match=r"one boolean mask.*a tensor of int32"):
         t[Tensor(np.ones(3, bool)), Tensor(np.array([0, 1], np.int32))] = 1.0
-    with pytest.raises(Exception, match="one value"):
+    with pytest.raises(InvalidArgument, match="one value"):
         t[Tensor(np.ones(3, bool)), 0] = Tensor(np.ones(5, np.float32))
 
 

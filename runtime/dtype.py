@@ -8,6 +8,7 @@ Promotion follows numpy (`np.result_type`), including numpy 2's weak Python scal
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -185,3 +186,20 @@ def least_float(dt: DType) -> DType:
     if dt.is_float:
         return dt
     return dtypes.from_np(np.sqrt(np.zeros(1, dt.np)).dtype)
+
+
+def unary_result(name: str, fn: Callable, dt: DType) -> DType:
+    """The dtype numpy's unary `fn` gives on `dt`: with no loop for bool, numpy takes the first
+    a bool casts to safely (`np.square(bool)` is int8) or its float16 (`np.round(bool)`).
+    Where numpy has no loop at all (`np.sign(bool)`), a TypeError that names the op `name`."""
+    try:
+        return _unary_result(fn, dt)
+    except TypeError:  # (numpy's "did not contain a loop with signature" names no op)
+        raise TypeError(f"{name} of a {dt.name} tensor is not defined (numpy has no "
+                        f"{dt.name} {fn.__name__}); cast it first (x.int())") from None
+
+
+@functools.cache
+def _unary_result(fn: Callable, dt: DType) -> DType:
+    with np.errstate(all="ignore"):
+        return dtypes.from_np(np.asarray(fn(np.zeros(1, dt.np))).dtype)

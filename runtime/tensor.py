@@ -68,7 +68,15 @@ from .device import (
     in_use,
     to_device,
 )
-from .dtype import DType, accumulate_float, dtypes, least_float, python_scalar, to_dtype
+from .dtype import (
+    DType,
+    accumulate_float,
+    dtypes,
+    least_float,
+    python_scalar,
+    to_dtype,
+    unary_result,
+)
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .lazy import Lazy, built_nodes, leaf, materialize
 from .lazy import op as lazy_op
@@ -1071,8 +1079,9 @@ class Tensor(TensorOps, NNOps):
 
     def __setitem__(self, index: Any, value: Any) -> None:
         """`t[index] = value` as numpy does it, for basic indices (ints, slices with any step,
-        None, ...) and boolean masks (`t[t > 0.5] = 0`); the value is cast to t's dtype and
-        broadcast to what the index reads (a mask takes one value).
+        None, ...) and boolean masks (`t[t > 0.5] = 0`, or one among basic indices as
+        `t[m, 1:3] = 0`); the value is cast to t's dtype and broadcast to what the index reads
+        (a mask takes one value).
 
         It is an `assign` of the whole tensor, `where(index, value, t)`, so it writes t's
         buffer now (a lazy t is realized first): graphs built from t before the write keep
@@ -1090,10 +1099,19 @@ class Tensor(TensorOps, NNOps):
             hit = mask.reshape(mask.shape + (1,) * (self.ndim - mask.ndim)).expand(self.shape)
             self.assign(hit.where(val.reshape(()).expand(self.shape), self))
             return
-        if isinstance(index, list) or any(isinstance(it, (Tensor, list)) for it in
-                                          (index if isinstance(index, tuple) else (index,))):
-            raise IndexError("item assignment takes ints, slices, None, ... and boolean masks; "
-                             "int tensor indices are not supported (use scatter)")
+        items = index if isinstance(index, tuple) else (index,)
+        masks = [i for i, it in enumerate(items) if _as_mask(it) is not None]
+        if len(masks) == 1 and not isinstance(index, list) and not any(
+                isinstance(it, (Tensor, list, np.ndarray)) for i, it in enumerate(items)
+                if i != masks[0]):
+            self.assign(_masked_write(self, items, masks[0], val))
+            return
+        if isinstance(index, list) or any(isinstance(it, (Tensor, list, np.ndarray))
+                                          for it in items):
+            given = ", ".join(_index_kind(it) for it in items)
+            raise IndexError(f"item assignment takes ints, slices, None, ... and one boolean "
+                             f"mask among them; got {given} (int tensor indices are not "
+                             "supported: use scatter)")
         plan = _basic_plan(self.shape, index)
         if has_symbolic(tuple(plan[3])):
             raise InvalidArgument(f"t[...] = value over a symbolic span (shape "
@@ -1233,10 +1251,11 @@ class Tensor(TensorOps, NNOps):
     def _shift(self, x: Any, op: Ops, reverse: bool) -> Tensor:
         other = _coerce(x)
         items = (other, self) if reverse else (self, other)
-        if any(isinstance(i, float) or (isinstance(i, Tensor) and not i.dtype.is_int)
+        # a bool shifts as numpy's int8 (np.left_shift has no bool loop); a float not at all
+        if any(isinstance(i, float) or (isinstance(i, Tensor) and i.dtype.is_float)
                for i in items):
-            raise RuntimeError(f"shifts need integer operands, got "
-                               f"{[getattr(i, 'dtype', type(i).__name__) for i in items]}")
+            raise TypeError(f"shifts need integer or bool operands, got "
+                            f"{[getattr(i, 'dtype', type(i).__name__) for i in items]}")
         dt = _probe(np.left_shift, *items)
         a, b = _lift(items, dt)
         return Tensor(a.alu(op, b))
@@ -1336,7 +1355,12 @@ class Tensor(TensorOps, NNOps):
     def __rfloordiv__(self, x: Any) -> Tensor: return self.idiv(x, True)
     def __mod__(self, x: Any) -> Tensor: return self.mod(x)
     def __rmod__(self, x: Any) -> Tensor: return self.mod(x, True)
-    def __pow__(self, x: Any) -> Tensor: return self.pow(x)
+    def __pow__(self, x: Any) -> Tensor:
+        # numpy's `a ** 2` is np.square (its operator's fast path), int8 for a bool a where
+        # np.power(a, 2) is int64; for every other dtype the two agree
+        if type(x) is int and x == 2 and self.dtype.is_bool:
+            return self.square()
+        return self.pow(x)
     def __rpow__(self, x: Any) -> Tensor: return self.pow(x, True)
     def __and__(self, x: Any) -> Tensor: return self._binary(x, Ops.AND, np.bitwise_and)
     def __rand__(self, x: Any) -> Tensor: return self._binary(x, Ops.AND, np.bitwise_and, True)
@@ -1382,6 +1406,11 @@ class Tensor(TensorOps, NNOps):
         return self.assign(value)
     def __rmatmul__(self, x: Any) -> Tensor: return Tensor(x).matmul(self)
     def __neg__(self) -> Tensor: return self.neg()
+
+    def __pos__(self) -> Tensor:
+        """numpy's `+x`: a copy, refused for bool as np.positive refuses it."""
+        unary_result("positive", np.positive, self.dtype)
+        return self.copy_node()
     def __abs__(self) -> Tensor: return self.abs()
 
     def __invert__(self) -> Tensor:
@@ -1444,7 +1473,7 @@ class Tensor(TensorOps, NNOps):
 
     def abs(self) -> Tensor:
         if self.dtype.is_bool or self.dtype.is_unsigned:
-            return self
+            return self.copy_node()
         if self.dtype.is_float:  # x * s, exactly |x| (NaN stays NaN); + 0.0 makes
             # abs(-0.0) +0.0 (numpy). Its gradient is torch's, ctx * sign(x): 0 at 0, and NaN
             # there when ctx is infinite (sqrt(abs(x)) at 0), where a where would mask it to 0;
@@ -2208,6 +2237,42 @@ def _mask_index(x: Tensor, mask: Tensor) -> Tensor:
     rows, rest = math.prod(x.shape[:k]), x.shape[k:]
     picked = x.reshape(rows, math.prod(rest))._compact(mask.reshape(rows), None, 0)
     return picked.reshape((picked.shape[0], *rest))
+
+
+def _masked_write(x: Tensor, items: tuple, at: int, val: Tensor) -> Tensor:
+    """x with one value written where `x[items]` reads, items[at] being a boolean mask among
+    basic indices (numpy's `t[mask, 1:3] = v`, `t[0, mask] = v`): the mask stands for full
+    slices over its axes in a basic plan, and the places it reads are where it is True."""
+    mask = _as_mask(items[at])
+    if mask.ndim == 0:
+        raise IndexError("a 0-d boolean index among other indices is not supported")
+    if val.numel() != 1:
+        raise InvalidArgument(f"t[..., mask, ...] = value takes one value (a scalar or a "
+                              f"one-element tensor), got shape {show(val.shape)}")
+    basic = items[:at] + (slice(None),) * mask.ndim + items[at + 1:]
+    plan = _basic_plan(x.shape, basic)
+    view = tuple(plan[3])
+    if has_symbolic(view):
+        raise InvalidArgument(f"t[...] = value over a symbolic span (shape {show(view)}) is "
+                              "not supported")
+    # the view's axes before the mask's: one per slice and None, an Ellipsis's span, no int's
+    used = sum(1 for it in basic if it is not None and it is not Ellipsis)
+    first = sum(x.ndim - used if it is Ellipsis else int(not isinstance(it, (int, np.integer)))
+                for it in items[:at])
+    if view[first:first + mask.ndim] != mask.shape:
+        raise IndexError(f"boolean index of shape {show(mask.shape)} does not match the axes "
+                         f"{show(view[first:first + mask.ndim])} it indexes in the tensor of "
+                         f"shape {show(x.shape)}")
+    spread = (1,) * first + mask.shape + (1,) * (len(view) - first - mask.ndim)
+    hit = _place(mask.reshape(spread).expand(view), x.shape, plan)
+    return hit.where(val.reshape(()).expand(x.shape), x)
+
+
+def _index_kind(it: Any) -> str:
+    """An index item as an error message names it: its kind and, for an array, its dtype."""
+    if isinstance(it, (Tensor, np.ndarray)):
+        return f"{'a tensor' if isinstance(it, Tensor) else 'an array'} of {it.dtype.name}"
+    return "a list" if isinstance(it, list) else repr(it)
 
 
 def _check_mask(x: Tensor, mask: Tensor) -> None:

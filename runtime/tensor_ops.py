@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .buffer import Positions
-from .dtype import DType, accumulate_float, dtypes, least_float, python_scalar, to_dtype
+from .dtype import (
+    DType,
+    accumulate_float,
+    dtypes,
+    least_float,
+    python_scalar,
+    to_dtype,
+    unary_result,
+)
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .limits import check_buffer, max_work
 from .ops import Ops, reduce_identity
@@ -620,14 +628,34 @@ class TensorOps:
     def _float(self) -> Tensor:
         return self.cast(least_float(self.dtype))
 
+    def _integral(self, name: str, fn: Any) -> Tensor | None:
+        """trunc, floor, ceil and round of a non-float: numpy's dtype for it (bool's floor is
+        bool, its round float16) and the value itself; None for a float, which they compute."""
+        if self.dtype.is_float:
+            return None
+        dt = unary_result(name, fn, self.dtype)
+        return self.copy_node() if dt is self.dtype else self.cast(dt)
+
+    def copy_node(self) -> Tensor:
+        """x's value as a node of its own: numpy's floor of an int or `+x` is a new array, so
+        a write into it (`y = x.floor(); y += 1`) must not reach x, as it did when x itself
+        was returned. MAX(x, x), which the rules fold back to x (max_self): no kernel."""
+        return self.maximum(self)
+
     def trunc(self) -> Tensor:
-        return self if not self.dtype.is_float else type(self)(self.uop.alu(Ops.TRUNC))
+        if (x := self._integral("trunc", np.trunc)) is not None:
+            return x
+        return type(self)(self.uop.alu(Ops.TRUNC))
 
     def floor(self) -> Tensor:
+        if (x := self._integral("floor", np.floor)) is not None:
+            return x
         b = self.trunc()
         return (self < b).where(b - 1, b)
 
     def ceil(self) -> Tensor:
+        if (x := self._integral("ceil", np.ceil)) is not None:
+            return x
         b = self.trunc()
         return (self > b).where(b + 1, b)
 
@@ -636,8 +664,8 @@ class TensorOps:
         half (and at a half when r is odd). x - r is exact, so no addition rounds: x - 0.5
         rounded to even past 2^23 in float32 (8388609 gave 8388610), and a result of 0 is
         r, with x's sign (round(-0.4) is -0.0; (x + 0.5).floor() made it 0.0)."""
-        if not self.dtype.is_float:
-            return self
+        if (x := self._integral("round", np.round)) is not None:
+            return x
         r = self.trunc()
         frac, half = (self - r).abs(), r / 2.0
         up = (frac > 0.5) | ((frac == 0.5) & (half.trunc() != half))
@@ -646,10 +674,15 @@ class TensorOps:
     def sign(self) -> Tensor:
         """-1, 0 or 1; NaN for NaN (numpy's, jax's; torch's sign gives 0), where a NaN took
         the `x != 0` branch and became 1. No gradient (torch's is 0 everywhere, NaN too)."""
+        unary_result("sign", np.sign, self.dtype)  # numpy's refusal for bool
         out = (self != 0).where((self < 0).where(-1, 1), 0).cast(self.dtype)
         return self.isnan().where(self.detach(), out) if self.dtype.is_float else out
 
-    def square(self) -> Tensor: return self * self
+    def square(self) -> Tensor:
+        dt = unary_result("square", np.square, self.dtype)  # bool's is int8, as numpy's
+        x = self if dt is self.dtype else self.cast(dt)
+        return x * x
+
     def cos(self) -> Tensor:
         """The IR's COS, the C library's cos (libmvec's in vector loops: within 2 ulps in
         float32, 3 in float64, at any x). sin(pi/2 - x) rounded pi/2 - x, |x| ulps; 1 - 2
@@ -851,10 +884,14 @@ class TensorOps:
         exp(x - max) + exp(y - max) was NaN wherever the max was infinite (inf - inf), so
         softplus(inf) and logaddexp(0, inf) were NaN; two equal infinities give themselves.
         (log1p: softplus(-30) is 9.4e-14, where log(1 + e^-30) is 0.)"""
-        y = other if isinstance(other, TensorOps) else type(self)(other).cast(self.dtype)
-        m = self.maximum(y)
-        out = m + _log1p((-(self - y).abs()).exp())
-        return (self.isinf() & (self == y)).where(self, out)
+        # in numpy's float type for each operand (bool and int8: float16), where the
+        # subtraction below refused a bool and a scalar was cast to an int self's dtype
+        x = self if self.dtype.is_float else self._float()
+        y = other if isinstance(other, TensorOps) else type(self)(other).cast(x.dtype)
+        y = y if y.dtype.is_float else y._float()
+        m = x.maximum(y)
+        out = m + _log1p((-(x - y).abs()).exp())
+        return (x.isinf() & (x == y)).where(x, out)
 
     def lerp(self, end: Tensor, weight: Any) -> Tensor:
         return self + (end - self) * weight

@@ -1254,8 +1254,9 @@ class Tensor(TensorOps, NNOps):
         # a bool shifts as numpy's int8 (np.left_shift has no bool loop); a float not at all
         if any(isinstance(i, float) or (isinstance(i, Tensor) and i.dtype.is_float)
                for i in items):
-            raise TypeError(f"shifts need integer or bool operands, got "
-                            f"{[getattr(i, 'dtype', type(i).__name__) for i in items]}")
+            got = " and ".join(i.dtype.name if isinstance(i, Tensor) else type(i).__name__
+                               for i in items)
+            raise TypeError(f"shifts need integer or bool operands, got {got}")
         dt = _probe(np.left_shift, *items)
         a, b = _lift(items, dt)
         return Tensor(a.alu(op, b))

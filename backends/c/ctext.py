@@ -115,26 +115,9 @@ def vector_names(dt: DType, lanes: int) -> tuple[str, str]:
 # 16-byte and a scalar tail on a 31-wide row) cost a 3x3 max-pool half its time. Each kernel
 # that uses them carries these helpers once per library (the guard); they compute lane by lane
 # exactly what the scalar ops do (MAX/MIN as rg_max_f32, IEEE +, -, *, /, no contraction).
-VECTOR_HELPERS = r"""
-#ifndef RG_VECTORS
-#define RG_VECTORS 1
-typedef int32_t rg_vi32 __attribute__((vector_size(32)));
-static inline rg_vf32 rg_vset_f32(float x) { return (rg_vf32){x, x, x, x, x, x, x, x}; }
-static inline rg_vf32 rg_vload_f32(const float *p) { rg_vf32 v; memcpy(&v, p, 32); return v; }
-static inline void rg_vstore_f32(float *p, rg_vf32 v) { memcpy(p, &v, 32); }
-/* p[0], p[2], ..., p[14]: the loads end at p[14], so none reads past the window's last value */
-static inline rg_vf32 rg_vload2_f32(const float *p) {
-  rg_vf32 a = rg_vload_f32(p), b = rg_vload_f32(p + 7);
-#ifdef __clang__
-  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 9, 11, 13, 15);
-#else
-  return __builtin_shuffle(a, b, (rg_vi32){0, 2, 4, 6, 9, 11, 13, 15});
-#endif
-}
-/* p[0], p[s], ..., p[7 * s], lane by lane: a short row's reads, s apart (opt_helpers'
-   GATHER_STRIDES) */
-static inline rg_vf32 rg_vloads_f32(const float *p, int64_t s) {
-  return (rg_vf32){p[0], p[s], p[2 * s], p[3 * s], p[4 * s], p[5 * s], p[6 * s], p[7 * s]}; }
+# a > b, a < b, NaN, MAX and MIN on vector lanes: float32's 8 lanes, and the same text on
+# float64's 4 (`_as_f64`)
+_MAX_MIN_F32 = r"""
 /* a > b ? a : b and a < b ? a : b lane by lane: x86's max and min instructions */
 #if defined(__AVX__) && defined(__GNUC__)
 #define rg_vgt_f32(a, b) __builtin_ia32_maxps256(a, b)
@@ -155,6 +138,36 @@ static inline rg_vf32 rg_vmax_f32(rg_vf32 a, rg_vf32 b) {
 static inline rg_vf32 rg_vmin_f32(rg_vf32 a, rg_vf32 b) {
   rg_vi32 x = (rg_vi32)rg_vlt_f32(a, b), y = (rg_vi32)rg_vlt_f32(b, a);
   return (rg_vf32)((x | y) | rg_vnan_f32(a, b)); }
+""".strip("\n")  # (its neighbours end and begin its lines)
+
+
+def _as_f64(text: str) -> str:
+    """float32's vector helpers on 4 float64 lanes: the same meanings, double's builtins."""
+    return (text.replace("f32", "f64").replace("rg_vi32", "rg_vi64").replace("ps256", "pd256")
+            .replace("8 lanes", "4 lanes"))
+
+
+VECTOR_HELPERS = "".join((r"""
+#ifndef RG_VECTORS
+#define RG_VECTORS 1
+typedef int32_t rg_vi32 __attribute__((vector_size(32)));
+static inline rg_vf32 rg_vset_f32(float x) { return (rg_vf32){x, x, x, x, x, x, x, x}; }
+static inline rg_vf32 rg_vload_f32(const float *p) { rg_vf32 v; memcpy(&v, p, 32); return v; }
+static inline void rg_vstore_f32(float *p, rg_vf32 v) { memcpy(p, &v, 32); }
+/* p[0], p[2], ..., p[14]: the loads end at p[14], so none reads past the window's last value */
+static inline rg_vf32 rg_vload2_f32(const float *p) {
+  rg_vf32 a = rg_vload_f32(p), b = rg_vload_f32(p + 7);
+#ifdef __clang__
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 9, 11, 13, 15);
+#else
+  return __builtin_shuffle(a, b, (rg_vi32){0, 2, 4, 6, 9, 11, 13, 15});
+#endif
+}
+/* p[0], p[s], ..., p[7 * s], lane by lane: a short row's reads, s apart (opt_helpers'
+   GATHER_STRIDES) */
+static inline rg_vf32 rg_vloads_f32(const float *p, int64_t s) {
+  return (rg_vf32){p[0], p[s], p[2 * s], p[3 * s], p[4 * s], p[5 * s], p[6 * s], p[7 * s]}; }
+""", _MAX_MIN_F32, r"""
 /* the MAX (MIN) of a vector's 8 lanes: halves, then quarters, then pairs, as vectors (MAX and
    MIN are exact in any order). Lane by lane through the scalar rg_max_f32 (a float's bits
    moved to the integer unit and back, each step waiting on the last) this cost a max along
@@ -188,23 +201,7 @@ static inline rg_vi32 rg_vsel_i32(rg_vi32 m, rg_vi32 a, rg_vi32 b) { return (m &
 typedef int64_t rg_vi64 __attribute__((vector_size(32)));
 static inline rg_vf64 rg_vset_f64(double x) { return (rg_vf64){x, x, x, x}; }
 static inline rg_vf64 rg_vload_f64(const double *p) { rg_vf64 v; memcpy(&v, p, 32); return v; }
-#if defined(__AVX__) && defined(__GNUC__)
-#define rg_vgt_f64(a, b) __builtin_ia32_maxpd256(a, b)
-#define rg_vlt_f64(a, b) __builtin_ia32_minpd256(a, b)
-#define rg_vnan_f64(a, b) ((rg_vi64)__builtin_ia32_cmppd256(a, b, 3))
-#else
-#define rg_vnan_f64(a, b) (((a) != (a)) | ((b) != (b)))
-static inline rg_vf64 rg_vgt_f64(rg_vf64 a, rg_vf64 b) {
-  rg_vi64 m = a > b; return (rg_vf64)((m & (rg_vi64)a) | (~m & (rg_vi64)b)); }
-static inline rg_vf64 rg_vlt_f64(rg_vf64 a, rg_vf64 b) {
-  rg_vi64 m = a < b; return (rg_vf64)((m & (rg_vi64)a) | (~m & (rg_vi64)b)); }
-#endif
-static inline rg_vf64 rg_vmax_f64(rg_vf64 a, rg_vf64 b) {
-  rg_vi64 x = (rg_vi64)rg_vgt_f64(a, b), y = (rg_vi64)rg_vgt_f64(b, a);
-  return (rg_vf64)((x & y) | rg_vnan_f64(a, b)); }
-static inline rg_vf64 rg_vmin_f64(rg_vf64 a, rg_vf64 b) {
-  rg_vi64 x = (rg_vi64)rg_vlt_f64(a, b), y = (rg_vi64)rg_vlt_f64(b, a);
-  return (rg_vf64)((x | y) | rg_vnan_f64(a, b)); }
+""", _as_f64(_MAX_MIN_F32), r"""
 #ifdef __clang__
 #define rg_vswap_f64(a, i, j, k, l) __builtin_shufflevector(a, a, i, j, k, l)
 #else
@@ -236,7 +233,7 @@ static inline void rg_vstore_f16(void *p, rg_vf32 v) {
   for (int i_ = 0; i_ < 8; i_++) p_[i_] = (_Float16)v_[i_]; } while (0)
 #endif
 #endif
-"""
+"""))
 # ---------------------------------------------------------------------------- structure
 class Threads(NamedTuple):
     """A loop split across cores (`#pragma omp parallel for`), as the printer that opened it

@@ -158,6 +158,32 @@ def _prefers_interchange(red: UOp, j: UOp, k: UOp) -> bool:
     return False
 
 
+def _short_runs(reds: list[UOp], j: UOp) -> int:
+    """The length of the reduces' common last loop k when it is shorter than a vector and every
+    load that moves with it reads k contiguously and j right after k's run (a max over axes 0
+    and 2 of (13, 65521, 2): out[j] reads x[i, j, k], k of 2): the plain order vectorizes k, two
+    lanes, and reads each row far apart one output at a time. Interchanged, j runs inside the
+    reduce loops with k unrolled into each step (`_in_passes`), one stream per row along j's
+    contiguous run. 0 when not so (the same order of each reduce's values either way)."""
+    ks = {r.src[-1] for r in reds if len(r.src) > 1}
+    if len(ks) != 1 or len(reds[0].src) < 2:
+        return 0
+    k = ks.pop()
+    size = range_size(k)
+    if size is None or not 1 < size < VECTOR_LANES:
+        return 0
+    found = False
+    for r in reds:
+        for n in toposort(r.src[0]):
+            if n.op is Ops.LOAD and n.src[0].op is Ops.INDEX:
+                off = n.src[0].src[1]
+                sk, sj = stride(off, k), stride(off, j)
+                if sk is None or sj is None or (sk and (sk != 1 or sj != size)):
+                    return 0
+                found = found or sk == 1
+    return size if found else 0
+
+
 def _page_runs(red: UOp, j: UOp, k: UOp) -> bool:
     """True when the loads in the reduce's body that move with k move a page or more per step
     of k (a new page: where the hardware prefetchers stop) and less per step of j (a sum over
@@ -235,9 +261,12 @@ def _plan(st: UOp) -> Plan | None:
         # than runs of 16 pages: less than the second core)
         big = _work(j, outer, deps) >= pick(current().parallel_min_work, PARALLEL_MIN_WORK)
         return None if len(ranges) == 1 and plan.block is None and big else plan
-    if not all(_prefers_interchange(r, j, r.src[-1]) for r in reds):
-        return None
     if packed(st) is not None:  # the packing action's (a float sum of products)
+        return None
+    short = _short_runs(reds, j)
+    if short:
+        return _columns(st, j, reds, short, deps)
+    if not all(_prefers_interchange(r, j, r.src[-1]) for r in reds):
         return None
     # a tile binds the row index innermost: what is computed once per row (a kernel-local
     # array or reduction) would be recomputed per step of k, so those kernels keep rows

@@ -200,3 +200,66 @@ def test_a_scan_down_a_strided_axis_reads_its_rows_contiguously(shape):
         fired += [st for st in opt.src if st.src[2].arg[1] == "scan" and len(st.src) == 4]
     assert fired
     np.testing.assert_allclose(t.numpy(), np.cumsum(x, 0), rtol=1e-4, atol=1e-4)
+
+
+def _running_sum_02(x: np.ndarray) -> np.ndarray:
+    out = np.zeros(x.shape[1], x.dtype)
+    for i in range(x.shape[0]):
+        for k in range(x.shape[2]):
+            out = out + x[i, :, k]
+    return out
+
+
+# (shape, interchanged): a short reduce of a few values is unrolled instead, its outputs upcast
+@pytest.mark.parametrize("shape, interchanged", [
+    ((13, 65521, 2), True), ((64, 257, 3), True), ((5, 40, 4), True), ((7, 13, 5), True),
+    ((17, 33, 7), True), ((31, 1000, 2), True), ((3, 1021, 3), False), ((1, 509, 2), False),
+    ((1, 1, 2), False)])
+@pytest.mark.parametrize("kind", ["sum", "max", "int"])
+def test_a_reduce_over_a_short_last_axis_runs_its_outputs_inside_the_rows(monkeypatch, shape,
+                                                                          interchanged, kind):
+    """A reduce over axes 0 and 2 of (a, b, k), k shorter than a vector: out[j] reads x[i, j, k],
+    k contiguous and j right after k's run. The plain order vectorized k (2-7 lanes) one output
+    at a time, each reading a rows far apart (max_axes5 13x65521x2 at 0.8x torch). Interchanged,
+    j runs inside the row loop with k unrolled into each step ("k rows per pass"): each row
+    streamed along j. Each sum keeps its order (i, then k): a running sum's bits in C (the
+    kernel interpreter sums in numpy's order: within a bound)."""
+    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
+    if kind == "int":
+        x = np.random.default_rng(11).integers(-2**31, 2**31, shape).astype(np.int32)
+    elif kind == "max":
+        x = sprinkled(shape, np.float32, 12, SPECIAL, share=7)
+    else:
+        x = np.random.default_rng(13).standard_normal(shape).astype(np.float32)
+    t = Tensor(x).max(axis=(0, 2)) if kind == "max" else Tensor(x).sum(axis=(0, 2))
+    oracle = np.squeeze(semantics.reduce(Ops.MAX, x, (0, 2), -np.inf), axis=(0, 2)) \
+        if kind == "max" else _running_sum_02(x) if kind == "sum" else x.sum(axis=(0, 2))
+    (item,) = t.schedule()
+    low = lower_only(item.ast)
+    opt = optimize_kernel(low)
+    fired = [a for a in actions(low, opt) if "INTERCHANGE" in a]
+    assert bool(fired) == interchanged, actions(low, opt)
+    if interchanged:
+        j = low.src[0].src[2].arg[0]
+        assert f"INTERCHANGE r{j} inside" in fired[0] and f", {shape[2]} rows per pass" in \
+            fired[0], fired
+    got = t.numpy()
+    oracle = oracle.astype(got.dtype).reshape(-1)
+    assert_same_bits(got.reshape(-1), oracle)
+    if kind == "sum":
+        np.testing.assert_allclose(_interpreted(item, opt), oracle, rtol=1e-5, atol=1e-5)
+    else:
+        assert_same_bits(_interpreted(item, opt), oracle)
+
+
+@pytest.mark.parametrize("shape", [(13, 509, 8), (3, 101, 16), (5, 40, 1)])
+def test_a_reduce_over_a_vector_long_last_axis_keeps_its_rows(shape):
+    # k of a vector or more vectorizes in the plain order: no interchange of its outputs
+    x = np.random.default_rng(14).standard_normal(shape).astype(np.float32)
+    t = Tensor(x).max(axis=(0, 2))
+    (item,) = t.schedule()
+    low = lower_only(item.ast)
+    opt = optimize_kernel(low)
+    if shape[2] > 1:
+        assert not any("rows per pass" in a for a in actions(low, opt)), actions(low, opt)
+    assert_same_bits(t.numpy(), x.max(axis=(0, 2)))

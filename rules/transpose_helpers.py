@@ -5,8 +5,8 @@ along an outer output loop i runs i in blocks of a vector's width, the block's p
 In: a lowered STORE (backends/KERNEL_AST.md, "after lowering") with no action yet and no reduce
 in its value. Out: `transposed(st)`, the STORE with i split into outer * block + inner (the
 outer a "block" range where i was, the inner a "loop" range last: `interchange_helpers.
-split_range`, the last block overlapping the one before it when block does not divide i) and
-j marked "scalar", or None when the STORE is no such transpose.
+split_range`, the last block overlapping the one before it when block does not divide i), or
+None when the STORE is no such transpose.
 
 Why: in the plain order each step of j reads a new cache line of the transposed buffer and
 uses one element of it; by the time the next row of i comes back to that line it has left the
@@ -17,13 +17,6 @@ With the block's points innermost, the far read takes a whole line per step of j
 vector's width of the line), and the block's rows of the output are each written one element
 per step of j, a few lines each in flight. Every output element is computed from the same
 reads as before: bit for bit.
-
-j is marked "scalar" (a loop gcc must not vectorize: the renderer says so). With the block's
-loop fully unrolled inside it, gcc vectorized j itself, each far load a gather of a vector's
-rows and each output row a vector store: 64x128x128's transpose (plus a sum's read) took 2.6 ms
-of one core, 0.45 with j scalar (a copy of as much: 0.41). A last block that overlaps the one
-before it (a gated store) kept gcc from it already: the gate was a speed cliff at divisible
-sizes, not a choice.
 """
 
 from __future__ import annotations
@@ -105,9 +98,9 @@ def transposed(st: UOp) -> UOp | None:
                 return None
             fresh = itertools.count(1 + max(n.arg[0] for n in toposort(st)
                                             if n.op is Ops.RANGE))
-            mapping: dict[UOp, UOp] = {j: j.replace(arg=(j.arg[0], "scalar"))}
+            mapping: dict[UOp, UOp] = {}
             outer, inner = split_range(i, block, "loop", fresh, mapping)
-            loops = [outer if r is i else mapping.get(r, r) for r in ranges] + [inner]
+            loops = [outer if r is i else r for r in ranges] + [inner]
             idx = st.src[0].substitute(mapping)
             if range_size(i) % block:  # type: ignore[operator]
                 # the last block overlaps the one before it: the rows that block wrote are not

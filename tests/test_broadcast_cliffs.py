@@ -128,35 +128,3 @@ def test_a_transpose_whose_rows_share_l1_sets_is_tiled(monkeypatch, l1, a, b, c,
     assert any(s.startswith("TILE") for s in acts) is tiled, acts
     want = x.transpose(0, 2, 1) * 2 + x.astype(np.float64).sum(0).T
     np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-3)
-
-
-@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16])
-@pytest.mark.parametrize("a, b, c", [(64, 128, 128), (3, 1021, 509), (7, 97, 1009),
-                                     (1, 1024, 1024), (16, 256, 64), (2, 48, 80)])
-def test_a_transpose_tile_keeps_its_row_loop_scalar(a, b, c, dt):
-    """The transpose tile's loop along the output row (j, reading a line of each far row per
-    step) is marked "scalar" and printed under `omp simd if(0)`: with the block's loop fully
-    unrolled inside it, gcc vectorized j with gathers of a vector's rows, 6x slower than scalar
-    at sizes the block divides (64x128x128: 2.6 -> 0.45 ms of a core; a gated last block kept
-    gcc from it at the others). The C kernel and the kernel interpreter give numpy's values."""
-    from rulegrad.backends.c import run
-    from rulegrad.backends.c.render import render_kernel
-    from rulegrad.backends.kernel_interp import run_kernel
-
-    x = np.random.default_rng(a + b + c).standard_normal((a, b, c)).astype(dt)
-    t = Tensor(x).transpose(1, 2) * 2 + 1
-    (item,) = t.schedule()
-    opt = run.optimize_kernel(run.lower_only(item.ast))
-    (st,) = opt.src
-    tiled = any(r.arg[1] == "block" for r in st.src[2:])  # (a short row is left untiled)
-    scalar = [r for r in st.src[2:] if r.arg[1] == "scalar"]
-    assert len(scalar) == tiled and (not tiled or scalar[0] is st.src[-2]), st.src[2:]
-    if tiled:
-        src = render_kernel(opt, "k0").source
-        assert "#pragma omp simd if(0)\n" in src, src
-    want = x.transpose(0, 2, 1) * dt(2) + dt(1)
-    np.testing.assert_array_equal(t.numpy(), want)
-    bufs = [np.zeros(buf.size, buf.dtype.np) for buf in item.bufs]
-    bufs[1][:] = x.reshape(-1)
-    run_kernel(opt, bufs)
-    np.testing.assert_array_equal(bufs[0], want.reshape(-1))

@@ -513,11 +513,7 @@ def render_vector(node: UOp, a: list[str]) -> str:
 
 
 def _unroll(r: UOp) -> str:
-    """The pragma of an "unroll" loop (a register tile's rows or columns): all of it; of a
-    "scalar" loop (a transpose tile's, rules/transpose_helpers.py): not vectorized (OpenMP's
-    simd `if` clause false: gcc 12 has no other per-loop way to say it)."""
-    if r.arg[1] == "scalar":
-        return "#pragma omp simd if(0)"
+    """The pragma of an "unroll" loop (a register tile's rows or columns): all of it."""
     return f"#pragma GCC unroll {loop_count(r)}" if r.arg[1] == "unroll" else ""
 
 

@@ -1062,30 +1062,42 @@ class TensorOps:
         return pooled._reduce(op, -1, False)
 
     def _scan_blocks(self, op: Ops, ident: Any) -> Tensor:
-        """Inclusive scan of a long last axis in blocks of SCAN_BLOCK: each block scanned
-        pooled, then combined with the scan of the blocks before it (the blocks' totals, scanned
-        the same way). A pooled scan of the whole axis loops n^2 times: 4e12 for a cumsum of
-        2M elements, past the work limit; blocked it is at most n * SCAN_BLOCK per level (n
-        with opt.rules' scan_store), and the levels are log(n) / log(SCAN_BLOCK) or fewer."""
+        """Inclusive scan of a long last axis in blocks of SCAN_BLOCK, reduce then scan: each
+        block's total (a reduce, vectorized and threaded), the scan of the totals (the same
+        problem, nb = n / SCAN_BLOCK long), then each block scanned again from the total of the
+        blocks before it (its first element combined with it: one running accumulator per
+        block, the blocks threaded). The input is read twice and the output written once (the
+        blocks' scans, kept and combined in a pass of their own, wrote and read n more).
+        A pooled scan of the whole axis loops n^2 times: 4e12 for a cumsum of 2M elements,
+        past the work limit. Exact for ints, MAX and MIN (each block starts from the blocks'
+        own result); a float sum (product) is in an order of its own, within the reduction
+        contract (runtime/semantics.py): out[i] is the exact sum of x[:i + 1] within
+        i * eps * sum |x[:i + 1]|."""
         if self.dtype is dtypes.float16 and op in (Ops.ADD, Ops.MUL):
             # a float16 reduce accumulates in float32 and rounds once (lower_helpers.py): the
-            # blocks' scans and totals rounded to float16 on their way would round every
-            # element past the first block twice or more (65537 elements: off by 4 ulps)
+            # blocks' totals rounded to float16 on their way would round every element past
+            # the first block twice or more (65537 elements: off by 4 ulps)
             return self.cast(dtypes.float32)._scan_blocks(op, ident).cast(dtypes.float16)
         *lead, n = self.shape
+        keep = [None] * len(lead)
         nb = -(-n // SCAN_BLOCK)
-        blocks = self.pad((*[None] * len(lead), (0, nb * SCAN_BLOCK - n)), value=ident)
-        inner = blocks.reshape(*lead, nb, SCAN_BLOCK)._scan_pooled(op, ident)
-        totals = inner.shrink((*[None] * (len(lead) + 1), (SCAN_BLOCK - 1, SCAN_BLOCK)))
-        # the blocks before each block: the scan of the totals, shifted one block on
-        # (a kernel of its own: fused into the combine, its window ran once per element)
-        before = totals.reshape(*lead, nb)._cum(-1, op).contiguous()
-        before = before.pad((*[None] * len(lead), (1, 0)), value=ident)
-        before = before.shrink((*[None] * len(lead), (0, nb))).unsqueeze(-1)
-        # combined by the same reduce as each window, so NaN and signed zeros meet one rule
-        both = type(self).stack(before.expand(*lead, nb, SCAN_BLOCK), inner, dim=-1)
-        out = both._reduce(op, -1, False).reshape(*lead, nb * SCAN_BLOCK)
-        return out.shrink((*[None] * len(lead), (0, n)))
+        blocks = self.pad((*keep, (0, nb * SCAN_BLOCK - n)), value=ident)
+        blocks = blocks.reshape(*lead, nb, SCAN_BLOCK)
+        # the totals of the whole blocks before the last (read unpadded: a gate on the last
+        # block's reads kept the sum from vectors)
+        whole = self.shrink((*keep, (0, (nb - 1) * SCAN_BLOCK)))
+        totals = whole.reshape(*lead, nb - 1, SCAN_BLOCK)._reduce(op, -1, False)
+        # the blocks before each block: the scan of the totals, shifted one block on (a buffer:
+        # fused into the blocks' scan, its window ran once per element)
+        before = totals._cum(-1, op).contiguous().pad((*keep, (1, 0)), value=ident)
+        before = before.unsqueeze(-1)
+        # each block but the first starts from `before` (the first keeps its own first
+        # element: ident + -0.0 is +0.0)
+        seeded = (_positions(self, nb, lazy=True).reshape(nb, 1) > 0) \
+            & (_positions(self, SCAN_BLOCK, lazy=True) == 0)
+        start = seeded.where(_combine(op, before, blocks), blocks)
+        out = start._scan_pooled(op, ident).reshape(*lead, nb * SCAN_BLOCK)
+        return out.shrink((*keep, (0, n)))
 
     def cumsum(self, axis: int = 0) -> Tensor: return self._cum(axis, Ops.ADD)
     def cumprod(self, axis: int = 0) -> Tensor: return self._cum(axis, Ops.MUL)
@@ -1730,6 +1742,12 @@ def _take_running(x: Tensor, idx: Tensor) -> Tensor:
     before = held.pad((*[None] * len(lead), (1, 0))).shrink((*[None] * len(lead), (0, nb)))
     out = (local >= 0).where(mine.contiguous(), before.unsqueeze(-1))
     return out.reshape(*lead, nb * SCAN_BLOCK).shrink((*[None] * len(lead), (0, n))).contiguous()
+
+
+def _combine(op: Ops, a: Tensor, b: Tensor) -> Tensor:
+    """a op b elementwise, for a scan's op (ADD, MUL, MAX, MIN)."""
+    return {Ops.ADD: a.__add__, Ops.MUL: a.__mul__, Ops.MAX: a.maximum,
+            Ops.MIN: a.minimum}[op](b)
 
 
 def _lower_triangle(like: Tensor, n: int | UOp) -> Tensor:

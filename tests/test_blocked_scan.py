@@ -113,3 +113,21 @@ def test_long_rows_of_a_tall_matrix():
     # 1000 rows of 24,000: each row's window, 1000 * 2 * 24000^2, is past the default limit
     x = np.random.default_rng(8).standard_normal((1000, 24_000)).astype(np.float32)
     _within_contract(Tensor(x).cumsum(1).numpy(), x, "cumsum", 1)
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod", "cummax"])
+@pytest.mark.parametrize("shape,axis", [((4097,), 0), ((3, 4097), 1), ((4097, 3), 0)])
+def test_gradients_through_the_blocks_are_torchs(monkeypatch, op, shape, axis):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("RULEGRAD_MAX_WORK", str(SMALL_WORK))
+    x = _sample("cumprod" if op == "cumprod" else "cumsum", "float64", shape, 9)
+    if op == "cummax":
+        x[..., ::5] = 0.5  # (ties: torch gives the gradient to the last maximum)
+    g = np.random.default_rng(10).standard_normal(shape)
+    ours = Tensor(x, requires_grad=True)
+    out = getattr(ours, op)(axis)
+    ((out[0] if op == "cummax" else out) * Tensor(g)).sum().backward()
+    theirs = torch.tensor(x, requires_grad=True)
+    out = getattr(torch, op)(theirs, axis)
+    ((out[0] if op == "cummax" else out) * torch.tensor(g)).sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-9, atol=1e-9)

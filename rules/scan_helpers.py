@@ -30,6 +30,11 @@ from the start: bit for bit the sequential window, and numpy's `cumsum`.
 A window that is a prefix of i read from its end (a flipped running sum: cumsum's gradient,
 runtime/running_sum.py) is a prefix window of i' = n - 1 - i: the STORE, written with i' for i,
 is scanned the same way (`_scan_from_end`), its writes walking the buffer backwards.
+
+A blocked scan's output (runtime/tensor_ops.py's `_scan_blocks`: windows of m over each block
+of m) has one loop i over its n elements, read as i % m and i // m: the loop is split back
+into the blocks and their m positions, and the window is a prefix of the position
+(`_scan_blocks`).
 """
 
 from __future__ import annotations
@@ -65,9 +70,43 @@ def scanned(st: UOp) -> UOp | None:
             continue  # (it reads another reduce's loop: computed more than once per output)
         for i in loops:
             if i in deps[red] and ((out := _scan(st, red, i)) is not None
-                                   or (out := _scan_from_end(st, red, i)) is not None):
+                                   or (out := _scan_from_end(st, red, i)) is not None
+                                   or (out := _scan_blocks(st, red, i)) is not None):
                 return out
     return None
+
+
+def _scan_blocks(st: UOp, red: UOp, i: UOp) -> UOp | None:
+    """`st` with `red` run along blocks of loop i, when red's window (m values) is a prefix of
+    i's position in its block of m, i % m: a blocked scan's output (runtime/tensor_ops.py's
+    `_scan_blocks`), whose (blocks, m) loops rangeify merged into one loop of the output's n.
+    Loop i is split back into b over the blocks and k over m (i = b * m + k, the last block's
+    stores past n gated off) and red is scanned along k, one accumulator per block, the blocks
+    a loop the parallel action may thread."""
+    j = red.src[-1]
+    n, m = range_size(i), range_size(j)
+    if len(red.src) != 2 or j.arg[1] != "reduce" or n is None or m is None or not 2 <= m < n:
+        return None
+    m_c = UOp.const(dtypes.index, m)
+    mod, div = i.alu(Ops.MOD, m_c), i.alu(Ops.IDIV, m_c)
+    if m & (m - 1) == 0:  # (lower.rules wrote a power of two's as a mask and a shift)
+        mod, div = i.alu(Ops.AND, m - 1), i.alu(Ops.SHR, m.bit_length() - 1)
+    if mod not in set(toposort(red)):
+        return None
+    fresh = 1 + max(x.arg[0] for x in toposort(st) if x.op is Ops.RANGE)
+    b = i.replace(src=(UOp.const(dtypes.index, -(-n // m)),))
+    k = UOp.range(m, fresh, "loop")
+    split = {mod: k, div: b, i: b * m + k}
+    index, value = (x.substitute(split) for x in st.src[:2])
+    if n % m:  # (the last block's positions past n: stored nowhere)
+        gate = (b * m + k).alu(Ops.CMPLT, UOp.const(dtypes.index, n))
+        if len(index.src) > 2:
+            gate = index.src[2].alu(Ops.AND, gate)
+        index = index.replace(src=(*index.src[:2], gate))
+    ranges = []
+    for r in st.src[2:]:
+        ranges += [b, k] if r is i else [r]
+    return _scan(st.replace(src=(index, value, *ranges)), red.substitute(split), k)
 
 
 def _scan_from_end(st: UOp, red: UOp, i: UOp) -> UOp | None:

@@ -1062,30 +1062,42 @@ class TensorOps:
         return pooled._reduce(op, -1, False)
 
     def _scan_blocks(self, op: Ops, ident: Any) -> Tensor:
-        """Inclusive scan of a long last axis in blocks of SCAN_BLOCK: each block scanned
-        pooled, then combined with the scan of the blocks before it (the blocks' totals, scanned
-        the same way). A pooled scan of the whole axis loops n^2 times: 4e12 for a cumsum of
-        2M elements, past the work limit; blocked it is at most n * SCAN_BLOCK per level (n
-        with opt.rules' scan_store), and the levels are log(n) / log(SCAN_BLOCK) or fewer."""
+        """Inclusive scan of a long last axis in blocks of SCAN_BLOCK, reduce then scan: each
+        block's total (a reduce, vectorized and threaded), the scan of the totals (the same
+        problem, nb = n / SCAN_BLOCK long), then each block scanned again from the total of the
+        blocks before it (its first element combined with it: one running accumulator per
+        block, the blocks threaded). The input is read twice and the output written once (the
+        blocks' scans, kept and combined in a pass of their own, wrote and read n more).
+        A pooled scan of the whole axis loops n^2 times: 4e12 for a cumsum of 2M elements,
+        past the work limit. Exact for ints, MAX and MIN (each block starts from the blocks'
+        own result); a float sum (product) is in an order of its own, within the reduction
+        contract (runtime/semantics.py): out[i] is the exact sum of x[:i + 1] within
+        i * eps * sum |x[:i + 1]|."""
         if self.dtype is dtypes.float16 and op in (Ops.ADD, Ops.MUL):
             # a float16 reduce accumulates in float32 and rounds once (lower_helpers.py): the
-            # blocks' scans and totals rounded to float16 on their way would round every
-            # element past the first block twice or more (65537 elements: off by 4 ulps)
+            # blocks' totals rounded to float16 on their way would round every element past
+            # the first block twice or more (65537 elements: off by 4 ulps)
             return self.cast(dtypes.float32)._scan_blocks(op, ident).cast(dtypes.float16)
         *lead, n = self.shape
+        keep = [None] * len(lead)
         nb = -(-n // SCAN_BLOCK)
-        blocks = self.pad((*[None] * len(lead), (0, nb * SCAN_BLOCK - n)), value=ident)
-        inner = blocks.reshape(*lead, nb, SCAN_BLOCK)._scan_pooled(op, ident)
-        totals = inner.shrink((*[None] * (len(lead) + 1), (SCAN_BLOCK - 1, SCAN_BLOCK)))
-        # the blocks before each block: the scan of the totals, shifted one block on
-        # (a kernel of its own: fused into the combine, its window ran once per element)
-        before = totals.reshape(*lead, nb)._cum(-1, op).contiguous()
-        before = before.pad((*[None] * len(lead), (1, 0)), value=ident)
-        before = before.shrink((*[None] * len(lead), (0, nb))).unsqueeze(-1)
-        # combined by the same reduce as each window, so NaN and signed zeros meet one rule
-        both = type(self).stack(before.expand(*lead, nb, SCAN_BLOCK), inner, dim=-1)
-        out = both._reduce(op, -1, False).reshape(*lead, nb * SCAN_BLOCK)
-        return out.shrink((*[None] * len(lead), (0, n)))
+        blocks = self.pad((*keep, (0, nb * SCAN_BLOCK - n)), value=ident)
+        blocks = blocks.reshape(*lead, nb, SCAN_BLOCK)
+        # the totals of the whole blocks before the last (read unpadded: a gate on the last
+        # block's reads kept the sum from vectors)
+        whole = self.shrink((*keep, (0, (nb - 1) * SCAN_BLOCK)))
+        totals = whole.reshape(*lead, nb - 1, SCAN_BLOCK)._reduce(op, -1, False)
+        # the blocks before each block: the scan of the totals, shifted one block on (a buffer:
+        # fused into the blocks' scan, its window ran once per element)
+        before = totals._cum(-1, op).contiguous().pad((*keep, (1, 0)), value=ident)
+        before = before.unsqueeze(-1)
+        # each block but the first starts from `before` (the first keeps its own first
+        # element: ident + -0.0 is +0.0)
+        seeded = (_positions(self, nb, lazy=True).reshape(nb, 1) > 0) \
+            & (_positions(self, SCAN_BLOCK, lazy=True) == 0)
+        start = seeded.where(_combine(op, before, blocks), blocks)
+        out = start._scan_pooled(op, ident).reshape(*lead, nb * SCAN_BLOCK)
+        return out.shrink((*keep, (0, n)))
 
     def cumsum(self, axis: int = 0) -> Tensor: return self._cum(axis, Ops.ADD)
     def cumprod(self, axis: int = 0) -> Tensor: return self._cum(axis, Ops.MUL)
@@ -1093,19 +1105,27 @@ class TensorOps:
     def cummax(self, axis: int = 0) -> tuple[Tensor, Tensor]:
         """Running max and the index where it was (the last such index, as torch)."""
         T = type(self)
-        values = self._cum(axis, Ops.MAX)
         if self.ndim == 0:
-            return values, T.zeros((), dtype=dtypes.int32)
+            return self._cum(axis, Ops.MAX), T.zeros((), dtype=dtypes.int32)
         axis = self._axis(axis)
         if (whole := gathered_along(self, axis)) is not None:
             vals, idx = whole[0].cummax(axis)
             return vals.shard(whole[1], axis), idx.shard(whole[1], axis)
         n = self.shape[axis]
         if isinstance(n, int) and n == 0:
-            return values, T.zeros(self.shape, dtype=dtypes.int32)
-        x, vt = self.transpose(axis, -1), values.transpose(axis, -1)
-        idx = _running_index(x)
-        if idx is None:  # (a value whose rank needs more than 32 bits, or a symbolic axis)
+            return self, T.zeros(self.shape, dtype=dtypes.int32)
+        x = self.transpose(axis, -1)
+        key = _running_key(x)
+        if key is not None:
+            idx = (key & 0xFFFFFFFF).cast(dtypes.int32)
+            # an int's rank is itself: its running max is the key's high half (one scan for
+            # both, where the values' own pooled scan was a third of the graph build of a
+            # cummax of 65536, the call's larger part); a float's is picked at idx below
+            values = None if self.dtype.is_float else \
+                (key >> 32).cast(self.dtype).transpose(-1, axis)
+        else:  # (a value whose rank needs more than 32 bits, or a symbolic axis)
+            values = self._cum(axis, Ops.MAX)
+            vt = values.transpose(axis, -1)
             # the index of vt[i] is the last j <= i with x[j] == vt[j] (a record): past it
             # every x is below the running max, which so stays vt[j]. So it is a running max
             # of the records' positions (linear work, where matching x[j] with each vt[i] was
@@ -1138,7 +1158,10 @@ class TensorOps:
         if self.dtype.is_float:
             values, idx = (-self).cummax(axis)
             return -values, idx
-        return self._cum(axis, Ops.MIN), self._inverse().cummax(axis)[1]
+        # an int's: ~x reverses the order exactly, so the running min is ~ of ~x's running max,
+        # and both come from its one scan (a MIN scan of its own was a second)
+        values, idx = self._inverse().cummax(axis)
+        return values._inverse(), idx
 
     def logcumsumexp(self, axis: int = 0) -> Tensor:
         if self.ndim == 0:
@@ -1674,13 +1697,14 @@ def _window_size(lead: tuple[int, ...], n: int) -> int:
     return math.prod(lead) * (n + 1) * (2 * n - 1)
 
 
-def _running_index(x: Tensor) -> Tensor | None:
-    """The index of cummax's running max along x's last axis, torch's: the last maximum so far
-    (its >= keeps the later tie, -0.0 and 0.0 tie), and the last NaN once there is one. One
-    scan: a running max of the int64 key rank(x[j]) * 2^32 + j, where rank orders x as torch
-    does (a float's bits read as a sign-magnitude integer, the zeros one rank, NaN above all),
-    so the largest key is the latest of the largest values, and its low 32 bits its index
-    (where matching each element with the running max's scan was a second scan over both).
+def _running_key(x: Tensor) -> Tensor | None:
+    """The running max of cummax's key along x's last axis, whose low 32 bits are the index of
+    the running max, torch's: the last maximum so far (its >= keeps the later tie, -0.0 and 0.0
+    tie), and the last NaN once there is one; for an int x its high 32 bits are the running max.
+    One scan: a running max of the int64 key rank(x[j]) * 2^32 + j, where rank orders x as torch
+    does (a float's bits read as a sign-magnitude integer, the zeros one rank, NaN above all;
+    an int is its own rank), so the largest key is the latest of the largest values (where
+    matching each element with the running max's scan was a second scan over both).
     None where the key has no room: a rank of more than 32 bits (float64, int64, and uint32,
     whose values pass int32's), an axis past 2^31, or a symbolic one."""
     n = x.shape[-1]
@@ -1694,8 +1718,8 @@ def _running_index(x: Tensor) -> Tensor | None:
         rank = f.isnan().where(2 ** 31 - 1, rank)  # (above inf's bits: any NaN, either sign)
     else:
         rank = x.cast(dtypes.int64)
-    key = rank * 2 ** 32 + _positions(x, n, dtypes.int64)
-    return (key._cum(-1, Ops.MAX) & 0xFFFFFFFF).cast(dtypes.int32)
+    key = rank * 2 ** 32 + _positions(x, n, dtypes.int64, lazy=True)
+    return key._cum(-1, Ops.MAX)
 
 
 def _take_running(x: Tensor, idx: Tensor) -> Tensor:
@@ -1714,7 +1738,7 @@ def _take_running(x: Tensor, idx: Tensor) -> Tensor:
     grow = (*[None] * len(lead), (0, nb * SCAN_BLOCK - n))
     xb = x.pad(grow).reshape(*lead, nb, SCAN_BLOCK)
     ib = idx.pad(grow).reshape(*lead, nb, SCAN_BLOCK)
-    local = ib - (_positions(x, nb) * SCAN_BLOCK).reshape(nb, 1)  # < 0: an earlier block
+    local = ib - (_positions(x, nb, lazy=True) * SCAN_BLOCK).reshape(nb, 1)  # < 0: an earlier block
     # (an index in an earlier block matches nothing here: -0.0, replaced by `before` below)
     mine = xb.unsqueeze(-2)._pick(local.unsqueeze(-1)._one_hot_along_dim(SCAN_BLOCK), -1)
     tail = (*[None] * (len(lead) + 1), (SCAN_BLOCK - 1, SCAN_BLOCK))
@@ -1722,7 +1746,7 @@ def _take_running(x: Tensor, idx: Tensor) -> Tensor:
     last = last.reshape(*lead, nb)
     # the block whose pick each block's last element holds: the last one to hold its own
     # (block 0 always does: idx[i] <= i)
-    owner = last_inside.reshape(*lead, nb).where(_positions(x, nb), -1)._cum(-1, Ops.MAX)
+    owner = last_inside.reshape(*lead, nb).where(_positions(x, nb, lazy=True), -1)._cum(-1, Ops.MAX)
     # (a buffer: each element of a block reads its block's owner, a scan of the blocks that a
     # reader fused with it ran once per element: nb steps each, 263 per element at 65536)
     owner = owner.contiguous()
@@ -1730,6 +1754,12 @@ def _take_running(x: Tensor, idx: Tensor) -> Tensor:
     before = held.pad((*[None] * len(lead), (1, 0))).shrink((*[None] * len(lead), (0, nb)))
     out = (local >= 0).where(mine.contiguous(), before.unsqueeze(-1))
     return out.reshape(*lead, nb * SCAN_BLOCK).shrink((*[None] * len(lead), (0, n))).contiguous()
+
+
+def _combine(op: Ops, a: Tensor, b: Tensor) -> Tensor:
+    """a op b elementwise, for a scan's op (ADD, MUL, MAX, MIN)."""
+    return {Ops.ADD: a.__add__, Ops.MUL: a.__mul__, Ops.MAX: a.maximum,
+            Ops.MIN: a.minimum}[op](b)
 
 
 def _lower_triangle(like: Tensor, n: int | UOp) -> Tensor:

@@ -1,5 +1,5 @@
 """cummax / cummin's index in one scan: a running max of the int64 key rank(x) * 2^32 + position
-(runtime/tensor_ops.py's `_running_index`), where it was the running max's scan and a second
+(runtime/tensor_ops.py's `_running_key`), where it was the running max's scan and a second
 scan matching each element with it. Values (with the sign of a zero) and indices against torch
 over lengths, axes of 2-D and 3-D, dtypes and the keys' edges (the extreme ints, the largest and
 subnormal floats, infinities, NaN of either sign, ±0); values against numpy's running max; the
@@ -88,3 +88,50 @@ def test_the_index_is_one_scan(n, dt):
         for name in ("cummax", "cummin"):
             _, idx = getattr(Tensor(_draw(shape, dt, n)), name)(axis)
             assert len(idx.schedule()) == 1, (name, shape)
+
+
+def _reduces(*ts: Tensor) -> set:
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.uop import toposort
+
+    return {n for t in ts for n in toposort(t.uop) if n.op is Ops.REDUCE_AXIS}
+
+
+@pytest.mark.parametrize("dt", ["int32", "int8", "uint8", "bool"])
+@pytest.mark.parametrize("n", [7, 513, 4097])
+def test_an_ints_values_and_index_are_one_scan(n, dt):
+    # an int is its own rank: the running max is the key's high half, so the values and the
+    # index read the one scan of the key (the values had a scan of their own)
+    a = _draw((3, n), "int8", n) if dt != "bool" else np.random.default_rng(n).random((3, n)) < .5
+    a = a.astype(dt)
+    for name in ("cummax", "cummin"):
+        v, i = getattr(Tensor(a), name)(1)
+        assert len(_reduces(v, i)) == 1, name
+        acc = np.maximum if name == "cummax" else np.minimum
+        np.testing.assert_array_equal(v.numpy(), acc.accumulate(a, axis=1))
+        tv, ti = getattr(torch, name)(torch.from_numpy(a), 1)
+        np.testing.assert_array_equal(i.numpy(), ti.numpy().astype(np.int32))
+
+
+def test_a_floats_values_build_no_scan_of_their_own(monkeypatch):
+    # a float's running max is picked at the index: the running max's own scan (a pooled MAX
+    # over float windows) was built and dropped, a third of the graph of a cummax of 65536;
+    # counted over every node built, not only those the result reads
+    from rulegrad.runtime import uop
+    from rulegrad.runtime.ops import Ops
+
+    built: list = []
+    make = uop._object_new
+    monkeypatch.setattr(uop, "_object_new", lambda cls: built.append(make(cls)) or built[-1])
+    counts = []
+    for n in (513, 4097, 65536):
+        built.clear()
+        a = _draw((n,), "float32", n)
+        v, i = Tensor(a).cummax(0)
+        assert not [u for u in built if u.op is Ops.REDUCE_AXIS and u.dtype.is_float
+                    and u.arg[0] is Ops.MAX]
+        counts.append(len(built))
+        assert _same(v.numpy(), torch.cummax(torch.from_numpy(a), 0)[0].numpy())
+    # (the graph does not grow with the length: blocks of the same few steps; the later
+    # lengths reuse the first's constants, hash-consed)
+    assert max(counts[1:]) <= counts[0], counts

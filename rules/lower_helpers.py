@@ -8,8 +8,9 @@ from __future__ import annotations
 import math
 
 from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.loops import stride
 from rulegrad.runtime.ops import Ops, reduce_identity
-from rulegrad.runtime.uop import UOp
+from rulegrad.runtime.uop import UOp, toposort
 
 
 def is_pow2(value: object) -> bool:
@@ -98,6 +99,12 @@ def unnested(red: UOp) -> UOp | None:
             or not is_loop(inner) or update.op is not red.arg or inner.src[0].op is not red.arg:
         return None
     if not all(_from_identity(r) for r in (red, inner)):
+        return None
+    # only where the contiguous axis is the outer one's: a batch norm's sum over N of sums along
+    # each image's H*W run stays a nest (interchange_helpers runs the channels between the two)
+    steps = [(stride(i, inner.src[-1]), stride(i, red.src[-1]))
+             for i in (n.src[0].src[1] for n in toposort(inner) if n.op is Ops.LOAD)]
+    if not steps or any(a == 1 for a, _ in steps) or not any(b == 1 for _, b in steps):
         return None
     ranges = sorted((*inner.src[1:], *red.src[1:]), key=lambda r: r.arg[0])
     return reduce_loop(UOp(Ops.REDUCE, red.dtype, (inner.src[0].src[1], *ranges), red.arg))

@@ -2,7 +2,8 @@
 rulegrad beside PyTorch eager.
 
     python bench/sweep.py [--family NAME,...] [--rounds N] [--quick]
-                          [--held-out | --held-out-other | --held-out-3] [POINT ...]
+                          [--held-out | --held-out-other | --held-out-3 | --held-out-4]
+                          [POINT ...]
 
 Per point: rulegrad's and torch eager's median wall time per call (inputs already in each
 framework's arrays, the result read as a numpy array, interleaved rounds in one run), torch's
@@ -149,6 +150,49 @@ HELD_OUT_3: dict[str, list[tuple]] = {
     "transpose_sum": [(7, 97, 1009), (64, 128, 128), (3, 1021, 509)],
     "elementwise": [(999983,), (65521,)],
 }
+# A fourth set none of the work above was tuned on (`--held-out-4`): attention with head dims 24,
+# 80, 96 and 128 at odd sequence lengths, MLP blocks (layernorm, gelu, residual) at batch 1 and 3,
+# int8 -> float products, silu/tanh/bias+residual epilogues, conv1d, depthwise, grouped, padded
+# and dilated conv2d, pooling with stride != kernel, reductions over each 2 of 4 axes (masks 3,
+# 5, 6, 9, 10, 12), normalizations over the last two axes, softmax over axis 0, broadcasts with
+# 1-sized middle axes, float16 and float64 chains; each at tiny, prime, batch 1, tall, skinny and
+# large shapes
+HELD_OUT_4: dict[str, list[tuple]] = {
+    "attention4": [(1, 1, 3, 24, 0), (1, 4, 101, 24, 1), (1, 8, 257, 80, 0), (2, 6, 77, 96, 1),
+                   (1, 2, 999, 128, 0), (8, 16, 17, 128, 0), (1, 8, 511, 96, 1)],
+    "mlp_block": [(1, 8, 16), (3, 97, 389), (1, 768, 3072), (3, 1024, 4096), (1000, 64, 256),
+                  (3, 2048, 64), (512, 512, 2048)],
+    "matmul_i8": [(2, 3, 5), (97, 101, 103), (1, 1024, 1024), (4096, 64, 64), (64, 4096, 64),
+                  (512, 512, 512)],
+    "linear_act": [(1, 512, 2048, 1, 1), (3, 1021, 509, 3, 0), (256, 384, 1536, 3, 1),
+                   (7, 7, 7, 1, 0), (1000, 64, 64, 1, 1), (64, 2048, 128, 3, 0),
+                   (1, 4096, 1024, 0, 1)],
+    "conv1d": [(1, 1, 7, 1, 3, 1, 1, 0, 1), (1, 3, 1021, 16, 5, 1, 1, 2, 1),
+               (8, 64, 255, 64, 3, 2, 1, 1, 1), (1, 128, 4096, 128, 3, 1, 2, 2, 1),
+               (16, 32, 100, 32, 7, 1, 1, 3, 32), (4, 256, 61, 256, 1, 1, 1, 0, 1),
+               (2, 64, 513, 64, 3, 1, 1, 1, 4)],
+    "conv2d_full": [(1, 1, 7, 1, 3, 1, 1, 1, 1), (1, 64, 56, 64, 3, 1, 1, 1, 64),
+                    (8, 32, 29, 32, 5, 2, 1, 2, 32), (2, 64, 28, 128, 3, 1, 1, 1, 8),
+                    (1, 16, 63, 16, 3, 1, 3, 3, 1), (4, 8, 17, 16, 3, 1, 1, 1, 1),
+                    (1, 24, 97, 24, 3, 2, 2, 2, 24)],
+    "pool_max": [(1, 1, 8, 3, 1), (2, 16, 97, 2, 3), (1, 64, 112, 3, 1), (8, 32, 55, 4, 2),
+                 (1, 3, 1021, 5, 2), (16, 128, 14, 3, 1)],
+    "pool_avg": [(1, 1, 8, 3, 1), (2, 16, 97, 2, 3), (1, 64, 112, 3, 1), (8, 32, 55, 4, 2),
+                 (1, 3, 1021, 5, 2), (16, 128, 14, 3, 1)],
+    "sum_axes": [(3, 2, 3, 4, 5), (5, 7, 97, 13, 31), (6, 1, 257, 63, 65), (9, 64, 3, 5, 1021),
+                 (10, 2, 509, 3, 509), (12, 16, 32, 64, 64)],
+    "max_axes": [(3, 3, 2, 5, 4), (5, 97, 7, 31, 13), (6, 1, 63, 257, 65), (9, 1021, 5, 3, 64),
+                 (10, 509, 2, 509, 3), (12, 64, 16, 32, 64)],
+    "mean_axes": [(3, 33, 65, 7, 129), (6, 16, 127, 127, 3), (9, 8, 64, 64, 8)],
+    "var_axes": [(5, 31, 8, 61, 17), (10, 4, 128, 9, 128), (12, 2, 3, 255, 257)],
+    "norm2": [(2, 3, 5), (97, 13, 17), (1, 256, 256), (4096, 7, 9), (3, 509, 1021),
+              (64, 64, 64)],
+    "softmax0": [(3, 2), (1009, 97), (1, 4096), (8192, 33), (33, 8192), (1024, 1024)],
+    "bcast4": [(2, 3, 4, 5), (7, 97, 13, 31), (1, 64, 256, 256), (1021, 3, 1, 257),
+               (3, 1, 4096, 129), (16, 64, 32, 64)],
+    "elementwise_dt": [(7, 16), (999983, 16), (1 << 22, 16), (7, 64), (65521, 64),
+                       (1 << 22, 64)],
+}
 SMALL = 1e-4  # seconds: below this a point measures per-call latency
 
 
@@ -180,10 +224,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="the held-out shapes of the non-product families (HELD_OUT_OTHER)")
     ap.add_argument("--held-out-3", action="store_true",
                     help="the third held-out set (HELD_OUT_3), every family")
+    ap.add_argument("--held-out-4", action="store_true",
+                    help="the fourth held-out set (HELD_OUT_4), every family")
     ap.add_argument("points", nargs="*", help="family:AxBxC points instead of the tables'")
     args = ap.parse_args(argv)
-    table = (HELD_OUT_3 if args.held_out_3 else HELD_OUT_OTHER if args.held_out_other
-             else HELD_OUT if args.held_out else SWEEP)
+    table = (HELD_OUT_4 if args.held_out_4 else HELD_OUT_3 if args.held_out_3
+             else HELD_OUT_OTHER if args.held_out_other else HELD_OUT if args.held_out
+             else SWEEP)
     if args.points:  # the points given, grouped by family in their order
         table = {}
         for spec in args.points:

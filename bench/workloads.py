@@ -14,7 +14,9 @@ bcast (broadcasts over non-contiguous axes), permute_sum, gather (along axis 1, 
 embedding (rows of a table at indices), where, pad, cat (along a middle axis), cat_last; and the
 third held-out set's: linear_act (relu/silu/gelu epilogues, a residual add), attention4
 ((b, h, s, d), causal or not), conv2d_full (stride, dilation, padding, groups), groupnorm,
-transpose_sum.
+transpose_sum; and the fourth's: mlp_block (layernorm, gelu and a residual), matmul_i8 (int8 cast
+to float), conv1d, norm2 (over the last two axes), softmax0 (over axis 0), bcast4 (1-sized middle
+axes), elementwise_dt (float16 or float64), and linear_act's tanh (act 3).
 """
 
 from __future__ import annotations
@@ -480,12 +482,12 @@ def cat_last(a: int, b: int, rng: np.random.Generator) -> Point:
 
 
 # ---------------------------------------------------------------- third held-out families
-_ACTS = ("relu", "silu", "gelu")
+_ACTS = ("relu", "silu", "gelu", "tanh")
 
 
 def linear_act(m: int, k: int, n: int, act: int, residual: int = 0, *,
                rng: np.random.Generator) -> Point:
-    """act(x @ w + bias) (+ r when `residual`): act 0 relu, 1 silu, 2 gelu (tanh)."""
+    """act(x @ w + bias) (+ r when `residual`): act 0 relu, 1 silu, 2 gelu (tanh), 3 tanh."""
     x, w, bias = _rand(rng, m, k), _rand(rng, k, n, scale=k ** -0.5), _rand(rng, n)
     r = _rand(rng, m, n)
     name = _ACTS[act]
@@ -498,13 +500,15 @@ def linear_act(m: int, k: int, n: int, act: int, residual: int = 0, *,
         import torch
         import torch.nn.functional as F
         y = torch.addmm(bias, x, w)
-        y = F.gelu(y, approximate="tanh") if name == "gelu" else getattr(F, name)(y)
+        y = (F.gelu(y, approximate="tanh") if name == "gelu" else torch.tanh(y)
+             if name == "tanh" else getattr(F, name)(y))
         return y + r if residual else y
 
     def jf(x, w, bias, r):
         import jax
         y = x @ w + bias
-        y = _gelu_jax(y) if name == "gelu" else getattr(jax.nn, name)(y)
+        y = (_gelu_jax(y) if name == "gelu" else jax.numpy.tanh(y) if name == "tanh"
+             else getattr(jax.nn, name)(y))
         return y + r if residual else y
 
     return Point("linear_act", (m, k, n, act, residual), dict(x=x, w=w, bias=bias, r=r), rg, tf,
@@ -585,6 +589,131 @@ def transpose_sum(a: int, b: int, c: int, rng: np.random.Generator) -> Point:
                  lambda x: x.transpose(0, 2, 1) * 2 + x.sum(0).T, nbytes=_bytes(x, x))
 
 
+# ---------------------------------------------------------------- fourth held-out families
+def mlp_block(m: int, d: int, h: int, rng: np.random.Generator) -> Point:
+    """A transformer MLP block: x + (gelu(layernorm(x) @ w1 + b1) @ w2 + b2), x (m, d)."""
+    x = _rand(rng, m, d)
+    w1, b1 = _rand(rng, d, h, scale=d ** -0.5), _rand(rng, h, scale=0.1)
+    w2, b2 = _rand(rng, h, d, scale=h ** -0.5), _rand(rng, d, scale=0.1)
+
+    def rg(x, w1, b1, w2, b2):
+        return x + ((x.layernorm() @ w1 + b1).gelu() @ w2 + b2)
+
+    def tf(x, w1, b1, w2, b2):
+        import torch
+        import torch.nn.functional as F
+        y = F.gelu(torch.addmm(b1, F.layer_norm(x, (d,)), w1), approximate="tanh")
+        return x + torch.addmm(b2, y, w2)
+
+    def jf(x, w1, b1, w2, b2):
+        return x + (_gelu_jax(_layernorm_jax(x) @ w1 + b1) @ w2 + b2)
+
+    return Point("mlp_block", (m, d, h), dict(x=x, w1=w1, b1=b1, w2=w2, b2=b2), rg, tf, jf,
+                 flops=4.0 * m * d * h)
+
+
+def matmul_i8(m: int, k: int, n: int, rng: np.random.Generator) -> Point:
+    """int8 activations cast to float32, times a float32 weight (a dequantized product)."""
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = _rand(rng, k, n, scale=k ** -0.5 / 64)
+
+    def tf(a, b):
+        import torch
+        return a.to(torch.float32) @ b
+
+    def jf(a, b):
+        import jax.numpy as jnp
+        return a.astype(jnp.float32) @ b
+
+    return Point("matmul_i8", (m, k, n), dict(a=a, b=b), lambda a, b: a.cast("float32") @ b,
+                 tf, jf, flops=2.0 * m * k * n)
+
+
+def conv1d(n: int, c: int, length: int, o: int, ksize: int, stride: int, dilation: int,
+           padding: int, groups: int, *, rng: np.random.Generator) -> Point:
+    """conv1d (n, c, length) * (o, c / groups, ksize) with stride, dilation, padding, groups."""
+    cg = c // groups
+    x = _rand(rng, n, c, length)
+    w = _rand(rng, o, cg, ksize, scale=(cg * ksize) ** -0.5)
+    out = (length + 2 * padding - dilation * (ksize - 1) - 1) // stride + 1
+    kw = dict(stride=stride, dilation=dilation, padding=padding, groups=groups)
+
+    def tf(x, w):
+        import torch.nn.functional as F
+        return F.conv1d(x, w, **kw)
+
+    def jf(x, w):
+        import jax
+        return jax.lax.conv_general_dilated(x, w, (stride,), [(padding, padding)],
+                                            rhs_dilation=(dilation,),
+                                            feature_group_count=groups)
+
+    return Point("conv1d", (n, c, length, o, ksize, stride, dilation, padding, groups),
+                 dict(x=x, w=w), lambda x, w: x.conv1d(w, **kw), tf, jf,
+                 flops=2.0 * n * o * out * cg * ksize)
+
+
+def norm2(n: int, a: int, b: int, rng: np.random.Generator) -> Point:
+    """Normalization over the last two axes of (n, a, b) (layer_norm with shape (a, b))."""
+    x = _rand(rng, n, a, b)
+
+    def rg(x):
+        dev = x - x.mean(axis=(1, 2), keepdim=True)
+        return dev / ((dev * dev).mean(axis=(1, 2), keepdim=True) + 1e-5).sqrt()
+
+    def tf(x):
+        import torch.nn.functional as F
+        return F.layer_norm(x, (a, b))
+
+    def jf(x):
+        return _layernorm_jax(x.reshape(n, a * b)).reshape(n, a, b)
+
+    return Point("norm2", (n, a, b), dict(x=x), rg, tf, jf, nbytes=_bytes(x, x))
+
+
+def softmax0(n: int, d: int, rng: np.random.Generator) -> Point:
+    """softmax over axis 0 of (n, d): a column-wise reduce and a broadcast back."""
+    x = _rand(rng, n, d)
+
+    def tf(x):
+        import torch
+        return torch.softmax(x, 0)
+
+    return Point("softmax0", (n, d), dict(x=x), lambda x: x.softmax(0), tf,
+                 lambda x: _softmax_jax(x, 0), nbytes=_bytes(x, x))
+
+
+def bcast4(a: int, b: int, c: int, d: int, rng: np.random.Generator) -> Point:
+    """(x - y) * z: x (a, b, c, d), y (a, 1, 1, d), z (1, b, 1, 1): 1-sized middle axes."""
+    x, y, z = _rand(rng, a, b, c, d), _rand(rng, a, 1, 1, d), _rand(rng, 1, b, 1, 1)
+    f = lambda x, y, z: (x - y) * z  # noqa: E731
+    return Point("bcast4", (a, b, c, d), dict(x=x, y=y, z=z), f, f, f,
+                 nbytes=_bytes(x, y, z, x))
+
+
+_FLOATS = {16: np.float16, 32: np.float32, 64: np.float64}
+
+
+def elementwise_dt(n: int, bits: int, rng: np.random.Generator) -> Point:
+    """sigmoid(x * y + 1.5) * x - tanh(y) on float16 or float64 (`bits`), n elements."""
+    dt = _FLOATS[bits]
+    x, y = _rand(rng, n).astype(dt), _rand(rng, n).astype(dt)
+
+    def tf(x, y):
+        import torch
+        return torch.sigmoid(x * y + 1.5) * x - torch.tanh(y)
+
+    def jf(x, y):
+        import jax
+        import jax.numpy as jnp
+        return jax.nn.sigmoid(x * y + 1.5) * x - jnp.tanh(y)
+
+    tol = {"rtol": 1e-2, "atol": 1e-2} if bits == 16 else {"rtol": 1e-9, "atol": 1e-12}
+    return Point("elementwise_dt", (n, bits), dict(x=x, y=y),
+                 lambda x, y: (x * y + 1.5).sigmoid() * x - y.tanh(), tf, jf,
+                 nbytes=_bytes(x, y, x), tol=tol)
+
+
 FAMILIES: dict[str, Callable[..., Point]] = {
     "attention": attention, "mlp": mlp, "linear_gelu": linear_gelu, "matmul": matmul,
     "conv2d": conv2d, "layernorm": layernorm, "batchnorm": batchnorm, "softmax": softmax,
@@ -603,6 +732,8 @@ FAMILIES: dict[str, Callable[..., Point]] = {
     "cat": cat, "cat_last": cat_last,
     "linear_act": linear_act, "attention4": attention4, "conv2d_full": conv2d_full,
     "groupnorm": groupnorm, "transpose_sum": transpose_sum,
+    "mlp_block": mlp_block, "matmul_i8": matmul_i8, "conv1d": conv1d, "norm2": norm2,
+    "softmax0": softmax0, "bcast4": bcast4, "elementwise_dt": elementwise_dt,
 }
 
 

@@ -494,6 +494,25 @@ def _full_reduce_program() -> str | None:
     return None
 
 
+def _split_reduce_program() -> str | None:
+    """A max and a sum over the first and last axes of (1021, 3, 2, 33): the prime first axis
+    is split into partials fused back into one kernel, a reduce of a reduce, which opt.rules'
+    unnest_reduce makes one with the contiguous axis innermost (the fuzzer's reduces are
+    smaller than a split)."""
+    from rulegrad.runtime.tensor import Tensor
+
+    # (no cancellation, as the full reductions': a sum's order shows little)
+    x = np.linspace(0, 1, 1021 * 3 * 2 * 33, dtype=np.float32).reshape(1021, 3, 2, 33)
+    top, total = Tensor(x).max(axis=(0, 3)), Tensor(x).sum(axis=(0, 3))
+    Tensor.realize(top, total)
+    wide = x.astype(np.float64)  # (a float32 sum of 67,000 values: within 1e-6 of their sum
+    for name, t, want in (("max", top, x.max(axis=(0, 3))),  # of magnitudes, any order)
+                          ("sum", total, wide.sum(axis=(0, 3)))):
+        if not np.allclose(t.numpy(), want, rtol=0, atol=1e-6 * np.abs(wide).sum()):
+            return f"split {name}: {t.numpy()} != {want}"
+    return None
+
+
 def _scan_program() -> str | None:
     """Scans past unroll's windows (opt.rules' scan_store: one running accumulator), along
     the rows, down the columns and along a middle axis, a NaN and a -0.0 among their values."""
@@ -576,6 +595,7 @@ EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -10: ("the norm-linear program", _norm_linear_program),
     -11: ("the transpose program", _transpose_program),
     -12: ("the scan program", _scan_program),
+    -13: ("the split reduction program", _split_reduce_program),
 }
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import math
 
 from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.loops import stride
 from rulegrad.runtime.ops import Ops, reduce_identity
-from rulegrad.runtime.uop import UOp
+from rulegrad.runtime.uop import UOp, toposort
 
 
 def is_pow2(value: object) -> bool:
@@ -81,3 +82,36 @@ def gated_load(load: UOp, index: UOp) -> UOp:
     b, off, valid = index.src
     plain = UOp(Ops.INDEX, index.dtype, (b, off))
     return UOp(Ops.LOAD, load.dtype, (plain, valid, UOp.const(load.dtype, 0)))
+
+
+def unnested(red: UOp) -> UOp | None:
+    """A loop-form reduce whose update combines another loop-form reduce by the same op (ADD,
+    MAX or MIN), both from the op's identity, as one reduce over both's ranges, in the order
+    of their axes (range ids): a split reduction's partials fused back into one kernel
+    (1021 x 64 rows to 15 maxima) ran the 1021 rows 960 apart innermost and the contiguous 64
+    outside them, 0.28x torch's time. Exact for MAX, MIN and ints; a float sum's order is the
+    reduction contract's. None when `red` is not such a nest."""
+    update = red.src[0]
+    if red.arg not in (Ops.ADD, Ops.MAX, Ops.MIN) or not is_loop(red) or len(update.src) != 2:
+        return None
+    inner = update.src[1]
+    if inner.op is not Ops.REDUCE or inner.arg is not red.arg or inner.dtype is not red.dtype \
+            or not is_loop(inner) or update.op is not red.arg or inner.src[0].op is not red.arg:
+        return None
+    if not all(_from_identity(r) for r in (red, inner)):
+        return None
+    # only where the contiguous axis is the outer one's: a batch norm's sum over N of sums along
+    # each image's H*W run stays a nest (interchange_helpers runs the channels between the two)
+    steps = [(stride(i, inner.src[-1]), stride(i, red.src[-1]))
+             for i in (n.src[0].src[1] for n in toposort(inner) if n.op is Ops.LOAD)]
+    if not steps or any(a == 1 for a, _ in steps) or not any(b == 1 for _, b in steps):
+        return None
+    ranges = sorted((*inner.src[1:], *red.src[1:]), key=lambda r: r.arg[0])
+    return reduce_loop(UOp(Ops.REDUCE, red.dtype, (inner.src[0].src[1], *ranges), red.arg))
+
+
+def _from_identity(red: UOp) -> bool:
+    """A loop-form reduce whose accumulator starts at its op's identity (a +0.0 sum, not a
+    pick's -0.0)."""
+    acc, ident = red.src[0].src[0].arg, reduce_identity(red.arg, red.dtype)
+    return acc == ident and math.copysign(1.0, acc) == math.copysign(1.0, ident)

@@ -304,7 +304,11 @@ def vectorizable(st: UOp, j: UOp, nodes: list[UOp],
     if not (half or st.src[1].dtype is dtypes.float32) or (range_size(j) or 0) < VECTOR_LANES:
         return ""
     nodes = nodes + along(st.src[0].src[1], j)
-    if not vector_values(nodes, j, st.src[0].src[0], strides):
+    # a half store's loop takes EXP inline too: gcc vectorizes no _Float16 conversion, so its
+    # loop would call the scalar exp per element between scalar conversions (a float16
+    # sigmoid chain ran 0.05x torch's time, bench/sweep.py --held-out-4)
+    ops = _REDUCE_VECTOR_OPS if half else _VECTOR_OPS
+    if not vector_values(nodes, j, st.src[0].src[0], strides, ops):
         return ""
     # With 512-bit vectors (runtime/target.py) gcc's `omp simd` runs 16 lanes where ours run
     # 8: a layer norm's last loop took 0.11 ms that way against 0.13 (2 threads, both built in

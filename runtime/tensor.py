@@ -94,7 +94,14 @@ from .realize import (
     view_base,
     view_bases,
 )
-from .tensor_ops import TensorOps, broadcast_shape, in_range, takes_requires_grad, zero_outside
+from .tensor_ops import (
+    TensorOps,
+    broadcast_shape,
+    half_in_float32,
+    in_range,
+    takes_requires_grad,
+    zero_outside,
+)
 from .uop import VARIABLE_MARK, Shape, UOp, toposort
 from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
 
@@ -1490,6 +1497,7 @@ class Tensor(TensorOps, NNOps):
             return (self > 0).where(self, 0)
         return Tensor(_float_relu(self.uop))
 
+    @half_in_float32
     def sigmoid(self) -> Tensor:
         x = self.cast(least_float(self.dtype))
         # from e = exp(-|x|) <= 1, never inf: 1 / (1 + exp(-x)) for x >= 0, e / (1 + e) below.

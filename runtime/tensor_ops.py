@@ -74,6 +74,23 @@ def takes_requires_grad(fn: Any) -> Any:
     return make
 
 
+def half_in_float32(fn: Any) -> Any:
+    """A float function of several ops (sigmoid, tanh, gelu, silu) computed on a float16 x in
+    float32 and rounded to float16 once, as torch's half kernels and numpy's half loops
+    compute one function: op by op in float16, each of tanh's dozen ops rounded (more error
+    than the one rounding), and each rounding is two conversions gcc 12 keeps in one chain per
+    vector (a float16 sigmoid-and-tanh chain ran 0.3x torch's time; bench/sweep.py
+    --held-out-4). Other dtypes: fn itself."""
+
+    @functools.wraps(fn)
+    def run(self: Tensor, *args: Any, **kw: Any) -> Tensor:
+        if self.dtype is not dtypes.float16:
+            return fn(self, *args, **kw)
+        return fn(self.cast(dtypes.float32), *args, **kw).cast(dtypes.float16)
+
+    return run
+
+
 def _placed(out: Tensor, device: str | Sequence[str], axis: int | None) -> Tensor:
     """`out` on `device` (tinygrad's `device=` of a creation function): a device's name, or a
     tuple of devices to shard it over along `axis` (None: a whole copy on each). The `**_` of
@@ -790,6 +807,7 @@ class TensorOps:
         inner = lambda v: (v / (1 + v * v).sqrt()).asin()  # noqa: E731 - |v| <= 1: no overflow
         return small.where(inner(xs), (math.pi / 2 - inner(u)) * x.sign())
 
+    @half_in_float32
     def tanh(self) -> Tensor:
         """Cephes' tanh: below |x| = 0.625 x (1 + z P(z) / Q(z)) with z = x^2, good to float64
         (the product form keeps -0.0); above, 1 - 2e / (1 + e) with e = exp(-2|x|) <= 0.29, no
@@ -915,6 +933,7 @@ class TensorOps:
 
     def quick_gelu(self) -> Tensor: return self * (self * 1.702).sigmoid()
 
+    @half_in_float32
     def gelu(self, approximate: str = "tanh") -> Tensor:
         """tinygrad's default is the tanh approximation; approximate="none" uses erf."""
         if approximate == "tanh":
@@ -936,6 +955,7 @@ class TensorOps:
             return self * 0.5 * small.where(1 + (zs + zs * r), up)
         raise InvalidArgument(f"gelu approximate={approximate!r} is not supported ('tanh', 'none')")
 
+    @half_in_float32
     def swish(self) -> Tensor: return self * self.sigmoid()
     def silu(self) -> Tensor: return self.swish()
     def elu(self, alpha: float = 1.0) -> Tensor:

@@ -750,6 +750,10 @@ def _gen_opt(seed: int) -> Case:
     # and a scan (scan_store), by its own generator as well
     src += f"{PART}rng = np.random.default_rng(({seed}, {len(fams) + 2}))\n"
     src += _mixed_part(random.Random(f"opt-scan-{seed}"), str(len(fams) + 2), "scan")
+    # a reduce over a split prime axis and the contiguous last one (unnest_reduce), its own
+    # generator too
+    src += f"{PART}rng = np.random.default_rng(({seed}, {len(fams) + 8}))\n"
+    src += _mixed_part(random.Random(f"opt-unnest-{seed}"), str(len(fams) + 8), "unnest")
     # softmaxes of scores masked to -inf (mask_actions' exp of a select, each of its forms),
     # each by its own generator too
     for i, fam in enumerate(("masked-f32", "masked-f32-then", "masked-f16", "masked-f16-then")):
@@ -903,6 +907,18 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         src += (f"mag += [np.abs({x}.astype(np.float64)).transpose(2, 0, 1)"
                 f".{'sum' if op == 'sum' else 'max'}(axis=2)]\n")
         return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
+    if fam == "unnest":  # op over axes 0 and 3 of (n, a, b, c), n prime: split into partials
+        # fused back into one kernel, a reduce of a reduce (unnest_reduce); float32, so the
+        # nest is one op's (a float16 sum's partials are rounded between the two)
+        n, cl = rng.choice([1021, 2039, 997]), rng.choice([17, 33, 64])
+        src = _arr(x, (n, rng.choice([2, 5]), rng.choice([1, 3]), cl), "np.float32", rng,
+                   special)
+        op = rng.choice(["sum", "max", "min"])
+        src += f"outs += [Tensor({x}).{op}(axis=(0, 3))]\n"
+        src += f"want += [{x}.astype(np.float64).{op}(axis=(0, 3))]\n"
+        src += (f"mag += [np.abs({x}.astype(np.float64))"
+                f".{'sum' if op == 'sum' else 'max'}(axis=(0, 3))]\n")
+        return src + "lows += [np.float32]\nexact += [False]\n"
     if fam == "tinplace":
         return _inplace_part(rng, t, d1, special)
     if fam == "ttile":  # out[a, c, b] = 2 x[a, b, c] + y[b, c]: transpose_store's tile

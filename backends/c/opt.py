@@ -83,6 +83,12 @@ def actions(before: UOp, after: UOp) -> list[str]:
     # a reduce whose adjacent loops were merged (opt.rules' merge_reduce) keeps the id of each
     # run's innermost loop, and the same number of values
     after_ids = {ids(n): n for n in toposort(after) if n.op is Ops.REDUCE}
+    # a reduce of a reduce by one op made one (opt.rules' unnest_reduce): the inner one's gone
+    # (both's loops in one reduce after)
+    nests = {n.src[0].src[1]: n for n in toposort(before) if n.op is Ops.REDUCE
+             and len(n.src[0].src) == 2 and n.src[0].src[1].op is Ops.REDUCE
+             and n.src[0].src[1].arg is n.arg and ids(n.src[0].src[1]) not in kept
+             and any(set(ids(n)) | set(ids(n.src[0].src[1])) <= set(k) for k in kept)}
     # a reduce's one loop split in blocks (opt.rules' split_reduce) keeps its id on the blocks'
     # inner loop, of another size; the tail, if any, is the other reduce of the same op after it
     split = {ids(n)[-1]: n for n in toposort(after) if n.op is Ops.REDUCE and len(n.src) == 3}
@@ -116,7 +122,11 @@ def actions(before: UOp, after: UOp) -> list[str]:
                 count *= s
             into = next((k for k in after_ids if set(k) < set(ids(n)) and ids(n)[-1] in k
                          and _values(after_ids[k]) == count and after_ids[k].arg is n.arg), None)
-            if into is None:
+            outer = nests.get(n)
+            if outer is not None:
+                done.append(f"UNNEST {n.arg.name} over {names} into the reduce over "
+                            f"{' '.join(f'r{i}' for i in ids(outer))}")
+            elif into is None:
                 done.append(f"UNROLL {n.arg.name} over {names} ({count} values)")
             else:
                 loops = " ".join(f"r{i}" for i in into)

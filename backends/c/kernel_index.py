@@ -5,16 +5,18 @@ In: a kernel's AST, its C name, `restrict` and the optimizer's settings. Out: th
 `RenderedKernel` a process printed for the same, or None (print it, then `store` it).
 
 A fresh process's first call of a program pays, per kernel, the lowering and optimizer passes
-and the printer (a training step's fifteen kernels: most of its first step once the libraries
-are on disk), then finds its library on disk by the printed source (cache.py). This index keys
-the printed kernel by everything the three read: the AST as stable text (op, dtype, arg,
-sources by position), the C name and `restrict`, the optimizer's settings, the machine's facts
-(CPU model, flags, cores, cache sizes, vector width), the block library's setting, the compiler
-and its version, and rulegrad's own code (each module's size and modification time, as
-Python's bytecode cache checks a source: an edited pass or printer prints anew). An entry is
+and the printer (a training step's fifteen kernels: about a third of its first step once the
+libraries are on disk), then finds its library on disk by the printed source (cache.py). This
+index keys the printed kernel by everything the three read: the AST as stable text (op, dtype,
+arg, sources by position), the C name and `restrict`, the optimizer's settings, the machine's
+facts (CPU model, flags, cores, cache sizes, vector width), the block library's setting and
+rulegrad's own code (each module's size and modification time, as Python's bytecode cache
+checks a source: an edited pass or printer prints anew). An entry is
 `rg_<key>.rk`, beside the libraries, evicted and cleared with them: marshal's encoding of the
 key and the kernel's fields, a dtype by its name; one that does not decode, or names another
-key, is a miss.
+key, is a miss. The compiler is not in the key: the printer never asks it (the command is among
+the optimizer's settings; the library's own key has its version), and a fresh process's first
+build asks its version while the kernels are printed (build.py's `probe_compiler`), not before.
 
 Not used (every kernel printed, nothing stored) while anything watches the passes or the
 printer: DEBUG, a tracing block, match statistics, spec checks, the interpreted matcher, and a
@@ -39,7 +41,6 @@ from rulegrad.runtime.target import cache_bytes, machine_id, vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
 from . import cache as disk
-from .build import compiler, compiler_version
 from .ctext import RenderedKernel
 
 _VERSION = "1"  # of the entry's layout
@@ -91,12 +92,10 @@ def usable() -> bool:
 
 def key(ast: UOp, cname: str, restrict: bool, settings: tuple) -> str:
     """The entry's key (`settings`: run.py's CHOICE_SETTINGS' values)."""
-    cc = compiler()
     machine = (machine_id(), cache_bytes(1), cache_bytes(2), cache_bytes(3), vector_bytes())
     h = hashlib.sha256()
     for part in (_VERSION, code_stamp(), ast_text(ast), cname, str(restrict), repr(settings),
-                 repr(tuple(env_get(n) for n in _PRINTER_SETTINGS)), repr(machine),
-                 "\0".join(cc), compiler_version(tuple(cc))):
+                 repr(tuple(env_get(n) for n in _PRINTER_SETTINGS)), repr(machine)):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:40]

@@ -114,8 +114,10 @@ def _report(rows: list[dict]) -> None:
               + (f"  WRONG: {', '.join(wrong)}" if wrong else ""), flush=True)
 
 
-def train_case(torch, jax, sizes: tuple, rounds: int, compile_: bool) -> dict:
-    """One SGD step of an MLP with a log-softmax loss: forward, backward, update, loss read."""
+def train_case(torch, jax, sizes: tuple, rounds: int, compile_: bool, jit: bool = True) -> dict:
+    """One SGD step of an MLP with a log-softmax loss: forward, backward, update, loss read;
+    rulegrad's through `rulegrad.jit` (`jit` false: the step run as it is every call, its
+    realizes served by the schedule cache and plans)."""
     import rulegrad
     from rulegrad.nn.optim import SGD
 
@@ -133,7 +135,6 @@ def train_case(torch, jax, sizes: tuple, rounds: int, compile_: bool) -> dict:
     rx, ry = rulegrad.Tensor(x).realize(), rulegrad.Tensor(y).realize()
     opt = SGD(list(rp.values()), lr=lr)
 
-    @rulegrad.jit  # the step's kernels recorded once, then replayed (runtime/jit.py)
     def rg_train(x, y):
         opt.zero_grad()
         logits = (x @ rp["w1"] + rp["b1"]).relu() @ rp["w2"] + rp["b2"]
@@ -141,6 +142,9 @@ def train_case(torch, jax, sizes: tuple, rounds: int, compile_: bool) -> dict:
         loss.backward()
         opt.step(loss)  # the loss realized with the update, from the weights before it
         return loss
+
+    if jit:  # the step's kernels recorded once, then replayed (runtime/jit.py)
+        rg_train = rulegrad.jit(rg_train)
 
     def rg_step():
         return rg_train(rx, ry).item()
@@ -215,6 +219,37 @@ _COLD_CHILD = {
 }
 
 
+# a first training step in a fresh process (TRAIN[0]'s sizes): the seconds from the model's
+# arrays to the first loss read, forward, backward and update, as `train_case` steps
+_STEP_SETUP = ("import time, numpy as np; d, h, o, b = {sizes}; rng = np.random.default_rng(0); "
+               "w = {{'w1': (rng.standard_normal((d, h)) / np.sqrt(d)).astype(np.float32), "
+               "'b1': np.zeros(h, np.float32), "
+               "'w2': (rng.standard_normal((h, o)) / np.sqrt(h)).astype(np.float32), "
+               "'b2': np.zeros(o, np.float32)}}; "
+               "x = rng.standard_normal((b, d)).astype(np.float32); "
+               "y = np.eye(o, dtype=np.float32)[rng.integers(0, o, b)]; ")
+_STEP_CHILD = {
+    "rulegrad": _STEP_SETUP + (
+        "t0 = time.perf_counter(); import rulegrad; from rulegrad.nn.optim import SGD; "
+        "p = {{k: rulegrad.Tensor(v, requires_grad=True).realize() for k, v in w.items()}}; "
+        "opt = SGD(list(p.values()), lr=0.01); tx, ty = rulegrad.Tensor(x), rulegrad.Tensor(y)\n"
+        "def step():\n opt.zero_grad(); "
+        "logits = (tx @ p['w1'] + p['b1']).relu() @ p['w2'] + p['b2']; "
+        "loss = -(logits.log_softmax(1) * ty).sum(1).mean(); loss.backward(); opt.step(loss); "
+        "return loss.item()\n"
+        "t1 = time.perf_counter(); step(); t2 = time.perf_counter(); print(t1 - t0, t2 - t1)"),
+    "jax": _STEP_SETUP + (
+        "t0 = time.perf_counter(); import jax, jax.numpy as jnp\n"
+        "def f(p, x, y):\n logits = jnp.maximum(x @ p['w1'] + p['b1'], 0) @ p['w2'] + p['b2']; "
+        "return -(jax.nn.log_softmax(logits, 1) * y).sum(1).mean()\n"
+        "@jax.jit\ndef update(p, x, y):\n loss, g = jax.value_and_grad(f)(p, x, y); "
+        "return loss, {{k: p[k] - 0.01 * g[k] for k in p}}\n"
+        "p = {{k: jax.device_put(v) for k, v in w.items()}}; jx, jy = jax.device_put(x), "
+        "jax.device_put(y); t1 = time.perf_counter(); float(update(p, jx, jy)[0]); "
+        "t2 = time.perf_counter(); print(t1 - t0, t2 - t1)"),
+}
+
+
 def cold_start(runs: int = 3) -> dict[str, tuple[float, float]]:
     """The issue's cold start, each side's best of `runs` fresh processes: (import seconds,
     first call seconds) of a tiny add, rulegrad with an empty cache of its own and nothing
@@ -253,14 +288,37 @@ def cold_start(runs: int = 3) -> dict[str, tuple[float, float]]:
                     times.append(tuple(map(float, proc.stdout.split())))
             if times:
                 out[side] = min(times, key=lambda t: t[1])
+        # the first training step: with an empty cache ("step"), then in another fresh process
+        # over the cache that run filled ("step, cache kept": what a second run of a script sees)
+        for side, code in _STEP_CHILD.items():
+            code = code.format(sizes=TRAIN[0])
+            kept = (("step, cache kept", True),) if side == "rulegrad" else ()  # (jax keeps none)
+            for label, reuse in (("step", False), *kept):
+                times = []
+                for i in range(runs + 1):
+                    cache = os.path.join(tmp, f"step-{side}-{0 if reuse else i}")
+                    proc = subprocess.run([sys.executable, "-c", code],
+                                          env={**env0, "RULEGRAD_CACHE": cache},
+                                          capture_output=True, text=True)
+                    if proc.returncode != 0:
+                        break
+                    if i:
+                        times.append(tuple(map(float, proc.stdout.split())))
+                if times:
+                    out[f"{side} {label}"] = min(times, key=lambda t: t[1])
     return out
 
 
 def _report_cold(cold: dict[str, tuple[float, float]]) -> None:
     cc = cold["cc"][1]
     bound = max(cold["jax"][1] if "jax" in cold else 0.0, 1.5 * cc)
+    steps = {k: v for k, v in cold.items() if " step" in k}
+    if steps:
+        print(f"first training step {'-'.join(map(str, TRAIN[0][:3]))} b{TRAIN[0][3]}, fresh "
+              "process: " + ", ".join(f"{k} {v[1] * 1e3:.0f} ms (import and setup "
+                                      f"{v[0] * 1e3:.0f} ms)" for k, v in steps.items()))
     sides = ", ".join(f"{k} {v[1] * 1e3:.0f} ms (import {v[0] * 1e3:.0f} ms)"
-                      for k, v in cold.items() if k != "cc")
+                      for k, v in cold.items() if k != "cc" and k not in steps)
     print(f"cold start, fresh process, empty cache (first call): {sides}; bare cc -shared "
           f"{cc * 1e3:.0f} ms; bound max(jax, 1.5x cc) {bound * 1e3:.0f} ms"
           + ("" if "rulegrad" not in cold else
@@ -301,7 +359,8 @@ def main(argv: list[str] | None = None) -> int:
         _report(rows[-1:])
     if not args.no_train:
         for sizes in TRAIN:
-            rows.append(train_case(torch, jax, sizes, max(5, args.rounds), not args.no_compile))
+            rows.append(train_case(torch, jax, sizes, max(5, args.rounds), not args.no_compile,
+                                   not args.no_jit))
             _report(rows[-1:])
     if not args.no_cold:
         _report_cold(cold_start())

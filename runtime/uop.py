@@ -92,6 +92,9 @@ def _const_arg(dtype: DType, value: Any) -> Any:
 # EnumType.__getattr__, several times the cost of loading a global.
 _CONST, _RANGE, _DEFINE_VAR, _BIND, _BUFFER, _BUFFERIZE, _INVALID = (
     Ops.CONST, Ops.RANGE, Ops.DEFINE_VAR, Ops.BIND, Ops.BUFFER, Ops.BUFFERIZE, Ops.INVALID)
+# whether any BIND node (a bound variable's value) was ever made in this process: until one is,
+# no graph holds one, in its sources or in a view's shape (every node is made by UOp.__new__)
+bind_made = [False]
 _RESHAPE, _EXPAND, _PERMUTE, _PAD, _SHRINK, _REDUCE_AXIS = (
     Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.PAD, Ops.SHRINK, Ops.REDUCE_AXIS)
 _ADD, _SUB, _MUL, _IDIV, _MOD, _NEG, _MAX, _MIN, _SHR = (
@@ -147,6 +150,8 @@ class UOp:
         for s in src:
             ops |= s._ops
         node._ops = ops
+        if op is _BIND and not bind_made[0]:
+            bind_made[0] = True  # (runtime/variable.py's unbind: nothing to do until then)
         entry = _cache[key] = _Entry(node, _drop_entry)
         entry.key = key
         if op is _CONST and (type(arg) is int or type(arg) is bool) and not src and tag is None \

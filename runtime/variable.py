@@ -41,7 +41,7 @@ from .device import DEFAULT, device_of, in_use
 from .dtype import dtypes
 from .errors import InvalidArgument
 from .ops import Ops
-from .uop import UOp, toposort
+from .uop import UOp, bind_made, toposort
 
 
 def Variable(name: str, vmin: int, vmax: int) -> UOp:  # noqa: N802 - tinygrad's name
@@ -155,6 +155,8 @@ def _valid(shape: tuple, axes: tuple[int, ...], var_of: dict[UOp, UOp],
 
 def unbind(roots: list[UOp]) -> tuple[list[UOp], dict[str, int]]:
     """The roots over concrete shapes with no bound value in them, and the values."""
+    if not bind_made[0]:  # (no bound variable in the process yet: no walk of the graph)
+        return roots, {}
     from rulegrad.runtime.ops import reduce_from
 
     var_vals: dict[str, int] = {}

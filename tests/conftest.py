@@ -11,6 +11,11 @@ tests/test_wide_vectors.py runs the products in 512-bit tiles. The machine facts
 optimizer's sizes come from (runtime/target.py: cache sizes, threads) are pinned too, to this
 project's machine's, so a test's kernels are the same on every machine; tests/test_machine.py
 reads the machine itself.
+
+The printed kernels' index (backends/c/kernel_index.py) is off (`RULEGRAD_KERNEL_INDEX=0`):
+tests change the optimizer's and printer's module constants (`PARALLEL_MIN_WORK`, `SEGMENT`,
+...) or count their work, which no key of a kernel can see; tests/test_kernel_index.py turns it
+on over caches of its own.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ _MARK = "RULEGRAD_TEST_SESSION_CACHE"
 
 def pytest_configure(config) -> None:
     os.environ.setdefault("RULEGRAD_VECTOR_BYTES", "32")
+    os.environ.setdefault("RULEGRAD_KERNEL_INDEX", "0")
     for name, value in (("RULEGRAD_L1_BYTES", "32K"), ("RULEGRAD_L2_BYTES", "1M"),
                         ("RULEGRAD_L3_BYTES", "32M"), ("RULEGRAD_THREADS", "2")):
         os.environ.setdefault(name, value)

@@ -54,6 +54,7 @@ from . import cache as disk
 from .build import build_library, compiler, compiler_version
 from .ctext import RenderError
 from .errors import CompileError
+from .kernel_index import ast_text
 from .opt import optimize_kernel
 from .render import c_ident, render_kernel
 from .threads import apply_threads
@@ -95,18 +96,6 @@ def neighbours(c: Choices) -> list[Choices]:
             if v != now:
                 out.append(c.replace(**{name: v}))
     return out
-
-
-def ast_text(ast: UOp) -> str:
-    """The kernel as stable text (op, dtype, arg, sources by position): the same in every
-    process, so a key of it finds another process's winner."""
-    index: dict[UOp, int] = {}
-    lines = []
-    for n in toposort(ast):
-        index[n] = len(index)
-        srcs = ",".join(str(index[s]) for s in n.src)
-        lines.append(f"{n.op.name} {n.dtype} {n.arg!r} [{srcs}]")
-    return "\n".join(lines)
 
 
 # what else makes the same kernel another program: its flags, and the block library's calls

@@ -33,10 +33,11 @@ compiles again). `rulegrad cache info|clear` shows and empties the folder; clear
 removed, and exits non-zero naming the first error when some entry could not be removed.
 
 `RULEGRAD_BEAM`'s searched winners (backends/c/beam.py) are entries too: `rg_<key>.beam`, a small
-JSON object that names its own key (one that does not is a miss, searched again).
+JSON object that names its own key (one that does not is a miss, searched again); so are printed
+kernels (backends/c/kernel_index.py): `rg_<key>.rk`, which name their own key too.
 
 Only what the cache made is ever deleted: an entry is a regular file (or a link) named exactly
-`rg_<40 hex digits>.so|.sha256|.c|.beam`, a build folder or temporary file exactly
+`rg_<40 hex digits>.so|.sha256|.c|.beam|.rk`, a build folder or temporary file exactly
 `.build-<pid>-<suffix>` / `.tmp-<pid>-<suffix>`. Anything else in the folder (`rg_results/`,
 `rg_notes.txt`, when RULEGRAD_CACHE names a project folder) is left alone by clear and eviction.
 """
@@ -164,8 +165,8 @@ def new_build_dir() -> Path:
 
 
 # the names of what this module makes (see the module docstring); nothing else is deleted
-_ORPHAN = re.compile(r"\.(build|tmp)-(\d+)-[A-Za-z0-9_]+(\.so|\.sha256|\.c)?")
-_ENTRY = re.compile(r"rg_([0-9a-f]{40})\.(so|sha256|c|beam)")
+_ORPHAN = re.compile(r"\.(build|tmp)-(\d+)-[A-Za-z0-9_]+(\.so|\.sha256|\.c|\.rk)?")
+_ENTRY = re.compile(r"rg_([0-9a-f]{40})\.(so|sha256|c|beam|rk)")
 
 
 def clean_orphans(d: Path) -> int:
@@ -385,6 +386,30 @@ def install_choice(key: str, entry: dict) -> None:
         pass
 
 
+# ---------------------------------------------------------------------------- other entries
+def lookup_entry(key: str, suffix: str, limit: int) -> bytes | None:
+    """The bytes of the entry `rg_<key>.<suffix>` (marked as just used), if it is a regular
+    file of at most `limit` bytes; the caller checks that they name `key`."""
+    for d in (_readable_dir(), _fallback.get(configured_dir())):
+        if d is not None and (data := read_regular(d / f"rg_{key}.{suffix}", limit)) is not None:
+            _touch(d / f"rg_{key}.{suffix}")
+            return data
+    return None
+
+
+def install_entry(key: str, suffix: str, data: bytes) -> None:
+    """Store `data` as the entry `rg_<key>.<suffix>`, atomically; evict past the size limit.
+    A cache that cannot be written keeps nothing; RULEGRAD_CACHE_MAX=0 neither."""
+    if max_bytes() == 0:
+        return
+    path = write_dir() / f"rg_{key}.{suffix}"
+    try:
+        atomic_write(path, data)
+    except OSError:
+        return
+    _evict_when_due(path, len(data))
+
+
 # ---------------------------------------------------------------------------- bounds
 _SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
 
@@ -439,7 +464,8 @@ def entries(d: Path) -> list[Entry]:
         ent = groups.setdefault(key, Entry(key, [], 0, 0.0))
         ent.files.append(Path(e.path))
         ent.size += st.st_size
-        if name.endswith((".so", ".beam")):  # (a searched choice is an entry of its own)
+        if name.endswith((".so", ".beam", ".rk")):  # (a searched choice, a printed kernel:
+            # entries of their own)
             ent.used = st.st_mtime
     return sorted(groups.values(), key=lambda x: x.used)
 

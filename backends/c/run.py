@@ -31,6 +31,7 @@ from rulegrad.runtime.env import env_int, raw_reader
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
+from . import kernel_index
 from .build import Library, build_library, probe_compiler
 from .driver import LAUNCHED, MAX_ARITY, PLAIN, SCRATCH, Calls
 from .launch import launcher
@@ -214,7 +215,15 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
     rendered: list[RenderedKernel] = []
     debug = env_int("DEBUG", 0)
     width = beam_width()
+    indexed = kernel_index.usable()  # (a fresh process's kernels, printed by an earlier one)
     for i, ((name, ast), r) in enumerate(zip(pairs, flags)):
+        # generated names only: an index plus the kernel name filtered to [A-Za-z0-9_]
+        cname = f"k{i}_{c_ident(name)}"
+        if indexed:
+            ik = kernel_index.key(ast, cname, r, key[0])
+            if (rk := kernel_index.lookup(ik)) is not None:
+                rendered.append(rk)
+                continue
         low = lower_only(ast)
         choices, searched = DEFAULT, False
         if width and optimizer_on():
@@ -222,9 +231,10 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
 
             choices, searched = beam.choose(name, low, r, bufs[i], key[0], width)
         opt = optimize_kernel(low, choices)
-        # generated names only: an index plus the kernel name filtered to [A-Za-z0-9_]
-        rk = render_kernel(opt, f"k{i}_{c_ident(name)}", restrict=r)
+        rk = render_kernel(opt, cname, restrict=r)
         rendered.append(rk)
+        if indexed:
+            kernel_index.store(ik, rk)
         if debug >= 2:  # the optimizer's actions, then how they were printed
             taken = actions(low, opt) + list(rk.choices)
             if searched:  # the choices came from RULEGRAD_BEAM's search (or its stored winner)

@@ -52,6 +52,7 @@ import itertools
 import math
 import operator
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from rulegrad.rules.flash_helpers import Flash
@@ -289,71 +290,54 @@ RG_FMAX(double, uint64_t, f64)
 #define RG_UINTS(T, S, W) RG_UDIV(T, S) RG_SHIFT(T, T, S, W) RG_UPOW(T, S)
 """
 
-# The prelude's helpers for integer kernels and OpenMP's NaN-propagating reductions: each is
-# defined (instantiated from the macros above) only in a library whose kernels name it. Parsed
-# on every build, the 56 integer helpers cost a float kernel's build ~7M of the ~9M compiler
-# instructions the whole prelude takes (callgrind, gcc 12), for nothing. The patterns are
-# compiled when a body holds their leading literal (`_literal`), not at import: a process's
-# first tiny add imports this module and names none of them.
-_USED: tuple[tuple[str, str], ...] = tuple(
-    (pattern, text) for pattern, text in (
-        (r"rg_f2i_\w+_f32\b", "RG_F2I_ALL(float, f32)"),
-        (r"rg_fpow_f32\b", "RG_FPOW(float, f32, powf)"),
-        (r"rg_fpow_f64\b", "RG_FPOW(double, f64, pow)"),
-        (r"rg_f2i_\w+_f64\b", "RG_F2I_ALL(double, f64)"),
-        *((rf"rg_(?:idiv|mod|shl|shr|pow)_{s}\b", f"RG_INTS({t}, u{t}, {s}, {w})")
-          for t, s, w in (("int8_t", "i8", 8), ("int16_t", "i16", 16), ("int32_t", "i32", 32),
-                          ("int64_t", "i64", 64))),
-        *((rf"rg_(?:idiv|mod|shl|shr|pow)_{s}\b", f"RG_UINTS({t}, {s}, {w})")
-          for t, s, w in (("uint8_t", "u8", 8), ("uint16_t", "u16", 16),
-                          ("uint32_t", "u32", 32), ("uint64_t", "u64", 64))),
-        *((rf"rg{m}_{s}\b", f"#pragma omp declare reduction(rg{m}_{s} : {t} : "
+# The prelude's functions on demand: the integer kernels' helpers, OpenMP's NaN-propagating
+# reductions, the block library's declarations. Each text is in a library only when one of its
+# kernels uses a name it defines (RenderedKernel.uses, recorded by the printer that printed the
+# name: `alu_helper` for the op table's). Parsed on every build, the 56 integer helpers cost a
+# float kernel's build ~7M of the ~9M compiler instructions the whole prelude takes
+# (callgrind, gcc 12), for nothing.
+_INTS = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
+_ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
+    (frozenset(names), text) for names, text in (
+        ({f"rg_f2i_{i}_f32" for i in _INTS}, "RG_F2I_ALL(float, f32)"),
+        ({"rg_fpow_f32"}, "RG_FPOW(float, f32, powf)"),
+        ({"rg_fpow_f64"}, "RG_FPOW(double, f64, pow)"),
+        ({f"rg_f2i_{i}_f64" for i in _INTS}, "RG_F2I_ALL(double, f64)"),
+        *(({f"rg_{f}_{i}" for f in ("idiv", "mod", "shl", "shr", "pow")},
+           f"{macro}({t}, {'u' + t + ', ' if i[0] == 'i' else ''}{i}, {i[1:]})")
+          for i, t, macro in ((i, f"{'u' if i[0] == 'u' else ''}int{i[1:]}_t",
+                               "RG_INTS" if i[0] == "i" else "RG_UINTS") for i in _INTS)),
+        *(({f"rg{m}_{s}"}, f"#pragma omp declare reduction(rg{m}_{s} : {t} : "
            f"omp_out = rg_{m}_{s}(omp_out, omp_in)) initializer(omp_priv = omp_orig)")
           for m in ("max", "min") for t, s in (("float", "f32"), ("double", "f64"))),
         # a sum from -0.0 (a pick, runtime/ops.py's reduce_start): each lane from -0.0 too
         # (`reduction(+:)` starts them at +0.0, and +0.0 + -0.0 loses a picked -0.0's sign)
-        *((rf"rgaddz_{s}\b", f"#pragma omp declare reduction(rgaddz_{s} : {t} : "
+        *(({f"rgaddz_{s}"}, f"#pragma omp declare reduction(rgaddz_{s} : {t} : "
            f"omp_out += omp_in) initializer(omp_priv = -0.0{'f' if s == 'f32' else ''})")
           for t, s in (("float", "f32"), ("double", "f64"))),
-        *((rf"rg_block_[vz]{s}_\d", " ".join(f"void rg_block_{w}{s}_{rows}{block_signature(t)}; "
-                                             f"void rg_block_{w}{s}_{rows}_stream"
-                                             f"{stream_signature(t)};"
-                                             for w in "vz" for rows in BLOCK_ROWS))
+        *(({f"rg_block_{w}{s}_{rows}{x}" for w in "vz" for rows in BLOCK_ROWS
+            for x in ("", "_stream")},
+           " ".join(f"void rg_block_{w}{s}_{rows}{block_signature(t)}; "
+                    f"void rg_block_{w}{s}_{rows}_stream{stream_signature(t)};"
+                    for w in "vz" for rows in BLOCK_ROWS))
           for t, s in (("float", "f32"), ("double", "f64"))),
         # the copy of panels a row at a time (blocks.py's `_pack`)
-        *((rf"rg_pack_[vz]{s}", " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};"
-                                         for w in "vz"))
+        *(({f"rg_pack_{w}{s}" for w in "vz"},
+           " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};" for w in "vz"))
           for t, s in (("float", "f32"), ("double", "f64"))),
-        (r"expf\(", vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
-        (r"rg_vexp_f32\b", vexp.VECTOR),  # and its core, inline, for explicit vectors
-        (r"rg_reduce_[a-z]+_f32", " ".join(f"float {reduce_name(o)}{reduce_signature('float')};"
-                                          for o in REDUCE_OPS)),
+        ({vexp.NAME}, vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
+        ({"rg_vexp_f32"}, vexp.VECTOR),  # and its core, inline, for explicit vectors
+        ({reduce_name(o) for o in REDUCE_OPS},
+         " ".join(f"float {reduce_name(o)}{reduce_signature('float')};" for o in REDUCE_OPS)),
     ))
 
 
-def prelude(body: str) -> str:
-    """The prelude for kernels whose source is `body`: PRELUDE, then the helpers they name."""
-    return PRELUDE + "".join(text + "\n" for pattern, text in _USED
-                             if _literal(pattern) in body and _names(re.compile(pattern), body))
-
-
-def _literal(pattern: str) -> str:
-    """The characters every match of `pattern` starts with (up to its first special one)."""
-    for i, ch in enumerate(pattern):
-        if ch in "\\()[]{}.*+?|^$":
-            return pattern[:i]
-    return pattern
-
-
-def _names(pattern: re.Pattern[str], body: str) -> bool:
-    """Whether `body` names `pattern` as a whole identifier. The patterns start with a literal,
-    which re finds by a fast scan; a leading `\\b` makes it try the whole pattern at every
-    position (a 100,000-op chain's source: 3.4 s for the 14 searches, 0.2 s without)."""
-    for m in pattern.finditer(body):
-        start = m.start()
-        if start == 0 or not (body[start - 1].isalnum() or body[start - 1] == "_"):
-            return True
-    return False
+def prelude(uses: Iterable[str]) -> str:
+    """The prelude of kernels that use the names `uses` (their RenderedKernel.uses): PRELUDE,
+    then each function on demand that defines one of them."""
+    used = set(uses)
+    return PRELUDE + "".join(text + "\n" for names, text in _ON_DEMAND
+                             if not used.isdisjoint(names))
 
 
 def _mfun(name: str, dt: DType) -> str:
@@ -366,13 +350,30 @@ def _fcast(dt: DType, x: str) -> str:
     return f"(float){x}" if dt is dtypes.float16 else x
 
 
+def alu_helper(node: UOp) -> str | None:
+    """The prelude's function on demand (`_ON_DEMAND`) that render_alu's expression of `node`
+    calls, if any: a float-to-int CAST (defined for every value), a float POW, an integer
+    IDIV, MOD, SHL, SHR or POW (defined for every operand)."""
+    op, dt = node.op, node.dtype
+    sdt = node.src[0].dtype if node.src else dt
+    if op is Ops.CAST:
+        return f"rg_f2i_{SUFFIX[dt.name]}_{SUFFIX[sdt.name]}" if sdt.is_float and dt.is_int \
+            else None
+    if sdt.is_float:  # (a float16's in float)
+        return f"rg_fpow_{'f64' if sdt is dtypes.float64 else 'f32'}" if op is Ops.POW else None
+    if op in (Ops.IDIV, Ops.MOD, Ops.SHL, Ops.SHR, Ops.POW) and not sdt.is_bool:
+        return f"rg_{op.name.lower()}_{SUFFIX[sdt.name]}"
+    return None
+
+
 def render_alu(node: UOp, a: list[str]) -> str:
     """The C expression of one ALU/CAST/BITCAST node over its operand names `a`."""
     op, dt = node.op, node.dtype
     sdt = node.src[0].dtype if node.src else dt
+    helper = alu_helper(node)
+    if helper is not None:
+        return f"{helper}({', '.join(_fcast(sdt, x) for x in a)})"
     if op is Ops.CAST:
-        if sdt.is_float and dt.is_int:  # defined for every value (the prelude's rg_f2i)
-            return f"rg_f2i_{SUFFIX[dt.name]}_{SUFFIX[sdt.name]}({_fcast(sdt, a[0])})"
         return f"({ctype(dt)})({a[0]})"
     if op is Ops.BITCAST:
         if dt.itemsize != sdt.itemsize:
@@ -398,15 +399,10 @@ _INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.CMPLT: "<", Ops.CMPNE: "
 # vector loops call libmvec's (RG_MVEC), except float32's expf: the block library's (vexp.py)
 _LIBM = {Ops.EXP: "exp", Ops.LOG: "log", Ops.EXP2: "exp2", Ops.LOG2: "log2", Ops.SIN: "sin",
          Ops.COS: "rg_cos", Ops.SQRT: "sqrt", Ops.TRUNC: "trunc", Ops.POW: "pow", Ops.MOD: "fmod"}
-# float ops through a prelude helper of the computing type (f32 for float16 too)
-_HELPERS = {Ops.POW: "rg_fpow_"}
 
 
 def _render_float(op: Ops, dt: DType, a: list[str]) -> str:
     s = SUFFIX[dt.name]
-    if op in _HELPERS:
-        args = ", ".join(_fcast(dt, x) for x in a)
-        return f"{_HELPERS[op]}{'f64' if dt is dtypes.float64 else 'f32'}({args})"
     if op in _LIBM:
         args = ", ".join(_fcast(dt, x) for x in a)
         return f"{_mfun(_LIBM[op], dt)}({args})"
@@ -430,12 +426,9 @@ def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
         if op is Ops.MIN:
             return f"({a[0]} & {a[1]})"
         raise RenderError(f"op {op.name} is not defined on bool")
-    s = SUFFIX[dt.name]
     if op in (Ops.MAX, Ops.MIN):
         cmp = ">" if op is Ops.MAX else "<"
         return f"({a[0]} {cmp} {a[1]} ? {a[0]} : {a[1]})"
-    if op in (Ops.IDIV, Ops.MOD, Ops.SHL, Ops.SHR, Ops.POW):
-        return f"rg_{op.name.lower()}_{s}({a[0]}, {a[1]})"
     if op is Ops.FDIV:  # true division of ints: numpy computes it in float64
         return f"((double){a[0]} / (double){a[1]})"
     if op in (Ops.SQRT, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.COS):
@@ -448,6 +441,7 @@ def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
 
 
 _VECTOR_LOAD = {1: "rg_vload_f32", 2: "rg_vload2_f32"}
+VECTOR_EXP = "rg_vexp_f32"
 _VECTOR_INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.FDIV: "/"}
 
 
@@ -501,7 +495,7 @@ def render_vector(node: UOp, a: list[str]) -> str:
     if node.op is Ops.NEG:
         return f"(-{a[0]})"
     if node.op is Ops.EXP:  # float32's exp: vexp.py's core, inline (its prelude's VECTOR)
-        return f"rg_vexp_f32({a[0]})"
+        return f"{VECTOR_EXP}({a[0]})"
     if node.op in (Ops.MAX, Ops.MIN):
         return f"rg_v{node.op.name.lower()}_{SUFFIX[node.dtype.name]}({a[0]}, {a[1]})"
     if node.op is Ops.WHERE:
@@ -553,6 +547,10 @@ class KernelRenderer:
         self.kind = "loops"  # RenderedKernel.kind
         self.gated = False  # a gated read was printed (RenderedKernel.gated)
         self.calls: set[str] = set()  # the block library's functions called (`call`)
+        self.uses: set[str] = set()  # the prelude's functions on demand printed (`prelude`)
+        # the NaN-propagating (or from -0.0) OpenMP reductions declared for threads: used if
+        # their loop is not launched
+        self.declared: set[str] = set()
         self.threaded: set[UOp] = set()  # reduces given an `omp parallel for ... reduction`
         self.combines: list[_Combine] = []  # their accumulators, for `_launched`
         # the open store group's interchanged columns (interchange_helpers.columns), and those
@@ -717,6 +715,8 @@ class KernelRenderer:
                 self.gated = True  # (RenderedKernel.gated: flags.py's jump threading)
         elif n.op in GroupOp.Elementwise:
             expr = render_alu(n, srcs)  # type: ignore[arg-type]
+            if (helper := alu_helper(n)) is not None:
+                self.uses.add(helper)
             sdt = n.src[0].dtype
             if n.op is Ops.EXP and sdt.is_float and _mfun(_LIBM[Ops.EXP], sdt) == "expf":
                 self.call(vexp.NAME)  # float32's exp (render_alu): the prelude binds it to vexp's
@@ -769,6 +769,8 @@ class KernelRenderer:
             expr = render_vector(n, srcs)
         else:
             expr = render_vector(n, [self._lanes(s, a) for s, a in zip(n.src, srcs)])
+            if n.op is Ops.EXP:
+                self.uses.add(VECTOR_EXP)
         name = self.fresh()
         scope.add(self.stmt(name, vector_type(n.dtype), expr))
         scope.names[n] = name
@@ -1066,20 +1068,25 @@ class KernelRenderer:
     def _reduce_pragma(self, red: UOp, acc: str, innermost: bool,
                        outermost: bool) -> str | Threads:
         op, adt = red.arg, red.dtype
+        declared = True  # the prelude's (on demand), not OpenMP's own
         if adt.is_float and op in (Ops.MAX, Ops.MIN):
             # the declared NaN-propagating reduction; gcc vectorizes it lane by lane
             omp_op = f"rg{op.name.lower()}_{SUFFIX[adt.name]}"
         elif adt.is_float and op is Ops.ADD and _from_negative_zero(_accumulator(red)):
             omp_op = f"rgaddz_{SUFFIX[adt.name]}"  # a sum from -0.0: its lanes from -0.0
         elif op in _OMP_REDUCE or (op in (Ops.MAX, Ops.MIN) and not adt.is_bool):
-            omp_op = _OMP_REDUCE.get(op, op.name.lower())
+            omp_op, declared = _OMP_REDUCE.get(op, op.name.lower()), False
         else:
             return ""
         # a reduce given threads by rules/opt.rules (`thread_reduce`: a full sum)
         if outermost and red.src[1].arg[1] == "thread" and not self._in_parallel():
             self.threaded.add(red)
+            if declared:  # (used unless its loop is launched: `render`)
+                self.declared.add(omp_op)
             return Threads(simd=innermost, reduction=(omp_op, acc))
         if innermost:
+            if declared:
+                self.uses.add(omp_op)
             return f"#pragma omp simd reduction({omp_op}:{acc})"
         return ""
 
@@ -1326,10 +1333,17 @@ class KernelRenderer:
         if self.used_vectors or self.gcc_vectors:
             if self.kind == "loops":
                 self.kind = "vector" if _has_plain_innermost(self.root) else "explicit"
+        # OpenMP's threads: a region, or a threaded loop not launched (`_launch_header`), whose
+        # reduction, if the prelude declares it, is used
+        threads = [s.threads for s in self.root.tree() if s.threads is not None]
+        self.uses.update(t.reduction[0] for t in threads
+                         if t.reduction is not None and t.reduction[0] in self.declared)
+        openmp = bool(threads) or any(isinstance(s.head, Region) for s in self.root.tree())
         return RenderedKernel(cname, source, nparams, pdt, var_names, tuple(self.choices),
                               self.kind, launch, combine,
                               self.shared[1:] if self.shared is not None else (0, 0),
-                              self.gated, tuple(sorted(self.calls)))
+                              self.gated, tuple(sorted(self.calls)),
+                              tuple(sorted(self.uses | self.calls)), openmp)
 
 
 # A kernel whose whole body is one threaded loop (`omp parallel for` over a loop from 0 by a
@@ -1413,6 +1427,7 @@ def _launch_header(loop: Scope, size: int, simd: bool) -> int:
     # iteration i is the loop's value i * step, as in the loop it replaces
     by = "" if head.step == 1 else f" * {head.step}"
     loop.head = head._replace(start=f"lo_{by}", stop=f"hi_{by}", pragma="", simd=simd)
+    loop.threads = None  # (launch.py's threads run it: no OpenMP region of its own)
     return -(-size // head.step)
 
 

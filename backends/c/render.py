@@ -952,23 +952,9 @@ class KernelRenderer:
         nvec = reduce_vectors(red.arg, n, lanes)
         vhome.add(f"{vt} {accv}[{nvec}]; for (int u_ = 0; u_ < {nvec}; "
                   f"u_++) {accv}[u_] = rg_vset_{sfx}({ident});")
-        block = nvec * lanes
-        main, whole = n - n % block, n - n % lanes
         self.vector, self.vector_nodes, self.used_vectors = r, {reg}, True
         window = self.windows.get(r.arg[0])
-        if window is not None:
-            whole = self._window_steps(red, accv, nvec, exact, scope, *window, lanes)
-        if window is None and main:
-            kb = self.fresh("kb")
-            rest = scope.open_child  # (what is still being filled after these loops)
-            self.open_counter(scope, Loop(kb, main, step=block))
-            self._vector_steps(red, accv, kb, nvec, lanes)
-            self.stack.pop()
-            scope.open_child = rest
-        if window is None and whole > main:
-            self._vector_steps(red, accv, str(main), (whole - main) // lanes, lanes)
-        if window is None and n > whole and exact:  # the last values in a vector ending at the end
-            self._vector_steps(red, accv, str(n - lanes), 1, lanes)
+        whole = self._vector_spans(red, accv, nvec, exact, scope, *(window or (0, n)), lanes)
         self.vector, self.vector_nodes = None, set()
         if not exact and (window is not None or n > whole):  # the last values, one at a time
             if window is None:
@@ -1024,31 +1010,43 @@ class KernelRenderer:
             parent.add(item)
         return name
 
-    def _window_steps(self, red: UOp, accv: str, nvec: int, exact: bool, scope: Scope,
-                      lo: str, hi: str, lanes: int) -> str:
-        """A vector reduce's steps over the window [lo, hi) of its loop, known at run time
-        (`windows`): blocks of `nvec` vectors, then whole vectors; a MAX's or MIN's last values
-        in one vector ending at `hi` (it may start before `lo`: the loop is at least a vector
-        long, and every value outside the window is the op's identity, rules/flash_mask.py).
-        Returns the C name of where a sum's last values, one at a time, begin."""
+    def _vector_spans(self, red: UOp, accv: str, nvec: int, exact: bool, scope: Scope,
+                      lo: int | str, hi: int | str, lanes: int) -> int | str:
+        """A vector reduce's steps over [lo, hi) of its loop, the whole loop (0 to its count)
+        or a window known at run time (`windows`, C text): blocks of `nvec` vectors, then whole
+        vectors (unrolled where their count is known); a MAX's or MIN's last values in one
+        vector ending at `hi` (in a window it may start before `lo`: the loop is at least a
+        vector long, and every value outside the window is the op's identity,
+        rules/flash_mask.py). Returns where a sum's last values, one at a time, begin."""
         block = nvec * lanes
-        main, whole = self.fresh("kb"), self.fresh("kb")
-        self.vartypes[main] = self.vartypes[whole] = "int64_t"
-        scope.add(f"const int64_t {main} = {lo} + ({hi} - ({lo})) / {block} * {block};")
-        scope.add(f"const int64_t {whole} = {lo} + ({hi} - ({lo})) / {lanes} * {lanes};")
-        rest = scope.open_child
-        steps = [(lo, main, block, nvec)] + ([(main, whole, lanes, 1)] if nvec > 1 else [])
-        for first, end, step, count in steps:
+        if isinstance(hi, int):
+            main, whole = hi - hi % block, hi - hi % lanes
+            last = str(hi - lanes) if hi > whole else None
+        else:
+            main, whole = self.fresh("kb"), self.fresh("kb")
+            self.vartypes[main] = self.vartypes[whole] = "int64_t"
+            scope.add(f"const int64_t {main} = {lo} + ({hi} - ({lo})) / {block} * {block};")
+            scope.add(f"const int64_t {whole} = {lo} + ({hi} - ({lo})) / {lanes} * {lanes};")
+            last = f"({hi} < {lanes} ? 0 : {hi} - {lanes})"
+        rest = scope.open_child  # (what is still being filled after these loops)
+        spans = [(lo, main, block, nvec)] if main else []
+        if isinstance(whole, str) and nvec > 1:
+            spans.append((main, whole, lanes, 1))
+        for first, end, step, count in spans:
             kb = self.fresh("kb")
             self.open_counter(scope, Loop(kb, end, first, step=step))
             self._vector_steps(red, accv, kb, count, lanes)
             self.stack.pop()
             scope.open_child = rest  # (the next loop after this one)
-        if exact:
-            self.open_counter(scope, Guard(f"{whole} < {hi}"))
-            self._vector_steps(red, accv, f"({hi} < {lanes} ? 0 : {hi} - {lanes})", 1, lanes)
-            self.stack.pop()
-            scope.open_child = rest
+        if isinstance(whole, int) and whole > main:
+            self._vector_steps(red, accv, str(main), (whole - main) // lanes, lanes)
+        if exact and last is not None:
+            if isinstance(whole, str):  # (a window may end on a whole vector)
+                self.open_counter(scope, Guard(f"{whole} < {hi}"))
+            self._vector_steps(red, accv, last, 1, lanes)
+            if isinstance(whole, str):
+                self.stack.pop()
+                scope.open_child = rest
         return whole
 
     def _vector_steps(self, red: UOp, accv: str, start: str, count: int, lanes: int) -> None:

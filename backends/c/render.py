@@ -52,7 +52,7 @@ import itertools
 import math
 import operator
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from rulegrad.rules.flash_helpers import Flash
@@ -814,15 +814,10 @@ class KernelRenderer:
         declaration = f"{ctype(reg.dtype)} {acc} = {render_const(reg.arg, reg.dtype)};"
         host.add(declaration)
         self.vartypes[acc] = ctype(reg.dtype)
-        mark = self._enter(host)  # host + new loops; what to restore
-        scope = host
-        ranges = red.src[1:]
-        for i, r in enumerate(ranges):
-            pragma = self._reduce_pragma(red, acc, innermost=i == len(ranges) - 1,
-                                         outermost=i == 0)
-            scope = self.open_loop(scope, r, pragma)
-            self.stack.append(scope)
-        scope.names[reg] = acc  # the accumulator, read by the combined value inside the loops
+        last = len(red.src) - 2
+        mark, nest = self._open_nest(host, red.src[1:], lambda i: self._reduce_pragma(
+            red, acc, innermost=i == last, outermost=i == 0))
+        nest[-1].names[reg] = acc  # the accumulator, read by the combined value inside the loops
         saved.append((mark, acc, declaration, (), None))
 
     def _open_scan(self, red: UOp, saved: list) -> None:
@@ -866,11 +861,8 @@ class KernelRenderer:
         host.add(f"{ct} {acc}[{size}]; for (int64_t n_ = 0; n_ < {size}; n_++) {acc}[n_] = "
                  f"{ident};")
         self.vartypes[acc] = f"{ct} *"
-        mark = self._enter(host)
-        scope = host
-        for r in red.src[1:]:
-            scope = self.open_loop(scope, r)
-            self.stack.append(scope)
+        mark, nest = self._open_nest(host, red.src[1:])
+        scope = nest[-1]
         if vec is not None:  # (what the value reads along the vector is vectors; `outside`)
             outside = (self.vector, self.vector_nodes, self.prefetch)
             k = red.src[-1]
@@ -926,15 +918,12 @@ class KernelRenderer:
         host.add(declaration)
         self.vartypes[acc], self.vartypes[accv] = ct, f"{vt} *"
         outside = (self.vector, self.vector_nodes)
-        mark = self._enter(host)
-        scope = vhome = host
-        for i, outer in enumerate(red.src[1:-1]):
-            pragma = self._reduce_pragma(red, acc, innermost=False, outermost=i == 0)
-            scope = self.open_loop(scope, outer, pragma)
-            self.stack.append(scope)
-            if red in self.threaded and i == 0:  # each iteration of the threads' loop its own
-                vhome = scope
-                self.combines.append(_Combine(acc, update, declaration))
+        mark, nest = self._open_nest(host, red.src[1:-1], lambda i: self._reduce_pragma(
+            red, acc, innermost=False, outermost=i == 0))
+        scope, vhome = nest[-1], host
+        if red in self.threaded:  # each iteration of the threads' loop (the first) its own
+            vhome = nest[1]
+            self.combines.append(_Combine(acc, update, declaration))
         value = update.src[1]
         if value.op is Ops.LOAD and len(value.src) == 1 and block_library() and len(red.src) == 2 \
                 and not _from_negative_zero(reg) and reg.dtype is dtypes.float32:
@@ -978,6 +967,17 @@ class KernelRenderer:
             lane = render_alu(update, [acc, f"{accv}[0][u_]"])
             vhome.add(f"for (int u_ = 0; u_ < {lanes}; u_++) {acc} = {lane};")
         host.names[red] = acc
+
+    def _open_nest(self, host: Scope, ranges: tuple[UOp, ...],
+                   pragma: Callable[[int], str | Threads] | None = None) -> tuple[tuple, list]:
+        """Switch the scope stack to `host` (`_enter`) and open a loop over each of `ranges`
+        there, outermost first, each pushed (`pragma(i)`: the i-th one's, asked as it opens);
+        returns what `_leave` restores and [host, *the loops]."""
+        mark, nest = self._enter(host), [host]
+        for i, r in enumerate(ranges):
+            nest.append(self.open_loop(nest[-1], r, "" if pragma is None else pragma(i)))
+            self.stack.append(nest[-1])
+        return mark, nest
 
     def _enter(self, host: Scope) -> tuple[int, list[Scope], list[tuple[Scope, Scope | None]]]:
         """Switch the scope stack to `host`, where a reduce's or a local array's loops open;
@@ -1117,11 +1117,7 @@ class KernelRenderer:
         size = math.prod(loop_count(r) for r in dl.src[1:])
         host.add(f"{ctype(dl.dtype)} {name}[{size}];")
         self.vartypes[name] = f"{ctype(dl.dtype)} *"
-        mark = self._enter(host)
-        scope = host
-        for r in dl.src[1:]:
-            scope = self.open_loop(scope, r)
-            self.stack.append(scope)
+        mark, _ = self._open_nest(host, dl.src[1:])
         saved.append((mark, name))
 
     def _close_local(self, dl: UOp, saved: list) -> None:

@@ -360,6 +360,12 @@ class Scope:
         """Whether every scope inside this one is a guard, `if` (no loop)."""
         return all(isinstance(s.head, Guard) for s in self.tree(False))
 
+    def open(self, child: Scope) -> Scope:
+        """Add `child` as the scope being filled (what is added here meanwhile goes before it)."""
+        self.add(child)
+        self.open_child = child
+        return child
+
     def add(self, line: str | Stmt | Scope) -> None:
         if self.open_child is None:
             self.items.append(line)

@@ -638,9 +638,7 @@ class KernelRenderer:
             if last is not None:
                 value = f"({value} < {last} ? {value} : {last})"
             scope.items.append(f"const int64_t {var} = {value};")
-        parent.add(scope)
-        parent.open_child = scope
-        return scope
+        return parent.open(scope)
 
     # -- expressions
     def emit(self, root: UOp) -> str:
@@ -793,8 +791,7 @@ class KernelRenderer:
         last = n - lanes
         scope.items.append(f"const int64_t {var} = {var}_v < {last} ? {var}_v : {last};"
                            if n % lanes else f"const int64_t {var} = {var}_v;")
-        parent.add(scope)
-        parent.open_child = scope
+        parent.open(scope)
         self.vector = r
         self.used_vectors = True
         return scope
@@ -1200,9 +1197,7 @@ class KernelRenderer:
             value = threads.var if inner == 1 else f"{threads.var} / {inner}"
             scope.items.append(f"const int64_t {var} = {value}{f' % {n}' if k else ''};")
             scope.names[r] = var
-        parent.add(scope)
-        parent.open_child = scope
-        self.stack.append(scope)
+        self.stack.append(parent.open(scope))
         return scope
 
     def emit_store(self, st: UOp) -> None:
@@ -1260,11 +1255,8 @@ class KernelRenderer:
         """A loop that binds no RANGE (a counter: tiles, panels, blocks), or a guard or region
         in one, pushed on the scope stack; `threads`: how it is split across cores
         (`Threads.loop` made `head`)."""
-        scope = Scope(head, parent.bound, threads=threads)
-        parent.add(scope)
-        parent.open_child = scope
-        self.stack.append(scope)
-        return scope
+        self.stack.append(parent.open(Scope(head, parent.bound, threads=threads)))
+        return self.stack[-1]
 
     # -- the function
     def render(self, cname: str) -> RenderedKernel:

@@ -329,7 +329,7 @@ def read_bandwidth(nbytes: int) -> float:
     from rulegrad.runtime.dtype import dtypes
 
     lib = build_library([RenderedKernel("rg_read_bw", _READ_SOURCE, 2, (dtypes.float32,) * 2,
-                                        ("n",))])
+                                        ("n",), openmp=True)])
     fn = lib.function("rg_read_bw", 2, 1)
     x = np.ones(max(4096, nbytes // 4 // 4096 * 4096), np.float32)
     out = np.zeros(1, np.float32)

@@ -5,6 +5,8 @@ times its phases) spent most of its time in a few places that grew with the kern
 scan of the whole source per prelude helper that tried every position, an inline broadcast
 call per vector statement for gcc to expand, and whole-graph walks no elementwise kernel needs.
 Each is checked here by what is done (calls, patterns, emitted text), on kernels of seconds.
+(The prelude no longer reads the source at all: it is made from the names the kernels'
+printers recorded, test_prelude_uses.py.)
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import pytest
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import optimize_kernel
-from rulegrad.backends.c.render import _IDENT, _USED, prelude, render_kernel
+from rulegrad.backends.c.render import _IDENT, render_kernel
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp
@@ -29,27 +31,6 @@ def _kernel(t: Tensor) -> UOp:
     items = t.schedule()
     assert len(items) == 1
     return items[0].ast
-
-
-# ---------------------------------------------------------------------- the prelude's scan
-def test_every_prelude_helper_pattern_starts_with_a_literal():
-    # re finds a pattern that starts with a literal by a fast scan for it; one that starts with
-    # `\b` is tried at every position of the source (3.4 s of a 100k-op chain's build)
-    for pattern, _ in _USED:
-        first = sre_parser.parse(pattern)[0][0]
-        assert first is sre_constants.LITERAL, pattern
-
-
-@pytest.mark.parametrize("body, named", [
-    ("x = rg_idiv_i32(a, b);", True),
-    ("rg_idiv_i32(a, b);", True),                        # at the very start
-    ("x = org_idiv_i32(a, b);", False),                  # a longer identifier
-    ("x = my_rg_idiv_i32(a, b);", False),
-    ("x = org_idiv_i32(a); y = rg_idiv_i32(b, c);", True),  # a later whole one counts
-    ("x = rg_idiv_i32x(a, b);", False),
-])
-def test_prelude_names_a_helper_only_as_a_whole_identifier(body, named):
-    assert ("RG_INTS(int32_t, uint32_t, i32, 32)" in prelude(body)) is named
 
 
 # ---------------------------------------------------------------------- vector statements

@@ -287,19 +287,22 @@ def kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
     """The library of dt's blocks in `lanes`-wide registers: its register blocks and its panel
     copies."""
     # one per row count; each a library of its own (`_one`), built when a kernel first calls
-    # it (all in one: 353M compiler instructions, ~90 ms, for the one or two a product calls)
-    return [RenderedKernel(name(dt, lanes, rows), _block(dt, lanes, rows), 0, (), kind="packed")
-            for rows in BLOCK_ROWS] + [
+    # it (all in one: 353M compiler instructions, ~90 ms, for the one or two a product calls);
+    # each uses its own declaration in the prelude
+    return [RenderedKernel(f, _block(dt, lanes, rows), 0, (), kind="packed", uses=(f,))
+            for rows in BLOCK_ROWS if (f := name(dt, lanes, rows))] + [
         # (a streamed block reads its rows' offsets under a condition, `xo ? xo[k] : k * xs`)
-        RenderedKernel(stream_name(dt, lanes, rows), _stream(dt, lanes, rows), 0, (),
-                       kind="packed", gated=True) for rows in BLOCK_ROWS] + [
-        RenderedKernel(pack_name(dt, lanes), _pack(dt, lanes), 0, (), kind="packed")]
+        RenderedKernel(f, _stream(dt, lanes, rows), 0, (), kind="packed", gated=True, uses=(f,))
+        for rows in BLOCK_ROWS if (f := stream_name(dt, lanes, rows))] + [
+        RenderedKernel(f, _pack(dt, lanes), 0, (), kind="packed", uses=(f,))
+        for f in (pack_name(dt, lanes),)]
 
 
 def reductions(which: str | None = None) -> list[RenderedKernel]:
     """The float32 row reductions (`which`: the one of that name, "add", "max" or "min"): each
     is a library of its own."""
-    return [RenderedKernel(reduce_name(op), _reduce(op), 0, (), kind="packed")
+    return [RenderedKernel(reduce_name(op), _reduce(op), 0, (), kind="packed",
+                           uses=(reduce_name(op),))
             for op, name in REDUCE_OPS.items() if which in (None, name)]
 
 

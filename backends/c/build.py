@@ -244,7 +244,7 @@ def compiler_version(cc: tuple[str, ...]) -> str:
 
 def full_source(kernels: list[RenderedKernel]) -> str:
     body = "\n".join(k.source for k in kernels)
-    return prelude(body) + "\n" + body
+    return prelude(name for k in kernels for name in k.uses) + "\n" + body
 
 
 def cache_key(source: str, cc: list[str], flags: list[str]) -> str:

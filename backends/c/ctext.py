@@ -360,6 +360,12 @@ class Scope:
         """Whether every scope inside this one is a guard, `if` (no loop)."""
         return all(isinstance(s.head, Guard) for s in self.tree(False))
 
+    def open(self, child: Scope) -> Scope:
+        """Add `child` as the scope being filled (what is added here meanwhile goes before it)."""
+        self.add(child)
+        self.open_child = child
+        return child
+
     def add(self, line: str | Stmt | Scope) -> None:
         if self.open_child is None:
             self.items.append(line)
@@ -389,7 +395,7 @@ class RenderedKernel(FrozenRecord):
     frozen record, runtime/record.py: equal, hashed and printed by its fields)."""
 
     __slots__ = ("cname", "source", "nparams", "param_dtypes", "var_names", "choices", "kind",
-                 "launch", "combine", "shared", "gated", "calls")
+                 "launch", "combine", "shared", "gated", "calls", "uses", "openmp")
     cname: str
     source: str
     nparams: int
@@ -421,20 +427,23 @@ class RenderedKernel(FrozenRecord):
     # reductions, vexp.py's rg_expf) the kernel calls, sorted, as its printers recorded when
     # they printed each call: build.py loads their libraries before the kernel's
     calls: tuple[str, ...]
+    # the prelude's functions on demand the kernel names (render.py's `prelude`: an integer
+    # division, a float-to-int cast, an OpenMP reduction, a block's declaration), sorted, as its
+    # printers recorded when they printed each
+    uses: tuple[str, ...]
+    # the kernel starts OpenMP threads itself (a `Region` or an unlaunched `Threads` loop, as its
+    # printers built them): flags.py compiles only such kernels with -fopenmp, which costs gcc
+    # a third more work per threaded loop
+    openmp: bool
 
     def __init__(self, cname: str, source: str, nparams: int, param_dtypes: tuple[DType, ...],
                  var_names: tuple[str, ...] = (), choices: tuple[str, ...] = (),
                  kind: str = "loops", launch: int = 0, combine: int = 0,
                  shared: tuple[int, int] = (0, 0), gated: bool = False,
-                 calls: tuple[str, ...] = ()) -> None:
+                 calls: tuple[str, ...] = (), uses: tuple[str, ...] = (),
+                 openmp: bool = False) -> None:
         self._init(cname, source, nparams, param_dtypes, var_names, choices, kind, launch,
-                   combine, shared, gated, calls)
-
-    @property
-    def openmp(self) -> bool:
-        """Whether the kernel starts OpenMP threads itself (flags.py: only such kernels are
-        compiled with -fopenmp, which costs gcc a third more work per threaded loop)."""
-        return "#pragma omp parallel" in self.source
+                   combine, shared, gated, calls, uses, openmp)
 
 
 def loop_count(r: UOp) -> int:

@@ -367,9 +367,7 @@ def _bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
     loop.bound = loop.bound - {rng}
     guard = Scope(Guard(f"{var} < {size}"), parent.bound | {rng})
     guard.names[rng] = var
-    loop.add(guard)
-    loop.open_child = guard
-    r.stack.append(guard)
+    r.stack.append(loop.open(guard))
     return guard
 
 

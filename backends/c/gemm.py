@@ -559,9 +559,7 @@ def _bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
     var = r.loop_names.setdefault(rng, f"r{len(r.loop_names)}")
     loop = _open(parent, _unrolled(f"{var}_u", count, unroll, simd), r)
     guard = Guard(f"{base} + {var}_u < {size}") if size is not None and size % count else ""
-    scope = Scope(guard, loop.bound | {rng})
-    loop.add(scope)
-    loop.open_child = scope
+    scope = loop.open(Scope(guard, loop.bound | {rng}))
     r.stack.append(scope)
     scope.items.append(f"const int64_t {var} = {clamped(f'{base} + {var}_u', last)};")
     scope.names[rng] = var

@@ -78,7 +78,7 @@ def launcher(build: Builder) -> tuple[Any, Any]:
     global _loaded
     with _lock:
         if _loaded is None:
-            lib = build([RenderedKernel("rg_launch", SOURCE, 0, (dtypes.uint8,))])
+            lib = build([RenderedKernel("rg_launch", SOURCE, 0, (dtypes.uint8,), openmp=True)])
             plain, scratch = lib.function("rg_launch", 0), lib.function("rg_launch_scratch", 0)
             plain.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
             scratch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,

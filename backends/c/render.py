@@ -52,6 +52,7 @@ import itertools
 import math
 import operator
 import re
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from rulegrad.rules.flash_helpers import Flash
@@ -289,71 +290,54 @@ RG_FMAX(double, uint64_t, f64)
 #define RG_UINTS(T, S, W) RG_UDIV(T, S) RG_SHIFT(T, T, S, W) RG_UPOW(T, S)
 """
 
-# The prelude's helpers for integer kernels and OpenMP's NaN-propagating reductions: each is
-# defined (instantiated from the macros above) only in a library whose kernels name it. Parsed
-# on every build, the 56 integer helpers cost a float kernel's build ~7M of the ~9M compiler
-# instructions the whole prelude takes (callgrind, gcc 12), for nothing. The patterns are
-# compiled when a body holds their leading literal (`_literal`), not at import: a process's
-# first tiny add imports this module and names none of them.
-_USED: tuple[tuple[str, str], ...] = tuple(
-    (pattern, text) for pattern, text in (
-        (r"rg_f2i_\w+_f32\b", "RG_F2I_ALL(float, f32)"),
-        (r"rg_fpow_f32\b", "RG_FPOW(float, f32, powf)"),
-        (r"rg_fpow_f64\b", "RG_FPOW(double, f64, pow)"),
-        (r"rg_f2i_\w+_f64\b", "RG_F2I_ALL(double, f64)"),
-        *((rf"rg_(?:idiv|mod|shl|shr|pow)_{s}\b", f"RG_INTS({t}, u{t}, {s}, {w})")
-          for t, s, w in (("int8_t", "i8", 8), ("int16_t", "i16", 16), ("int32_t", "i32", 32),
-                          ("int64_t", "i64", 64))),
-        *((rf"rg_(?:idiv|mod|shl|shr|pow)_{s}\b", f"RG_UINTS({t}, {s}, {w})")
-          for t, s, w in (("uint8_t", "u8", 8), ("uint16_t", "u16", 16),
-                          ("uint32_t", "u32", 32), ("uint64_t", "u64", 64))),
-        *((rf"rg{m}_{s}\b", f"#pragma omp declare reduction(rg{m}_{s} : {t} : "
+# The prelude's functions on demand: the integer kernels' helpers, OpenMP's NaN-propagating
+# reductions, the block library's declarations. Each text is in a library only when one of its
+# kernels uses a name it defines (RenderedKernel.uses, recorded by the printer that printed the
+# name: `alu_helper` for the op table's). Parsed on every build, the 56 integer helpers cost a
+# float kernel's build ~7M of the ~9M compiler instructions the whole prelude takes
+# (callgrind, gcc 12), for nothing.
+_INTS = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
+_ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
+    (frozenset(names), text) for names, text in (
+        ({f"rg_f2i_{i}_f32" for i in _INTS}, "RG_F2I_ALL(float, f32)"),
+        ({"rg_fpow_f32"}, "RG_FPOW(float, f32, powf)"),
+        ({"rg_fpow_f64"}, "RG_FPOW(double, f64, pow)"),
+        ({f"rg_f2i_{i}_f64" for i in _INTS}, "RG_F2I_ALL(double, f64)"),
+        *(({f"rg_{f}_{i}" for f in ("idiv", "mod", "shl", "shr", "pow")},
+           f"{macro}({t}, {'u' + t + ', ' if i[0] == 'i' else ''}{i}, {i[1:]})")
+          for i, t, macro in ((i, f"{'u' if i[0] == 'u' else ''}int{i[1:]}_t",
+                               "RG_INTS" if i[0] == "i" else "RG_UINTS") for i in _INTS)),
+        *(({f"rg{m}_{s}"}, f"#pragma omp declare reduction(rg{m}_{s} : {t} : "
            f"omp_out = rg_{m}_{s}(omp_out, omp_in)) initializer(omp_priv = omp_orig)")
           for m in ("max", "min") for t, s in (("float", "f32"), ("double", "f64"))),
         # a sum from -0.0 (a pick, runtime/ops.py's reduce_start): each lane from -0.0 too
         # (`reduction(+:)` starts them at +0.0, and +0.0 + -0.0 loses a picked -0.0's sign)
-        *((rf"rgaddz_{s}\b", f"#pragma omp declare reduction(rgaddz_{s} : {t} : "
+        *(({f"rgaddz_{s}"}, f"#pragma omp declare reduction(rgaddz_{s} : {t} : "
            f"omp_out += omp_in) initializer(omp_priv = -0.0{'f' if s == 'f32' else ''})")
           for t, s in (("float", "f32"), ("double", "f64"))),
-        *((rf"rg_block_[vz]{s}_\d", " ".join(f"void rg_block_{w}{s}_{rows}{block_signature(t)}; "
-                                             f"void rg_block_{w}{s}_{rows}_stream"
-                                             f"{stream_signature(t)};"
-                                             for w in "vz" for rows in BLOCK_ROWS))
+        *(({f"rg_block_{w}{s}_{rows}{x}" for w in "vz" for rows in BLOCK_ROWS
+            for x in ("", "_stream")},
+           " ".join(f"void rg_block_{w}{s}_{rows}{block_signature(t)}; "
+                    f"void rg_block_{w}{s}_{rows}_stream{stream_signature(t)};"
+                    for w in "vz" for rows in BLOCK_ROWS))
           for t, s in (("float", "f32"), ("double", "f64"))),
         # the copy of panels a row at a time (blocks.py's `_pack`)
-        *((rf"rg_pack_[vz]{s}", " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};"
-                                         for w in "vz"))
+        *(({f"rg_pack_{w}{s}" for w in "vz"},
+           " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};" for w in "vz"))
           for t, s in (("float", "f32"), ("double", "f64"))),
-        (r"expf\(", vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
-        (r"rg_vexp_f32\b", vexp.VECTOR),  # and its core, inline, for explicit vectors
-        (r"rg_reduce_[a-z]+_f32", " ".join(f"float {reduce_name(o)}{reduce_signature('float')};"
-                                          for o in REDUCE_OPS)),
+        ({vexp.NAME}, vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
+        ({"rg_vexp_f32"}, vexp.VECTOR),  # and its core, inline, for explicit vectors
+        ({reduce_name(o) for o in REDUCE_OPS},
+         " ".join(f"float {reduce_name(o)}{reduce_signature('float')};" for o in REDUCE_OPS)),
     ))
 
 
-def prelude(body: str) -> str:
-    """The prelude for kernels whose source is `body`: PRELUDE, then the helpers they name."""
-    return PRELUDE + "".join(text + "\n" for pattern, text in _USED
-                             if _literal(pattern) in body and _names(re.compile(pattern), body))
-
-
-def _literal(pattern: str) -> str:
-    """The characters every match of `pattern` starts with (up to its first special one)."""
-    for i, ch in enumerate(pattern):
-        if ch in "\\()[]{}.*+?|^$":
-            return pattern[:i]
-    return pattern
-
-
-def _names(pattern: re.Pattern[str], body: str) -> bool:
-    """Whether `body` names `pattern` as a whole identifier. The patterns start with a literal,
-    which re finds by a fast scan; a leading `\\b` makes it try the whole pattern at every
-    position (a 100,000-op chain's source: 3.4 s for the 14 searches, 0.2 s without)."""
-    for m in pattern.finditer(body):
-        start = m.start()
-        if start == 0 or not (body[start - 1].isalnum() or body[start - 1] == "_"):
-            return True
-    return False
+def prelude(uses: Iterable[str]) -> str:
+    """The prelude of kernels that use the names `uses` (their RenderedKernel.uses): PRELUDE,
+    then each function on demand that defines one of them."""
+    used = set(uses)
+    return PRELUDE + "".join(text + "\n" for names, text in _ON_DEMAND
+                             if not used.isdisjoint(names))
 
 
 def _mfun(name: str, dt: DType) -> str:
@@ -366,13 +350,30 @@ def _fcast(dt: DType, x: str) -> str:
     return f"(float){x}" if dt is dtypes.float16 else x
 
 
+def alu_helper(node: UOp) -> str | None:
+    """The prelude's function on demand (`_ON_DEMAND`) that render_alu's expression of `node`
+    calls, if any: a float-to-int CAST (defined for every value), a float POW, an integer
+    IDIV, MOD, SHL, SHR or POW (defined for every operand)."""
+    op, dt = node.op, node.dtype
+    sdt = node.src[0].dtype if node.src else dt
+    if op is Ops.CAST:
+        return f"rg_f2i_{SUFFIX[dt.name]}_{SUFFIX[sdt.name]}" if sdt.is_float and dt.is_int \
+            else None
+    if sdt.is_float:  # (a float16's in float)
+        return f"rg_fpow_{'f64' if sdt is dtypes.float64 else 'f32'}" if op is Ops.POW else None
+    if op in (Ops.IDIV, Ops.MOD, Ops.SHL, Ops.SHR, Ops.POW) and not sdt.is_bool:
+        return f"rg_{op.name.lower()}_{SUFFIX[sdt.name]}"
+    return None
+
+
 def render_alu(node: UOp, a: list[str]) -> str:
     """The C expression of one ALU/CAST/BITCAST node over its operand names `a`."""
     op, dt = node.op, node.dtype
     sdt = node.src[0].dtype if node.src else dt
+    helper = alu_helper(node)
+    if helper is not None:
+        return f"{helper}({', '.join(_fcast(sdt, x) for x in a)})"
     if op is Ops.CAST:
-        if sdt.is_float and dt.is_int:  # defined for every value (the prelude's rg_f2i)
-            return f"rg_f2i_{SUFFIX[dt.name]}_{SUFFIX[sdt.name]}({_fcast(sdt, a[0])})"
         return f"({ctype(dt)})({a[0]})"
     if op is Ops.BITCAST:
         if dt.itemsize != sdt.itemsize:
@@ -398,15 +399,10 @@ _INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.CMPLT: "<", Ops.CMPNE: "
 # vector loops call libmvec's (RG_MVEC), except float32's expf: the block library's (vexp.py)
 _LIBM = {Ops.EXP: "exp", Ops.LOG: "log", Ops.EXP2: "exp2", Ops.LOG2: "log2", Ops.SIN: "sin",
          Ops.COS: "rg_cos", Ops.SQRT: "sqrt", Ops.TRUNC: "trunc", Ops.POW: "pow", Ops.MOD: "fmod"}
-# float ops through a prelude helper of the computing type (f32 for float16 too)
-_HELPERS = {Ops.POW: "rg_fpow_"}
 
 
 def _render_float(op: Ops, dt: DType, a: list[str]) -> str:
     s = SUFFIX[dt.name]
-    if op in _HELPERS:
-        args = ", ".join(_fcast(dt, x) for x in a)
-        return f"{_HELPERS[op]}{'f64' if dt is dtypes.float64 else 'f32'}({args})"
     if op in _LIBM:
         args = ", ".join(_fcast(dt, x) for x in a)
         return f"{_mfun(_LIBM[op], dt)}({args})"
@@ -430,12 +426,9 @@ def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
         if op is Ops.MIN:
             return f"({a[0]} & {a[1]})"
         raise RenderError(f"op {op.name} is not defined on bool")
-    s = SUFFIX[dt.name]
     if op in (Ops.MAX, Ops.MIN):
         cmp = ">" if op is Ops.MAX else "<"
         return f"({a[0]} {cmp} {a[1]} ? {a[0]} : {a[1]})"
-    if op in (Ops.IDIV, Ops.MOD, Ops.SHL, Ops.SHR, Ops.POW):
-        return f"rg_{op.name.lower()}_{s}({a[0]}, {a[1]})"
     if op is Ops.FDIV:  # true division of ints: numpy computes it in float64
         return f"((double){a[0]} / (double){a[1]})"
     if op in (Ops.SQRT, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.COS):
@@ -448,6 +441,7 @@ def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
 
 
 _VECTOR_LOAD = {1: "rg_vload_f32", 2: "rg_vload2_f32"}
+VECTOR_EXP = "rg_vexp_f32"
 _VECTOR_INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.FDIV: "/"}
 
 
@@ -501,7 +495,7 @@ def render_vector(node: UOp, a: list[str]) -> str:
     if node.op is Ops.NEG:
         return f"(-{a[0]})"
     if node.op is Ops.EXP:  # float32's exp: vexp.py's core, inline (its prelude's VECTOR)
-        return f"rg_vexp_f32({a[0]})"
+        return f"{VECTOR_EXP}({a[0]})"
     if node.op in (Ops.MAX, Ops.MIN):
         return f"rg_v{node.op.name.lower()}_{SUFFIX[node.dtype.name]}({a[0]}, {a[1]})"
     if node.op is Ops.WHERE:
@@ -553,6 +547,10 @@ class KernelRenderer:
         self.kind = "loops"  # RenderedKernel.kind
         self.gated = False  # a gated read was printed (RenderedKernel.gated)
         self.calls: set[str] = set()  # the block library's functions called (`call`)
+        self.uses: set[str] = set()  # the prelude's functions on demand printed (`prelude`)
+        # the NaN-propagating (or from -0.0) OpenMP reductions declared for threads: used if
+        # their loop is not launched
+        self.declared: set[str] = set()
         self.threaded: set[UOp] = set()  # reduces given an `omp parallel for ... reduction`
         self.combines: list[_Combine] = []  # their accumulators, for `_launched`
         # the open store group's interchanged columns (interchange_helpers.columns), and those
@@ -640,9 +638,7 @@ class KernelRenderer:
             if last is not None:
                 value = f"({value} < {last} ? {value} : {last})"
             scope.items.append(f"const int64_t {var} = {value};")
-        parent.add(scope)
-        parent.open_child = scope
-        return scope
+        return parent.open(scope)
 
     # -- expressions
     def emit(self, root: UOp) -> str:
@@ -717,6 +713,8 @@ class KernelRenderer:
                 self.gated = True  # (RenderedKernel.gated: flags.py's jump threading)
         elif n.op in GroupOp.Elementwise:
             expr = render_alu(n, srcs)  # type: ignore[arg-type]
+            if (helper := alu_helper(n)) is not None:
+                self.uses.add(helper)
             sdt = n.src[0].dtype
             if n.op is Ops.EXP and sdt.is_float and _mfun(_LIBM[Ops.EXP], sdt) == "expf":
                 self.call(vexp.NAME)  # float32's exp (render_alu): the prelude binds it to vexp's
@@ -769,6 +767,8 @@ class KernelRenderer:
             expr = render_vector(n, srcs)
         else:
             expr = render_vector(n, [self._lanes(s, a) for s, a in zip(n.src, srcs)])
+            if n.op is Ops.EXP:
+                self.uses.add(VECTOR_EXP)
         name = self.fresh()
         scope.add(self.stmt(name, vector_type(n.dtype), expr))
         scope.names[n] = name
@@ -791,8 +791,7 @@ class KernelRenderer:
         last = n - lanes
         scope.items.append(f"const int64_t {var} = {var}_v < {last} ? {var}_v : {last};"
                            if n % lanes else f"const int64_t {var} = {var}_v;")
-        parent.add(scope)
-        parent.open_child = scope
+        parent.open(scope)
         self.vector = r
         self.used_vectors = True
         return scope
@@ -812,15 +811,10 @@ class KernelRenderer:
         declaration = f"{ctype(reg.dtype)} {acc} = {render_const(reg.arg, reg.dtype)};"
         host.add(declaration)
         self.vartypes[acc] = ctype(reg.dtype)
-        mark = self._enter(host)  # host + new loops; what to restore
-        scope = host
-        ranges = red.src[1:]
-        for i, r in enumerate(ranges):
-            pragma = self._reduce_pragma(red, acc, innermost=i == len(ranges) - 1,
-                                         outermost=i == 0)
-            scope = self.open_loop(scope, r, pragma)
-            self.stack.append(scope)
-        scope.names[reg] = acc  # the accumulator, read by the combined value inside the loops
+        last = len(red.src) - 2
+        mark, nest = self._open_nest(host, red.src[1:], lambda i: self._reduce_pragma(
+            red, acc, innermost=i == last, outermost=i == 0))
+        nest[-1].names[reg] = acc  # the accumulator, read by the combined value inside the loops
         saved.append((mark, acc, declaration, (), None))
 
     def _open_scan(self, red: UOp, saved: list) -> None:
@@ -864,11 +858,8 @@ class KernelRenderer:
         host.add(f"{ct} {acc}[{size}]; for (int64_t n_ = 0; n_ < {size}; n_++) {acc}[n_] = "
                  f"{ident};")
         self.vartypes[acc] = f"{ct} *"
-        mark = self._enter(host)
-        scope = host
-        for r in red.src[1:]:
-            scope = self.open_loop(scope, r)
-            self.stack.append(scope)
+        mark, nest = self._open_nest(host, red.src[1:])
+        scope = nest[-1]
         if vec is not None:  # (what the value reads along the vector is vectors; `outside`)
             outside = (self.vector, self.vector_nodes, self.prefetch)
             k = red.src[-1]
@@ -924,15 +915,12 @@ class KernelRenderer:
         host.add(declaration)
         self.vartypes[acc], self.vartypes[accv] = ct, f"{vt} *"
         outside = (self.vector, self.vector_nodes)
-        mark = self._enter(host)
-        scope = vhome = host
-        for i, outer in enumerate(red.src[1:-1]):
-            pragma = self._reduce_pragma(red, acc, innermost=False, outermost=i == 0)
-            scope = self.open_loop(scope, outer, pragma)
-            self.stack.append(scope)
-            if red in self.threaded and i == 0:  # each iteration of the threads' loop its own
-                vhome = scope
-                self.combines.append(_Combine(acc, update, declaration))
+        mark, nest = self._open_nest(host, red.src[1:-1], lambda i: self._reduce_pragma(
+            red, acc, innermost=False, outermost=i == 0))
+        scope, vhome = nest[-1], host
+        if red in self.threaded:  # each iteration of the threads' loop (the first) its own
+            vhome = nest[1]
+            self.combines.append(_Combine(acc, update, declaration))
         value = update.src[1]
         if value.op is Ops.LOAD and len(value.src) == 1 and block_library() and len(red.src) == 2 \
                 and not _from_negative_zero(reg) and reg.dtype is dtypes.float32:
@@ -950,23 +938,9 @@ class KernelRenderer:
         nvec = reduce_vectors(red.arg, n, lanes)
         vhome.add(f"{vt} {accv}[{nvec}]; for (int u_ = 0; u_ < {nvec}; "
                   f"u_++) {accv}[u_] = rg_vset_{sfx}({ident});")
-        block = nvec * lanes
-        main, whole = n - n % block, n - n % lanes
         self.vector, self.vector_nodes, self.used_vectors = r, {reg}, True
         window = self.windows.get(r.arg[0])
-        if window is not None:
-            whole = self._window_steps(red, accv, nvec, exact, scope, *window, lanes)
-        if window is None and main:
-            kb = self.fresh("kb")
-            rest = scope.open_child  # (what is still being filled after these loops)
-            self.open_counter(scope, Loop(kb, main, step=block))
-            self._vector_steps(red, accv, kb, nvec, lanes)
-            self.stack.pop()
-            scope.open_child = rest
-        if window is None and whole > main:
-            self._vector_steps(red, accv, str(main), (whole - main) // lanes, lanes)
-        if window is None and n > whole and exact:  # the last values in a vector ending at the end
-            self._vector_steps(red, accv, str(n - lanes), 1, lanes)
+        whole = self._vector_spans(red, accv, nvec, exact, scope, *(window or (0, n)), lanes)
         self.vector, self.vector_nodes = None, set()
         if not exact and (window is not None or n > whole):  # the last values, one at a time
             if window is None:
@@ -990,6 +964,17 @@ class KernelRenderer:
             lane = render_alu(update, [acc, f"{accv}[0][u_]"])
             vhome.add(f"for (int u_ = 0; u_ < {lanes}; u_++) {acc} = {lane};")
         host.names[red] = acc
+
+    def _open_nest(self, host: Scope, ranges: tuple[UOp, ...],
+                   pragma: Callable[[int], str | Threads] | None = None) -> tuple[tuple, list]:
+        """Switch the scope stack to `host` (`_enter`) and open a loop over each of `ranges`
+        there, outermost first, each pushed (`pragma(i)`: the i-th one's, asked as it opens);
+        returns what `_leave` restores and [host, *the loops]."""
+        mark, nest = self._enter(host), [host]
+        for i, r in enumerate(ranges):
+            nest.append(self.open_loop(nest[-1], r, "" if pragma is None else pragma(i)))
+            self.stack.append(nest[-1])
+        return mark, nest
 
     def _enter(self, host: Scope) -> tuple[int, list[Scope], list[tuple[Scope, Scope | None]]]:
         """Switch the scope stack to `host`, where a reduce's or a local array's loops open;
@@ -1022,31 +1007,43 @@ class KernelRenderer:
             parent.add(item)
         return name
 
-    def _window_steps(self, red: UOp, accv: str, nvec: int, exact: bool, scope: Scope,
-                      lo: str, hi: str, lanes: int) -> str:
-        """A vector reduce's steps over the window [lo, hi) of its loop, known at run time
-        (`windows`): blocks of `nvec` vectors, then whole vectors; a MAX's or MIN's last values
-        in one vector ending at `hi` (it may start before `lo`: the loop is at least a vector
-        long, and every value outside the window is the op's identity, rules/flash_mask.py).
-        Returns the C name of where a sum's last values, one at a time, begin."""
+    def _vector_spans(self, red: UOp, accv: str, nvec: int, exact: bool, scope: Scope,
+                      lo: int | str, hi: int | str, lanes: int) -> int | str:
+        """A vector reduce's steps over [lo, hi) of its loop, the whole loop (0 to its count)
+        or a window known at run time (`windows`, C text): blocks of `nvec` vectors, then whole
+        vectors (unrolled where their count is known); a MAX's or MIN's last values in one
+        vector ending at `hi` (in a window it may start before `lo`: the loop is at least a
+        vector long, and every value outside the window is the op's identity,
+        rules/flash_mask.py). Returns where a sum's last values, one at a time, begin."""
         block = nvec * lanes
-        main, whole = self.fresh("kb"), self.fresh("kb")
-        self.vartypes[main] = self.vartypes[whole] = "int64_t"
-        scope.add(f"const int64_t {main} = {lo} + ({hi} - ({lo})) / {block} * {block};")
-        scope.add(f"const int64_t {whole} = {lo} + ({hi} - ({lo})) / {lanes} * {lanes};")
-        rest = scope.open_child
-        steps = [(lo, main, block, nvec)] + ([(main, whole, lanes, 1)] if nvec > 1 else [])
-        for first, end, step, count in steps:
+        if isinstance(hi, int):
+            main, whole = hi - hi % block, hi - hi % lanes
+            last = str(hi - lanes) if hi > whole else None
+        else:
+            main, whole = self.fresh("kb"), self.fresh("kb")
+            self.vartypes[main] = self.vartypes[whole] = "int64_t"
+            scope.add(f"const int64_t {main} = {lo} + ({hi} - ({lo})) / {block} * {block};")
+            scope.add(f"const int64_t {whole} = {lo} + ({hi} - ({lo})) / {lanes} * {lanes};")
+            last = f"({hi} < {lanes} ? 0 : {hi} - {lanes})"
+        rest = scope.open_child  # (what is still being filled after these loops)
+        spans = [(lo, main, block, nvec)] if main else []
+        if isinstance(whole, str) and nvec > 1:
+            spans.append((main, whole, lanes, 1))
+        for first, end, step, count in spans:
             kb = self.fresh("kb")
             self.open_counter(scope, Loop(kb, end, first, step=step))
             self._vector_steps(red, accv, kb, count, lanes)
             self.stack.pop()
             scope.open_child = rest  # (the next loop after this one)
-        if exact:
-            self.open_counter(scope, Guard(f"{whole} < {hi}"))
-            self._vector_steps(red, accv, f"({hi} < {lanes} ? 0 : {hi} - {lanes})", 1, lanes)
-            self.stack.pop()
-            scope.open_child = rest
+        if isinstance(whole, int) and whole > main:
+            self._vector_steps(red, accv, str(main), (whole - main) // lanes, lanes)
+        if exact and last is not None:
+            if isinstance(whole, str):  # (a window may end on a whole vector)
+                self.open_counter(scope, Guard(f"{whole} < {hi}"))
+            self._vector_steps(red, accv, last, 1, lanes)
+            if isinstance(whole, str):
+                self.stack.pop()
+                scope.open_child = rest
         return whole
 
     def _vector_steps(self, red: UOp, accv: str, start: str, count: int, lanes: int) -> None:
@@ -1066,20 +1063,25 @@ class KernelRenderer:
     def _reduce_pragma(self, red: UOp, acc: str, innermost: bool,
                        outermost: bool) -> str | Threads:
         op, adt = red.arg, red.dtype
+        declared = True  # the prelude's (on demand), not OpenMP's own
         if adt.is_float and op in (Ops.MAX, Ops.MIN):
             # the declared NaN-propagating reduction; gcc vectorizes it lane by lane
             omp_op = f"rg{op.name.lower()}_{SUFFIX[adt.name]}"
         elif adt.is_float and op is Ops.ADD and _from_negative_zero(_accumulator(red)):
             omp_op = f"rgaddz_{SUFFIX[adt.name]}"  # a sum from -0.0: its lanes from -0.0
         elif op in _OMP_REDUCE or (op in (Ops.MAX, Ops.MIN) and not adt.is_bool):
-            omp_op = _OMP_REDUCE.get(op, op.name.lower())
+            omp_op, declared = _OMP_REDUCE.get(op, op.name.lower()), False
         else:
             return ""
         # a reduce given threads by rules/opt.rules (`thread_reduce`: a full sum)
         if outermost and red.src[1].arg[1] == "thread" and not self._in_parallel():
             self.threaded.add(red)
+            if declared:  # (used unless its loop is launched: `render`)
+                self.declared.add(omp_op)
             return Threads(simd=innermost, reduction=(omp_op, acc))
         if innermost:
+            if declared:
+                self.uses.add(omp_op)
             return f"#pragma omp simd reduction({omp_op}:{acc})"
         return ""
 
@@ -1112,11 +1114,7 @@ class KernelRenderer:
         size = math.prod(loop_count(r) for r in dl.src[1:])
         host.add(f"{ctype(dl.dtype)} {name}[{size}];")
         self.vartypes[name] = f"{ctype(dl.dtype)} *"
-        mark = self._enter(host)
-        scope = host
-        for r in dl.src[1:]:
-            scope = self.open_loop(scope, r)
-            self.stack.append(scope)
+        mark, _ = self._open_nest(host, dl.src[1:])
         saved.append((mark, name))
 
     def _close_local(self, dl: UOp, saved: list) -> None:
@@ -1199,9 +1197,7 @@ class KernelRenderer:
             value = threads.var if inner == 1 else f"{threads.var} / {inner}"
             scope.items.append(f"const int64_t {var} = {value}{f' % {n}' if k else ''};")
             scope.names[r] = var
-        parent.add(scope)
-        parent.open_child = scope
-        self.stack.append(scope)
+        self.stack.append(parent.open(scope))
         return scope
 
     def emit_store(self, st: UOp) -> None:
@@ -1259,11 +1255,8 @@ class KernelRenderer:
         """A loop that binds no RANGE (a counter: tiles, panels, blocks), or a guard or region
         in one, pushed on the scope stack; `threads`: how it is split across cores
         (`Threads.loop` made `head`)."""
-        scope = Scope(head, parent.bound, threads=threads)
-        parent.add(scope)
-        parent.open_child = scope
-        self.stack.append(scope)
-        return scope
+        self.stack.append(parent.open(Scope(head, parent.bound, threads=threads)))
+        return self.stack[-1]
 
     # -- the function
     def render(self, cname: str) -> RenderedKernel:
@@ -1326,10 +1319,17 @@ class KernelRenderer:
         if self.used_vectors or self.gcc_vectors:
             if self.kind == "loops":
                 self.kind = "vector" if _has_plain_innermost(self.root) else "explicit"
+        # OpenMP's threads: a region, or a threaded loop not launched (`_launch_header`), whose
+        # reduction, if the prelude declares it, is used
+        threads = [s.threads for s in self.root.tree() if s.threads is not None]
+        self.uses.update(t.reduction[0] for t in threads
+                         if t.reduction is not None and t.reduction[0] in self.declared)
+        openmp = bool(threads) or any(isinstance(s.head, Region) for s in self.root.tree())
         return RenderedKernel(cname, source, nparams, pdt, var_names, tuple(self.choices),
                               self.kind, launch, combine,
                               self.shared[1:] if self.shared is not None else (0, 0),
-                              self.gated, tuple(sorted(self.calls)))
+                              self.gated, tuple(sorted(self.calls)),
+                              tuple(sorted(self.uses | self.calls)), openmp)
 
 
 # A kernel whose whole body is one threaded loop (`omp parallel for` over a loop from 0 by a
@@ -1413,6 +1413,7 @@ def _launch_header(loop: Scope, size: int, simd: bool) -> int:
     # iteration i is the loop's value i * step, as in the loop it replaces
     by = "" if head.step == 1 else f" * {head.step}"
     loop.head = head._replace(start=f"lo_{by}", stop=f"hi_{by}", pragma="", simd=simd)
+    loop.threads = None  # (launch.py's threads run it: no OpenMP region of its own)
     return -(-size // head.step)
 
 

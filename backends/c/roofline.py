@@ -109,7 +109,8 @@ def machine() -> Machine:
     vt, fma = vector_names(dtypes.float32, lanes)
     source = (_PEAK_SOURCE.replace("VT", vt).replace("FMA", fma)
               .replace("LANES", str(lanes)))
-    lib = build_library([RenderedKernel("rg_fma_peak", source, 1, (dtypes.float64,))])
+    lib = build_library([RenderedKernel("rg_fma_peak", source, 1, (dtypes.float64,),
+                                        openmp=True)])
     fn = lib.function("rg_fma_peak", 1)
     out = np.zeros(1, np.float64)
     rate = 0.0

@@ -43,15 +43,16 @@ from rulegrad.runtime.uop import UOp, toposort
 from . import cache as disk
 from .ctext import RenderedKernel
 
-_VERSION = "1"  # of the entry's layout
+_VERSION = "2"  # of the entry's layout
 MAX_ENTRY_BYTES = 16 * 1024**2  # no printed kernel is this large: a bigger file is not ours
 # settings under which every kernel is printed anew: each watches a pass or the printer
 WATCHERS = ("DEBUG", "RULEGRAD_SPEC", "RULEGRAD_MATCH_STATS", "RULEGRAD_MATCHER", "RULEGRAD_BEAM")
 _OFF = (None, "", "0")
 # what else the printer reads besides the optimizer's settings (run.py's CHOICE_SETTINGS)
 _PRINTER_SETTINGS = ("RULEGRAD_BLOCK_LIBRARY",)
-_FIELDS = ("cname", "source", "nparams", "param_dtypes", "var_names", "choices", "kind",
-           "launch", "combine", "shared", "gated", "calls")
+# every field of the record, so that a field added to it is kept too (a kernel read back without
+# one printed wrong: its prelude lacked the helpers `uses` named)
+_FIELDS = RenderedKernel.__slots__
 _code: list[str] = []  # rulegrad's code stamp, made once per process
 
 

@@ -455,6 +455,24 @@ def vector_reduce(red: UOp) -> UOp:
     return red.substitute({r: r.replace(arg=(r.arg[0], "vector"))})
 
 
+# the ops a pair of a float32 reduce's 8-lane vectors computes as one 16-lane value (`paired`)
+_PAIR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.NEG,
+                       Ops.EXP})
+
+
+def paired(red: UOp) -> bool:
+    """Whether a "vector" float32 reduce computes its value for two of its 8-lane vectors at
+    once, in 16 lanes: on a 512-bit target (runtime/target.py) when the value has an EXP (vexp.py's
+    core costs the same instructions at 16 lanes as at 8) and only float32 ops of _PAIR_OPS
+    along the loop. The partial results stay 8-lane vectors, each taking the same values in the
+    same order, and the exps the same bits: the same sums (render.py's `_vector_steps`)."""
+    if vector_bytes() != 64 or red.dtype is not dtypes.float32:
+        return False
+    nodes = along(red.src[0].src[1], red.src[-1])
+    return any(n.op is Ops.EXP for n in nodes) and all(
+        n.op in _PAIR_OPS and n.dtype in (dtypes.float32, dtypes.index) for n in nodes)
+
+
 def reduce_vectors(op: Ops, size: int, lanes: int = VECTOR_LANES) -> int:
     """How many vectors of partial results a "vector" reduce by `op` along `size` values keeps:
     REDUCE_VECTORS, or only as many as the loop fills once, so a short row pays for no

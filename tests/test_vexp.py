@@ -168,8 +168,10 @@ def test_a_reduce_of_exps_computes_them_inline_with_the_librarys_bits(width: str
     for t in (Tensor(x).exp().max(-1), Tensor(x).logsumexp(-1)):
         kernels = [render_kernel(optimize_kernel(lower_only(item.ast)), f"k{i}")
                    for i, item in enumerate(t.schedule())]
-        assert "rg_vexp_f32(" in "\n".join(k.source for k in kernels)
+        source = "\n".join(k.source for k in kernels)
+        assert "rg_vexp_f32(" in source  # (a row of 250: its 29th to 31st vectors one by one)
         assert vexp.VECTOR in build.full_source(kernels)
+        assert ("rg_zexp_f32(" in source) == (width == "64")  # the pairs before them: 16 lanes
     with np.errstate(all="ignore"):
         exps = Tensor(x).exp().numpy()  # a store's loop: the library's
         assert "rg_vexp_f32(" not in build.full_source(
@@ -222,3 +224,40 @@ def test_a_flags_change_within_a_process_binds_each_kernel_to_its_own_core(tmp_p
         symbols.append(set(re.findall(rb"rg_expf_[a-z]\b", lib.read_bytes())))
     if "avx512f" in target.cpu().flags:
         assert symbols[0] and symbols[1] and symbols[0] != symbols[1], symbols
+
+
+def _lse_kernels(x: np.ndarray) -> str:
+    t = Tensor(x).logsumexp(-1)
+    return "\n".join(render_kernel(optimize_kernel(lower_only(item.ast)), f"k{i}").source
+                     for i, item in enumerate(t.schedule()))
+
+
+@pytest.mark.parametrize("cols", [1, 7, 33, 100, 1000, 1024, 4097])
+@pytest.mark.parametrize("rows", [1, 3, 4096])
+def test_a_512_bit_target_exps_a_reduces_vectors_in_pairs_of_16_lanes(rows: int, cols: int,
+                                                                        monkeypatch):
+    """On a 512-bit target (runtime/target.py) a row's sum of exps computes two of its 8-lane
+    vectors at once (opt_helpers' `paired`: rg_zexp_f32, vexp.WIDE), one 16-lane exp per block
+    of 16 values where a 256-bit target has two 8-lane ones; the partial sums take the same
+    values in the same order and the exps the same bits, so the logsumexp is the 256-bit
+    target's bit for bit, and numpy's. Rows with NaN, +-inf and only -inf among them."""
+    x = np.random.default_rng(cols).standard_normal((rows, cols)).astype(F32) * 8
+    specials = [np.nan, np.inf, -np.inf]
+    for r, v in enumerate(specials[:rows - 1]):
+        x[r, cols // 2] = v
+    if rows > 3:
+        x[3] = -np.inf
+    got = {}
+    for width in ("32", "64"):
+        monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+        source = _lse_kernels(x)
+        pairs = 0 if cols < 32 else (cols - cols % 32) // 16  # the whole blocks of 4 vectors
+        assert len(re.findall(r"rg_zexp_f32\(", source)) == (width == "64" and pairs > 0)
+        with np.errstate(all="ignore"):
+            got[width] = Tensor(x).logsumexp(-1).numpy()
+    assert_same_bits(got["64"], got["32"])
+    m = x.astype(np.float64).max(1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    with np.errstate(all="ignore"):
+        want = np.log(np.exp(x - m).sum(1)) + m[:, 0]
+    np.testing.assert_allclose(got["64"], want, rtol=2e-6, atol=1e-6, equal_nan=True)

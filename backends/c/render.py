@@ -56,7 +56,7 @@ from typing import NamedTuple
 
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import columns
-from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
+from rulegrad.rules.opt_helpers import VECTOR_LANES, paired, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
 from rulegrad.runtime.dtype import DType, dtypes
@@ -326,6 +326,7 @@ _USED: tuple[tuple[str, str], ...] = tuple(
           for t, s in (("float", "f32"), ("double", "f64"))),
         (r"expf\(", vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
         (r"rg_vexp_f32\b", vexp.VECTOR),  # and its core, inline, for explicit vectors
+        (r"rg_zexp_f32\b", vexp.WIDE),  # and in 16 lanes, for a reduce's pairs of them
         (r"rg_reduce_[a-z]+_f32", " ".join(f"float {reduce_name(o)}{reduce_signature('float')};"
                                           for o in REDUCE_OPS)),
     ))
@@ -546,6 +547,8 @@ class KernelRenderer:
         # the reduce loop whose later rows are prefetched, and how many rows ahead
         self.prefetch: tuple[UOp, int] | None = None
         self.used_vectors = False
+        # the open vector loop computes two 8-lane vectors at once, in 16 lanes (`_pair_steps`)
+        self.wide = False
         # a "simd" loop (rules/opt_helpers.py): explicit vectors' values left to gcc; the
         # kernel is compiled at the explicit vectors' level all the same
         self.gcc_vectors = False
@@ -741,7 +744,9 @@ class KernelRenderer:
         if n.op is Ops.LOAD:
             # lane u reads offset + step * u: the index is affine in the loop variable
             step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
-            if n.dtype is not dtypes.float32:  # int, bool, half, double lanes: contiguously
+            if self.wide:  # (opt_helpers' `paired`: contiguous float32 loads only)
+                expr = f"rg_zload_f32(&{srcs[0]})"  # type: ignore[index]
+            elif n.dtype is not dtypes.float32:  # int, bool, half, double lanes: contiguously
                 load = {dtypes.bool: "rg_vload_b", dtypes.float16: "rg_vload_f16",
                         dtypes.float64: "rg_vload_f64"}.get(n.dtype, "rg_vload_i32")
                 expr = f"{load}(&{srcs[0]})"  # type: ignore[index]
@@ -767,10 +772,12 @@ class KernelRenderer:
             # itself, lane for lane the same value as `v + rg_vset_f32(x)`, without an inline
             # call for gcc to expand per statement (on a 100,000-op chain, 3x its build time)
             expr = render_vector(n, srcs)
+        elif self.wide and n.op is Ops.EXP:
+            expr = f"rg_zexp_f32({srcs[0]})"
         else:
             expr = render_vector(n, [self._lanes(s, a) for s, a in zip(n.src, srcs)])
         name = self.fresh()
-        scope.add(self.stmt(name, vector_type(n.dtype), expr))
+        scope.add(self.stmt(name, "rg_zf32" if self.wide else vector_type(n.dtype), expr))
         scope.names[n] = name
 
     def _open_vector(self, parent: Scope, r: UOp, threads: Threads | None,
@@ -948,6 +955,7 @@ class KernelRenderer:
             return
         n = loop_count(r)
         nvec = reduce_vectors(red.arg, n, lanes)
+        pairs = paired(red)
         vhome.add(f"{vt} {accv}[{nvec}]; for (int u_ = 0; u_ < {nvec}; "
                   f"u_++) {accv}[u_] = rg_vset_{sfx}({ident});")
         block = nvec * lanes
@@ -960,7 +968,7 @@ class KernelRenderer:
             kb = self.fresh("kb")
             rest = scope.open_child  # (what is still being filled after these loops)
             self.open_counter(scope, Loop(kb, main, step=block))
-            self._vector_steps(red, accv, kb, nvec, lanes)
+            self._vector_steps(red, accv, kb, nvec, lanes, pairs)
             self.stack.pop()
             scope.open_child = rest
         if window is None and whole > main:
@@ -1049,9 +1057,13 @@ class KernelRenderer:
             scope.open_child = rest
         return whole
 
-    def _vector_steps(self, red: UOp, accv: str, start: str, count: int, lanes: int) -> None:
+    def _vector_steps(self, red: UOp, accv: str, start: str, count: int, lanes: int,
+                      pairs: bool = False) -> None:
         """`count` vectors of the reduce's innermost loop from `start`, the u-th combined into
-        accv[u] (unrolled: the array is registers to gcc)."""
+        accv[u] (unrolled: the array is registers to gcc); with `pairs` (opt_helpers' `paired`,
+        an even count) two at a time (`_pair_steps`)."""
+        if pairs and count % 2 == 0:
+            return self._pair_steps(red, accv, start, count // 2, lanes)
         r, parent = red.src[-1], self.stack[-1]
         rest = parent.open_child
         lane = self.open_loop(parent, r, f"#pragma GCC unroll {count}", start, count)
@@ -1060,6 +1072,26 @@ class KernelRenderer:
         self.stack.append(lane)
         lane.names[_accumulator(red)] = cell = f"{accv}[{var}_u]"
         lane.add(f"{cell} = {self.emit(red.src[0])};")
+        self.stack.pop()
+        parent.open_child = rest
+
+    def _pair_steps(self, red: UOp, accv: str, start: str, count: int, lanes: int) -> None:
+        """`count` pairs of vectors from `start`: the reduce's value for both in one 16-lane
+        vector (`wide`: its loads and its exp), whose halves are combined into accv[2p] and
+        accv[2p + 1], as `_vector_steps` would combine them one at a time."""
+        r, parent = red.src[-1], self.stack[-1]
+        rest = parent.open_child
+        lane = self.open_loop(parent, r, f"#pragma GCC unroll {count}", start, count)
+        var = lane.names[r]
+        lane.items[0] = f"const int64_t {var} = {start} + {var}_u * {2 * lanes};"
+        self.stack.append(lane)
+        self.wide = True
+        value = self.emit(red.src[0].src[1])
+        self.wide = False
+        for h in (0, 1):
+            cell = f"{accv}[2 * {var}_u + {h}]"
+            both = render_vector(red.src[0], [cell, f"rg_zhalf_f32({value}, {h})"])
+            lane.add(f"{cell} = {both};")
         self.stack.pop()
         parent.open_child = rest
 

@@ -174,3 +174,20 @@ rg_xf8 rg_expf_d(rg_xf8 x) { return rg_exp8(x); }
 # vectors' steps apart; inline, a block's vectors interleave. The same steps as the clones' and
 # the function's, so the lanes give the bits the library gives a scalar tail.
 VECTOR = CORE + "\nstatic inline rg_vf32 rg_vexp_f32(rg_vf32 x) { return rg_exp8(x); }"
+
+# What a reduce computing two of its 8-lane vectors as one 16-lane value (rules/opt_helpers.py's
+# `paired`, render.py's `_vector_steps`) gets: a contiguous 16-lane load, the core's 16-lane
+# steps (AVX-512's; elsewhere two 8-lane halves, the same bits), and a half of the result for
+# each 8-lane partial sum. The core's instructions are as many at 16 lanes as at 8.
+WIDE = CORE + r"""
+static inline rg_zf32 rg_zload_f32(const float *p) { rg_zf32 v; memcpy(&v, p, 64); return v; }
+static inline rg_vf32 rg_zhalf_f32(rg_zf32 v, int h) {
+  rg_vf32 r; memcpy(&r, (const char *)&v + 32 * h, 32); return r; }
+static inline rg_zf32 rg_zexp_f32(rg_zf32 x) {
+#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+  return rg_exp16(x);
+#else
+  rg_xf8 a, b; memcpy(&a, &x, 32); memcpy(&b, (const char *)&x + 32, 32);
+  a = rg_exp8(a); b = rg_exp8(b); memcpy(&x, &a, 32); memcpy((char *)&x + 32, &b, 32); return x;
+#endif
+}"""

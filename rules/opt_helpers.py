@@ -466,11 +466,28 @@ def paired(red: UOp) -> bool:
     core costs the same instructions at 16 lanes as at 8) and only float32 ops of _PAIR_OPS
     along the loop. The partial results stay 8-lane vectors, each taking the same values in the
     same order, and the exps the same bits: the same sums (render.py's `_vector_steps`)."""
-    if vector_bytes() != 64 or red.dtype is not dtypes.float32:
+    return red.dtype is dtypes.float32 and _wide_exps(red.src[0].src[1], red.src[-1])
+
+
+def wide_fill(local: UOp) -> bool:
+    """Whether a float32 kernel-local row (DEFINE_LOCAL over one loop of at least 16: a
+    softmax's exps) is filled 16 lanes at a time, its value in explicit vectors, as `paired`
+    says for a reduce (render.py's `_open_local`): its exps then are vexp.py's core inline,
+    where gcc's `omp simd` loop called the library's 16-lane clone per vector."""
+    ranges = local.src[1:]
+    return (local.dtype is dtypes.float32 and len(ranges) == 1
+            and (range_size(ranges[0]) or 0) >= 16 and _wide_exps(local.src[0], ranges[0]))
+
+
+def _wide_exps(value: UOp, r: UOp) -> bool:
+    """On a 512-bit target: `value` has an EXP along loop r and is float32 ops of _PAIR_OPS
+    along it, reading contiguously, its indices affine in r (`vector_values`)."""
+    if vector_bytes() != 64:
         return False
-    nodes = along(red.src[0].src[1], red.src[-1])
+    nodes = along(value, r)
     return any(n.op is Ops.EXP for n in nodes) and all(
-        n.op in _PAIR_OPS and n.dtype in (dtypes.float32, dtypes.index) for n in nodes)
+        n.op in _PAIR_OPS and n.dtype in (dtypes.float32, dtypes.index) for n in nodes) \
+        and vector_values(nodes, r, None, (1,), _PAIR_OPS)
 
 
 def reduce_vectors(op: Ops, size: int, lanes: int = VECTOR_LANES) -> int:

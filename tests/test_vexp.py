@@ -261,3 +261,32 @@ def test_a_512_bit_target_exps_a_reduces_vectors_in_pairs_of_16_lanes(rows: int,
     with np.errstate(all="ignore"):
         want = np.log(np.exp(x - m).sum(1)) + m[:, 0]
     np.testing.assert_allclose(got["64"], want, rtol=2e-6, atol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("cols", [1, 7, 33, 100, 1000, 1024, 4097])
+@pytest.mark.parametrize("rows", [1, 3, 4096])
+def test_a_512_bit_target_fills_a_softmax_rows_exps_16_lanes_at_a_time(rows: int, cols: int,
+                                                                         monkeypatch):
+    """On a 512-bit target a softmax's kernel-local row of exps (opt_helpers' `wide_fill`) is
+    filled by explicit 16-lane vectors with vexp's core inline (rg_zexp_f32), where a 256-bit
+    target's `omp simd` loop calls the library: the same core, so the same bits; and numpy's
+    softmax within float32 rounding. Rows with NaN, +-inf and only -inf among them."""
+    x = np.random.default_rng(cols).standard_normal((rows, cols)).astype(F32) * 8
+    for r, v in enumerate([np.nan, np.inf, -np.inf][:rows - 1]):
+        x[r, cols // 2] = v
+    if rows > 3:
+        x[3] = -np.inf
+    got = {}
+    for width in ("32", "64"):
+        monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+        t = Tensor(x).softmax(-1)
+        source = "\n".join(render_kernel(optimize_kernel(lower_only(item.ast)), f"k{i}").source
+                           for i, item in enumerate(t.schedule()))
+        assert len(re.findall(r"rg_zexp_f32\(", source)) == (width == "64" and cols >= 16)
+        with np.errstate(all="ignore"):
+            got[width] = Tensor(x).softmax(-1).numpy()
+    assert_same_bits(got["64"], got["32"])
+    with np.errstate(all="ignore"):
+        e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+        want = e / e.sum(1, keepdims=True)
+    np.testing.assert_allclose(got["64"], want, rtol=4e-6, atol=1e-30, equal_nan=True)

@@ -56,7 +56,7 @@ from typing import NamedTuple
 
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import columns
-from rulegrad.rules.opt_helpers import VECTOR_LANES, paired, reduce_vectors
+from rulegrad.rules.opt_helpers import VECTOR_LANES, paired, reduce_vectors, wide_fill
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
 from rulegrad.runtime.dtype import DType, dtypes
@@ -781,12 +781,12 @@ class KernelRenderer:
         scope.names[n] = name
 
     def _open_vector(self, parent: Scope, r: UOp, threads: Threads | None,
-                     unroll: str = "") -> Scope:
-        """The loop over r in steps of VECTOR_LANES, binding r to each vector's first lane;
-        the last vector overlaps the one before it (the loop is at least VECTOR_LANES long),
-        so the rest of a row is whole vectors, not a scalar tail (`unroll`: its pragma)."""
+                     unroll: str = "", lanes: int = VECTOR_LANES) -> Scope:
+        """The loop over r in steps of `lanes`, binding r to each vector's first lane; the last
+        vector overlaps the one before it (the loop is at least `lanes` long), so the rest of a
+        row is whole vectors, not a scalar tail (`unroll`: its pragma)."""
         var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
-        n, lanes = loop_count(r), VECTOR_LANES
+        n = loop_count(r)
         if threads is not None:
             threads, head = threads.loop(f"{var}_v", n, lanes)
             head = head._replace(vector=True)
@@ -930,7 +930,8 @@ class KernelRenderer:
         declaration = f"{ct} {acc} = {ident};"
         host.add(declaration)
         self.vartypes[acc], self.vartypes[accv] = ct, f"{vt} *"
-        outside = (self.vector, self.vector_nodes)
+        outside = (self.vector, self.vector_nodes, self.wide)
+        self.wide = False
         mark = self._enter(host)
         scope = vhome = host
         for i, outer in enumerate(red.src[1:-1]):
@@ -951,6 +952,7 @@ class KernelRenderer:
             call = f"{self.call(reduce_name(red.arg))}(&{row}, {count})"
             scope.add(f"{acc} = {render_alu(update, [acc, call])};")
             self._leave(mark)
+            self.wide = outside[2]
             host.names[red] = acc
             return
         n = loop_count(r)
@@ -987,7 +989,7 @@ class KernelRenderer:
             tail.names[reg] = acc
             tail.add(f"{acc} = {self.emit(update)};")
         self._leave(mark)
-        self.vector, self.vector_nodes = outside
+        self.vector, self.vector_nodes, self.wide = outside
         both = render_vector(update, [f"{accv}[0]", f"{accv}[u_]"])
         if nvec > 1:
             vhome.add(f"for (int u_ = 1; u_ < {nvec}; u_++) {accv}[0] = {both};")
@@ -1146,16 +1148,23 @@ class KernelRenderer:
         self.vartypes[name] = f"{ctype(dl.dtype)} *"
         mark = self._enter(host)
         scope = host
+        wide = self.vector is None and wide_fill(dl)  # 16 lanes at a time (opt_helpers')
         for r in dl.src[1:]:
-            scope = self.open_loop(scope, r)
+            scope = self._open_vector(scope, r, None, lanes=16) if wide else \
+                self.open_loop(scope, r)
             self.stack.append(scope)
+        self.wide = wide
         saved.append((mark, name))
 
     def _close_local(self, dl: UOp, saved: list) -> None:
         mark, name = saved.pop()
         inner = self.stack[-1]
-        inner.add(f"{name}[{_row_major(dl.src[1:], self.loop_names)}] = "
-                  f"{self.lookup(dl.src[0])};")
+        at, value = _row_major(dl.src[1:], self.loop_names), self.lookup(dl.src[0])
+        if self.wide:  # (its last vector overlaps the one before: the same values again)
+            inner.add(f"rg_zstore_f32(&{name}[{at}], {value});")
+            self.vector, self.wide = None, False
+        else:
+            inner.add(f"{name}[{at}] = {value};")
         inner.fills = True
         inner.repeats = len(dl.src) == 2  # (one loop: its array is read only after it)
         inner.itemsize = dl.dtype.itemsize

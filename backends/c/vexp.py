@@ -178,7 +178,8 @@ VECTOR = CORE + "\nstatic inline rg_vf32 rg_vexp_f32(rg_vf32 x) { return rg_exp8
 # What a reduce computing two of its 8-lane vectors as one 16-lane value (rules/opt_helpers.py's
 # `paired`, render.py's `_vector_steps`), or a local row filled 16 lanes at a time (`wide_fill`),
 # gets: a contiguous 16-lane load and store, the core's 16-lane steps (AVX-512's; elsewhere two
-# 8-lane halves, the same bits), and a half of the result for each 8-lane partial sum. The core's instructions are as many at 16 lanes as at 8.
+# 8-lane halves, the same bits), and a half of the result for each 8-lane partial sum. The
+# core's instructions are as many at 16 lanes as at 8.
 WIDE = CORE + r"""
 static inline rg_zf32 rg_zload_f32(const float *p) { rg_zf32 v; memcpy(&v, p, 64); return v; }
 static inline void rg_zstore_f32(float *p, rg_zf32 v) { memcpy(p, &v, 64); }

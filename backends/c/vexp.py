@@ -8,10 +8,10 @@ the SIMD clones gcc's vectorizer calls from a kernel's loops, `_ZGV{b,c,d,e}N{4,
 (the x86-64 vector ABI); and `VECTOR`, the core inline as `rg_vexp_f32` for a kernel's
 explicit 8-lane vectors (render.py's op table), and `WIDE`, as `rg_zexp_f32` in 16 lanes (a
 512-bit target's reduce of exps, two 8-lane vectors at once, and its local rows of exps).
-Every one of them computes its lanes with the same core, so a vector loop and its scalar tail give the same bits. The scalar function runs
-the core's steps on one value (scalar fused multiply-adds): through a 16-lane call, the two
-values of a row of 10 left after its 8-lane vector made a logsumexp over rows of 10 0.56x as
-fast as libm's scalar expf.
+Every one of them computes its lanes with the same core, so a vector loop and its scalar
+tail give the same bits. The scalar function runs the core's steps on one value (scalar fused
+multiply-adds): through a 16-lane call, the two values of a row of 10 left after its 8-lane
+vector made a logsumexp over rows of 10 0.56x as fast as libm's scalar expf.
 
 Why not libmvec's `_ZGVeN16v_expf`: it was 0.29 ns per value on this project's machine (AMD
 EPYC, AVX-512; calls on an L1-resident row, best of 300), this core 0.20, and exp was 44% of a

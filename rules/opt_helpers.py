@@ -469,25 +469,28 @@ def paired(red: UOp) -> bool:
     return red.dtype is dtypes.float32 and _wide_exps(red.src[0].src[1], red.src[-1])
 
 
-def wide_fill(local: UOp) -> bool:
-    """Whether a float32 kernel-local row (DEFINE_LOCAL over one loop of at least 16: a
-    softmax's exps) is filled 16 lanes at a time, its value in explicit vectors, as `paired`
-    says for a reduce (render.py's `_open_local`): its exps then are vexp.py's core inline,
-    where gcc's `omp simd` loop called the library's 16-lane clone per vector."""
-    ranges = local.src[1:]
-    return (local.dtype is dtypes.float32 and len(ranges) == 1
-            and (range_size(ranges[0]) or 0) >= 16 and _wide_exps(local.src[0], ranges[0]))
+def wide_fill(x: UOp) -> bool:
+    """Whether a float32 kernel-local row (DEFINE_LOCAL over one loop: a softmax's exps) or a
+    "simd" STORE (`upcast`'s at 512 bits: a sigmoid) at least 16 long is printed in explicit
+    16-lane vectors, vexp.py's core inline, as `paired` says (gcc's loop called the library's
+    16-lane clone per vector): render.py's `_open_local` and `render_group`."""
+    store = x.op is Ops.STORE
+    j, value = (x.src[-1], x.src[1]) if store else (x.src[1], x.src[0])
+    out = x.src[0].src[0] if store else None  # (never read: its last vector overlaps)
+    return ((x.src[1] if store else x).dtype is dtypes.float32 and (range_size(j) or 0) >= 16
+            and (j.arg[1] in ("upcast", "simd") if store else len(x.src) == 2)
+            and _wide_exps(value, j, out, x.src[0].src[1] if store else None))
 
 
-def _wide_exps(value: UOp, r: UOp) -> bool:
+def _wide_exps(value: UOp, r: UOp, out: UOp | None = None, at: UOp | None = None) -> bool:
     """On a 512-bit target: `value` has an EXP along loop r and is float32 ops of _PAIR_OPS
-    along it, reading contiguously, its indices affine in r (`vector_values`)."""
+    along it, reading contiguously and never `out`, its indices (and `at`) affine in r."""
     if vector_bytes() != 64:
         return False
     nodes = along(value, r)
     return any(n.op is Ops.EXP for n in nodes) and all(
         n.op in _PAIR_OPS and n.dtype in (dtypes.float32, dtypes.index) for n in nodes) \
-        and vector_values(nodes, r, None, (1,), _PAIR_OPS)
+        and vector_values(nodes + (along(at, r) if at is not None else []), r, out, (1,), _PAIR_OPS)
 
 
 def reduce_vectors(op: Ops, size: int, lanes: int = VECTOR_LANES) -> int:

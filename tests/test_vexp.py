@@ -282,7 +282,9 @@ def test_a_512_bit_target_fills_a_softmax_rows_exps_16_lanes_at_a_time(rows: int
         t = Tensor(x).softmax(-1)
         source = "\n".join(render_kernel(optimize_kernel(lower_only(item.ast)), f"k{i}").source
                            for i, item in enumerate(t.schedule()))
-        assert len(re.findall(r"rg_zexp_f32\(", source)) == (width == "64" and cols >= 16)
+        # (a row of 1 is a store along the rows: `stores_a_loops` below)
+        assert len(re.findall(r"rg_zstore_f32\(&loc", source)) == (width == "64" and cols >= 16)
+        assert ("rg_zexp_f32(" in source) <= (width == "64")
         with np.errstate(all="ignore"):
             got[width] = Tensor(x).softmax(-1).numpy()
     assert_same_bits(got["64"], got["32"])
@@ -290,3 +292,33 @@ def test_a_512_bit_target_fills_a_softmax_rows_exps_16_lanes_at_a_time(rows: int
         e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
         want = e / e.sum(1, keepdims=True)
     np.testing.assert_allclose(got["64"], want, rtol=4e-6, atol=1e-30, equal_nan=True)
+
+
+@pytest.mark.parametrize("shape", [(1,), (7,), (16,), (17,), (3, 33), (100,), (4096, 1000),
+                                   (1, 1024), (3, 4097), (999983,)])
+def test_a_512_bit_target_stores_a_loops_exps_16_lanes_at_a_time(shape: tuple, monkeypatch):
+    """On a 512-bit target an elementwise float32 exp (with arithmetic around it: exp(x) * 2 - 1)
+    is stored by explicit 16-lane vectors with vexp's core inline (opt_helpers' `wide_fill`:
+    rg_zexp_f32, rg_zstore_f32), where gcc's loop called the library's clone per vector; the
+    same bits as the 256-bit target's, and within an ulp of numpy's float64 exp rounded."""
+    vals = np.concatenate([SPECIAL, np.random.default_rng(len(shape)).uniform(-104, 89, 4099)
+                           .astype(F32)])
+    x = np.resize(vals, shape)
+    got = {}
+    for width in ("32", "64"):
+        monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+        for f in (lambda t: t.exp(), lambda t: t.exp() * 2 - 1):
+            t = f(Tensor(x))
+            source = "\n".join(render_kernel(optimize_kernel(lower_only(item.ast)), "k0").source
+                               for item in t.schedule())
+            wide = width == "64" and shape[-1] >= 16
+            assert ("rg_zexp_f32(" in source and "rg_zstore_f32(" in source) == wide
+        with np.errstate(all="ignore"):
+            got[width] = Tensor(x).exp().numpy()
+    assert_same_bits(got["64"], got["32"])
+    with np.errstate(all="ignore"):
+        exact = np.exp(x.astype(np.float64))
+        rounded = exact.astype(F32)
+    fin = np.isfinite(rounded)
+    assert (_ulps(got["64"][fin], exact[fin], F32) <= ULPS).all()
+    np.testing.assert_array_equal(got["64"][~fin], rounded[~fin])

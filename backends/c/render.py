@@ -1188,8 +1188,11 @@ class KernelRenderer:
             # it is also the outermost
             # explicit vectors assume no two buffers overlap (the last vector recomputes what
             # the one before it wrote): without `restrict`, gcc's `omp simd` instead
-            if r.arg[1] == "vector" and self.restrict:
-                scope = self._open_vector(scope, r, Threads() if threads else None)
+            # (a "simd" loop of exps, in 16 lanes: opt_helpers' `wide_fill`)
+            self.wide = r is ranges[-1] and self.restrict and all(map(wide_fill, stores))
+            if (r.arg[1] == "vector" or self.wide) and self.restrict:
+                scope = self._open_vector(scope, r, Threads() if threads else None,
+                                          lanes=16 if self.wide else VECTOR_LANES)
                 self.stack.append(scope)
                 continue
             simd = r.arg[1] in ("upcast", "vector", "simd")
@@ -1211,7 +1214,7 @@ class KernelRenderer:
             for st in stores for n in toposort(st.src[1]))
         inner.itemsize = max(st.src[1].dtype.itemsize for st in stores)
         self.close_loops()
-        self.vector = None
+        self.vector, self.wide = None, False
 
     def _flattened(self, ranges: tuple[UOp, ...]) -> tuple[UOp, ...]:
         """The outer loops of a nest that the parallel action flattened into one threaded loop
@@ -1256,9 +1259,10 @@ class KernelRenderer:
         v = self.emit(value)
         off = self.emit(idx.src[1])
         line = f"p{idx.src[0].arg}[{off}] = {v};"
-        if self.vector is not None:  # 8 lanes from p[off] (the store's stride is 1)
+        if self.vector is not None:  # 8 (16) lanes from p[off] (the store's stride is 1)
             sfx = "f16" if value.dtype is dtypes.float16 else "f32"
-            line = f"rg_vstore_{sfx}(&p{idx.src[0].arg}[{off}], {self._lanes(value, v)});"
+            store = "rg_zstore_f32" if self.wide else f"rg_vstore_{sfx}"
+            line = f"{store}(&p{idx.src[0].arg}[{off}], {self._lanes(value, v)});"
         if len(idx.src) > 2:
             line = f"if ({self.emit(idx.src[2])}) {line}"
         self.stack[-1].add(line)

@@ -457,7 +457,9 @@ def vector_reduce(red: UOp) -> UOp:
 
 # the ops a pair of a float32 reduce's 8-lane vectors computes as one 16-lane value (`paired`)
 _PAIR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.NEG,
-                       Ops.EXP})
+                       Ops.EXP, Ops.WHERE})
+# and masks of float32 compares, combined (a sigmoid's stable form selects by one)
+_MASK_OPS = frozenset({Ops.CMPLT, Ops.CMPEQ, Ops.CMPNE, Ops.AND, Ops.OR, Ops.XOR})
 
 
 def paired(red: UOp) -> bool:
@@ -488,9 +490,15 @@ def _wide_exps(value: UOp, r: UOp, out: UOp | None = None, at: UOp | None = None
     if vector_bytes() != 64:
         return False
     nodes = along(value, r)
-    return any(n.op is Ops.EXP for n in nodes) and all(
-        n.op in _PAIR_OPS and n.dtype in (dtypes.float32, dtypes.index) for n in nodes) \
+    return any(n.op is Ops.EXP for n in nodes) and all(map(_wide_op, nodes)) \
         and vector_values(nodes + (along(at, r) if at is not None else []), r, out, (1,), _PAIR_OPS)
+
+
+def _wide_op(n: UOp) -> bool:
+    if n.dtype is dtypes.bool:  # (no bool CMPLT: masks order true below false)
+        return n.op in _MASK_OPS and (n.src[0].dtype is dtypes.float32 or n.op is not Ops.CMPLT)
+    return n.op in _PAIR_OPS and n.dtype in (dtypes.float32, dtypes.index) and (
+        n.op is not Ops.WHERE or n.src[0].dtype is dtypes.bool)
 
 
 def reduce_vectors(op: Ops, size: int, lanes: int = VECTOR_LANES) -> int:

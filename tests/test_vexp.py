@@ -322,3 +322,26 @@ def test_a_512_bit_target_stores_a_loops_exps_16_lanes_at_a_time(shape: tuple, m
     fin = np.isfinite(rounded)
     assert (_ulps(got["64"][fin], exact[fin], F32) <= ULPS).all()
     np.testing.assert_array_equal(got["64"][~fin], rounded[~fin])
+
+
+@pytest.mark.parametrize("shape", [(7,), (17,), (3, 33), (4096, 1000), (3, 4097)])
+def test_a_512_bit_target_selects_a_sigmoids_exps_in_16_mask_lanes(shape: tuple, monkeypatch):
+    """A sigmoid's stable form (exp(-|x|), then a select by x >= 0) is stored 16 lanes at a time
+    on a 512-bit target, its compares and select on 16 mask lanes (vexp.WIDE's rg_zsel_f32):
+    the 256-bit target's bits (NaN, +-0, +-inf, the overflow edges among the values), and
+    numpy's sigmoid within a few float32 ulps."""
+    vals = np.concatenate([SPECIAL, np.random.default_rng(3).uniform(-104, 89, 4099).astype(F32)])
+    x = np.resize(vals, shape)
+    got = {}
+    for width in ("32", "64"):
+        monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+        t = Tensor(x).sigmoid()
+        source = "\n".join(render_kernel(optimize_kernel(lower_only(item.ast)), "k0").source
+                           for item in t.schedule())
+        assert ("rg_zsel_f32(" in source) == (width == "64" and shape[-1] >= 16)
+        with np.errstate(all="ignore"):
+            got[width] = t.numpy()
+    assert_same_bits(got["64"], got["32"])
+    with np.errstate(all="ignore"):
+        want = (1 / (1 + np.exp(-x.astype(np.float64)))).astype(F32)
+    np.testing.assert_allclose(got["64"], want, rtol=1e-6, atol=0, equal_nan=True)

@@ -469,8 +469,11 @@ def vector_type(dt: DType) -> str:
     return "rg_vf32" if dt in _FLOAT_LANES else "rg_vi32"
 
 
-def broadcast(dt: DType, name: str) -> str:
-    """A scalar of dtype `dt` in every lane (a bool as a lane mask: 0 or all ones)."""
+def broadcast(dt: DType, name: str, wide: bool = False) -> str:
+    """A scalar of dtype `dt` in every lane (a bool as a lane mask: 0 or all ones); `wide`: in
+    16 float32 or mask lanes (vexp.WIDE's)."""
+    if wide:
+        return f"rg_zset_i32(-(int32_t)({name}))" if dt is dtypes.bool else f"rg_zset_f32({name})"
     if dt in _FLOAT_LANES or dt is dtypes.float64:
         return f"rg_vset_f{64 if dt is dtypes.float64 else 32}({name})"
     return f"rg_vset_i32(-(int32_t)({name}))" if dt is dtypes.bool else f"rg_vset_i32({name})"
@@ -738,7 +741,7 @@ class KernelRenderer:
 
     def _lanes(self, n: UOp, name: str) -> str:
         """An operand as a vector: a value that does not vary along the loop is broadcast."""
-        return name if self._is_vector(n) else broadcast(n.dtype, name)
+        return name if self._is_vector(n) else broadcast(n.dtype, name, self.wide)
 
     def _emit_vector(self, n: UOp, scope: Scope, srcs: list[str]) -> None:
         if n.op is Ops.LOAD:
@@ -772,12 +775,14 @@ class KernelRenderer:
             # itself, lane for lane the same value as `v + rg_vset_f32(x)`, without an inline
             # call for gcc to expand per statement (on a 100,000-op chain, 3x its build time)
             expr = render_vector(n, srcs)
-        elif self.wide and n.op is Ops.EXP:
-            expr = f"rg_zexp_f32({srcs[0]})"
+        elif self.wide and n.op in (Ops.EXP, Ops.WHERE):
+            args = ", ".join(self._lanes(s, a) for s, a in zip(n.src, srcs))  # type: ignore[misc]
+            expr = f"rg_z{'exp' if n.op is Ops.EXP else 'sel'}_f32({args})"
         else:
             expr = render_vector(n, [self._lanes(s, a) for s, a in zip(n.src, srcs)])
         name = self.fresh()
-        scope.add(self.stmt(name, "rg_zf32" if self.wide else vector_type(n.dtype), expr))
+        wide = "rg_zi32" if n.dtype is dtypes.bool else "rg_zf32"
+        scope.add(self.stmt(name, wide if self.wide else vector_type(n.dtype), expr))
         scope.names[n] = name
 
     def _open_vector(self, parent: Scope, r: UOp, threads: Threads | None,

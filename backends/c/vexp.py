@@ -184,6 +184,13 @@ VECTOR = CORE + "\nstatic inline rg_vf32 rg_vexp_f32(rg_vf32 x) { return rg_exp8
 WIDE = CORE + r"""
 static inline rg_zf32 rg_zload_f32(const float *p) { rg_zf32 v; memcpy(&v, p, 64); return v; }
 static inline void rg_zstore_f32(float *p, rg_zf32 v) { memcpy(p, &v, 64); }
+typedef int32_t rg_zi32 __attribute__((vector_size(64)));  /* masks: all ones for true */
+static inline rg_zf32 rg_zset_f32(float x) {
+  return (rg_zf32){x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x}; }
+static inline rg_zi32 rg_zset_i32(int32_t x) {
+  return (rg_zi32){x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x}; }
+static inline rg_zf32 rg_zsel_f32(rg_zi32 m, rg_zf32 a, rg_zf32 b) {
+  return (rg_zf32)((m & (rg_zi32)a) | (~m & (rg_zi32)b)); }
 static inline rg_vf32 rg_zhalf_f32(rg_zf32 v, int h) {
   rg_vf32 r; memcpy(&r, (const char *)&v + 32 * h, 32); return r; }
 static inline rg_zf32 rg_zexp_f32(rg_zf32 x) {

@@ -345,3 +345,23 @@ def test_a_512_bit_target_selects_a_sigmoids_exps_in_16_mask_lanes(shape: tuple,
     with np.errstate(all="ignore"):
         want = (1 / (1 + np.exp(-x.astype(np.float64)))).astype(F32)
     np.testing.assert_allclose(got["64"], want, rtol=1e-6, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("shape", [(3, 33), (64, 1000)])
+def test_a_16_lane_store_keeps_its_lanes_across_a_local_row_it_reads(shape: tuple, monkeypatch):
+    """exp(softmax(x)): the store's loop of exps is 16 lanes a step, and the softmax's local row
+    it reads is filled inside that store's kernel first (render.py's `_open_local`); the store's
+    lanes stay 16 across it (a local row that set them back to 8 left half of each vector's
+    outputs unwritten). Bits equal to the 256-bit target's, and numpy's values."""
+    x = np.random.default_rng(shape[1]).standard_normal(shape).astype(F32)
+    got = {}
+    for width in ("32", "64"):
+        monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+        t = Tensor(x).softmax(-1).exp()
+        source = "\n".join(render_kernel(optimize_kernel(lower_only(item.ast)), "k0").source
+                           for item in t.schedule())
+        assert ("rg_zstore_f32(&p" in source) == (width == "64")
+        got[width] = t.numpy()
+    assert_same_bits(got["64"], got["32"])
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(got["64"], np.exp(e / e.sum(1, keepdims=True)), rtol=1e-6)

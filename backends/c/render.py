@@ -1158,14 +1158,14 @@ class KernelRenderer:
             scope = self._open_vector(scope, r, None, lanes=16) if wide else \
                 self.open_loop(scope, r)
             self.stack.append(scope)
-        self.wide = wide
-        saved.append((mark, name))
+        self.wide |= wide  # (inside a 16-lane store's loop, that store's lanes stay 16)
+        saved.append((mark, name, wide))
 
     def _close_local(self, dl: UOp, saved: list) -> None:
-        mark, name = saved.pop()
+        mark, name, wide = saved.pop()
         inner = self.stack[-1]
         at, value = _row_major(dl.src[1:], self.loop_names), self.lookup(dl.src[0])
-        if self.wide:  # (its last vector overlaps the one before: the same values again)
+        if wide:  # (its last vector overlaps the one before: the same values again)
             inner.add(f"rg_zstore_f32(&{name}[{at}], {value});")
             self.vector, self.wide = None, False
         else:

@@ -237,7 +237,7 @@ def _lse_kernels(x: np.ndarray) -> str:
 def test_a_512_bit_target_exps_a_reduces_vectors_in_pairs_of_16_lanes(rows: int, cols: int,
                                                                         monkeypatch):
     """On a 512-bit target (runtime/target.py) a row's sum of exps computes two of its 8-lane
-    vectors at once (opt_helpers' `paired`: rg_zexp_f32, vexp.WIDE), one 16-lane exp per block
+    vectors at once (wide_exps' `paired`: rg_zexp_f32, vexp.WIDE), one 16-lane exp per block
     of 16 values where a 256-bit target has two 8-lane ones; the partial sums take the same
     values in the same order and the exps the same bits, so the logsumexp is the 256-bit
     target's bit for bit, and numpy's. Rows with NaN, +-inf and only -inf among them."""
@@ -267,7 +267,7 @@ def test_a_512_bit_target_exps_a_reduces_vectors_in_pairs_of_16_lanes(rows: int,
 @pytest.mark.parametrize("rows", [1, 3, 4096])
 def test_a_512_bit_target_fills_a_softmax_rows_exps_16_lanes_at_a_time(rows: int, cols: int,
                                                                          monkeypatch):
-    """On a 512-bit target a softmax's kernel-local row of exps (opt_helpers' `wide_fill`) is
+    """On a 512-bit target a softmax's kernel-local row of exps (wide_exps' `wide_fill`) is
     filled by explicit 16-lane vectors with vexp's core inline (rg_zexp_f32), where a 256-bit
     target's `omp simd` loop calls the library: the same core, so the same bits; and numpy's
     softmax within float32 rounding. Rows with NaN, +-inf and only -inf among them."""
@@ -298,7 +298,7 @@ def test_a_512_bit_target_fills_a_softmax_rows_exps_16_lanes_at_a_time(rows: int
                                    (1, 1024), (3, 4097), (999983,)])
 def test_a_512_bit_target_stores_a_loops_exps_16_lanes_at_a_time(shape: tuple, monkeypatch):
     """On a 512-bit target an elementwise float32 exp (with arithmetic around it: exp(x) * 2 - 1)
-    is stored by explicit 16-lane vectors with vexp's core inline (opt_helpers' `wide_fill`:
+    is stored by explicit 16-lane vectors with vexp's core inline (wide_exps' `wide_fill`:
     rg_zexp_f32, rg_zstore_f32), where gcc's loop called the library's clone per vector; the
     same bits as the 256-bit target's, and within an ulp of numpy's float64 exp rounded."""
     vals = np.concatenate([SPECIAL, np.random.default_rng(len(shape)).uniform(-104, 89, 4099)

@@ -56,9 +56,10 @@ from typing import NamedTuple
 
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import columns
-from rulegrad.rules.opt_helpers import VECTOR_LANES, paired, reduce_vectors, wide_fill
+from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
+from rulegrad.rules.wide_exps import paired, wide_fill
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import GroupOp, Ops
@@ -747,7 +748,7 @@ class KernelRenderer:
         if n.op is Ops.LOAD:
             # lane u reads offset + step * u: the index is affine in the loop variable
             step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
-            if self.wide:  # (opt_helpers' `paired`: contiguous float32 loads only)
+            if self.wide:  # (wide_exps' `paired`: contiguous float32 loads only)
                 expr = f"rg_zload_f32(&{srcs[0]})"  # type: ignore[index]
             elif n.dtype is not dtypes.float32:  # int, bool, half, double lanes: contiguously
                 load = {dtypes.bool: "rg_vload_b", dtypes.float16: "rg_vload_f16",
@@ -1067,7 +1068,7 @@ class KernelRenderer:
     def _vector_steps(self, red: UOp, accv: str, start: str, count: int, lanes: int,
                       pairs: bool = False) -> None:
         """`count` vectors of the reduce's innermost loop from `start`, the u-th combined into
-        accv[u] (unrolled: the array is registers to gcc); with `pairs` (opt_helpers' `paired`,
+        accv[u] (unrolled: the array is registers to gcc); with `pairs` (wide_exps' `paired`,
         an even count) two at a time (`_pair_steps`)."""
         if pairs and count % 2 == 0:
             return self._pair_steps(red, accv, start, count // 2, lanes)
@@ -1153,7 +1154,7 @@ class KernelRenderer:
         self.vartypes[name] = f"{ctype(dl.dtype)} *"
         mark = self._enter(host)
         scope = host
-        wide = self.vector is None and wide_fill(dl)  # 16 lanes at a time (opt_helpers')
+        wide = self.vector is None and wide_fill(dl)  # 16 lanes at a time (wide_exps')
         for r in dl.src[1:]:
             scope = self._open_vector(scope, r, None, lanes=16) if wide else \
                 self.open_loop(scope, r)
@@ -1193,7 +1194,7 @@ class KernelRenderer:
             # it is also the outermost
             # explicit vectors assume no two buffers overlap (the last vector recomputes what
             # the one before it wrote): without `restrict`, gcc's `omp simd` instead
-            # (a "simd" loop of exps, in 16 lanes: opt_helpers' `wide_fill`)
+            # (a "simd" loop of exps, in 16 lanes: wide_exps' `wide_fill`)
             self.wide = r is ranges[-1] and self.restrict and all(map(wide_fill, stores))
             if (r.arg[1] == "vector" or self.wide) and self.restrict:
                 scope = self._open_vector(scope, r, Threads() if threads else None,

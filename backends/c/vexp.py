@@ -176,7 +176,7 @@ rg_xf8 rg_expf_d(rg_xf8 x) { return rg_exp8(x); }
 # the function's, so the lanes give the bits the library gives a scalar tail.
 VECTOR = CORE + "\nstatic inline rg_vf32 rg_vexp_f32(rg_vf32 x) { return rg_exp8(x); }"
 
-# What a reduce computing two of its 8-lane vectors as one 16-lane value (rules/opt_helpers.py's
+# What a reduce computing two of its 8-lane vectors as one 16-lane value (rules/wide_exps.py's
 # `paired`, render.py's `_vector_steps`), or a local row filled 16 lanes at a time (`wide_fill`),
 # gets: a contiguous 16-lane load and store, the core's 16-lane steps (AVX-512's; elsewhere two
 # 8-lane halves, the same bits), and a half of the result for each 8-lane partial sum. The

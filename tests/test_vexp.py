@@ -140,6 +140,7 @@ def test_every_float32_exp_calls_the_vector_form(name: str, tmp_path, monkeypatc
         pytest.skip("the SIMD clones are called by gcc's vectorizer")
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
     monkeypatch.delenv("RULEGRAD_CFLAGS", raising=False)
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "32")  # (at 512 bits: inline, 512_bit tests)
     build.clear_memory_cache()
     run._programs.clear()
     x = np.random.default_rng(1).standard_normal((64, 250)).astype(F32) * 4
@@ -204,6 +205,7 @@ def test_a_flags_change_within_a_process_binds_each_kernel_to_its_own_core(tmp_p
     if not build.is_gcc(build.compiler()):
         pytest.skip("the SIMD clones are called by gcc's vectorizer")
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "32")  # (at 512 bits: inline, 512_bit tests)
     x = np.random.default_rng(5).uniform(-100, 88, 4099).astype(F32)
     exact = np.exp(x.astype(np.float64))
     symbols = []

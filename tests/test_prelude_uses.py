@@ -62,6 +62,9 @@ _NAMED = re.compile(r"(?<![\w.])(rg_(?:f2i_\w+|fpow_f\d\d|(?:idiv|mod|shl|shr|po
                     r"(?:block|pack)_[vz]f\d\d\w*|reduce_[a-z]+_f32|vexp_f32)|"
                     r"rg(?:max|min|addz)_f\d\d|expf)\b")
 
+# a 512-bit target's 16-lane values, loads, selects and stores (vexp.WIDE defines them all)
+_WIDE = re.compile(r"(?<![\w.])rg_z(?:exp|half|load|sel|set|store)_[fi]32\b")
+
 
 def _check(t: Tensor) -> None:
     """Each kernel of `t`, optimized and as lowered (plain loops: `omp simd` reductions)."""
@@ -70,6 +73,8 @@ def _check(t: Tensor) -> None:
         for ast in (optimize_kernel(low), low):
             rk = render_kernel(ast, f"k{i}")
             named = {"rg_expf" if n == "expf" else n for n in _NAMED.findall(rk.source)}
+            if _WIDE.search(rk.source):  # (16-lane values: vexp.WIDE, named by its exp)
+                named.add("rg_zexp_f32")
             assert set(rk.uses) == named, (rk.uses, named)
             assert rk.openmp == ("#pragma omp parallel" in rk.source), rk.choices
             # the prelude of what it uses defines or declares every function it calls
@@ -83,6 +88,15 @@ def _check(t: Tensor) -> None:
 @pytest.mark.skipif(CC is None, reason="no C compiler")
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_uses_and_openmp_are_what_the_kernel_prints(name):
+    _check(PROGRAMS[name]())
+
+
+@pytest.mark.skipif(CC is None, reason="no C compiler")
+@pytest.mark.parametrize("name", ["softmax (exp, vector exp)", "long softmax rows",
+                                  "a row max of exps (exp on vectors)", "attention"])
+def test_a_512_bit_targets_16_lane_exps_are_in_its_uses(monkeypatch, name):
+    # (rules/wide_exps.py: a reduce's pairs of exps, a local row of them, a loop storing them)
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")
     _check(PROGRAMS[name]())
 
 

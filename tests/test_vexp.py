@@ -140,6 +140,7 @@ def test_every_float32_exp_calls_the_vector_form(name: str, tmp_path, monkeypatc
         pytest.skip("the SIMD clones are called by gcc's vectorizer")
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
     monkeypatch.delenv("RULEGRAD_CFLAGS", raising=False)
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "32")  # (at 512 bits: inline, 512_bit tests)
     build.clear_memory_cache()
     run._programs.clear()
     x = np.random.default_rng(1).standard_normal((64, 250)).astype(F32) * 4
@@ -168,8 +169,10 @@ def test_a_reduce_of_exps_computes_them_inline_with_the_librarys_bits(width: str
     for t in (Tensor(x).exp().max(-1), Tensor(x).logsumexp(-1)):
         kernels = [render_kernel(optimize_kernel(lower_only(item.ast)), f"k{i}")
                    for i, item in enumerate(t.schedule())]
-        assert "rg_vexp_f32(" in "\n".join(k.source for k in kernels)
+        source = "\n".join(k.source for k in kernels)
+        assert "rg_vexp_f32(" in source  # (a row of 250: its 29th to 31st vectors one by one)
         assert vexp.VECTOR in build.full_source(kernels)
+        assert ("rg_zexp_f32(" in source) == (width == "64")  # the pairs before them: 16 lanes
     with np.errstate(all="ignore"):
         exps = Tensor(x).exp().numpy()  # a store's loop: the library's
         assert "rg_vexp_f32(" not in build.full_source(
@@ -202,6 +205,7 @@ def test_a_flags_change_within_a_process_binds_each_kernel_to_its_own_core(tmp_p
     if not build.is_gcc(build.compiler()):
         pytest.skip("the SIMD clones are called by gcc's vectorizer")
     monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "32")  # (at 512 bits: inline, 512_bit tests)
     x = np.random.default_rng(5).uniform(-100, 88, 4099).astype(F32)
     exact = np.exp(x.astype(np.float64))
     symbols = []
@@ -222,3 +226,144 @@ def test_a_flags_change_within_a_process_binds_each_kernel_to_its_own_core(tmp_p
         symbols.append(set(re.findall(rb"rg_expf_[a-z]\b", lib.read_bytes())))
     if "avx512f" in target.cpu().flags:
         assert symbols[0] and symbols[1] and symbols[0] != symbols[1], symbols
+
+
+def _lse_kernels(x: np.ndarray) -> str:
+    t = Tensor(x).logsumexp(-1)
+    return "\n".join(render_kernel(optimize_kernel(lower_only(item.ast)), f"k{i}").source
+                     for i, item in enumerate(t.schedule()))
+
+
+@pytest.mark.parametrize("cols", [1, 7, 33, 100, 1000, 1024, 4097])
+@pytest.mark.parametrize("rows", [1, 3, 4096])
+def test_a_512_bit_target_exps_a_reduces_vectors_in_pairs_of_16_lanes(rows: int, cols: int,
+                                                                        monkeypatch):
+    """On a 512-bit target (runtime/target.py) a row's sum of exps computes two of its 8-lane
+    vectors at once (wide_exps' `paired`: rg_zexp_f32, vexp.WIDE), one 16-lane exp per block
+    of 16 values where a 256-bit target has two 8-lane ones; the partial sums take the same
+    values in the same order and the exps the same bits, so the logsumexp is the 256-bit
+    target's bit for bit, and numpy's. Rows with NaN, +-inf and only -inf among them."""
+    x = np.random.default_rng(cols).standard_normal((rows, cols)).astype(F32) * 8
+    specials = [np.nan, np.inf, -np.inf]
+    for r, v in enumerate(specials[:rows - 1]):
+        x[r, cols // 2] = v
+    if rows > 3:
+        x[3] = -np.inf
+    got = {}
+    for width in ("32", "64"):
+        monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+        source = _lse_kernels(x)
+        pairs = 0 if cols < 32 else (cols - cols % 32) // 16  # the whole blocks of 4 vectors
+        assert len(re.findall(r"rg_zexp_f32\(", source)) == (width == "64" and pairs > 0)
+        with np.errstate(all="ignore"):
+            got[width] = Tensor(x).logsumexp(-1).numpy()
+    assert_same_bits(got["64"], got["32"])
+    m = x.astype(np.float64).max(1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    with np.errstate(all="ignore"):
+        want = np.log(np.exp(x - m).sum(1)) + m[:, 0]
+    np.testing.assert_allclose(got["64"], want, rtol=2e-6, atol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("cols", [1, 7, 33, 100, 1000, 1024, 4097])
+@pytest.mark.parametrize("rows", [1, 3, 4096])
+def test_a_512_bit_target_fills_a_softmax_rows_exps_16_lanes_at_a_time(rows: int, cols: int,
+                                                                         monkeypatch):
+    """On a 512-bit target a softmax's kernel-local row of exps (wide_exps' `wide_fill`) is
+    filled by explicit 16-lane vectors with vexp's core inline (rg_zexp_f32), where a 256-bit
+    target's `omp simd` loop calls the library: the same core, so the same bits; and numpy's
+    softmax within float32 rounding. Rows with NaN, +-inf and only -inf among them."""
+    x = np.random.default_rng(cols).standard_normal((rows, cols)).astype(F32) * 8
+    for r, v in enumerate([np.nan, np.inf, -np.inf][:rows - 1]):
+        x[r, cols // 2] = v
+    if rows > 3:
+        x[3] = -np.inf
+    got = {}
+    for width in ("32", "64"):
+        monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+        t = Tensor(x).softmax(-1)
+        source = "\n".join(render_kernel(optimize_kernel(lower_only(item.ast)), f"k{i}").source
+                           for i, item in enumerate(t.schedule()))
+        # (a row of 1 is a store along the rows: `stores_a_loops` below)
+        assert len(re.findall(r"rg_zstore_f32\(&loc", source)) == (width == "64" and cols >= 16)
+        assert ("rg_zexp_f32(" in source) <= (width == "64")
+        with np.errstate(all="ignore"):
+            got[width] = Tensor(x).softmax(-1).numpy()
+    assert_same_bits(got["64"], got["32"])
+    with np.errstate(all="ignore"):
+        e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+        want = e / e.sum(1, keepdims=True)
+    np.testing.assert_allclose(got["64"], want, rtol=4e-6, atol=1e-30, equal_nan=True)
+
+
+@pytest.mark.parametrize("shape", [(1,), (7,), (16,), (17,), (3, 33), (100,), (4096, 1000),
+                                   (1, 1024), (3, 4097), (999983,)])
+def test_a_512_bit_target_stores_a_loops_exps_16_lanes_at_a_time(shape: tuple, monkeypatch):
+    """On a 512-bit target an elementwise float32 exp (with arithmetic around it: exp(x) * 2 - 1)
+    is stored by explicit 16-lane vectors with vexp's core inline (wide_exps' `wide_fill`:
+    rg_zexp_f32, rg_zstore_f32), where gcc's loop called the library's clone per vector; the
+    same bits as the 256-bit target's, and within an ulp of numpy's float64 exp rounded."""
+    vals = np.concatenate([SPECIAL, np.random.default_rng(len(shape)).uniform(-104, 89, 4099)
+                           .astype(F32)])
+    x = np.resize(vals, shape)
+    got = {}
+    for width in ("32", "64"):
+        monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+        for f in (lambda t: t.exp(), lambda t: t.exp() * 2 - 1):
+            t = f(Tensor(x))
+            source = "\n".join(render_kernel(optimize_kernel(lower_only(item.ast)), "k0").source
+                               for item in t.schedule())
+            wide = width == "64" and shape[-1] >= 16
+            assert ("rg_zexp_f32(" in source and "rg_zstore_f32(" in source) == wide
+        with np.errstate(all="ignore"):
+            got[width] = Tensor(x).exp().numpy()
+    assert_same_bits(got["64"], got["32"])
+    with np.errstate(all="ignore"):
+        exact = np.exp(x.astype(np.float64))
+        rounded = exact.astype(F32)
+    fin = np.isfinite(rounded)
+    assert (_ulps(got["64"][fin], exact[fin], F32) <= ULPS).all()
+    np.testing.assert_array_equal(got["64"][~fin], rounded[~fin])
+
+
+@pytest.mark.parametrize("shape", [(7,), (17,), (3, 33), (4096, 1000), (3, 4097)])
+def test_a_512_bit_target_selects_a_sigmoids_exps_in_16_mask_lanes(shape: tuple, monkeypatch):
+    """A sigmoid's stable form (exp(-|x|), then a select by x >= 0) is stored 16 lanes at a time
+    on a 512-bit target, its compares and select on 16 mask lanes (vexp.WIDE's rg_zsel_f32):
+    the 256-bit target's bits (NaN, +-0, +-inf, the overflow edges among the values), and
+    numpy's sigmoid within a few float32 ulps."""
+    vals = np.concatenate([SPECIAL, np.random.default_rng(3).uniform(-104, 89, 4099).astype(F32)])
+    x = np.resize(vals, shape)
+    got = {}
+    for width in ("32", "64"):
+        monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+        t = Tensor(x).sigmoid()
+        source = "\n".join(render_kernel(optimize_kernel(lower_only(item.ast)), "k0").source
+                           for item in t.schedule())
+        assert ("rg_zsel_f32(" in source) == (width == "64" and shape[-1] >= 16)
+        with np.errstate(all="ignore"):
+            got[width] = t.numpy()
+    assert_same_bits(got["64"], got["32"])
+    with np.errstate(all="ignore"):
+        want = (1 / (1 + np.exp(-x.astype(np.float64)))).astype(F32)
+    np.testing.assert_allclose(got["64"], want, rtol=1e-6, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("shape", [(3, 33), (64, 1000)])
+def test_a_16_lane_store_keeps_its_lanes_across_a_local_row_it_reads(shape: tuple, monkeypatch):
+    """exp(softmax(x)): the store's loop of exps is 16 lanes a step, and the softmax's local row
+    it reads is filled inside that store's kernel first (render.py's `_open_local`); the store's
+    lanes stay 16 across it (a local row that set them back to 8 left half of each vector's
+    outputs unwritten). Bits equal to the 256-bit target's, and numpy's values."""
+    x = np.random.default_rng(shape[1]).standard_normal(shape).astype(F32)
+    got = {}
+    for width in ("32", "64"):
+        monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+        t = Tensor(x).softmax(-1).exp()
+        source = "\n".join(render_kernel(optimize_kernel(lower_only(item.ast)), "k0").source
+                           for item in t.schedule())
+        assert ("rg_zstore_f32(&p" in source) == (width == "64")
+        got[width] = t.numpy()
+    assert_same_bits(got["64"], got["32"])
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(got["64"], np.exp(e / e.sum(1, keepdims=True)), rtol=1e-6)

@@ -60,6 +60,7 @@ from rulegrad.rules.interchange_helpers import columns
 from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
+from rulegrad.rules.wide_exps import paired, wide_fill
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import GroupOp, Ops
@@ -327,6 +328,7 @@ _ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
           for t, s in (("float", "f32"), ("double", "f64"))),
         ({vexp.NAME}, vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
         ({"rg_vexp_f32"}, vexp.VECTOR),  # and its core, inline, for explicit vectors
+        ({"rg_zexp_f32"}, vexp.WIDE),  # and in 16 lanes, for a reduce's pairs of them
         ({reduce_name(o) for o in REDUCE_OPS},
          " ".join(f"float {reduce_name(o)}{reduce_signature('float')};" for o in REDUCE_OPS)),
     ))
@@ -442,6 +444,7 @@ def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
 
 _VECTOR_LOAD = {1: "rg_vload_f32", 2: "rg_vload2_f32"}
 VECTOR_EXP = "rg_vexp_f32"
+WIDE_EXP = "rg_zexp_f32"  # (vexp.WIDE: 16 lanes, with its loads, selects and stores)
 _VECTOR_INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.FDIV: "/"}
 
 
@@ -462,8 +465,11 @@ def vector_type(dt: DType) -> str:
     return "rg_vf32" if dt in _FLOAT_LANES else "rg_vi32"
 
 
-def broadcast(dt: DType, name: str) -> str:
-    """A scalar of dtype `dt` in every lane (a bool as a lane mask: 0 or all ones)."""
+def broadcast(dt: DType, name: str, wide: bool = False) -> str:
+    """A scalar of dtype `dt` in every lane (a bool as a lane mask: 0 or all ones); `wide`: in
+    16 float32 or mask lanes (vexp.WIDE's)."""
+    if wide:
+        return f"rg_zset_i32(-(int32_t)({name}))" if dt is dtypes.bool else f"rg_zset_f32({name})"
     if dt in _FLOAT_LANES or dt is dtypes.float64:
         return f"rg_vset_f{64 if dt is dtypes.float64 else 32}({name})"
     return f"rg_vset_i32(-(int32_t)({name}))" if dt is dtypes.bool else f"rg_vset_i32({name})"
@@ -540,6 +546,8 @@ class KernelRenderer:
         # the reduce loop whose later rows are prefetched, and how many rows ahead
         self.prefetch: tuple[UOp, int] | None = None
         self.used_vectors = False
+        # the open vector loop computes two 8-lane vectors at once, in 16 lanes (`_pair_steps`)
+        self.wide = False
         # a "simd" loop (rules/opt_helpers.py): explicit vectors' values left to gcc; the
         # kernel is compiled at the explicit vectors' level all the same
         self.gcc_vectors = False
@@ -733,13 +741,17 @@ class KernelRenderer:
 
     def _lanes(self, n: UOp, name: str) -> str:
         """An operand as a vector: a value that does not vary along the loop is broadcast."""
-        return name if self._is_vector(n) else broadcast(n.dtype, name)
+        return name if self._is_vector(n) else broadcast(n.dtype, name, self.wide)
 
     def _emit_vector(self, n: UOp, scope: Scope, srcs: list[str]) -> None:
+        if self.wide:  # (every 16-lane value: vexp.WIDE defines their type and functions)
+            self.uses.add(WIDE_EXP)
         if n.op is Ops.LOAD:
             # lane u reads offset + step * u: the index is affine in the loop variable
             step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
-            if n.dtype is not dtypes.float32:  # int, bool, half, double lanes: contiguously
+            if self.wide:  # (wide_exps' `paired`: contiguous float32 loads only)
+                expr = f"rg_zload_f32(&{srcs[0]})"  # type: ignore[index]
+            elif n.dtype is not dtypes.float32:  # int, bool, half, double lanes: contiguously
                 load = {dtypes.bool: "rg_vload_b", dtypes.float16: "rg_vload_f16",
                         dtypes.float64: "rg_vload_f64"}.get(n.dtype, "rg_vload_i32")
                 expr = f"{load}(&{srcs[0]})"  # type: ignore[index]
@@ -765,21 +777,25 @@ class KernelRenderer:
             # itself, lane for lane the same value as `v + rg_vset_f32(x)`, without an inline
             # call for gcc to expand per statement (on a 100,000-op chain, 3x its build time)
             expr = render_vector(n, srcs)
+        elif self.wide and n.op in (Ops.EXP, Ops.WHERE):
+            args = ", ".join(self._lanes(s, a) for s, a in zip(n.src, srcs))  # type: ignore[misc]
+            expr = f"rg_z{'exp' if n.op is Ops.EXP else 'sel'}_f32({args})"
         else:
             expr = render_vector(n, [self._lanes(s, a) for s, a in zip(n.src, srcs)])
             if n.op is Ops.EXP:
                 self.uses.add(VECTOR_EXP)
         name = self.fresh()
-        scope.add(self.stmt(name, vector_type(n.dtype), expr))
+        wide = "rg_zi32" if n.dtype is dtypes.bool else "rg_zf32"
+        scope.add(self.stmt(name, wide if self.wide else vector_type(n.dtype), expr))
         scope.names[n] = name
 
     def _open_vector(self, parent: Scope, r: UOp, threads: Threads | None,
-                     unroll: str = "") -> Scope:
-        """The loop over r in steps of VECTOR_LANES, binding r to each vector's first lane;
-        the last vector overlaps the one before it (the loop is at least VECTOR_LANES long),
-        so the rest of a row is whole vectors, not a scalar tail (`unroll`: its pragma)."""
+                     unroll: str = "", lanes: int = VECTOR_LANES) -> Scope:
+        """The loop over r in steps of `lanes`, binding r to each vector's first lane; the last
+        vector overlaps the one before it (the loop is at least `lanes` long), so the rest of a
+        row is whole vectors, not a scalar tail (`unroll`: its pragma)."""
         var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
-        n, lanes = loop_count(r), VECTOR_LANES
+        n = loop_count(r)
         if threads is not None:
             threads, head = threads.loop(f"{var}_v", n, lanes)
             head = head._replace(vector=True)
@@ -914,7 +930,8 @@ class KernelRenderer:
         declaration = f"{ct} {acc} = {ident};"
         host.add(declaration)
         self.vartypes[acc], self.vartypes[accv] = ct, f"{vt} *"
-        outside = (self.vector, self.vector_nodes)
+        outside = (self.vector, self.vector_nodes, self.wide)
+        self.wide = False
         mark, nest = self._open_nest(host, red.src[1:-1], lambda i: self._reduce_pragma(
             red, acc, innermost=False, outermost=i == 0))
         scope, vhome = nest[-1], host
@@ -932,15 +949,18 @@ class KernelRenderer:
             call = f"{self.call(reduce_name(red.arg))}(&{row}, {count})"
             scope.add(f"{acc} = {render_alu(update, [acc, call])};")
             self._leave(mark)
+            self.wide = outside[2]
             host.names[red] = acc
             return
         n = loop_count(r)
         nvec = reduce_vectors(red.arg, n, lanes)
+        pairs = paired(red)
         vhome.add(f"{vt} {accv}[{nvec}]; for (int u_ = 0; u_ < {nvec}; "
                   f"u_++) {accv}[u_] = rg_vset_{sfx}({ident});")
         self.vector, self.vector_nodes, self.used_vectors = r, {reg}, True
         window = self.windows.get(r.arg[0])
-        whole = self._vector_spans(red, accv, nvec, exact, scope, *(window or (0, n)), lanes)
+        whole = self._vector_spans(red, accv, nvec, exact, scope, *(window or (0, n)), lanes,
+                                    pairs)
         self.vector, self.vector_nodes = None, set()
         if not exact and (window is not None or n > whole):  # the last values, one at a time
             if window is None:
@@ -953,7 +973,7 @@ class KernelRenderer:
             tail.names[reg] = acc
             tail.add(f"{acc} = {self.emit(update)};")
         self._leave(mark)
-        self.vector, self.vector_nodes = outside
+        self.vector, self.vector_nodes, self.wide = outside
         both = render_vector(update, [f"{accv}[0]", f"{accv}[u_]"])
         if nvec > 1:
             vhome.add(f"for (int u_ = 1; u_ < {nvec}; u_++) {accv}[0] = {both};")
@@ -1008,13 +1028,15 @@ class KernelRenderer:
         return name
 
     def _vector_spans(self, red: UOp, accv: str, nvec: int, exact: bool, scope: Scope,
-                      lo: int | str, hi: int | str, lanes: int) -> int | str:
+                      lo: int | str, hi: int | str, lanes: int,
+                      pairs: bool = False) -> int | str:
         """A vector reduce's steps over [lo, hi) of its loop, the whole loop (0 to its count)
         or a window known at run time (`windows`, C text): blocks of `nvec` vectors, then whole
         vectors (unrolled where their count is known); a MAX's or MIN's last values in one
         vector ending at `hi` (in a window it may start before `lo`: the loop is at least a
         vector long, and every value outside the window is the op's identity,
-        rules/flash_mask.py). Returns where a sum's last values, one at a time, begin."""
+        rules/flash_mask.py); with `pairs`, the blocks' vectors two at a time (`_pair_steps`).
+        Returns where a sum's last values, one at a time, begin."""
         block = nvec * lanes
         if isinstance(hi, int):
             main, whole = hi - hi % block, hi - hi % lanes
@@ -1032,7 +1054,7 @@ class KernelRenderer:
         for first, end, step, count in spans:
             kb = self.fresh("kb")
             self.open_counter(scope, Loop(kb, end, first, step=step))
-            self._vector_steps(red, accv, kb, count, lanes)
+            self._vector_steps(red, accv, kb, count, lanes, pairs and count == nvec)
             self.stack.pop()
             scope.open_child = rest  # (the next loop after this one)
         if isinstance(whole, int) and whole > main:
@@ -1046,9 +1068,13 @@ class KernelRenderer:
                 scope.open_child = rest
         return whole
 
-    def _vector_steps(self, red: UOp, accv: str, start: str, count: int, lanes: int) -> None:
+    def _vector_steps(self, red: UOp, accv: str, start: str, count: int, lanes: int,
+                      pairs: bool = False) -> None:
         """`count` vectors of the reduce's innermost loop from `start`, the u-th combined into
-        accv[u] (unrolled: the array is registers to gcc)."""
+        accv[u] (unrolled: the array is registers to gcc); with `pairs` (wide_exps' `paired`,
+        an even count) two at a time (`_pair_steps`)."""
+        if pairs and count % 2 == 0:
+            return self._pair_steps(red, accv, start, count // 2, lanes)
         r, parent = red.src[-1], self.stack[-1]
         rest = parent.open_child
         lane = self.open_loop(parent, r, f"#pragma GCC unroll {count}", start, count)
@@ -1057,6 +1083,26 @@ class KernelRenderer:
         self.stack.append(lane)
         lane.names[_accumulator(red)] = cell = f"{accv}[{var}_u]"
         lane.add(f"{cell} = {self.emit(red.src[0])};")
+        self.stack.pop()
+        parent.open_child = rest
+
+    def _pair_steps(self, red: UOp, accv: str, start: str, count: int, lanes: int) -> None:
+        """`count` pairs of vectors from `start`: the reduce's value for both in one 16-lane
+        vector (`wide`: its loads and its exp), whose halves are combined into accv[2p] and
+        accv[2p + 1], as `_vector_steps` would combine them one at a time."""
+        r, parent = red.src[-1], self.stack[-1]
+        rest = parent.open_child
+        lane = self.open_loop(parent, r, f"#pragma GCC unroll {count}", start, count)
+        var = lane.names[r]
+        lane.items[0] = f"const int64_t {var} = {start} + {var}_u * {2 * lanes};"
+        self.stack.append(lane)
+        self.wide = True
+        value = self.emit(red.src[0].src[1])
+        self.wide = False
+        for h in (0, 1):
+            cell = f"{accv}[2 * {var}_u + {h}]"
+            both = render_vector(red.src[0], [cell, f"rg_zhalf_f32({value}, {h})"])
+            lane.add(f"{cell} = {both};")
         self.stack.pop()
         parent.open_child = rest
 
@@ -1114,14 +1160,25 @@ class KernelRenderer:
         size = math.prod(loop_count(r) for r in dl.src[1:])
         host.add(f"{ctype(dl.dtype)} {name}[{size}];")
         self.vartypes[name] = f"{ctype(dl.dtype)} *"
-        mark, _ = self._open_nest(host, dl.src[1:])
-        saved.append((mark, name))
+        mark = self._enter(host)
+        scope = host
+        wide = self.vector is None and wide_fill(dl)  # 16 lanes at a time (wide_exps')
+        for r in dl.src[1:]:
+            scope = self._open_vector(scope, r, None, lanes=16) if wide else \
+                self.open_loop(scope, r)
+            self.stack.append(scope)
+        self.wide |= wide  # (inside a 16-lane store's loop, that store's lanes stay 16)
+        saved.append((mark, name, wide))
 
     def _close_local(self, dl: UOp, saved: list) -> None:
-        mark, name = saved.pop()
+        mark, name, wide = saved.pop()
         inner = self.stack[-1]
-        inner.add(f"{name}[{_row_major(dl.src[1:], self.loop_names)}] = "
-                  f"{self.lookup(dl.src[0])};")
+        at, value = _row_major(dl.src[1:], self.loop_names), self.lookup(dl.src[0])
+        if wide:  # (its last vector overlaps the one before: the same values again)
+            inner.add(f"rg_zstore_f32(&{name}[{at}], {value});")
+            self.vector, self.wide = None, False
+        else:
+            inner.add(f"{name}[{at}] = {value};")
         inner.fills = True
         inner.repeats = len(dl.src) == 2  # (one loop: its array is read only after it)
         inner.itemsize = dl.dtype.itemsize
@@ -1145,8 +1202,11 @@ class KernelRenderer:
             # it is also the outermost
             # explicit vectors assume no two buffers overlap (the last vector recomputes what
             # the one before it wrote): without `restrict`, gcc's `omp simd` instead
-            if r.arg[1] == "vector" and self.restrict:
-                scope = self._open_vector(scope, r, Threads() if threads else None)
+            # (a "simd" loop of exps, in 16 lanes: wide_exps' `wide_fill`)
+            self.wide = r is ranges[-1] and self.restrict and all(map(wide_fill, stores))
+            if (r.arg[1] == "vector" or self.wide) and self.restrict:
+                scope = self._open_vector(scope, r, Threads() if threads else None,
+                                          lanes=16 if self.wide else VECTOR_LANES)
                 self.stack.append(scope)
                 continue
             simd = r.arg[1] in ("upcast", "vector", "simd")
@@ -1168,7 +1228,7 @@ class KernelRenderer:
             for st in stores for n in toposort(st.src[1]))
         inner.itemsize = max(st.src[1].dtype.itemsize for st in stores)
         self.close_loops()
-        self.vector = None
+        self.vector, self.wide = None, False
 
     def _flattened(self, ranges: tuple[UOp, ...]) -> tuple[UOp, ...]:
         """The outer loops of a nest that the parallel action flattened into one threaded loop
@@ -1211,9 +1271,10 @@ class KernelRenderer:
         v = self.emit(value)
         off = self.emit(idx.src[1])
         line = f"p{idx.src[0].arg}[{off}] = {v};"
-        if self.vector is not None:  # 8 lanes from p[off] (the store's stride is 1)
+        if self.vector is not None:  # 8 (16) lanes from p[off] (the store's stride is 1)
             sfx = "f16" if value.dtype is dtypes.float16 else "f32"
-            line = f"rg_vstore_{sfx}(&p{idx.src[0].arg}[{off}], {self._lanes(value, v)});"
+            store = "rg_zstore_f32" if self.wide else f"rg_vstore_{sfx}"
+            line = f"{store}(&p{idx.src[0].arg}[{off}], {self._lanes(value, v)});"
         if len(idx.src) > 2:
             line = f"if ({self.emit(idx.src[2])}) {line}"
         self.stack[-1].add(line)

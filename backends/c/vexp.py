@@ -6,11 +6,12 @@ prints for a float32 or float16 EXP (what sigmoid, tanh, erf, gelu, softmax and 
 through) to the symbol `rg_expf`, and `SOURCE`, the library's definitions: `rg_expf` itself and
 the SIMD clones gcc's vectorizer calls from a kernel's loops, `_ZGV{b,c,d,e}N{4,8,8,16}v_rg_expf`
 (the x86-64 vector ABI); and `VECTOR`, the core inline as `rg_vexp_f32` for a kernel's
-explicit 8-lane vectors (render.py's op table). Every one of them computes its lanes with the
-same core, so a vector loop and its scalar tail give the same bits. The scalar function runs
-the core's steps on one value (scalar fused multiply-adds): through a 16-lane call, the two
-values of a row of 10 left after its 8-lane vector made a logsumexp over rows of 10 0.56x as
-fast as libm's scalar expf.
+explicit 8-lane vectors (render.py's op table), and `WIDE`, as `rg_zexp_f32` in 16 lanes (a
+512-bit target's reduce of exps, two 8-lane vectors at once, and its local rows of exps).
+Every one of them computes its lanes with the same core, so a vector loop and its scalar
+tail give the same bits. The scalar function runs the core's steps on one value (scalar fused
+multiply-adds): through a 16-lane call, the two values of a row of 10 left after its 8-lane
+vector made a logsumexp over rows of 10 0.56x as fast as libm's scalar expf.
 
 Why not libmvec's `_ZGVeN16v_expf`: it was 0.29 ns per value on this project's machine (AMD
 EPYC, AVX-512; calls on an L1-resident row, best of 300), this core 0.20, and exp was 44% of a
@@ -174,3 +175,29 @@ rg_xf8 rg_expf_d(rg_xf8 x) { return rg_exp8(x); }
 # vectors' steps apart; inline, a block's vectors interleave. The same steps as the clones' and
 # the function's, so the lanes give the bits the library gives a scalar tail.
 VECTOR = CORE + "\nstatic inline rg_vf32 rg_vexp_f32(rg_vf32 x) { return rg_exp8(x); }"
+
+# What a reduce computing two of its 8-lane vectors as one 16-lane value (rules/wide_exps.py's
+# `paired`, render.py's `_vector_steps`), or a local row filled 16 lanes at a time (`wide_fill`),
+# gets: a contiguous 16-lane load and store, the core's 16-lane steps (AVX-512's; elsewhere two
+# 8-lane halves, the same bits), and a half of the result for each 8-lane partial sum. The
+# core's instructions are as many at 16 lanes as at 8.
+WIDE = CORE + r"""
+static inline rg_zf32 rg_zload_f32(const float *p) { rg_zf32 v; memcpy(&v, p, 64); return v; }
+static inline void rg_zstore_f32(float *p, rg_zf32 v) { memcpy(p, &v, 64); }
+typedef int32_t rg_zi32 __attribute__((vector_size(64)));  /* masks: all ones for true */
+static inline rg_zf32 rg_zset_f32(float x) {
+  return (rg_zf32){x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x}; }
+static inline rg_zi32 rg_zset_i32(int32_t x) {
+  return (rg_zi32){x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x}; }
+static inline rg_zf32 rg_zsel_f32(rg_zi32 m, rg_zf32 a, rg_zf32 b) {
+  return (rg_zf32)((m & (rg_zi32)a) | (~m & (rg_zi32)b)); }
+static inline rg_vf32 rg_zhalf_f32(rg_zf32 v, int h) {
+  rg_vf32 r; memcpy(&r, (const char *)&v + 32 * h, 32); return r; }
+static inline rg_zf32 rg_zexp_f32(rg_zf32 x) {
+#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+  return rg_exp16(x);
+#else
+  rg_xf8 a, b; memcpy(&a, &x, 32); memcpy(&b, (const char *)&x + 32, 32);
+  a = rg_exp8(a); b = rg_exp8(b); memcpy(&x, &a, 32); memcpy((char *)&x + 32, &b, 32); return x;
+#endif
+}"""

@@ -1,0 +1,65 @@
+"""Where a 512-bit target computes float32 exps 16 lanes at a time: facts the C printer
+(backends/c/render.py) reads about a kernel's lowered UOps, as it reads `reduce_vectors`.
+
+In: a "vector" REDUCE, a kernel-local DEFINE_LOCAL or an upcast STORE (backends/KERNEL_AST.md,
+"after lowering"). Out: bools. vexp.py's exp core costs the same instructions at 16 lanes as at
+8, and gcc's loops called its 16-lane clone per vector, so where a loop's values are float32
+arithmetic, exps, compares and selects the printer runs them in explicit 16-lane vectors with
+the core inline (vexp.WIDE). The same core, so the same bits; a reduce's partial sums keep their
+8 lanes, values and order.
+"""
+
+from __future__ import annotations
+
+from rulegrad.rules.opt_helpers import along, vector_values
+from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.loops import range_size
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.target import vector_bytes
+from rulegrad.runtime.uop import UOp
+
+# the ops a pair of a float32 reduce's 8-lane vectors computes as one 16-lane value (`paired`)
+_PAIR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.NEG,
+                       Ops.EXP, Ops.WHERE})
+# and masks of float32 compares, combined (a sigmoid's stable form selects by one)
+_MASK_OPS = frozenset({Ops.CMPLT, Ops.CMPEQ, Ops.CMPNE, Ops.AND, Ops.OR, Ops.XOR})
+
+
+def paired(red: UOp) -> bool:
+    """Whether a "vector" float32 reduce computes its value for two of its 8-lane vectors at
+    once, in 16 lanes: on a 512-bit target (runtime/target.py) when the value has an EXP and
+    only float32 ops of _PAIR_OPS (and masks) along the loop. The partial results stay 8-lane
+    vectors, each taking the same values in the same order, and the exps the same bits: the
+    same sums (render.py's `_vector_steps`)."""
+    return red.dtype is dtypes.float32 and _wide_exps(red.src[0].src[1], red.src[-1])
+
+
+def wide_fill(x: UOp) -> bool:
+    """Whether a float32 kernel-local row (DEFINE_LOCAL over one loop: a softmax's exps) or a
+    "simd" STORE (`upcast`'s at 512 bits: a sigmoid) at least 16 long is printed in explicit
+    16-lane vectors, vexp.py's core inline, as `paired` says (gcc's loop called the library's
+    16-lane clone per vector): render.py's `_open_local` and `render_group`."""
+    store = x.op is Ops.STORE
+    j, value = (x.src[-1], x.src[1]) if store else (x.src[1], x.src[0])
+    out = x.src[0].src[0] if store else None  # (never read: its last vector overlaps)
+    return ((x.src[1] if store else x).dtype is dtypes.float32 and (range_size(j) or 0) >= 16
+            and (j.arg[1] in ("upcast", "simd") if store else len(x.src) == 2)
+            and _wide_exps(value, j, out, x.src[0].src[1] if store else None))
+
+
+def _wide_exps(value: UOp, r: UOp, out: UOp | None = None, at: UOp | None = None) -> bool:
+    """On a 512-bit target: `value` has an EXP along loop r and is float32 ops of _PAIR_OPS
+    along it, reading contiguously and never `out`, its indices (and `at`) affine in r."""
+    if vector_bytes() != 64:
+        return False
+    nodes = along(value, r)
+    return any(n.op is Ops.EXP for n in nodes) and all(map(_wide_op, nodes)) \
+        and vector_values(nodes + (along(at, r) if at is not None else []), r, out, (1,), _PAIR_OPS)
+
+
+def _wide_op(n: UOp) -> bool:
+    """A node with a 16-lane form: float32 ops of _PAIR_OPS, float32 compares and masks."""
+    if n.dtype is dtypes.bool:  # (no bool CMPLT: masks order true below false)
+        return n.op in _MASK_OPS and (n.src[0].dtype is dtypes.float32 or n.op is not Ops.CMPLT)
+    return n.op in _PAIR_OPS and n.dtype in (dtypes.float32, dtypes.index) and (
+        n.op is not Ops.WHERE or n.src[0].dtype is dtypes.bool)

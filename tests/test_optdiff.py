@@ -244,20 +244,6 @@ def test_a_rule_few_kernels_change_is_run_on_more_programs(alone, monkeypatch):
 
 
 # ---------------------------------------------------------------------- the check's cost
-@pytest.mark.long
-@pytest.mark.parametrize("name", ["vector_reduce", "upcast_store"])
-def test_the_largest_rules_pass_within_the_cpu_limit(name):
-    """The two rules that change the most kernels of the corpus (73 and 59, among them softmax
-    rows with kernel-local arrays over grids of 10^10 elements) get `passed` from `rulegrad
-    check` within its default CPU limit (they got `error` past it while the interpreter cut
-    such grids into a block per output element)."""
-    from rulegrad.generator.soundness import HANG_SECONDS, rules_to_check
-
-    (item,) = rules_to_check(OPT, name)
-    report = Checker(hang_seconds=HANG_SECONDS).check(item)
-    assert (report.method, report.verdict) == ("kernel", "passed"), report.detail
-
-
 def test_a_grid_whose_arrays_are_small_is_one_block(monkeypatch):
     """A softmax over rows with a kernel-local array: its grid (rows x keys x keys x keys) is
     past CHUNK by far, its arrays are rows x keys: the interpreter runs it in one block, with

@@ -7,10 +7,12 @@ Vectorised over ranges: every RANGE of a kernel is one numpy axis (the STORE's l
 outermost first, then the reduce ranges), and each node evaluates to an array broadcastable to
 that grid (size 1 on the axes it does not depend on). A REDUCE reduces its ranges' axes; a
 LOAD gathers with fancy indexing, reading 0 where its valid mask is false without touching
-memory there; a STORE scatters its value over its loops. No Python loop per element. A grid
-larger than `CHUNK` elements (a matmul's rows x columns x k) is run a block of its outer loops
-at a time (`_blocks`), so no array of the whole grid is ever made: a broadcast product costs
-the memory of a block, as the C kernel's loop costs none.
+memory there; a STORE scatters its value over its loops. No Python loop per element. A kernel
+whose largest array would hold more than `CHUNK` elements (a matmul's broadcast product, rows x
+columns x k) is run a block of its outer loops at a time (`_blocks`), each node's array being
+as large as the axes it spans (`_spans`), not the whole grid: a broadcast product costs the
+memory of a block, as the C kernel's loop costs none, and a softmax row whose grid is rows x
+keys x keys x keys but whose arrays are rows x keys runs in one block.
 The lowered form (`rules/lower.rules`: gated LOADs, REDUCEs over a DEFINE_REG accumulator)
 runs too, so lowering can be checked against the AST it came from (generator/passdiff.py).
 So does the optimized one (`rules/opt.rules`): an unrolled window is plain arithmetic, a

@@ -7,10 +7,12 @@ Vectorised over ranges: every RANGE of a kernel is one numpy axis (the STORE's l
 outermost first, then the reduce ranges), and each node evaluates to an array broadcastable to
 that grid (size 1 on the axes it does not depend on). A REDUCE reduces its ranges' axes; a
 LOAD gathers with fancy indexing, reading 0 where its valid mask is false without touching
-memory there; a STORE scatters its value over its loops. No Python loop per element. A grid
-larger than `CHUNK` elements (a matmul's rows x columns x k) is run a block of its outer loops
-at a time (`_blocks`), so no array of the whole grid is ever made: a broadcast product costs
-the memory of a block, as the C kernel's loop costs none.
+memory there; a STORE scatters its value over its loops. No Python loop per element. A kernel
+whose largest array would hold more than `CHUNK` elements (a matmul's broadcast product, rows x
+columns x k) is run a block of its outer loops at a time (`_blocks`), each node's array being
+as large as the axes it spans (`_spans`), not the whole grid: a broadcast product costs the
+memory of a block, as the C kernel's loop costs none, and a softmax row whose grid is rows x
+keys x keys x keys but whose arrays are rows x keys runs in one block.
 The lowered form (`rules/lower.rules`: gated LOADs, REDUCEs over a DEFINE_REG accumulator)
 runs too, so lowering can be checked against the AST it came from (generator/passdiff.py).
 So does the optimized one (`rules/opt.rules`): an unrolled window is plain arithmetic, a
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -82,23 +85,22 @@ def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> Non
     loops = tuple(int(r.src[0].arg) for r in st.src[2:])
     if any(s == 0 for s in loops):
         return
-    inner = 1  # the grid elements of one iteration of the loops: the reduce ranges'
-    for r, a in axes.items():
-        if a >= len(loops):
-            inner *= int(r.src[0].arg)
     # (the offset, a store's gate where it has one: an interchange's overlapping last block)
     order = [n for n in toposort(UOp.sink(*st.src[0].src[1:], st.src[1])) if n.op is not Ops.SINK]
+    spans = _spans(order, axes, len(loops))
+    extent = {a: 1 if a < len(loops) else int(r.src[0].arg) for r, a in axes.items()}
     # (and a scan's loop: its accumulator runs along all of it)
     whole = _local_axes(st, axes) | {a for r, a in axes.items() if r.arg[1] == "scan"}
     chained = _fused_chains(st)  # packed float32 sums: k in order (their ranges never split)
-    split = (_reduce_split(order, axes, inner) if inner > CHUNK and not whole and not chained
-             else None)
+    split = (_reduce_split(order, axes, spans, extent)
+             if _footprint(spans, extent) > CHUNK and not whole and not chained else None)
     if split is not None:  # one iteration of the loops is too large: a REDUCE in runs
         red, r, step = split
         below = toposort(red)
         order = _above(order, [*st.src[0].src[1:], st.src[1]], red)  # (red itself: `fixed`)
         size = int(r.src[0].arg)
-    for window in _blocks(loops, inner, whole):
+        extent[axes[r]] = step
+    for window in _blocks(loops, spans, extent, whole):
         fixed: dict[UOp, np.ndarray] = {}
         if split is not None:
             for lo in range(0, size, step):
@@ -112,6 +114,42 @@ def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> Non
         _run_block(st, order, bufs, var_vals, axes, loops, window, fixed, chained)
 
 
+def _spans(order: list[UOp], axes: dict[UOp, int], nloops: int) -> list[frozenset[int]]:
+    """The grid axes along which each node's array is more than 1 long (the others broadcast),
+    with a REDUCE's own axes, which its work spans, and the STORE's loops (the values it
+    scatters): a block's arrays are as large as its largest span, however large the grid (a
+    softmax row's grid is rows x scores x keys x keys, and none of its arrays is more than
+    rows x keys). An over-estimate only makes the blocks smaller."""
+    of: dict[UOp, frozenset[int]] = {}
+    out = [frozenset(range(nloops))]
+    for n in order:
+        if n.op is Ops.RANGE and n in axes:
+            s = frozenset((axes[n],))
+        elif n.op is Ops.LOAD and n.src[0].src[0].op is Ops.DEFINE_LOCAL:
+            dl = n.src[0].src[0]  # (the local's own axes are read at the offset)
+            own = {axes[r] for r in dl.src[1:] if r in axes}
+            s = (of[dl] - own).union(*(of.get(x, frozenset()) for x in n.src[0].src[1:]))
+        else:
+            s = frozenset().union(*(of.get(x, frozenset()) for x in n.src))
+        if n.op is Ops.REDUCE:
+            red = frozenset(axes[r] for r in n.src[1:] if r in axes)
+            out.append(s | red)
+            s = s - red
+        of[n] = s
+        out.append(s)
+    return out
+
+
+def _footprint(spans: list[frozenset[int]], extent: dict[int, int]) -> int:
+    """The elements of a block's largest array, the block being `extent` long on each axis."""
+    return max(math.prod(extent[a] for a in s) for s in spans)
+
+
+def _step(spans: list[frozenset[int]], extent: dict[int, int], axis: int) -> int:
+    """The longest run of `axis` whose block holds at most CHUNK elements per array (the
+    other axes as `extent` says; at least 1)."""
+    per = [math.prod(extent[a] for a in s if a != axis) for s in spans if axis in s]
+    return max(1, CHUNK // max(per, default=1))
 def _above(order: list[UOp], roots: list[UOp], stop: UOp) -> list[UOp]:
     """The nodes of `order` the roots read without going through `stop` (and `stop`)."""
     needed, stack = {stop}, [x for x in roots if x is not stop]
@@ -123,8 +161,8 @@ def _above(order: list[UOp], roots: list[UOp], stop: UOp) -> list[UOp]:
     return [n for n in order if n in needed]
 
 
-def _reduce_split(order: list[UOp], axes: dict[UOp, int], inner: int
-                  ) -> tuple[UOp, UOp, int] | None:
+def _reduce_split(order: list[UOp], axes: dict[UOp, int], spans: list[frozenset[int]],
+                  extent: dict[int, int]) -> tuple[UOp, UOp, int] | None:
     """A REDUCE to evaluate in runs of one of its ranges (the longest; a range no other REDUCE
     has), and the run's length: its partial results combine with its op (ADD, MUL, MAX, MIN);
     None when there is none (the grid is then evaluated whole)."""
@@ -147,7 +185,7 @@ def _reduce_split(order: list[UOp], axes: dict[UOp, int], inner: int
     if best is None:
         return None
     red, r, size = best
-    return red, r, max(1, CHUNK // (inner // size))
+    return red, r, _step(spans, extent, axes[r])
 
 
 def _local_axes(st: UOp, axes: dict[UOp, int]) -> set[int]:
@@ -156,19 +194,24 @@ def _local_axes(st: UOp, axes: dict[UOp, int]) -> set[int]:
             for r in n.src[1:] if r in axes}
 
 
-def _blocks(loops: tuple[int, ...], inner: int, whole: set[int]
-            ) -> Iterator[dict[int, tuple[int, int]]]:
-    """Windows (loop axis -> [lo, hi)) that tile the loops so each block of the grid holds at
-    most CHUNK elements where it can: the inner loops whole, the next one in runs, the outer
-    ones an index at a time. One empty window (the whole grid) when it fits."""
-    rest, j = inner, len(loops) - 1  # rest: the elements of one index of loop j
-    while j >= 0 and rest * loops[j] <= CHUNK:
-        rest *= loops[j]
+def _blocks(loops: tuple[int, ...], spans: list[frozenset[int]], extent: dict[int, int],
+            whole: set[int]) -> Iterator[dict[int, tuple[int, int]]]:
+    """Windows (loop axis -> [lo, hi)) that tile the loops so each array of a block (`spans`;
+    `extent`: the other axes' lengths in a block) holds at most CHUNK elements where it can:
+    the inner loops whole, the next one in runs, the outer ones an index at a time. One empty
+    window (the whole grid) when it fits."""
+    extent = dict(extent)
+    j = len(loops) - 1
+    while j >= 0:
+        extent[j] = loops[j]
+        if _footprint(spans, extent) > CHUNK:
+            extent[j] = 1
+            break
         j -= 1
     if j < 0 or any(a in whole for a in range(j + 1)):
         yield {}  # fits (or a local array's own loop, which is evaluated whole)
         return
-    step = max(1, CHUNK // rest)
+    step = _step(spans, extent, j)
     for outer in itertools.product(*(range(n) for n in loops[:j])):
         window = {a: (i, i + 1) for a, i in enumerate(outer)}
         for lo in range(0, loops[j], step):

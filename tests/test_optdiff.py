@@ -241,3 +241,81 @@ def test_a_rule_few_kernels_change_is_run_on_more_programs(alone, monkeypatch):
     monkeypatch.setattr(optdiff, "MIN_KERNELS", 4)
     _, verdict, detail, n = optdiff.verdict(loc, "flash_store", lambda: alone("flash_store"))
     assert verdict == "passed" and n > alone_n, detail
+
+
+# ---------------------------------------------------------------------- the check's cost
+def test_a_grid_whose_arrays_are_small_is_one_block(monkeypatch):
+    """A softmax over rows with a kernel-local array: its grid (rows x keys x keys x keys) is
+    past CHUNK by far, its arrays are rows x keys: the interpreter runs it in one block, with
+    numpy's values (a block per output element made `rulegrad check` time out)."""
+    x = RNG.standard_normal((48, 96)).astype(np.float32)
+    (k,) = _kernels(Tensor(x).softmax(-1))
+    grid = math.prod(int(n.src[0].arg) for n in toposort(k.ast) if n.op is Ops.RANGE)
+    assert grid > 100 * kernel_interp.CHUNK
+    blocks = []
+    run_block = kernel_interp._run_block
+    monkeypatch.setattr(kernel_interp, "_run_block",
+                        lambda *a, **kw: blocks.append(1) or run_block(*a, **kw))
+    bufs = [np.zeros(x.size, np.float32), x.reshape(-1).copy()]
+    kernel_interp.run_kernel(k.ast, bufs)
+    e = np.exp(x.astype(np.float64) - x.max(-1, keepdims=True))
+    np.testing.assert_allclose(bufs[0], (e / e.sum(-1, keepdims=True)).reshape(-1), rtol=1e-5)
+    assert len(blocks) == 1
+
+
+def test_a_grid_whose_arrays_are_large_runs_in_blocks(monkeypatch):
+    """A product whose arrays are rows x columns x k (a broadcast product the interpreter
+    makes) past CHUNK still runs in blocks of at most CHUNK elements, with numpy's values."""
+    monkeypatch.setattr(kernel_interp, "CHUNK", 1 << 12)
+    a, b = _f32(37, 29), _f32(29, 23)
+    (k,) = _kernels(a @ b)
+    sizes = []
+    eval_ = kernel_interp._eval
+    monkeypatch.setattr(kernel_interp, "_eval", lambda n, *rest: (
+        lambda v: sizes.append(v.size) or v)(eval_(n, *rest)))
+    bufs = [np.zeros(37 * 23, np.float32), a.numpy().reshape(-1), b.numpy().reshape(-1)]
+    kernel_interp.run_kernel(k.ast, bufs)
+    np.testing.assert_allclose(bufs[0], (a.numpy() @ b.numpy()).reshape(-1), rtol=1e-4,
+                               atol=1e-5)
+    assert 29 * 23 < max(sizes) <= 1 << 12
+
+
+class _DropsTail:
+    """vector_reduce, broken: the last (n mod VECTOR_LANES) terms of the sum, those the vector
+    accumulators leave to the scalar tail, are dropped."""
+
+    def __init__(self, inner):
+        self.inner, self.rules, self.name = inner, inner.rules, "drops_tail"
+
+    def rewrite(self, n: UOp, ctx=None) -> UOp | None:
+        from rulegrad.runtime.target import vector_lanes
+
+        new = self.inner.rewrite(n, ctx)
+        if new is None or new is n or new.op is not Ops.REDUCE:
+            return new
+        r = new.src[-1]
+        keep = int(r.src[0].arg) - int(r.src[0].arg) % vector_lanes(new.dtype.itemsize)
+        acc, x = new.src[0].src
+        dropped = r.lt(r.const_like(keep)).where(x, x.const_like(0.0))
+        return new.replace(src=(new.src[0].replace(src=(acc, dropped)), *new.src[1:]))
+
+
+def test_a_vector_reduce_that_drops_its_tail_is_refuted(alone):
+    corpus = _kernels(_f32(7, 131).sum(-1), _f32(3, 1001).max(-1), _f32(5, 64).sum(-1))
+    good = optdiff.check_rule("vector_reduce", alone("vector_reduce"), corpus)
+    assert good.verdict("vector_reduce", len(corpus))[1] == "passed", good.failures
+    res = optdiff.check_rule("vector_reduce", _DropsTail(alone("vector_reduce")), corpus)
+    assert res.verdict("vector_reduce", len(corpus))[1] == "refuted", res
+    assert all("program 2" not in f for f in res.failures)  # (64 has no tail to drop)
+
+
+def test_the_check_refutes_a_rule_the_interpreter_disagrees_with(alone, monkeypatch):
+    """The interpreter is the check's oracle for the optimized kernel: one that drops the
+    vector accumulators' tail makes a sound vector_reduce `refuted`, naming the interpreter."""
+    corpus = _kernels(_f32(7, 131).sum(-1))
+    order = kernel_interp._vector_order
+    monkeypatch.setattr(kernel_interp, "_vector_order", lambda op, x, axis, ident: order(
+        op, np.delete(x, np.s_[x.shape[axis] - x.shape[axis] % 8:], axis), axis, ident))
+    res = optdiff.check_rule("vector_reduce", alone("vector_reduce"), corpus)
+    assert res.verdict("vector_reduce", len(corpus))[1] == "refuted", res
+    assert any("kernel interpreter" in f for f in res.failures), res.failures

@@ -40,3 +40,45 @@ def test_int_clip_with_python_int_bounds_outside_the_dtype_is_numpys(dt):
                 Tensor(x).clip(lo, hi).numpy()
             continue
         _same(Tensor(x).clip(lo, hi).numpy(), want)
+
+
+INF, NAN = float("inf"), float("nan")
+
+
+def _grad_vs_torch(fn, x: np.ndarray, upstream: np.ndarray, torch_fn=None) -> None:
+    torch = pytest.importorskip("torch")
+    X = Tensor(x).requires_grad_()
+    (fn(X) * Tensor(upstream)).sum().backward()
+    t = torch.tensor(x, requires_grad=True)
+    ((torch_fn or fn)(t) * torch.tensor(upstream)).sum().backward()
+    np.testing.assert_allclose(X.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("bad", [INF, -INF, NAN])
+def test_cumprod_gradient_before_a_single_zero_ignores_a_nonfinite_gradient_past_it(bad):
+    """Before the first zero k, torch's cumprod gradient sums g[i] * out[i] / x[j] over i < k
+    only (every product from k on holds x[k] = 0 exactly): a non-finite g[i] past k adds
+    nothing there. Ours multiplied it by the 0 it carries for the second derivative: NaN."""
+    rows = np.array([[2.0, 0.0, 3.0, 4.0, 5.0], [0.5, -3.0, 0.0, 2.0, 7.0],
+                     [1.5, 2.0, -1.0, 0.0, 3.0], [0.0, 2.0, 3.0, 4.0, 5.0]])
+    for col in range(5):
+        up = np.arange(1.0, 21.0).reshape(4, 5)
+        up[:, col] = bad
+        _grad_vs_torch(lambda t: t.cumprod(1), rows, up)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_prod_gradient_of_a_slice_with_a_zero_and_a_nonfinite_is_the_product_of_the_others(axis):
+    """torch.prod's gradient where a slice holds a zero is the product of the others, exactly:
+    [0, inf, 3] gives [inf, 0 (= 0 * 3), NaN (= 0 * inf)]. Ours divided the product (0 * inf,
+    NaN) by x: NaN at every element but the zero."""
+    slices = [[0.0, INF, 3.0], [0.0, NAN, 2.0], [0.0, 0.0, INF], [-INF, 0.0, -2.0],
+              [1e200, 0.0, 1e200], [0.0, -2.0, 3.0], [0.0, 0.0, 5.0], [INF, INF, 0.0]]
+    for s in slices:
+        x = np.array([s, [s[2], s[0], s[1]]])  # the zero first and in the middle
+        x = x.T if axis == 0 else x[:1] if axis is None else x
+        up = np.array(2.5) if axis is None else np.array([3.0, -0.5])
+        # (torch's prod() of a whole tensor with two zeros gives 0s, but only outside grad
+        # mode: the NaN of 0 * inf with create_graph; prod(dim) always gives the latter)
+        _grad_vs_torch(lambda t: t.prod() if axis is None else t.prod(axis), x, up,
+                       lambda t: t.reshape(-1).prod(0) if axis is None else t.prod(axis))

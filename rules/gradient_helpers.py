@@ -63,7 +63,8 @@ def reduce_grad(grad: UOp, red: UOp) -> UOp:
     it equally (ties split, as tinygrad). MUL: grad * prod / x in a slice without zeros; in a
     slice with one, torch's product of the others, exactly: at the only zero, the product of the
     rest; elsewhere 0 times a product, so NaN where the others hold an inf or NaN, else 0 (prod /
-    x there: 0, with x[k]'s derivative; it was NaN for all of [0, inf, 3], torch's [inf, 0, NaN])."""
+    x there: 0, with x[k]'s derivative; it was NaN for all of [0, inf, 3], torch's
+    [inf, 0, NaN])."""
     op = red.arg[0]
     if op in (Ops.MAX, Ops.MIN):
         red = _computed_once(red)

@@ -82,3 +82,32 @@ def test_prod_gradient_of_a_slice_with_a_zero_and_a_nonfinite_is_the_product_of_
         # mode: the NaN of 0 * inf with create_graph; prod(dim) always gives the latter)
         _grad_vs_torch(lambda t: t.prod() if axis is None else t.prod(axis), x, up,
                        lambda t: t.reshape(-1).prod(0) if axis is None else t.prod(axis))
+
+
+def _empty_programs(a: np.ndarray):
+    """(name, ours, numpy's) programs whose kernels hold a loop of 0 trips."""
+    z = np.zeros((0, 5), np.float32)
+    yield "padded transpose shrunk to (0, 0)", \
+        lambda: Tensor(a).T.pad(((0, 2), (0, 0))).shrink(((0, 0), (1, 1))), \
+        lambda: np.zeros((0, 0), np.float32)
+    yield "strided flip shrunk to (0, 2)", \
+        lambda: Tensor(a).T.flip(0)[:, ::2].pad(((0, 2), (0, 0))).shrink(((3, 3), (0, 2))), \
+        lambda: np.zeros((0, 2), np.float32)
+    yield "transposed rows shrunk to (4, 0)", \
+        lambda: Tensor(a).T.pad(((1, 1), (0, 0))).shrink(((0, 4), (2, 2))), \
+        lambda: np.zeros((4, 0), np.float32)
+    yield "sum over an empty axis of a transpose", \
+        lambda: Tensor(z).T.pad(((0, 0), (0, 0))).sum(1), lambda: z.T.sum(1)
+    yield "matmul with k = 0", lambda: Tensor(z.T) @ Tensor(z), lambda: z.T @ z
+    yield "running sum of an empty transpose", lambda: Tensor(z).T.cumsum(1), \
+        lambda: z.T.cumsum(1)
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_kernels_with_a_loop_of_zero_trips_run(case):
+    """A kernel whose output (or reduce) loop has 0 trips reached the optimizer, whose
+    transpose action took the max over an empty set of cache sets: a bare ValueError for
+    `x.T.pad(...).shrink(((0, 0), (1, 1)))`, a (0, 0) tensor in numpy."""
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    name, ours, want = list(_empty_programs(a))[case]
+    _same(ours().numpy(), want())

@@ -111,3 +111,32 @@ def test_kernels_with_a_loop_of_zero_trips_run(case):
     a = np.arange(24, dtype=np.float32).reshape(4, 6)
     name, ours, want = list(_empty_programs(a))[case]
     _same(ours().numpy(), want())
+
+
+@pytest.mark.parametrize("n", [2, 5, 20, 33])
+@pytest.mark.parametrize("op", ["cumsum", "cumprod", "cummax"])
+def test_a_scan_written_across_a_broadcast_axis_is_numpys(n, op):
+    """A running scan whose output is stored with its scan loop outside a loop its input does
+    not read (a broadcast axis: `x.unsqueeze(1).expand(2, 2, n).cumsum(2).transpose(0, 2)`)
+    kept one accumulator per point of the loops it reads only: each pass of the broadcast
+    loop added the same term again (1, 4, 9, 16 for numpy's 1, 3, 6, 10)."""
+    c = np.stack([np.arange(n) % 7 + 1, (np.arange(n) % 5 + 1) * 0.5]).astype(np.float64)
+    scan = {"cumsum": np.cumsum, "cumprod": np.cumprod,
+            "cummax": np.maximum.accumulate}[op]
+    mid = np.broadcast_to(c[:, None], (2, 3, n))
+    front = np.broadcast_to(c[None], (3, 2, n))
+
+    def ours(t: Tensor, axis: int) -> Tensor:
+        out = getattr(t, op)(axis)
+        return out[0] if isinstance(out, tuple) else out
+
+    programs = [
+        (ours(Tensor(c).unsqueeze(1).expand(2, 3, n), 2).transpose(0, 2),
+         scan(mid, axis=2).transpose(2, 1, 0)),
+        (ours(Tensor(c).unsqueeze(1).expand(2, 3, n) + 0, 2).permute(2, 0, 1),
+         scan(mid, axis=2).transpose(2, 0, 1)),
+        (ours(Tensor(c).unsqueeze(0).expand(3, 2, n).permute(2, 0, 1), 0),
+         scan(front.transpose(2, 0, 1), axis=0)),
+    ]
+    for got, want in programs:
+        _same(got.numpy(), want, rtol=1e-12)

@@ -25,8 +25,8 @@ cache (runtime/target.py); past that, or when a loop inside i's is one it does n
 broadcast axis, whose every pass would add to the same accumulator again), i' is moved innermost
 among the STORE's loops (one accumulator, a strided walk). The renderer declares the
 accumulators before i's loop and updates them once per iteration (render.py); the interpreter
-folds along i (kernel_interp.py). The values are combined in the window loop's order, one after another
-from the start: bit for bit the sequential window, and numpy's `cumsum`.
+folds along i (kernel_interp.py). The values are combined in the window loop's order, one
+after another from the start: bit for bit the sequential window, and numpy's `cumsum`.
 
 A window that is a prefix of i read from its end (a flipped running sum: cumsum's gradient,
 runtime/running_sum.py) is a prefix window of i' = n - 1 - i: the STORE, written with i' for i,

@@ -140,3 +140,20 @@ def test_a_scan_written_across_a_broadcast_axis_is_numpys(n, op):
     ]
     for got, want in programs:
         _same(got.numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dt", [np.bool_, np.int8, np.uint8, np.int32, np.int64, np.float32],
+                         ids=lambda d: np.dtype(d).name)
+def test_a_reduce_over_padding_only_is_its_identity(dt):
+    """A reduce whose every element is padding (a shrink inside a pad on two axes): for ints
+    the optimizer's symbolic folds took its update acc + 0 to acc, and the renderer met a
+    REDUCE out of loop form (a RenderError for `x.pad(((1, 1), (1, 1)))[0:1, 0:3].sum(1)`)."""
+    a = (np.arange(24).reshape(4, 6) * 7 % 11 - 5).astype(dt)
+    p = np.pad(a, ((1, 1), (1, 1)))
+    for region in [((0, 1), (0, 3)), ((0, 6), (0, 1)), ((5, 6), (2, 8)), ((0, 1), (0, 8))]:
+        t = Tensor(a).pad(((1, 1), (1, 1))).shrink(region)
+        w = p[tuple(slice(lo, hi) for lo, hi in region)]
+        for got, want in ((t.sum(1), w.sum(1)), (t.sum(), w.sum()), (t.prod(0), w.prod(0)),
+                          (t.max(1), w.max(1)), (t.cast(np.int64).sum(0), w.astype(np.int64)
+                                                 .sum(0))):
+            _same(got.numpy(), np.asarray(want))

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: cf4eb70dfe6e5a486472fc9f97f4c6d010c86f564156abd071a656f49fc735b8
+# source sha256: 6a34afd27979b32bfc5552173e2fb56ee595ea7df06813498b27d78d6d6e3ffc
 # imports rules/symbolic.rules sha256: 4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704
 'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, settled_reduces, opt.'
 
@@ -35,7 +35,7 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = 'cf4eb70dfe6e5a486472fc9f97f4c6d010c86f564156abd071a656f49fc735b8'
+SOURCE_SHA256 = '6a34afd27979b32bfc5552173e2fb56ee595ea7df06813498b27d78d6d6e3ffc'
 DEPENDENCIES = (('rules/symbolic.rules', '4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704'), )
 _CAST = Ops.CAST
 _CONST = Ops.CONST

@@ -529,6 +529,25 @@ def _scan_program() -> str | None:
     return None
 
 
+def _padding_reduce_program() -> str | None:
+    """Int sums and products over padding only (opt.rules' settled_reduces: sym folds their
+    update away), of rows and of columns."""
+    from rulegrad.runtime.tensor import Tensor
+
+    x = np.arange(24, dtype=np.int32).reshape(4, 6) % 7 - 3
+    p = np.pad(x, ((1, 1), (1, 1)))
+    rows, cols = ((0, 1), (0, 8)), ((0, 6), (0, 1))
+    outs = [(Tensor(x).pad(((1, 1), (1, 1))).shrink(r), p[r[0][0]:r[0][1], r[1][0]:r[1][1]])
+            for r in (rows, cols)]
+    outs = [(t.sum(a), w.sum(a)) for t, w in outs for a in (0, 1)] + \
+        [(t.prod(a), w.prod(a)) for t, w in outs for a in (0, 1)]
+    Tensor.realize(*(t for t, _ in outs))
+    for t, want in outs:
+        if not np.array_equal(t.numpy(), want):
+            return f"padding reduce: {t.numpy()} != {want}"
+    return None
+
+
 def _row_reduce_program() -> str | None:
     """Rows of 100 values (opt.rules' vector_reduce: blocks of vectors, the whole vectors left,
     the last values), a NaN in one row: a softmax, and a max and a sum along the rows."""
@@ -596,6 +615,7 @@ EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -11: ("the transpose program", _transpose_program),
     -12: ("the scan program", _scan_program),
     -13: ("the split reduction program", _split_reduce_program),
+    -14: ("the padding reduce program", _padding_reduce_program),
 }
 
 

@@ -60,8 +60,11 @@ def reduce_grad(grad: UOp, red: UOp) -> UOp:
     """REDUCE_AXIS's gradient (reduced axes keep size 1, so an EXPAND broadcasts back).
 
     ADD: every input gets the output's gradient. MAX/MIN: the inputs equal to the result share
-    it equally (ties split, as tinygrad). MUL: grad * prod / x where x != 0; where x == 0, the
-    product of the others (when x is the only zero), else 0 (tinygrad's and torch's)."""
+    it equally (ties split, as tinygrad). MUL: grad * prod / x in a slice without zeros; in a
+    slice with one, torch's product of the others, exactly: at the only zero, the product of the
+    rest; elsewhere 0 times a product, so NaN where the others hold an inf or NaN, else 0 (prod /
+    x there: 0, with x[k]'s derivative; it was NaN for all of [0, inf, 3], torch's
+    [inf, 0, NaN])."""
     op = red.arg[0]
     if op in (Ops.MAX, Ops.MIN):
         red = _computed_once(red)
@@ -77,8 +80,15 @@ def reduce_grad(grad: UOp, red: UOp) -> UOp:
     safe_x = is_zero.where(x.const_like(1), x)
     zeros = UOp(Ops.REDUCE_AXIS, grad.dtype, (is_zero.cast(grad.dtype),), (Ops.ADD, red.arg[1]))
     others = UOp(Ops.REDUCE_AXIS, x.dtype, (safe_x,), (Ops.MUL, red.arg[1]))
-    at_zero = zeros.eq(1).where(others, others.const_like(0)).expand(x.shape)
-    return back * is_zero.where(at_zero, red.expand(x.shape) / safe_x)
+    divided = red.expand(x.shape) / safe_x
+    bad = (x * 0).ne(0).cast(grad.dtype)  # inf or NaN (their product with 0 is NaN)
+    bad_others = UOp(Ops.REDUCE_AXIS, grad.dtype, (bad,), (Ops.ADD, red.arg[1])).expand(x.shape)
+    # (prod / x is 0 but where prod overflowed first, or x is the inf: 0 * inf, NaN)
+    in_zeros = (bad_others - bad).eq(0).where(_finite(divided).where(divided, x.const_like(0)),
+                                              x.const_like(math.nan))
+    only_zero = is_zero & zeros.eq(1).expand(x.shape)
+    return back * zeros.eq(0).expand(x.shape).where(divided, only_zero.where(
+        others.expand(x.shape), in_zeros))
 
 
 def scan_sum_grad(grad: UOp, red: UOp) -> dict[UOp, UOp] | tuple[UOp]:
@@ -128,7 +138,8 @@ def _product_grad(x: UOp, g: UOp, out: UOp, twice: bool) -> UOp:
     if twice:
         at_k = running_sum(first.where(x, zero)).f(Ops.CONTIGUOUS)  # x[k] from k on, else 0
         later = _product_grad(read_one, g, others, False)
-        terms = before.where(g * out, _finite(others).where(g * (at_k * others), zero))
+        # (0 in value: dropped where g * others is not finite, as torch's sum stops at k)
+        terms = before.where(g * out, _finite(g * others).where(g * (at_k * others), zero))
         past = _finite(later).where(at_k * later, zero)
     none_yet = reverse_running_sum(terms).f(Ops.CONTIGUOUS) / before.where(x, x.const_like(1))
     # from the second zero on, torch's terms are 0 times the product strictly between the

@@ -21,11 +21,12 @@ The REDUCE becomes `REDUCE(op(DEFINE_REG(start, i'), t(i', m - 1)), i')`, i' the
 i marked "scan" (its kind: the reduce binds no range of its own, runtime/loops.py). It keeps
 one accumulator per point of the STORE's loops inside i's that it reads (a scan down the rows
 of a matrix: one per column, each row read contiguously) while they fit in half the L1 data
-cache (runtime/target.py); past that, i' is moved innermost among the STORE's loops (one
-accumulator, a strided walk). The renderer declares the accumulators before i's loop and
-updates them once per iteration (render.py); the interpreter folds along i
-(kernel_interp.py). The values are combined in the window loop's order, one after another
-from the start: bit for bit the sequential window, and numpy's `cumsum`.
+cache (runtime/target.py); past that, or when a loop inside i's is one it does not read (a
+broadcast axis, whose every pass would add to the same accumulator again), i' is moved innermost
+among the STORE's loops (one accumulator, a strided walk). The renderer declares the
+accumulators before i's loop and updates them once per iteration (render.py); the interpreter
+folds along i (kernel_interp.py). The values are combined in the window loop's order, one
+after another from the start: bit for bit the sequential window, and numpy's `cumsum`.
 
 A window that is a prefix of i read from its end (a flipped running sum: cumsum's gradient,
 runtime/running_sum.py) is a prefix window of i' = n - 1 - i: the STORE, written with i' for i,
@@ -161,7 +162,11 @@ def _scan(st: UOp, red: UOp, i: UOp) -> UOp | None:
     running = red.replace(src=(update.replace(src=(reg, last)), i))
     i2 = i.replace(arg=(i.arg[0], "scan"))
     out = st.substitute({red: running}).substitute({i: i2})
-    if _accumulators(st, red, i) * red.dtype.itemsize <= cache_bytes(1) // 2:
+    inner = st.src[2:][st.src[2:].index(i) + 1:]
+    # a loop inside i's that red does not read (a broadcast axis) would add to the same
+    # accumulator on each of its passes: then i' runs innermost, one accumulator per point
+    if all(r in free_ranges(red)[red] for r in inner) \
+            and _accumulators(st, red, i) * red.dtype.itemsize <= cache_bytes(1) // 2:
         return out
     ranges = tuple(r for r in out.src[2:] if r is not i2) + (i2,)
     return out.replace(src=(*out.src[:2], *ranges))

@@ -845,6 +845,11 @@ class TensorOps:
         1 there), to min_ where x < min_ < max_, to max_ where x > max_ or max_ < min_."""
         if min_ is None and max_ is None:
             raise InvalidArgument("clamp needs at least one of min_ and max_")
+        if self.dtype.is_int:  # numpy 2: a Python int bound past the dtype clips nothing
+            min_ = None if type(min_) is int and min_ <= self.dtype.min else min_
+            max_ = None if type(max_) is int and max_ >= self.dtype.max else max_
+            if min_ is None and max_ is None:
+                return self + 0  # a new tensor, as numpy's clip returns a copy
         x, lo, hi = self, min_, max_
         value = x if lo is None else x.maximum(lo)
         value = (value if hi is None else value.minimum(hi)).detach()

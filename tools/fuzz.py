@@ -760,6 +760,10 @@ def _gen_opt(seed: int) -> Case:
         part = len(fams) + 4 + i
         src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
         src += _mixed_part(random.Random(f"opt-{fam}-{seed}"), str(part), fam)
+    # int reduces over padding only (settled_reduces), by its own generator too
+    part = len(fams) + 8
+    src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
+    src += _mixed_part(random.Random(f"opt-padonly-{seed}"), str(part), "padonly")
     return Case("opt", seed, src + "low = None\n")
 
 
@@ -956,6 +960,16 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         mag = win.replace(f"constant_values={fill}", "constant_values=0")
         src += f"mag += [np.abs({mag}).max(axis=(-2, -1))]\n"
         return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
+    if fam == "padonly":  # an int sum and product of rows all padding: settled_reduces
+        r, cl, top = rng.choice([2, 5, p()]), rng.choice([3, 8, p()]), rng.choice([1, 2])
+        dt = rng.choice(["np.int32", "np.int64", "np.int8"])
+        src = f"{x} = rng.integers(-3, 4, ({r}, {cl})).astype({dt})\n"
+        pad = f"(({top}, 1), (2, 2))"
+        rows = f"Tensor({x}).pad({pad}).shrink(((0, {top}), (0, {cl + 4})))"
+        want = f"np.pad({x}, {pad})[:{top}].astype(np.float64)"
+        src += f"outs += [{rows}.sum(1) + {rows}.prod(1)]\n"
+        src += f"want += [{want}.sum(1) + {want}.prod(1)]\n"
+        return src + "mag += [None]\nlows += [None]\nexact += [True]\n"
     if fam == "full":
         size = rng.choice([(1 << 20) + 7, (1 << 20) + 13, 1031 * 1021])
         op = rng.choice(["sum", "max", "min"])

@@ -27,6 +27,7 @@ from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel
 from rulegrad.runtime.env import env_flag
+from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import graph_rewrite
 from rulegrad.runtime.target import vector_lanes
@@ -42,7 +43,9 @@ def optimizer_on() -> bool:
 def optimize_kernel(ast: UOp, choices: Choices = DEFAULT) -> UOp:
     """The kernel with the optimizer's actions applied, sized by `choices` (rules/choices.py:
     the heuristic's by default, or a record found by search, backends/c/beam.py)."""
-    if not optimizer_on():
+    if not optimizer_on() or any(n.op is Ops.RANGE and range_size(n) == 0 for n in toposort(ast)):
+        # (a loop of 0 trips: the plain nest does no work, or only writes a reduce's identity,
+        # and the actions' sizing is not defined on it: the transpose's took a max of nothing)
         return ast
     # unroll first (sources are rewritten before their STORE): a STORE whose reduces were all
     # unrolled is then an elementwise loop the upcast rule can vectorize

@@ -546,7 +546,8 @@ class KernelRenderer:
         # the reduce loop whose later rows are prefetched, and how many rows ahead
         self.prefetch: tuple[UOp, int] | None = None
         self.used_vectors = False
-        # the open vector loop computes two 8-lane vectors at once, in 16 lanes (`_pair_steps`)
+        # the open vector loop computes two 8-lane vectors at once, in 16 lanes (pairs:
+        # `_vector_steps`)
         self.wide = False
         # a "simd" loop (rules/opt_helpers.py): explicit vectors' values left to gcc; the
         # kernel is compiled at the explicit vectors' level all the same
@@ -1035,7 +1036,7 @@ class KernelRenderer:
         vectors (unrolled where their count is known); a MAX's or MIN's last values in one
         vector ending at `hi` (in a window it may start before `lo`: the loop is at least a
         vector long, and every value outside the window is the op's identity,
-        rules/flash_mask.py); with `pairs`, the blocks' vectors two at a time (`_pair_steps`).
+        rules/flash_mask.py); with `pairs`, the blocks' vectors two at a time (`_vector_steps`).
         Returns where a sum's last values, one at a time, begin."""
         block = nvec * lanes
         if isinstance(hi, int):
@@ -1072,37 +1073,27 @@ class KernelRenderer:
                       pairs: bool = False) -> None:
         """`count` vectors of the reduce's innermost loop from `start`, the u-th combined into
         accv[u] (unrolled: the array is registers to gcc); with `pairs` (wide_exps' `paired`,
-        an even count) two at a time (`_pair_steps`)."""
-        if pairs and count % 2 == 0:
-            return self._pair_steps(red, accv, start, count // 2, lanes)
+        an even count) two at a time: the value for both in one 16-lane vector (`wide`: its
+        loads and its exp), whose halves are combined into their two cells as one at a time."""
+        step = 2 if pairs and count % 2 == 0 else 1
         r, parent = red.src[-1], self.stack[-1]
         rest = parent.open_child
-        lane = self.open_loop(parent, r, f"#pragma GCC unroll {count}", start, count)
+        lane = self.open_loop(parent, r, f"#pragma GCC unroll {count // step}", start,
+                              count // step)
         var = lane.names[r]
-        lane.items[0] = f"const int64_t {var} = {start} + {var}_u * {lanes};"
+        lane.items[0] = f"const int64_t {var} = {start} + {var}_u * {step * lanes};"
         self.stack.append(lane)
-        lane.names[_accumulator(red)] = cell = f"{accv}[{var}_u]"
-        lane.add(f"{cell} = {self.emit(red.src[0])};")
-        self.stack.pop()
-        parent.open_child = rest
-
-    def _pair_steps(self, red: UOp, accv: str, start: str, count: int, lanes: int) -> None:
-        """`count` pairs of vectors from `start`: the reduce's value for both in one 16-lane
-        vector (`wide`: its loads and its exp), whose halves are combined into accv[2p] and
-        accv[2p + 1], as `_vector_steps` would combine them one at a time."""
-        r, parent = red.src[-1], self.stack[-1]
-        rest = parent.open_child
-        lane = self.open_loop(parent, r, f"#pragma GCC unroll {count}", start, count)
-        var = lane.names[r]
-        lane.items[0] = f"const int64_t {var} = {start} + {var}_u * {2 * lanes};"
-        self.stack.append(lane)
-        self.wide = True
-        value = self.emit(red.src[0].src[1])
-        self.wide = False
-        for h in (0, 1):
-            cell = f"{accv}[2 * {var}_u + {h}]"
-            both = render_vector(red.src[0], [cell, f"rg_zhalf_f32({value}, {h})"])
-            lane.add(f"{cell} = {both};")
+        if step == 1:
+            lane.names[_accumulator(red)] = cell = f"{accv}[{var}_u]"
+            lane.add(f"{cell} = {self.emit(red.src[0])};")
+        else:
+            self.wide = True
+            value = self.emit(red.src[0].src[1])
+            self.wide = False
+            for h in (0, 1):
+                cell = f"{accv}[2 * {var}_u + {h}]"
+                both = render_vector(red.src[0], [cell, f"rg_zhalf_f32({value}, {h})"])
+                lane.add(f"{cell} = {both};")
         self.stack.pop()
         parent.open_child = rest
 

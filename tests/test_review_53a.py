@@ -128,7 +128,8 @@ NESTS = {
     "max of maxima": (lambda t: t.max(axis=0).max(axis=-1), lambda a: a.max(axis=0).max(axis=-1)),
     "max of scaled maxima": (lambda t: (t.max(axis=0) * 2).max(axis=-1),
                              lambda a: (a.max(axis=0) * 2).max(axis=-1)),
-    "int sum of int maxima": (lambda t: t.clip(-1e6, 1e6).cast(dtypes.int32).max(axis=0).sum(axis=-1),
+    "int sum of int maxima": (lambda t: t.clip(-1e6, 1e6).cast(dtypes.int32).max(axis=0)
+                              .sum(axis=-1),
                               lambda a: np.clip(a, -1e6, 1e6).astype(np.int32).max(axis=0)
                               .sum(axis=-1)),
 }
@@ -152,3 +153,36 @@ def test_a_nest_of_two_ops_is_not_joined(shape, name):
     else:
         # (float32 sums of values in the thousands: within a unit of numpy's float64 sum)
         np.testing.assert_allclose(got, want.astype(np.float32), rtol=1e-5, atol=1.0)
+
+
+# ---------------------------------------------------------------- the block library, in process
+def _block_calls(monkeypatch) -> list[tuple[str, ...]]:
+    """The block-library functions each kernel printed (or found) for a float32 product calls,
+    recorded as the program's kernels are built; the product against numpy's."""
+    from rulegrad.backends.c import run
+
+    calls: list[tuple[str, ...]] = []
+    real = run.build_library
+
+    def recording(rendered, *args, **kw):
+        calls.extend(r.calls for r in rendered)
+        return real(rendered, *args, **kw)
+
+    monkeypatch.setattr(run, "build_library", recording)
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((256, 512)).astype(np.float32)
+    b = rng.standard_normal((512, 256)).astype(np.float32)
+    got = (Tensor(a) @ Tensor(b)).numpy()
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)
+    return calls
+
+
+def test_turning_the_block_library_off_in_process_prints_the_product_anew(monkeypatch):
+    """RULEGRAD_BLOCK_LIBRARY=0 set after a product ran: the same product, run again in the same
+    process, calls no block-library function (its program, and its realize plan, were kept under
+    the other setting: neither key had it)."""
+    monkeypatch.delenv("RULEGRAD_BLOCK_LIBRARY", raising=False)
+    assert any(_block_calls(monkeypatch)), "the product calls the block library by default"
+    monkeypatch.setenv("RULEGRAD_BLOCK_LIBRARY", "0")
+    calls = _block_calls(monkeypatch)
+    assert calls and not any(calls), f"kernels kept from the library's setting: {calls}"

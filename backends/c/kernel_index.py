@@ -48,8 +48,6 @@ MAX_ENTRY_BYTES = 16 * 1024**2  # no printed kernel is this large: a bigger file
 # settings under which every kernel is printed anew: each watches a pass or the printer
 WATCHERS = ("DEBUG", "RULEGRAD_SPEC", "RULEGRAD_MATCH_STATS", "RULEGRAD_MATCHER", "RULEGRAD_BEAM")
 _OFF = (None, "", "0")
-# what else the printer reads besides the optimizer's settings (run.py's CHOICE_SETTINGS)
-_PRINTER_SETTINGS = ("RULEGRAD_BLOCK_LIBRARY",)
 # every field of the record, so that a field added to it is kept too (a kernel read back without
 # one printed wrong: its prelude lacked the helpers `uses` named)
 _FIELDS = RenderedKernel.__slots__
@@ -92,11 +90,12 @@ def usable() -> bool:
 
 
 def key(ast: UOp, cname: str, restrict: bool, settings: tuple) -> str:
-    """The entry's key (`settings`: run.py's CHOICE_SETTINGS' values)."""
+    """The entry's key (`settings`: run.py's CHOICE_SETTINGS' values, the printer's block
+    library setting among them)."""
     machine = (machine_id(), cache_bytes(1), cache_bytes(2), cache_bytes(3), vector_bytes())
     h = hashlib.sha256()
     for part in (_VERSION, code_stamp(), ast_text(ast), cname, str(restrict), repr(settings),
-                 repr(tuple(env_get(n) for n in _PRINTER_SETTINGS)), repr(machine)):
+                 repr(machine)):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()[:40]

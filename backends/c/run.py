@@ -170,10 +170,12 @@ def calls(kernels: Sequence[CKernel]) -> Calls | None:
 # settings the optimizer reads (runtime/target.py's machine facts are fixed for the process)
 # (and the compiler command: a library built with other flags, or refused flags, is no answer
 # for these: a program kept from before a RULEGRAD_CFLAGS change ran with the old flags and
-# never checked the new ones)
+# never checked the new ones), and the printer's block library setting (a product kept from
+# before RULEGRAD_BLOCK_LIBRARY=0 still called the library)
 CHOICE_SETTINGS = ("RULEGRAD_OPT", "RULEGRAD_VECTOR_BYTES", "RULEGRAD_L1_BYTES",
                    "RULEGRAD_L2_BYTES", "RULEGRAD_L3_BYTES", "RULEGRAD_THREADS",
-                   "OMP_NUM_THREADS", "RULEGRAD_BEAM", "RULEGRAD_CC", "RULEGRAD_CFLAGS")
+                   "OMP_NUM_THREADS", "RULEGRAD_BEAM", "RULEGRAD_CC", "RULEGRAD_CFLAGS",
+                   "RULEGRAD_BLOCK_LIBRARY")
 _choice_settings = raw_reader(CHOICE_SETTINGS)
 _programs: collections.OrderedDict[tuple, CProgram] = collections.OrderedDict()
 _added = 0  # programs added to the table so far (CProgram.touch)

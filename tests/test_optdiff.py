@@ -148,6 +148,7 @@ def test_each_optimizer_rule_runs_and_agrees(alone):
     and float32 attention is test_flash_agrees)."""
     corpus = _kernels(
         _f32(1, 2, 9, 19).max_pool2d(3, stride=3),                 # unroll (windows apart)
+        _f32(521, 2, 64).max(axis=(0, 2)),                         # unnest (a split max's nest)
         _f32((1 << 20) + 7).sum(), _f32((1 << 20) + 7).max(),      # threads
         (_f32(5, 100) * 3.0).max(-1),                              # unscale, vector max
         _f32(7, 131).sum(-1),                                      # vector accumulators

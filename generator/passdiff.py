@@ -530,8 +530,8 @@ def _scan_program() -> str | None:
 
 
 def _padding_reduce_program() -> str | None:
-    """Int sums and products over padding only (opt.rules' settled_reduces: sym folds their
-    update away), of rows and of columns."""
+    """Int sums and products over padding only (sym's add_zero and mul_zero keep their
+    update acc + 0, acc * 0: a reduce the renderer prints), of rows and of columns."""
     from rulegrad.runtime.tensor import Tensor
 
     x = np.arange(24, dtype=np.int32).reshape(4, 6) % 7 - 3

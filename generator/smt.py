@@ -20,7 +20,9 @@ The semantics are those of runtime/ops.py and the numpy oracle:
   checks; a rule marked `# check: ulp N` may differ by up to N units in the last place;
 - float ops with no exact SMT meaning (EXP, LOG, SIN, ...) are uninterpreted functions: a proof
   through them holds for any function, a counterexample through them may be spurious, so such a
-  counterexample is reported as `untranslatable` and left to the evaluation checks.
+  counterexample is reported as `untranslatable` and left to the evaluation checks; so is a
+  guard's `x.op is Ops.K` of a capture of any node, a free Bool (`x.op is not Ops.DEFINE_REG`
+  narrows a proved rule, and stays proved).
 
 A pattern stands for many concrete left sides: every op of an op set, both source orders of a
 commutative `[a, b]`, and every dtype its constraints admit (dtypes flow through the ops: an
@@ -805,6 +807,13 @@ def _literal_matches(dt: DType, arg: Any, lit: bool | int | float) -> z3.BoolRef
 _NO_RESULT = object()
 
 
+class _OpOf:
+    """The op of a capture of any node (`x.op`): only compared with an op (Expr._op_is)."""
+
+    def __init__(self, node: Sym):
+        self.node = node
+
+
 class Expr:
     """Evaluate a guard or right-hand side over Syms and z3 values."""
 
@@ -875,8 +884,10 @@ class Expr:
                 return self.w.bounds(obj)[0 if attr == "vmin" else 1]
             if attr == "dtype":
                 return obj.dtype
-            if attr in ("op", "src") and obj.op is None:
-                raise Untranslatable(f"the {attr} of a capture of any node")
+            if attr == "op" and obj.op is None:
+                return _OpOf(obj)
+            if attr == "src" and obj.op is None:
+                raise Untranslatable("the src of a capture of any node")
             if attr == "op":
                 return obj.op
             if attr == "src":
@@ -911,9 +922,21 @@ class Expr:
         out = []
         for op, right_e in zip(e.ops, e.rights):
             right = self.eval(right_e, self_node)
-            out.append(py_compare(op, left, right))
+            out.append(self._op_is(op, left, right) if _OpOf in (type(left), type(right))
+                       else py_compare(op, left, right))
             left = right
         return z3.And(*[to_bool(x) for x in out]) if len(out) > 1 else out[0]
+
+    def _op_is(self, op: str, a: Any, b: Any) -> z3.BoolRef:
+        """`x.op is Ops.K` of a capture of any node: whether it holds is left free (one Bool per
+        capture and op), so a proof holds whatever the op (a guard `x.op is not Ops.DEFINE_REG`
+        only narrows the rule), and a counterexample through it may be spurious."""
+        of, k = (a, b) if isinstance(a, _OpOf) else (b, a)
+        if op not in ("is", "is not", "==", "!=") or not isinstance(k, Ops):
+            raise Untranslatable("the op of a capture of any node")
+        self.w.used_uf = True
+        hit = z3.Bool(f"{of.node.name}_op_is_{k.name}")
+        return hit if op in ("is", "==") else z3.Not(hit)
 
     def _call(self, e: A.ECall, self_node: Sym | None) -> Any:
         f = self.eval(e.func, self_node)

@@ -228,7 +228,7 @@ def _extra_programs() -> list:
     """What the fuzzer's first programs do not make: float16 (lower_half), power-of-two index
     division (lower_alu), a pad read only in its padding and only outside it, a reduce of a
     constant (lower_const), the exp of a masked value (opt's mask_actions), int reduces over
-    padding only (opt's settled_reduces)."""
+    padding only (sym keeps their update)."""
     from rulegrad import Tensor
 
     half = np.linspace(-2, 2, 12, dtype=np.float16).reshape(3, 4)
@@ -239,7 +239,7 @@ def _extra_programs() -> list:
             lambda: (Tensor(x).pad(((1, 1), (1, 1))) + 1).shrink(((1, 3), (1, 4))).realize(),
             lambda: Tensor(y).permute((1, 0)).reshape((4, 4)).permute((1, 0)).realize(),
             lambda: Tensor.zeros(3, 5, dtype="int32").sum(axis=1).realize(),
-            # an int sum and product over padding only (opt's settled_reduces)
+            # an int sum and product over padding only (sym keeps their update)
             lambda: Tensor.realize(*[getattr(Tensor(x.astype(np.int32)).pad(((1, 1), (1, 1)))
                                      .shrink(((0, 1), (0, 5))), op)(1) for op in ("sum", "prod")]),
             lambda: ((Tensor(x) > 2).where(Tensor(x), -math.inf) - Tensor(x).max(axis=1,

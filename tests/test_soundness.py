@@ -125,6 +125,22 @@ def test_idiv_mod_are_c_truncation(a, b):
         assert prove_rule(rule(f"IDIV({a}, {b}):index -> {a // b}")).verdict == "refuted"
 
 
+def test_a_guard_on_a_captures_op_only_narrows_a_proof():
+    # sym's identities skip a reduce loop's accumulator (`x.op is not Ops.DEFINE_REG`): the op
+    # is left free, so a sound fold stays proved whatever the guard says, and an unsound one is
+    # never proved (its counterexample, maybe spurious, goes to the examples)
+    for text in ("ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x",
+                 "MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x",
+                 "MUL[x:ints, 0] if Ops.DEFINE_REG != x.op -> 0",
+                 "MUL[x:ints, 1] if x.op is Ops.DEFINE_REG -> x"):
+        assert prove_rule(rule(text)).verdict == "proved", text
+    for text in ("ADD[x:ints, 1] if x.op is not Ops.DEFINE_REG -> x",
+                 "MUL[x:ints, 0] if x.op is Ops.DEFINE_REG -> x"):
+        assert prove_rule(rule(text)).verdict == "untranslatable", text
+    assert prove_rule(rule("ADD[x:ints, 0] if x.op in (Ops.CONST,) -> x")).verdict \
+        == "untranslatable"
+
+
 def test_sized_ints_wrap():
     # x + 1 > x holds for index (no overflow) but not for int8 (127 + 1 wraps to -128)
     assert prove_rule(rule("CMPLT(x:index, ADD(x, 1)) -> True")).verdict == "proved"

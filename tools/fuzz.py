@@ -760,7 +760,7 @@ def _gen_opt(seed: int) -> Case:
         part = len(fams) + 4 + i
         src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
         src += _mixed_part(random.Random(f"opt-{fam}-{seed}"), str(part), fam)
-    # int reduces over padding only (settled_reduces), by its own generator too
+    # int reduces over padding only (sym keeps their update), by its own generator too
     part = len(fams) + 8
     src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
     src += _mixed_part(random.Random(f"opt-padonly-{seed}"), str(part), "padonly")
@@ -960,7 +960,7 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         mag = win.replace(f"constant_values={fill}", "constant_values=0")
         src += f"mag += [np.abs({mag}).max(axis=(-2, -1))]\n"
         return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
-    if fam == "padonly":  # an int sum and product of rows all padding: settled_reduces
+    if fam == "padonly":  # an int sum and product of rows all padding: sym keeps acc + 0
         r, cl, top = rng.choice([2, 5, p()]), rng.choice([3, 8, p()]), rng.choice([1, 2])
         dt = rng.choice(["np.int32", "np.int64", "np.int8"])
         src = f"{x} = rng.integers(-3, 4, ({r}, {cl})).astype({dt})\n"

@@ -2,7 +2,7 @@
 # source sha256: a06ec114435c633604198952a9c1174a9ce6202942e01135fb1492c83a91d8a9
 # imports rules/rangeify.rules sha256: 61ec8697d302c0ea5332e6fdaa48b19e564e6da6344c2744ee59a267c91f0d1a
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
-# imports rules/symbolic.rules sha256: 4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704
+# imports rules/symbolic.rules sha256: 1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
 'Matchers for the rule sets of rules/kernelize.rules: do_fuse, merge_views, do_realize, group, add_contiguous, finalize_contiguous, create_kernels, create_ast.'
 
@@ -39,7 +39,7 @@ from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
 SOURCE_SHA256 = 'a06ec114435c633604198952a9c1174a9ce6202942e01135fb1492c83a91d8a9'
-DEPENDENCIES = (('rules/rangeify.rules', '61ec8697d302c0ea5332e6fdaa48b19e564e6da6344c2744ee59a267c91f0d1a'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
+DEPENDENCIES = (('rules/rangeify.rules', '61ec8697d302c0ea5332e6fdaa48b19e564e6da6344c2744ee59a267c91f0d1a'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
 _CONST = Ops.CONST

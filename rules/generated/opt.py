@@ -1,7 +1,7 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 28144551d86004c48e259f2518501f98ab9521eb0e2a209fe1a7fa3328abd2fd
-# imports rules/symbolic.rules sha256: 4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704
-'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, settled_reduces, opt.'
+# source sha256: c2111b2a0af42c2b9960627498821860e69a0c50fc415e1167844b7a5419e3e1
+# imports rules/symbolic.rules sha256: 1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece
+'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, opt.'
 
 from math import prod  # noqa: F401
 
@@ -36,13 +36,11 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '28144551d86004c48e259f2518501f98ab9521eb0e2a209fe1a7fa3328abd2fd'
-DEPENDENCIES = (('rules/symbolic.rules', '4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704'), )
+SOURCE_SHA256 = 'c2111b2a0af42c2b9960627498821860e69a0c50fc415e1167844b7a5419e3e1'
+DEPENDENCIES = (('rules/symbolic.rules', '1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece'), )
 _CAST = Ops.CAST
 _CONST = Ops.CONST
-_DEFINE_REG = Ops.DEFINE_REG
 _EXP = Ops.EXP
-_RANGE = Ops.RANGE
 _SUB = Ops.SUB
 _WHERE = Ops.WHERE
 
@@ -334,56 +332,17 @@ _mask_actions_part = RuleMatcher('mask_actions', _mask_actions_rules, {
 }, home=(globals(), '_mask_actions_st'))
 
 
-# ======================================================================== settled_reduces
-_settled_reduces_rules = (
-    RuleInfo('reduce_unchanged', 'rules/opt.rules', 160, 'reduce_unchanged: REDUCE(acc:DEFINE_REG, ...) as r -> r.const_like(acc.arg)'),
-    RuleInfo('reduce_absorbed', 'rules/opt.rules', 161, 'reduce_absorbed: REDUCE(c:CONST, i:RANGE) if i.src[0].op is Ops.CONST and i.src[0].arg > 0 -> c'),
-)
-_settled_reduces_st = match_stats('settled_reduces', _settled_reduces_rules)  # None unless counting
-
-def _settled_reduces_REDUCE(n, ctx):
-    if len(n.src) >= 1:
-        n0 = n.src[0]
-        if n0.op is _DEFINE_REG:
-            # rule reduce_unchanged at rules/opt.rules:160
-            #   reduce_unchanged: REDUCE(acc:DEFINE_REG, ...) as r -> r.const_like(acc.arg)
-            if _settled_reduces_st: _settled_reduces_st.attempts[0] += 1
-            # acc = n0, r = n
-            _r = n.const_like(n0.arg)
-            if _r is not None:
-                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _settled_reduces_rules[0]
-    if len(n.src) == 2:
-        n0, n1 = n.src
-        if n0.op is _CONST and n1.op is _RANGE:
-            # rule reduce_absorbed at rules/opt.rules:161
-            #   reduce_absorbed: REDUCE(c:CONST, i:RANGE) if i.src[0].op is Ops.CONST and i.src[0].arg > 0 -> c
-            if _settled_reduces_st: _settled_reduces_st.attempts[1] += 1
-            # c = n0, i = n1
-            if n1.src[0].op is _CONST and n1.src[0].arg > 0:
-                return n0, _settled_reduces_rules[1]
-    return None
-
-
-_settled_reduces_part = RuleMatcher('settled_reduces', _settled_reduces_rules, {
-    Ops.REDUCE: _settled_reduces_REDUCE,
-}, home=(globals(), '_settled_reduces_st'))
-
-
 # ======================================================================== the rule sets
 _S_opt_actions = compose('opt_actions', _opt_actions_part)
 opt_actions = _S_opt_actions
 _S_mask_actions = compose('mask_actions', _mask_actions_part)
 mask_actions = _S_mask_actions
-_S_settled_reduces = compose('settled_reduces', _settled_reduces_part)
-settled_reduces = _S_settled_reduces
-_S_opt = compose('opt', _S_opt_actions, _S_mask_actions, _S_settled_reduces, _generated_symbolic.MATCHERS['sym'])
+_S_opt = compose('opt', _S_opt_actions, _S_mask_actions, _generated_symbolic.MATCHERS['sym'])
 opt = _S_opt
 
 MATCHERS = {
     'opt_actions': _S_opt_actions,
     'mask_actions': _S_mask_actions,
-    'settled_reduces': _S_settled_reduces,
     'opt': _S_opt,
 }
 

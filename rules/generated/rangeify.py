@@ -1,7 +1,7 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
 # source sha256: 61ec8697d302c0ea5332e6fdaa48b19e564e6da6344c2744ee59a267c91f0d1a
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
-# imports rules/symbolic.rules sha256: 4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704
+# imports rules/symbolic.rules sha256: 1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
 'Matchers for the rule sets of rules/rangeify.rules: limit_buffers, earliest_rewrites, do_realize, add_realize, pm_children, pm_mops, pm_rangeify, pm_cleanups, keep_buffers.'
 
@@ -55,7 +55,7 @@ from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
 SOURCE_SHA256 = '61ec8697d302c0ea5332e6fdaa48b19e564e6da6344c2744ee59a267c91f0d1a'
-DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
+DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
 _BUFFER = Ops.BUFFER

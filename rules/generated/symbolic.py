@@ -1,5 +1,5 @@
 # generated from rules/symbolic.rules by `rulegrad gen`; do not edit
-# source sha256: 4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704
+# source sha256: 1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece
 'Matchers for the rule sets of rules/symbolic.rules: symbolic_simple, sym.'
 
 from math import prod  # noqa: F401
@@ -18,10 +18,11 @@ from rulegrad.rules.symbolic_helpers import fold_alu
 from rulegrad.rules.symbolic_helpers import fold_divmod
 
 SOURCE = 'rules/symbolic.rules'
-SOURCE_SHA256 = '4df5309a1012c8d3e01824c16116dd137ec13b534fe245c3a77c0c6f296f0704'
+SOURCE_SHA256 = '1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece'
 DEPENDENCIES = ()
 _ADD = Ops.ADD
 _CONST = Ops.CONST
+_DEFINE_REG = Ops.DEFINE_REG
 _IDIV = Ops.IDIV
 _MOD = Ops.MOD
 _MUL = Ops.MUL
@@ -33,27 +34,27 @@ _OPS1 = frozenset({Ops.CONST, Ops.MUL, Ops.MOD})
 
 # ======================================================================== symbolic_simple
 _symbolic_simple_rules = (
-    RuleInfo('add_zero', 'rules/symbolic.rules', 12, 'add_zero: ADD[x:ints, 0] -> x'),
-    RuleInfo('sub_zero', 'rules/symbolic.rules', 13, 'sub_zero: SUB(x:ints, 0) -> x'),
-    RuleInfo('sub_self', 'rules/symbolic.rules', 14, 'sub_self: SUB(x:ints, x) -> 0'),
-    RuleInfo('neg_neg', 'rules/symbolic.rules', 15, 'neg_neg: NEG(NEG(x)) -> x'),
-    RuleInfo('mul_one', 'rules/symbolic.rules', 18, 'mul_one: MUL[x, 1] -> x'),
-    RuleInfo('mul_zero', 'rules/symbolic.rules', 19, 'mul_zero: MUL[x:ints, 0] -> 0'),
-    RuleInfo('idiv_one', 'rules/symbolic.rules', 20, 'idiv_one: IDIV(x:ints, 1) -> x'),
-    RuleInfo('mod_one', 'rules/symbolic.rules', 21, 'mod_one: MOD(x:ints, 1) -> 0'),
-    RuleInfo('max_self', 'rules/symbolic.rules', 24, 'max_self: MAX(x, x) -> x'),
-    RuleInfo('min_self', 'rules/symbolic.rules', 25, 'min_self: MIN(x, x) -> x'),
-    RuleInfo('where_true', 'rules/symbolic.rules', 28, 'where_true: WHERE(True, a, b) -> a'),
-    RuleInfo('where_false', 'rules/symbolic.rules', 29, 'where_false: WHERE(False, a, b) -> b'),
-    RuleInfo('where_same', 'rules/symbolic.rules', 30, 'where_same: WHERE(_, a, a) -> a'),
-    RuleInfo('fold_binary', 'rules/symbolic.rules', 35, 'fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)'),
-    RuleInfo('fold_unary', 'rules/symbolic.rules', 36, 'fold_unary: NEG(a:CONST) as e -> fold_alu(e.op, a.dtype, a.arg)'),
-    RuleInfo('fold_cast', 'rules/symbolic.rules', 37, 'fold_cast: CAST(a:CONST) as e -> cast_value(e.dtype, a.dtype, a.arg)'),
+    RuleInfo('add_zero', 'rules/symbolic.rules', 15, 'add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x'),
+    RuleInfo('sub_zero', 'rules/symbolic.rules', 16, 'sub_zero: SUB(x:ints, 0) -> x'),
+    RuleInfo('sub_self', 'rules/symbolic.rules', 17, 'sub_self: SUB(x:ints, x) -> 0'),
+    RuleInfo('neg_neg', 'rules/symbolic.rules', 18, 'neg_neg: NEG(NEG(x)) -> x'),
+    RuleInfo('mul_one', 'rules/symbolic.rules', 21, 'mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x'),
+    RuleInfo('mul_zero', 'rules/symbolic.rules', 22, 'mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0'),
+    RuleInfo('idiv_one', 'rules/symbolic.rules', 23, 'idiv_one: IDIV(x:ints, 1) -> x'),
+    RuleInfo('mod_one', 'rules/symbolic.rules', 24, 'mod_one: MOD(x:ints, 1) -> 0'),
+    RuleInfo('max_self', 'rules/symbolic.rules', 27, 'max_self: MAX(x, x) -> x'),
+    RuleInfo('min_self', 'rules/symbolic.rules', 28, 'min_self: MIN(x, x) -> x'),
+    RuleInfo('where_true', 'rules/symbolic.rules', 31, 'where_true: WHERE(True, a, b) -> a'),
+    RuleInfo('where_false', 'rules/symbolic.rules', 32, 'where_false: WHERE(False, a, b) -> b'),
+    RuleInfo('where_same', 'rules/symbolic.rules', 33, 'where_same: WHERE(_, a, a) -> a'),
+    RuleInfo('fold_binary', 'rules/symbolic.rules', 38, 'fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)'),
+    RuleInfo('fold_unary', 'rules/symbolic.rules', 39, 'fold_unary: NEG(a:CONST) as e -> fold_alu(e.op, a.dtype, a.arg)'),
+    RuleInfo('fold_cast', 'rules/symbolic.rules', 40, 'fold_cast: CAST(a:CONST) as e -> cast_value(e.dtype, a.dtype, a.arg)'),
 )
 _symbolic_simple_st = match_stats('symbolic_simple', _symbolic_simple_rules)  # None unless counting
 
 def _symbolic_simple_r13(n, ctx, a, b, e):
-    # rule fold_binary at rules/symbolic.rules:35
+    # rule fold_binary at rules/symbolic.rules:38
     #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
     return _as_uop(n, fold_alu(e.op, a.dtype, a.arg, b.arg))
 
@@ -61,7 +62,7 @@ def _symbolic_simple_CAST(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.op is _CONST:
-            # rule fold_cast at rules/symbolic.rules:37
+            # rule fold_cast at rules/symbolic.rules:40
             #   fold_cast: CAST(a:CONST) as e -> cast_value(e.dtype, a.dtype, a.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[15] += 1
             # a = n0, e = n
@@ -77,13 +78,13 @@ def _symbolic_simple_NEG(n, ctx):
         o0 = n0.op
         if o0 is _NEG and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule neg_neg at rules/symbolic.rules:15
+            # rule neg_neg at rules/symbolic.rules:18
             #   neg_neg: NEG(NEG(x)) -> x
             if _symbolic_simple_st: _symbolic_simple_st.attempts[3] += 1
             # x = n0_0
             return n0_0, _symbolic_simple_rules[3]
         elif o0 is _CONST:
-            # rule fold_unary at rules/symbolic.rules:36
+            # rule fold_unary at rules/symbolic.rules:39
             #   fold_unary: NEG(a:CONST) as e -> fold_alu(e.op, a.dtype, a.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[14] += 1
             # a = n0, e = n
@@ -103,36 +104,40 @@ def _symbolic_simple_ADD(n, ctx):
     if n1.op is _CONST:
         if n0.op is _CONST:
             if n1.arg == 0 and n0.dtype in _DT0:
-                # rule add_zero at rules/symbolic.rules:12
-                #   add_zero: ADD[x:ints, 0] -> x
+                # rule add_zero at rules/symbolic.rules:15
+                #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
                 # x = n0
-                return n0, _symbolic_simple_rules[0]
+                if n0.op is not _DEFINE_REG:
+                    return n0, _symbolic_simple_rules[0]
             if n0.arg == 0 and n1.dtype in _DT0:
-                # rule add_zero at rules/symbolic.rules:12
-                #   add_zero: ADD[x:ints, 0] -> x
+                # rule add_zero at rules/symbolic.rules:15
+                #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
                 # x = n1
-                return n1, _symbolic_simple_rules[0]
-            # rule fold_binary at rules/symbolic.rules:35
+                if n1.op is not _DEFINE_REG:
+                    return n1, _symbolic_simple_rules[0]
+            # rule fold_binary at rules/symbolic.rules:38
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         else:
             if n1.arg == 0 and n0.dtype in _DT0:
-                # rule add_zero at rules/symbolic.rules:12
-                #   add_zero: ADD[x:ints, 0] -> x
+                # rule add_zero at rules/symbolic.rules:15
+                #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
                 # x = n0
-                return n0, _symbolic_simple_rules[0]
+                if n0.op is not _DEFINE_REG:
+                    return n0, _symbolic_simple_rules[0]
     else:
         if n0.op is _CONST and n0.arg == 0 and n1.dtype in _DT0:
-            # rule add_zero at rules/symbolic.rules:12
-            #   add_zero: ADD[x:ints, 0] -> x
+            # rule add_zero at rules/symbolic.rules:15
+            #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
             if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
             # x = n1
-            return n1, _symbolic_simple_rules[0]
+            if n1.op is not _DEFINE_REG:
+                return n1, _symbolic_simple_rules[0]
     return None
 
 def _symbolic_simple_SUB(n, ctx):
@@ -143,27 +148,27 @@ def _symbolic_simple_SUB(n, ctx):
     if n1.op is _CONST:
         if n0.dtype in _DT0:
             if n1.arg == 0:
-                # rule sub_zero at rules/symbolic.rules:13
+                # rule sub_zero at rules/symbolic.rules:16
                 #   sub_zero: SUB(x:ints, 0) -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
                 # x = n0
                 return n0, _symbolic_simple_rules[1]
             if n1 is n0 and n1.dtype in _DT0:
-                # rule sub_self at rules/symbolic.rules:14
+                # rule sub_self at rules/symbolic.rules:17
                 #   sub_self: SUB(x:ints, x) -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
                 # x = n0
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[2]
         if n0.op is _CONST:
-            # rule fold_binary at rules/symbolic.rules:35
+            # rule fold_binary at rules/symbolic.rules:38
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     else:
         if n1 is n0 and n0.dtype in _DT0 and n1.dtype in _DT0:
-            # rule sub_self at rules/symbolic.rules:14
+            # rule sub_self at rules/symbolic.rules:17
             #   sub_self: SUB(x:ints, x) -> 0
             if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
             # x = n0
@@ -181,65 +186,73 @@ def _symbolic_simple_MUL(n, ctx):
     if n1.op is _CONST:
         if n0.op is _CONST:
             if n1.arg == 1:
-                # rule mul_one at rules/symbolic.rules:18
-                #   mul_one: MUL[x, 1] -> x
+                # rule mul_one at rules/symbolic.rules:21
+                #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n0
-                return n0, _symbolic_simple_rules[4]
+                if n0.op is not _DEFINE_REG:
+                    return n0, _symbolic_simple_rules[4]
             if n0.arg == 1:
-                # rule mul_one at rules/symbolic.rules:18
-                #   mul_one: MUL[x, 1] -> x
+                # rule mul_one at rules/symbolic.rules:21
+                #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n1
-                return n1, _symbolic_simple_rules[4]
+                if n1.op is not _DEFINE_REG:
+                    return n1, _symbolic_simple_rules[4]
             if n1.arg == 0 and n0.dtype in _DT0:
-                # rule mul_zero at rules/symbolic.rules:19
-                #   mul_zero: MUL[x:ints, 0] -> 0
+                # rule mul_zero at rules/symbolic.rules:22
+                #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n0
-                _r = n.const_like(0)
-                if _r is not n: return _r, _symbolic_simple_rules[5]
+                if n0.op is not _DEFINE_REG:
+                    _r = n.const_like(0)
+                    if _r is not n: return _r, _symbolic_simple_rules[5]
             if n0.arg == 0 and n1.dtype in _DT0:
-                # rule mul_zero at rules/symbolic.rules:19
-                #   mul_zero: MUL[x:ints, 0] -> 0
+                # rule mul_zero at rules/symbolic.rules:22
+                #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n1
-                _r = n.const_like(0)
-                if _r is not n: return _r, _symbolic_simple_rules[5]
-            # rule fold_binary at rules/symbolic.rules:35
+                if n1.op is not _DEFINE_REG:
+                    _r = n.const_like(0)
+                    if _r is not n: return _r, _symbolic_simple_rules[5]
+            # rule fold_binary at rules/symbolic.rules:38
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         else:
             if n1.arg == 1:
-                # rule mul_one at rules/symbolic.rules:18
-                #   mul_one: MUL[x, 1] -> x
+                # rule mul_one at rules/symbolic.rules:21
+                #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n0
-                return n0, _symbolic_simple_rules[4]
+                if n0.op is not _DEFINE_REG:
+                    return n0, _symbolic_simple_rules[4]
             if n1.arg == 0 and n0.dtype in _DT0:
-                # rule mul_zero at rules/symbolic.rules:19
-                #   mul_zero: MUL[x:ints, 0] -> 0
+                # rule mul_zero at rules/symbolic.rules:22
+                #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n0
-                _r = n.const_like(0)
-                if _r is not n: return _r, _symbolic_simple_rules[5]
+                if n0.op is not _DEFINE_REG:
+                    _r = n.const_like(0)
+                    if _r is not n: return _r, _symbolic_simple_rules[5]
     else:
         if n0.op is _CONST:
             if n0.arg == 1:
-                # rule mul_one at rules/symbolic.rules:18
-                #   mul_one: MUL[x, 1] -> x
+                # rule mul_one at rules/symbolic.rules:21
+                #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n1
-                return n1, _symbolic_simple_rules[4]
+                if n1.op is not _DEFINE_REG:
+                    return n1, _symbolic_simple_rules[4]
             if n0.arg == 0 and n1.dtype in _DT0:
-                # rule mul_zero at rules/symbolic.rules:19
-                #   mul_zero: MUL[x:ints, 0] -> 0
+                # rule mul_zero at rules/symbolic.rules:22
+                #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n1
-                _r = n.const_like(0)
-                if _r is not n: return _r, _symbolic_simple_rules[5]
+                if n1.op is not _DEFINE_REG:
+                    _r = n.const_like(0)
+                    if _r is not n: return _r, _symbolic_simple_rules[5]
     return None
 
 def _symbolic_simple_FDIV(n, ctx):
@@ -248,7 +261,7 @@ def _symbolic_simple_FDIV(n, ctx):
     except ValueError:
         return None
     if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -263,13 +276,13 @@ def _symbolic_simple_IDIV(n, ctx):
     # no rule here matches unless a source has one of these ops (a quick rejection)
     if n1.op is not _CONST: return None
     if n1.arg == 1 and n0.dtype in _DT0:
-        # rule idiv_one at rules/symbolic.rules:20
+        # rule idiv_one at rules/symbolic.rules:23
         #   idiv_one: IDIV(x:ints, 1) -> x
         if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
         # x = n0
         return n0, _symbolic_simple_rules[6]
     if n0.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -284,14 +297,14 @@ def _symbolic_simple_MOD(n, ctx):
     # no rule here matches unless a source has one of these ops (a quick rejection)
     if n1.op is not _CONST: return None
     if n1.arg == 1 and n0.dtype in _DT0:
-        # rule mod_one at rules/symbolic.rules:21
+        # rule mod_one at rules/symbolic.rules:24
         #   mod_one: MOD(x:ints, 1) -> 0
         if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
         # x = n0
         _r = n.const_like(0)
         if _r is not n: return _r, _symbolic_simple_rules[7]
     if n0.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -304,13 +317,13 @@ def _symbolic_simple_MAX(n, ctx):
     except ValueError:
         return None
     if n1 is n0:
-        # rule max_self at rules/symbolic.rules:24
+        # rule max_self at rules/symbolic.rules:27
         #   max_self: MAX(x, x) -> x
         if _symbolic_simple_st: _symbolic_simple_st.attempts[8] += 1
         # x = n0
         return n0, _symbolic_simple_rules[8]
     if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -323,13 +336,13 @@ def _symbolic_simple_MIN(n, ctx):
     except ValueError:
         return None
     if n1 is n0:
-        # rule min_self at rules/symbolic.rules:25
+        # rule min_self at rules/symbolic.rules:28
         #   min_self: MIN(x, x) -> x
         if _symbolic_simple_st: _symbolic_simple_st.attempts[9] += 1
         # x = n0
         return n0, _symbolic_simple_rules[9]
     if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -342,7 +355,7 @@ def _symbolic_simple_POW(n, ctx):
     except ValueError:
         return None
     if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -355,7 +368,7 @@ def _symbolic_simple_CMPLT(n, ctx):
     except ValueError:
         return None
     if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -368,7 +381,7 @@ def _symbolic_simple_CMPNE(n, ctx):
     except ValueError:
         return None
     if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -381,7 +394,7 @@ def _symbolic_simple_CMPEQ(n, ctx):
     except ValueError:
         return None
     if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -394,7 +407,7 @@ def _symbolic_simple_AND(n, ctx):
     except ValueError:
         return None
     if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -407,7 +420,7 @@ def _symbolic_simple_OR(n, ctx):
     except ValueError:
         return None
     if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -420,7 +433,7 @@ def _symbolic_simple_XOR(n, ctx):
     except ValueError:
         return None
     if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -433,7 +446,7 @@ def _symbolic_simple_SHL(n, ctx):
     except ValueError:
         return None
     if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -446,7 +459,7 @@ def _symbolic_simple_SHR(n, ctx):
     except ValueError:
         return None
     if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -460,26 +473,26 @@ def _symbolic_simple_WHERE(n, ctx):
         return None
     if n0.op is _CONST:
         if n0.arg == True:
-            # rule where_true at rules/symbolic.rules:28
+            # rule where_true at rules/symbolic.rules:31
             #   where_true: WHERE(True, a, b) -> a
             if _symbolic_simple_st: _symbolic_simple_st.attempts[10] += 1
             # a = n1, b = n2
             return n1, _symbolic_simple_rules[10]
         if n0.arg == False:
-            # rule where_false at rules/symbolic.rules:29
+            # rule where_false at rules/symbolic.rules:32
             #   where_false: WHERE(False, a, b) -> b
             if _symbolic_simple_st: _symbolic_simple_st.attempts[11] += 1
             # a = n1, b = n2
             return n2, _symbolic_simple_rules[11]
         if n2 is n1:
-            # rule where_same at rules/symbolic.rules:30
+            # rule where_same at rules/symbolic.rules:33
             #   where_same: WHERE(_, a, a) -> a
             if _symbolic_simple_st: _symbolic_simple_st.attempts[12] += 1
             # a = n1
             return n1, _symbolic_simple_rules[12]
     else:
         if n2 is n1:
-            # rule where_same at rules/symbolic.rules:30
+            # rule where_same at rules/symbolic.rules:33
             #   where_same: WHERE(_, a, a) -> a
             if _symbolic_simple_st: _symbolic_simple_st.attempts[12] += 1
             # a = n1
@@ -513,21 +526,21 @@ _symbolic_simple_part = RuleMatcher('symbolic_simple', _symbolic_simple_rules, {
 
 # ======================================================================== sym
 _sym_rules = (
-    RuleInfo('add_consts', 'rules/symbolic.rules', 43, 'add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)'),
-    RuleInfo('mul_consts', 'rules/symbolic.rules', 44, 'mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)'),
-    RuleInfo('sub_const', 'rules/symbolic.rules', 46, 'sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)'),
-    RuleInfo('mul_idiv', 'rules/symbolic.rules', 50, 'mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x'),
-    RuleInfo('mul_mod', 'rules/symbolic.rules', 51, 'mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0'),
-    RuleInfo('divmod_recombine', 'rules/symbolic.rules', 53, 'divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x'),
-    RuleInfo('divmod_recombine_sum', 'rules/symbolic.rules', 56, 'divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x'),
-    RuleInfo('mod_mod', 'rules/symbolic.rules', 58, 'mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m'),
-    RuleInfo('split_idiv', 'rules/symbolic.rules', 62, 'split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x'),
-    RuleInfo('split_mod', 'rules/symbolic.rules', 63, 'split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d'),
-    RuleInfo('mod_coeff', 'rules/symbolic.rules', 69, 'mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c'),
-    RuleInfo('divmod_fold', 'rules/symbolic.rules', 74, 'divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)'),
-    RuleInfo('mod_in_range', 'rules/symbolic.rules', 78, 'mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x'),
-    RuleInfo('idiv_in_range', 'rules/symbolic.rules', 79, 'idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0'),
-    RuleInfo('cmp_bounds', 'rules/symbolic.rules', 81, 'cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin'),
+    RuleInfo('add_consts', 'rules/symbolic.rules', 46, 'add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)'),
+    RuleInfo('mul_consts', 'rules/symbolic.rules', 47, 'mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)'),
+    RuleInfo('sub_const', 'rules/symbolic.rules', 49, 'sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)'),
+    RuleInfo('mul_idiv', 'rules/symbolic.rules', 53, 'mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x'),
+    RuleInfo('mul_mod', 'rules/symbolic.rules', 54, 'mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0'),
+    RuleInfo('divmod_recombine', 'rules/symbolic.rules', 56, 'divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x'),
+    RuleInfo('divmod_recombine_sum', 'rules/symbolic.rules', 59, 'divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x'),
+    RuleInfo('mod_mod', 'rules/symbolic.rules', 61, 'mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m'),
+    RuleInfo('split_idiv', 'rules/symbolic.rules', 65, 'split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x'),
+    RuleInfo('split_mod', 'rules/symbolic.rules', 66, 'split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d'),
+    RuleInfo('mod_coeff', 'rules/symbolic.rules', 72, 'mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c'),
+    RuleInfo('divmod_fold', 'rules/symbolic.rules', 77, 'divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)'),
+    RuleInfo('mod_in_range', 'rules/symbolic.rules', 81, 'mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x'),
+    RuleInfo('idiv_in_range', 'rules/symbolic.rules', 82, 'idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0'),
+    RuleInfo('cmp_bounds', 'rules/symbolic.rules', 84, 'cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin'),
 )
 _sym_st = match_stats('sym', _sym_rules)  # None unless counting
 
@@ -541,36 +554,40 @@ def _sym_ADD(n, ctx):
     if n1.op is _CONST:
         if n0.op is _CONST:
             if n1.arg == 0 and n0.dtype in _DT0:
-                # rule add_zero at rules/symbolic.rules:12
-                #   add_zero: ADD[x:ints, 0] -> x
+                # rule add_zero at rules/symbolic.rules:15
+                #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
                 # x = n0
-                return n0, _symbolic_simple_rules[0]
+                if n0.op is not _DEFINE_REG:
+                    return n0, _symbolic_simple_rules[0]
             if n0.arg == 0 and n1.dtype in _DT0:
-                # rule add_zero at rules/symbolic.rules:12
-                #   add_zero: ADD[x:ints, 0] -> x
+                # rule add_zero at rules/symbolic.rules:15
+                #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
                 # x = n1
-                return n1, _symbolic_simple_rules[0]
-            # rule fold_binary at rules/symbolic.rules:35
+                if n1.op is not _DEFINE_REG:
+                    return n1, _symbolic_simple_rules[0]
+            # rule fold_binary at rules/symbolic.rules:38
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         else:
             if n1.arg == 0 and n0.dtype in _DT0:
-                # rule add_zero at rules/symbolic.rules:12
-                #   add_zero: ADD[x:ints, 0] -> x
+                # rule add_zero at rules/symbolic.rules:15
+                #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
                 # x = n0
-                return n0, _symbolic_simple_rules[0]
+                if n0.op is not _DEFINE_REG:
+                    return n0, _symbolic_simple_rules[0]
     else:
         if n0.op is _CONST and n0.arg == 0 and n1.dtype in _DT0:
-            # rule add_zero at rules/symbolic.rules:12
-            #   add_zero: ADD[x:ints, 0] -> x
+            # rule add_zero at rules/symbolic.rules:15
+            #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
             if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
             # x = n1
-            return n1, _symbolic_simple_rules[0]
+            if n1.op is not _DEFINE_REG:
+                return n1, _symbolic_simple_rules[0]
     if n0.op is _MUL:
         if n1.op is _MOD:
             if len(n0.src) == 2:
@@ -582,14 +599,14 @@ def _sym_ADD(n, ctx):
                         n0_0_0, n0_0_1 = n0_0.src
                         if n0_1.op is _CONST:
                             if n1_1.op is _CONST and n1_0 is n0_0_0 and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1 and n1_0.dtype in _DT0 and n0_0_0.dtype in _DT0:
-                                # rule divmod_recombine at rules/symbolic.rules:53
+                                # rule divmod_recombine at rules/symbolic.rules:56
                                 #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                                 if _sym_st: _sym_st.attempts[5] += 1
                                 # c = n0_0_1, x = n0_0_0
                                 if n0_0_1.arg > 0:
                                     return n0_0_0, _sym_rules[5]
                             if n1_1.op is _CONST and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
-                                # rule divmod_recombine_sum at rules/symbolic.rules:56
+                                # rule divmod_recombine_sum at rules/symbolic.rules:59
                                 #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
                                 if _sym_st: _sym_st.attempts[6] += 1
                                 # c = n0_0_1, x = n0_0_0, y = n1_0
@@ -598,14 +615,14 @@ def _sym_ADD(n, ctx):
                     elif o0_0 is _CONST and n0_1.op is _IDIV and len(n0_1.src) == 2:
                         n0_1_0, n0_1_1 = n0_1.src
                         if n1_1.op is _CONST and n1_0 is n0_1_0 and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1 and n1_0.dtype in _DT0 and n0_1_0.dtype in _DT0:
-                            # rule divmod_recombine at rules/symbolic.rules:53
+                            # rule divmod_recombine at rules/symbolic.rules:56
                             #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                             if _sym_st: _sym_st.attempts[5] += 1
                             # c = n0_1_1, x = n0_1_0
                             if n0_1_1.arg > 0:
                                 return n0_1_0, _sym_rules[5]
                         if n1_1.op is _CONST and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
-                            # rule divmod_recombine_sum at rules/symbolic.rules:56
+                            # rule divmod_recombine_sum at rules/symbolic.rules:59
                             #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
                             if _sym_st: _sym_st.attempts[6] += 1
                             # c = n0_1_1, x = n0_1_0, y = n1_0
@@ -622,7 +639,7 @@ def _sym_ADD(n, ctx):
                         if o1_0 is _IDIV and len(n1_0.src) == 2:
                             n1_0_0, n1_0_1 = n1_0.src
                             if n1_1.op is _CONST and n0_0 is n1_0_0 and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1 and n1_0_0.dtype in _DT0:
-                                # rule divmod_recombine at rules/symbolic.rules:53
+                                # rule divmod_recombine at rules/symbolic.rules:56
                                 #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                                 if _sym_st: _sym_st.attempts[5] += 1
                                 # c = n1_0_1, x = n1_0_0
@@ -631,7 +648,7 @@ def _sym_ADD(n, ctx):
                         elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
                             n1_1_0, n1_1_1 = n1_1.src
                             if n0_0 is n1_1_0 and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1 and n1_1_0.dtype in _DT0:
-                                # rule divmod_recombine at rules/symbolic.rules:53
+                                # rule divmod_recombine at rules/symbolic.rules:56
                                 #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                                 if _sym_st: _sym_st.attempts[5] += 1
                                 # c = n1_1_1, x = n1_1_0
@@ -642,7 +659,7 @@ def _sym_ADD(n, ctx):
                         if o1_0 is _IDIV and len(n1_0.src) == 2:
                             n1_0_0, n1_0_1 = n1_0.src
                             if n1_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
-                                # rule divmod_recombine_sum at rules/symbolic.rules:56
+                                # rule divmod_recombine_sum at rules/symbolic.rules:59
                                 #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
                                 if _sym_st: _sym_st.attempts[6] += 1
                                 # c = n1_0_1, x = n1_0_0, y = n0_0
@@ -651,7 +668,7 @@ def _sym_ADD(n, ctx):
                         elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
                             n1_1_0, n1_1_1 = n1_1.src
                             if n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
-                                # rule divmod_recombine_sum at rules/symbolic.rules:56
+                                # rule divmod_recombine_sum at rules/symbolic.rules:59
                                 #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
                                 if _sym_st: _sym_st.attempts[6] += 1
                                 # c = n1_1_1, x = n1_1_0, y = n0_0
@@ -664,7 +681,7 @@ def _sym_ADD(n, ctx):
                     n0_0, n0_1 = n0.src
                     if n1.op is _CONST:
                         if n0_1.op is _CONST:
-                            # rule add_consts at rules/symbolic.rules:43
+                            # rule add_consts at rules/symbolic.rules:46
                             #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                             if _sym_st: _sym_st.attempts[0] += 1
                             # c1 = n0_1, c2 = n1, x = n0_0
@@ -673,7 +690,7 @@ def _sym_ADD(n, ctx):
                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                 if _r is not n: return _r, _sym_rules[0]
                         if n0_0.op is _CONST:
-                            # rule add_consts at rules/symbolic.rules:43
+                            # rule add_consts at rules/symbolic.rules:46
                             #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                             if _sym_st: _sym_st.attempts[0] += 1
                             # c1 = n0_0, c2 = n1, x = n0_1
@@ -684,7 +701,7 @@ def _sym_ADD(n, ctx):
                 elif o0 is _CONST and n1.op is _ADD and len(n1.src) == 2:
                     n1_0, n1_1 = n1.src
                     if n1_1.op is _CONST:
-                        # rule add_consts at rules/symbolic.rules:43
+                        # rule add_consts at rules/symbolic.rules:46
                         #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                         if _sym_st: _sym_st.attempts[0] += 1
                         # c1 = n1_1, c2 = n0, x = n1_0
@@ -693,7 +710,7 @@ def _sym_ADD(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _sym_rules[0]
                     if n1_0.op is _CONST:
-                        # rule add_consts at rules/symbolic.rules:43
+                        # rule add_consts at rules/symbolic.rules:46
                         #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
                         if _sym_st: _sym_st.attempts[0] += 1
                         # c1 = n1_0, c2 = n0, x = n1_1
@@ -711,34 +728,34 @@ def _sym_SUB(n, ctx):
     if n1.op is _CONST:
         if n0.dtype in _DT0:
             if n1.arg == 0:
-                # rule sub_zero at rules/symbolic.rules:13
+                # rule sub_zero at rules/symbolic.rules:16
                 #   sub_zero: SUB(x:ints, 0) -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
                 # x = n0
                 return n0, _symbolic_simple_rules[1]
             if n1 is n0 and n1.dtype in _DT0:
-                # rule sub_self at rules/symbolic.rules:14
+                # rule sub_self at rules/symbolic.rules:17
                 #   sub_self: SUB(x:ints, x) -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
                 # x = n0
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[2]
         if n0.op is _CONST:
-            # rule fold_binary at rules/symbolic.rules:35
+            # rule fold_binary at rules/symbolic.rules:38
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     else:
         if n1 is n0 and n0.dtype in _DT0 and n1.dtype in _DT0:
-            # rule sub_self at rules/symbolic.rules:14
+            # rule sub_self at rules/symbolic.rules:17
             #   sub_self: SUB(x:ints, x) -> 0
             if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
             # x = n0
             _r = n.const_like(0)
             if _r is not n: return _r, _symbolic_simple_rules[2]
     if n0.dtype is _dt_index and n1.op is _CONST:
-        # rule sub_const at rules/symbolic.rules:46
+        # rule sub_const at rules/symbolic.rules:49
         #   sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)
         if _sym_st: _sym_st.attempts[2] += 1
         # c = n1, x = n0
@@ -758,71 +775,79 @@ def _sym_MUL(n, ctx):
     if n1.op is _CONST:
         if n0.op is _CONST:
             if n1.arg == 1:
-                # rule mul_one at rules/symbolic.rules:18
-                #   mul_one: MUL[x, 1] -> x
+                # rule mul_one at rules/symbolic.rules:21
+                #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n0
-                return n0, _symbolic_simple_rules[4]
+                if n0.op is not _DEFINE_REG:
+                    return n0, _symbolic_simple_rules[4]
             if n0.arg == 1:
-                # rule mul_one at rules/symbolic.rules:18
-                #   mul_one: MUL[x, 1] -> x
+                # rule mul_one at rules/symbolic.rules:21
+                #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n1
-                return n1, _symbolic_simple_rules[4]
+                if n1.op is not _DEFINE_REG:
+                    return n1, _symbolic_simple_rules[4]
             if n1.arg == 0 and n0.dtype in _DT0:
-                # rule mul_zero at rules/symbolic.rules:19
-                #   mul_zero: MUL[x:ints, 0] -> 0
+                # rule mul_zero at rules/symbolic.rules:22
+                #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n0
-                _r = n.const_like(0)
-                if _r is not n: return _r, _symbolic_simple_rules[5]
+                if n0.op is not _DEFINE_REG:
+                    _r = n.const_like(0)
+                    if _r is not n: return _r, _symbolic_simple_rules[5]
             if n0.arg == 0 and n1.dtype in _DT0:
-                # rule mul_zero at rules/symbolic.rules:19
-                #   mul_zero: MUL[x:ints, 0] -> 0
+                # rule mul_zero at rules/symbolic.rules:22
+                #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n1
-                _r = n.const_like(0)
-                if _r is not n: return _r, _symbolic_simple_rules[5]
-            # rule fold_binary at rules/symbolic.rules:35
+                if n1.op is not _DEFINE_REG:
+                    _r = n.const_like(0)
+                    if _r is not n: return _r, _symbolic_simple_rules[5]
+            # rule fold_binary at rules/symbolic.rules:38
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
             if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         else:
             if n1.arg == 1:
-                # rule mul_one at rules/symbolic.rules:18
-                #   mul_one: MUL[x, 1] -> x
+                # rule mul_one at rules/symbolic.rules:21
+                #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n0
-                return n0, _symbolic_simple_rules[4]
+                if n0.op is not _DEFINE_REG:
+                    return n0, _symbolic_simple_rules[4]
             if n1.arg == 0 and n0.dtype in _DT0:
-                # rule mul_zero at rules/symbolic.rules:19
-                #   mul_zero: MUL[x:ints, 0] -> 0
+                # rule mul_zero at rules/symbolic.rules:22
+                #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n0
-                _r = n.const_like(0)
-                if _r is not n: return _r, _symbolic_simple_rules[5]
+                if n0.op is not _DEFINE_REG:
+                    _r = n.const_like(0)
+                    if _r is not n: return _r, _symbolic_simple_rules[5]
     else:
         if n0.op is _CONST:
             if n0.arg == 1:
-                # rule mul_one at rules/symbolic.rules:18
-                #   mul_one: MUL[x, 1] -> x
+                # rule mul_one at rules/symbolic.rules:21
+                #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n1
-                return n1, _symbolic_simple_rules[4]
+                if n1.op is not _DEFINE_REG:
+                    return n1, _symbolic_simple_rules[4]
             if n0.arg == 0 and n1.dtype in _DT0:
-                # rule mul_zero at rules/symbolic.rules:19
-                #   mul_zero: MUL[x:ints, 0] -> 0
+                # rule mul_zero at rules/symbolic.rules:22
+                #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
                 if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n1
-                _r = n.const_like(0)
-                if _r is not n: return _r, _symbolic_simple_rules[5]
+                if n1.op is not _DEFINE_REG:
+                    _r = n.const_like(0)
+                    if _r is not n: return _r, _symbolic_simple_rules[5]
     if n0.op is _MUL:
         if n1.op is _CONST:
             if n.dtype in _DT0 and len(n0.src) == 2:
                 n0_0, n0_1 = n0.src
                 if n0_1.op is _CONST:
-                    # rule mul_consts at rules/symbolic.rules:44
+                    # rule mul_consts at rules/symbolic.rules:47
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[1] += 1
                     # c1 = n0_1, c2 = n1, x = n0_0
@@ -831,7 +856,7 @@ def _sym_MUL(n, ctx):
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[1]
                 if n0_0.op is _CONST:
-                    # rule mul_consts at rules/symbolic.rules:44
+                    # rule mul_consts at rules/symbolic.rules:47
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[1] += 1
                     # c1 = n0_0, c2 = n1, x = n0_1
@@ -844,7 +869,7 @@ def _sym_MUL(n, ctx):
             if n1.op is _MUL and n.dtype in _DT0 and len(n1.src) == 2:
                 n1_0, n1_1 = n1.src
                 if n1_1.op is _CONST:
-                    # rule mul_consts at rules/symbolic.rules:44
+                    # rule mul_consts at rules/symbolic.rules:47
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[1] += 1
                     # c1 = n1_1, c2 = n0, x = n1_0
@@ -853,7 +878,7 @@ def _sym_MUL(n, ctx):
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[1]
                 if n1_0.op is _CONST:
-                    # rule mul_consts at rules/symbolic.rules:44
+                    # rule mul_consts at rules/symbolic.rules:47
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
                     if _sym_st: _sym_st.attempts[1] += 1
                     # c1 = n1_0, c2 = n0, x = n1_1
@@ -871,13 +896,13 @@ def _sym_IDIV(n, ctx):
     # no rule here matches unless a source has one of these ops (a quick rejection)
     if n1.op is not _CONST: return None
     if n1.arg == 1 and n0.dtype in _DT0:
-        # rule idiv_one at rules/symbolic.rules:20
+        # rule idiv_one at rules/symbolic.rules:23
         #   idiv_one: IDIV(x:ints, 1) -> x
         if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
         # x = n0
         return n0, _symbolic_simple_rules[6]
     if n0.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -888,7 +913,7 @@ def _sym_IDIV(n, ctx):
             if n0_0.op is _MUL and len(n0_0.src) == 2:
                 n0_0_0, n0_0_1 = n0_0.src
                 if n0_0_1.op is _CONST and n1 is n0_0_1:
-                    # rule split_idiv at rules/symbolic.rules:62
+                    # rule split_idiv at rules/symbolic.rules:65
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                     if _sym_st: _sym_st.attempts[8] += 1
                     # c = n0_0_1, d = n0_1, x = n0_0_0
@@ -897,7 +922,7 @@ def _sym_IDIV(n, ctx):
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
                             return n0_0_0, _sym_rules[8]
                 if n0_0_0.op is _CONST and n1 is n0_0_0:
-                    # rule split_idiv at rules/symbolic.rules:62
+                    # rule split_idiv at rules/symbolic.rules:65
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                     if _sym_st: _sym_st.attempts[8] += 1
                     # c = n0_0_0, d = n0_1, x = n0_0_1
@@ -908,7 +933,7 @@ def _sym_IDIV(n, ctx):
             if n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
                 if n0_1_1.op is _CONST and n1 is n0_1_1:
-                    # rule split_idiv at rules/symbolic.rules:62
+                    # rule split_idiv at rules/symbolic.rules:65
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                     if _sym_st: _sym_st.attempts[8] += 1
                     # c = n0_1_1, d = n0_0, x = n0_1_0
@@ -917,7 +942,7 @@ def _sym_IDIV(n, ctx):
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
                             return n0_1_0, _sym_rules[8]
                 if n0_1_0.op is _CONST and n1 is n0_1_0:
-                    # rule split_idiv at rules/symbolic.rules:62
+                    # rule split_idiv at rules/symbolic.rules:65
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                     if _sym_st: _sym_st.attempts[8] += 1
                     # c = n0_1_0, d = n0_0, x = n0_1_1
@@ -926,7 +951,7 @@ def _sym_IDIV(n, ctx):
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
                             return n0_1_1, _sym_rules[8]
         if n0.dtype is _dt_index:
-            # rule divmod_fold at rules/symbolic.rules:74
+            # rule divmod_fold at rules/symbolic.rules:77
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
             if _sym_st: _sym_st.attempts[11] += 1
             # c = n1, e = n, x = n0
@@ -935,7 +960,7 @@ def _sym_IDIV(n, ctx):
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _sym_rules[11]
-            # rule idiv_in_range at rules/symbolic.rules:79
+            # rule idiv_in_range at rules/symbolic.rules:82
             #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
             if _sym_st: _sym_st.attempts[13] += 1
             # c = n1, x = n0
@@ -947,21 +972,21 @@ def _sym_IDIV(n, ctx):
         if n.dtype is _dt_index and n0.op is _MUL and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
             if n0_1.op is _CONST and n1 is n0_1:
-                # rule mul_idiv at rules/symbolic.rules:50
+                # rule mul_idiv at rules/symbolic.rules:53
                 #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                 if _sym_st: _sym_st.attempts[3] += 1
                 # c = n0_1, x = n0_0
                 if n0_1.arg != 0:
                     return n0_0, _sym_rules[3]
             if n0_0.op is _CONST and n1 is n0_0:
-                # rule mul_idiv at rules/symbolic.rules:50
+                # rule mul_idiv at rules/symbolic.rules:53
                 #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                 if _sym_st: _sym_st.attempts[3] += 1
                 # c = n0_0, x = n0_1
                 if n0_0.arg != 0:
                     return n0_1, _sym_rules[3]
         if n0.dtype is _dt_index:
-            # rule divmod_fold at rules/symbolic.rules:74
+            # rule divmod_fold at rules/symbolic.rules:77
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
             if _sym_st: _sym_st.attempts[11] += 1
             # c = n1, e = n, x = n0
@@ -970,7 +995,7 @@ def _sym_IDIV(n, ctx):
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _sym_rules[11]
-            # rule idiv_in_range at rules/symbolic.rules:79
+            # rule idiv_in_range at rules/symbolic.rules:82
             #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
             if _sym_st: _sym_st.attempts[13] += 1
             # c = n1, x = n0
@@ -988,14 +1013,14 @@ def _sym_MOD(n, ctx):
     # no rule here matches unless a source has one of these ops (a quick rejection)
     if n1.op is not _CONST: return None
     if n1.arg == 1 and n0.dtype in _DT0:
-        # rule mod_one at rules/symbolic.rules:21
+        # rule mod_one at rules/symbolic.rules:24
         #   mod_one: MOD(x:ints, 1) -> 0
         if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
         # x = n0
         _r = n.const_like(0)
         if _r is not n: return _r, _symbolic_simple_rules[7]
     if n0.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
@@ -1006,7 +1031,7 @@ def _sym_MOD(n, ctx):
             if n0_0.op is _MUL and len(n0_0.src) == 2:
                 n0_0_0, n0_0_1 = n0_0.src
                 if n0_0_1.op is _CONST and n1 is n0_0_1:
-                    # rule split_mod at rules/symbolic.rules:63
+                    # rule split_mod at rules/symbolic.rules:66
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     if _sym_st: _sym_st.attempts[9] += 1
                     # c = n0_0_1, d = n0_1, x = n0_0_0
@@ -1015,7 +1040,7 @@ def _sym_MOD(n, ctx):
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
                             return n0_1, _sym_rules[9]
                 if n0_0_0.op is _CONST and n1 is n0_0_0:
-                    # rule split_mod at rules/symbolic.rules:63
+                    # rule split_mod at rules/symbolic.rules:66
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     if _sym_st: _sym_st.attempts[9] += 1
                     # c = n0_0_0, d = n0_1, x = n0_0_1
@@ -1026,7 +1051,7 @@ def _sym_MOD(n, ctx):
             if n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
                 if n0_1_1.op is _CONST and n1 is n0_1_1:
-                    # rule split_mod at rules/symbolic.rules:63
+                    # rule split_mod at rules/symbolic.rules:66
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     if _sym_st: _sym_st.attempts[9] += 1
                     # c = n0_1_1, d = n0_0, x = n0_1_0
@@ -1035,7 +1060,7 @@ def _sym_MOD(n, ctx):
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
                             return n0_0, _sym_rules[9]
                 if n0_1_0.op is _CONST and n1 is n0_1_0:
-                    # rule split_mod at rules/symbolic.rules:63
+                    # rule split_mod at rules/symbolic.rules:66
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     if _sym_st: _sym_st.attempts[9] += 1
                     # c = n0_1_0, d = n0_0, x = n0_1_1
@@ -1046,7 +1071,7 @@ def _sym_MOD(n, ctx):
             if n0_0.op is _MUL and len(n0_0.src) == 2:
                 n0_0_0, n0_0_1 = n0_0.src
                 if n0_0_1.op is _CONST:
-                    # rule mod_coeff at rules/symbolic.rules:69
+                    # rule mod_coeff at rules/symbolic.rules:72
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
                     if _sym_st: _sym_st.attempts[10] += 1
                     # a = n0_0_1, c = n1, d = n0_1, x = n0_0_0
@@ -1056,7 +1081,7 @@ def _sym_MOD(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _sym_rules[10]
                 if n0_0_0.op is _CONST:
-                    # rule mod_coeff at rules/symbolic.rules:69
+                    # rule mod_coeff at rules/symbolic.rules:72
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
                     if _sym_st: _sym_st.attempts[10] += 1
                     # a = n0_0_0, c = n1, d = n0_1, x = n0_0_1
@@ -1068,7 +1093,7 @@ def _sym_MOD(n, ctx):
             if n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
                 if n0_1_1.op is _CONST:
-                    # rule mod_coeff at rules/symbolic.rules:69
+                    # rule mod_coeff at rules/symbolic.rules:72
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
                     if _sym_st: _sym_st.attempts[10] += 1
                     # a = n0_1_1, c = n1, d = n0_0, x = n0_1_0
@@ -1078,7 +1103,7 @@ def _sym_MOD(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _sym_rules[10]
                 if n0_1_0.op is _CONST:
-                    # rule mod_coeff at rules/symbolic.rules:69
+                    # rule mod_coeff at rules/symbolic.rules:72
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
                     if _sym_st: _sym_st.attempts[10] += 1
                     # a = n0_1_0, c = n1, d = n0_0, x = n0_1_1
@@ -1088,7 +1113,7 @@ def _sym_MOD(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _sym_rules[10]
         if n0.dtype is _dt_index:
-            # rule divmod_fold at rules/symbolic.rules:74
+            # rule divmod_fold at rules/symbolic.rules:77
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
             if _sym_st: _sym_st.attempts[11] += 1
             # c = n1, e = n, x = n0
@@ -1097,7 +1122,7 @@ def _sym_MOD(n, ctx):
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _sym_rules[11]
-            # rule mod_in_range at rules/symbolic.rules:78
+            # rule mod_in_range at rules/symbolic.rules:81
             #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
             if _sym_st: _sym_st.attempts[12] += 1
             # c = n1, x = n0
@@ -1108,7 +1133,7 @@ def _sym_MOD(n, ctx):
         if n.dtype is _dt_index and n0.op is _MUL and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
             if n0_1.op is _CONST and n1 is n0_1:
-                # rule mul_mod at rules/symbolic.rules:51
+                # rule mul_mod at rules/symbolic.rules:54
                 #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                 if _sym_st: _sym_st.attempts[4] += 1
                 # c = n0_1, x = n0_0
@@ -1116,7 +1141,7 @@ def _sym_MOD(n, ctx):
                     _r = n.const_like(0)
                     if _r is not n: return _r, _sym_rules[4]
             if n0_0.op is _CONST and n1 is n0_0:
-                # rule mul_mod at rules/symbolic.rules:51
+                # rule mul_mod at rules/symbolic.rules:54
                 #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                 if _sym_st: _sym_st.attempts[4] += 1
                 # c = n0_0, x = n0_1
@@ -1126,14 +1151,14 @@ def _sym_MOD(n, ctx):
         if n0.op is _MOD and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
             if n0_1.op is _CONST and n1 is n0_1:
-                # rule mod_mod at rules/symbolic.rules:58
+                # rule mod_mod at rules/symbolic.rules:61
                 #   mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m
                 if _sym_st: _sym_st.attempts[7] += 1
                 # c = n0_1, m = n0, x = n0_0
                 if n0_1.arg != 0:
                     return n0, _sym_rules[7]
         if n0.dtype is _dt_index:
-            # rule divmod_fold at rules/symbolic.rules:74
+            # rule divmod_fold at rules/symbolic.rules:77
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
             if _sym_st: _sym_st.attempts[11] += 1
             # c = n1, e = n, x = n0
@@ -1142,7 +1167,7 @@ def _sym_MOD(n, ctx):
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _sym_rules[11]
-            # rule mod_in_range at rules/symbolic.rules:78
+            # rule mod_in_range at rules/symbolic.rules:81
             #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
             if _sym_st: _sym_st.attempts[12] += 1
             # c = n1, x = n0
@@ -1157,13 +1182,13 @@ def _sym_CMPLT(n, ctx):
     except ValueError:
         return None
     if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index:
-        # rule cmp_bounds at rules/symbolic.rules:81
+        # rule cmp_bounds at rules/symbolic.rules:84
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
         if _sym_st: _sym_st.attempts[14] += 1
         # a = n0, b = n1, e = n
@@ -1181,13 +1206,13 @@ def _sym_CMPNE(n, ctx):
     except ValueError:
         return None
     if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index:
-        # rule cmp_bounds at rules/symbolic.rules:81
+        # rule cmp_bounds at rules/symbolic.rules:84
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
         if _sym_st: _sym_st.attempts[14] += 1
         # a = n0, b = n1, e = n
@@ -1205,13 +1230,13 @@ def _sym_CMPEQ(n, ctx):
     except ValueError:
         return None
     if n0.op is _CONST and n1.op is _CONST:
-        # rule fold_binary at rules/symbolic.rules:35
+        # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
         if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index:
-        # rule cmp_bounds at rules/symbolic.rules:81
+        # rule cmp_bounds at rules/symbolic.rules:84
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
         if _sym_st: _sym_st.attempts[14] += 1
         # a = n0, b = n1, e = n

@@ -228,6 +228,17 @@ def test_a_flags_change_within_a_process_binds_each_kernel_to_its_own_core(tmp_p
         assert symbols[0] and symbols[1] and symbols[0] != symbols[1], symbols
 
 
+def _rows_with_specials(rows: int, cols: int) -> np.ndarray:
+    """Normal rows with a NaN, +inf and -inf in the middle of rows 0-2 (as many as there are
+    but the last) and, past 3 rows, a row of -inf only."""
+    x = np.random.default_rng(cols).standard_normal((rows, cols)).astype(F32) * 8
+    for r, v in enumerate([np.nan, np.inf, -np.inf][:rows - 1]):
+        x[r, cols // 2] = v
+    if rows > 3:
+        x[3] = -np.inf
+    return x
+
+
 def _lse_kernels(x: np.ndarray) -> str:
     t = Tensor(x).logsumexp(-1)
     return "\n".join(render_kernel(optimize_kernel(lower_only(item.ast)), f"k{i}").source
@@ -243,12 +254,7 @@ def test_a_512_bit_target_exps_a_reduces_vectors_in_pairs_of_16_lanes(rows: int,
     of 16 values where a 256-bit target has two 8-lane ones; the partial sums take the same
     values in the same order and the exps the same bits, so the logsumexp is the 256-bit
     target's bit for bit, and numpy's. Rows with NaN, +-inf and only -inf among them."""
-    x = np.random.default_rng(cols).standard_normal((rows, cols)).astype(F32) * 8
-    specials = [np.nan, np.inf, -np.inf]
-    for r, v in enumerate(specials[:rows - 1]):
-        x[r, cols // 2] = v
-    if rows > 3:
-        x[3] = -np.inf
+    x = _rows_with_specials(rows, cols)
     got = {}
     for width in ("32", "64"):
         monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
@@ -273,11 +279,7 @@ def test_a_512_bit_target_fills_a_softmax_rows_exps_16_lanes_at_a_time(rows: int
     filled by explicit 16-lane vectors with vexp's core inline (rg_zexp_f32), where a 256-bit
     target's `omp simd` loop calls the library: the same core, so the same bits; and numpy's
     softmax within float32 rounding. Rows with NaN, +-inf and only -inf among them."""
-    x = np.random.default_rng(cols).standard_normal((rows, cols)).astype(F32) * 8
-    for r, v in enumerate([np.nan, np.inf, -np.inf][:rows - 1]):
-        x[r, cols // 2] = v
-    if rows > 3:
-        x[3] = -np.inf
+    x = _rows_with_specials(rows, cols)
     got = {}
     for width in ("32", "64"):
         monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)

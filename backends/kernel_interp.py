@@ -150,6 +150,8 @@ def _step(spans: list[frozenset[int]], extent: dict[int, int], axis: int) -> int
     other axes as `extent` says; at least 1)."""
     per = [math.prod(extent[a] for a in s if a != axis) for s in spans if axis in s]
     return max(1, CHUNK // max(per, default=1))
+
+
 def _above(order: list[UOp], roots: list[UOp], stop: UOp) -> list[UOp]:
     """The nodes of `order` the roots read without going through `stop` (and `stop`)."""
     needed, stack = {stop}, [x for x in roots if x is not stop]

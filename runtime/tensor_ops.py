@@ -849,7 +849,7 @@ class TensorOps:
             min_ = None if type(min_) is int and min_ <= self.dtype.min else min_
             max_ = None if type(max_) is int and max_ >= self.dtype.max else max_
             if min_ is None and max_ is None:
-                return self + 0  # a new tensor, as numpy's clip returns a copy
+                return self.copy_node()  # a new tensor, as numpy's clip returns a copy
         x, lo, hi = self, min_, max_
         value = x if lo is None else x.maximum(lo)
         value = (value if hi is None else value.minimum(hi)).detach()

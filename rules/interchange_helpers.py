@@ -131,7 +131,7 @@ def describe(st: UOp) -> str | None:
         ks = [k for n in toposort(st.src[1]) if n.op is Ops.REDUCE for k in n.src[1:]
               if k.arg[1] == "prefetch"]
         ahead = f", rows fetched {ks[0].arg[2]} ahead" if ks else ""
-        return (line + f", in blocks of {range_size(j) // VECTOR_LANES} vectors of "  # type: ignore
+        return (line + f", in blocks of {-(-range_size(j) // VECTOR_LANES)} vectors of "  # type: ignore
                 f"{VECTOR_LANES} accumulators in registers{ahead}")
     if outer is not None and outer.arg[1] == "block":  # (threaded or not: PARALLEL says)
         line += f", in {range_size(outer)} blocks of {range_size(j)}"
@@ -322,13 +322,19 @@ def _columns(st: UOp, j: UOp, reds: list[UOp], rows: int,
 def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
     """How many 8-lane vectors of accumulators a float32 reduce over rows (a max or sum down a
     middle axis) keeps in registers per block of columns: the most, up to VECTORS_MAX, that
-    divide j's vectors; None when j is not whole vectors or a value along j (the reduce's reads,
+    divide j's vectors; where j is not whole vectors (13 or 52 columns), one block of them all,
+    the last vector of the row overlapping the one before it (its own accumulators: each
+    column's lanes combine the same rows in the same order, so the same values; render.py's
+    `_open_columns`). None when j is shorter than a vector, is not whole vectors and more than
+    VECTORS_MAX of them (65 columns: two blocks read every row twice, 0.57-0.86x the time of
+    one pass with its accumulators in memory, ab.py), or a value along j (the reduce's reads,
     contiguous in j, and what the store computes from it) has no explicit vector form. In
-    memory, every row's step loaded and stored each accumulator beside its one read."""
+    memory, every row's step loaded and stored each accumulator beside its one read (a max down
+    100003 rows of 13: 0.3x the time in vectors, ab.py)."""
     size = range_size(j)
     if red.dtype is not dtypes.float32 or red.arg not in (Ops.ADD, Ops.MAX, Ops.MIN):
         return None
-    if size % VECTOR_LANES or st.src[1].dtype is not dtypes.float32:  # type: ignore[operator]
+    if size < VECTOR_LANES or st.src[1].dtype is not dtypes.float32:  # type: ignore[operator]
         return None
     if stride(st.src[0].src[1], j) != 1:
         return None  # (the accumulators are stored as whole vectors: j written contiguously)
@@ -338,8 +344,10 @@ def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
     if not vector_values(along(red.src[0], j) + outside + along(st.src[0].src[1], j), j, out,
                          (1,)):
         return None
-    count = size // VECTOR_LANES  # type: ignore[operator]
+    count = -(-size // VECTOR_LANES)  # type: ignore[operator]
     widest = max(1, pick(current().vectors_max, VECTORS_MAX))
+    if size % VECTOR_LANES:  # type: ignore[operator]
+        return count if count <= widest else None
     return max(d for d in range(1, widest + 1) if count % d == 0)
 
 

@@ -163,3 +163,67 @@ def test_a_flattened_view_of_a_vector_run_recombines_its_index():
     kept = graph_rewrite((y // 2) * 2 + j % 2, sym)
     assert Ops.IDIV in {n.op for n in kept.toposort()}
     assert dtypes.index == kept.dtype
+
+
+# reductions over a run of adjacent axes whose kept last axes are short (3, 5, 13, 19, 65
+# columns), with kept batches before the run or none, and the brief's sweep of tiny, prime,
+# batch 1, tall and skinny shapes
+_RUNS = [((1, 1, 1), (1,)), ((1, 1, 1), (0, 1)), ((2, 3, 5), (0, 1)), ((2, 3, 5), (1,)),
+         ((16, 127, 127, 3), (1, 2)), ((1, 63, 257, 65), (1, 2)), ((4096, 3), (0,)),
+         ((3, 4096), (0,)), ((7, 13, 17, 19), (1, 2)), ((7, 1021, 13, 13), (1, 2)),
+         ((3, 20011, 5), (1,)), ((1, 9973, 65), (0, 1))]
+
+
+@pytest.mark.parametrize("shape, axes", _RUNS)
+@pytest.mark.parametrize("op", ["sum", "max", "min", "mean"])
+def test_a_reduce_over_adjacent_axes_to_short_columns_equals_numpy(shape, axes, op):
+    rows = int(np.prod([shape[a] for a in axes]))
+    for dt in (np.float32, np.float64, np.int32):
+        if op == "mean" and dt is np.int32:
+            continue
+        x = _data(np.random.default_rng(sum(shape)), shape, dt)
+        got = getattr(Tensor(x), op)(axis=axes).numpy()
+        want = getattr(x, op)(axis=axes)
+        _check(got, want.astype(got.dtype), "sum" if op == "mean" else op, rows)
+
+
+@pytest.mark.parametrize("shape, axes, cols, lanes", [((16, 127, 127, 3), (1, 2), 3, 48),
+                                                      ((7, 1021, 13, 13), (1, 2), 13, 52),
+                                                      ((3, 20011, 5), (1,), 5, 40)])
+@pytest.mark.parametrize("op", ["mean", "max"])
+def test_short_columns_in_batches_keep_vector_partials(shape, axes, cols, lanes, op):
+    # per batch, rows of `cols` values side by side as `lanes` vector-lane partials (lane l the
+    # partial of column l mod cols; 52 = 4 rows of 13, its last vector overlapping the one
+    # before it), not `cols` scalar accumulators each waiting on its last add every row
+    x = np.random.default_rng(9).standard_normal(shape).astype(np.float32)
+    t = getattr(Tensor(x), op)(axis=axes)
+    kernels = _kernels(t)
+    (part, acts), *_ = kernels
+    (st,) = [n for n in part.toposort() if n.op is Ops.STORE]
+    batch = int(np.prod(shape[:min(axes)]))
+    assert [r.src[0].arg for r in st.src[2:]][-1] == lanes and st.src[-1].arg[1] == "vector", acts
+    assert np.prod([r.src[0].arg for r in st.src[2:]]) % (batch * lanes) == 0, acts
+    got, want = t.numpy(), getattr(x, op)(axis=axes)
+    if op == "mean":
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def test_many_short_columns_share_the_rows_not_the_columns():
+    # 65 columns down 16191 rows, one batch: each thread reduces a share of the rows (one
+    # stream of its own), not a block of the columns over every row (5 blocks of 13 columns:
+    # every row read once per block)
+    x = np.random.default_rng(10).standard_normal((1, 63, 257, 65)).astype(np.float32)
+    t = Tensor(x).max(axis=(1, 2))
+    kernels = _kernels(t)
+    for k, acts in kernels:
+        for st in (n for n in k.toposort() if n.op is Ops.STORE):
+            assert all(r.arg[1] != "block" for r in st.src[2:]), acts
+    (part, acts), *_ = kernels
+    (st,) = [n for n in part.toposort() if n.op is Ops.STORE]
+    shares = st.src[2].src[0].arg
+    assert shares % threads() == 0 and st.src[-1].src[0].arg == 65, acts
+    if threads() > 1:
+        assert any(a.startswith("PARALLEL") for a in acts), acts
+    np.testing.assert_array_equal(t.numpy(), x.max(axis=(1, 2)))

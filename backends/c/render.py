@@ -870,7 +870,8 @@ class KernelRenderer:
         acc, ct, ident = self.fresh("acc"), ctype(reg.dtype), render_const(reg.arg, reg.dtype)
         # a block of explicit vectors (kind "vector", when the store prints them: `restrict`)
         vec = cols[-1] if cols[-1].arg[1] == "vector" and self.restrict else None
-        size = math.prod(loop_count(c) for c in cols) // (1 if vec is None else VECTOR_LANES)
+        size = math.prod(loop_count(c) for c in cols)
+        size = size if vec is None else -(-size // VECTOR_LANES)  # (the last may overlap)
         ct, ident = (ct, ident) if vec is None else ("rg_vf32", f"rg_vset_f32({ident})")
         host.add(f"{ct} {acc}[{size}]; for (int64_t n_ = 0; n_ < {size}; n_++) {acc}[n_] = "
                  f"{ident};")
@@ -884,8 +885,11 @@ class KernelRenderer:
             scope = self._open_vector(scope, vec, None, f"#pragma GCC unroll {size}")
             self.stack.append(scope)
             self.vector_nodes = {reg}
-            # (vector u of the block: its first lane's column over the lanes, a power of two)
-            name = f"{acc}[{self.loop_names[vec]} >> {VECTOR_LANES.bit_length() - 1}]"
+            # (vector u of the block: its loop counter's column over the lanes, a power of two;
+            # the counter, not the column: a last vector that overlaps the one before it, its
+            # column clamped to the row's end, keeps an accumulator of its own, and its lanes
+            # sum their columns over the same rows in the same order as the one before it)
+            name = f"{acc}[{self.loop_names[vec]}_v >> {VECTOR_LANES.bit_length() - 1}]"
             scope.names[reg] = name
             self.inside.add(vec)
             saved.append((mark, name, None, cols, outside))

@@ -167,10 +167,6 @@ def stride(expr: UOp, r: UOp) -> int | None:
                 env[n] = a >> b  # type: ignore[operator]
             elif n.op is Ops.AND:
                 env[n] = a & b  # type: ignore[operator]
-            elif n.op in (Ops.MIN, Ops.MAX) and r not in toposort(n):
-                # (a block's start clamped to the row's end, interchange_helpers' split_range:
-                # the same at both points; a clamp of r itself has no one step)
-                env[n] = min(a, b) if n.op is Ops.MIN else max(a, b)  # type: ignore[type-var]
             else:
                 return None
         vals.append(env[expr])

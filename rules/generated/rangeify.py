@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 2e08b2ad4b8ea82d7763e6b488eb8bd1f9c8b6b53ee4d500955e362ad29db8d5
+# source sha256: 99575c1811652fc1f042a7cabfcae68e6f640d8232e96b08b10fd1326c26c65f
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
@@ -54,7 +54,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '2e08b2ad4b8ea82d7763e6b488eb8bd1f9c8b6b53ee4d500955e362ad29db8d5'
+SOURCE_SHA256 = '99575c1811652fc1f042a7cabfcae68e6f640d8232e96b08b10fd1326c26c65f'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
@@ -184,7 +184,7 @@ def over_last(p, red):
 
 def axis_run(red):
     """`def axis_run`, declared at rules/rangeify.rules:244."""
-    return len(red.arg) >= 2 and tuple(sorted(red.arg[1])) == tuple(range(min(red.arg[1]), max(red.arg[1]) + 1))
+    return tuple(sorted(red.arg[1])) == tuple(range(min(red.arg[1]), max(red.arg[1]) + 1))
 
 
 def batched(x, red):

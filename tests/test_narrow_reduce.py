@@ -1,8 +1,9 @@
-"""Reductions with narrow outputs (rangeify.rules' narrow_reduce: a long reduce to 2..16
-columns as shares x vector-lane partials plus a peeled tail) and reductions over short rows
-read far apart (opt_helpers' whole_rows: lane-by-lane strided vector loads), each checked
-against numpy at prime, power-of-two and short lengths, with NaN, -0.0 and ints, and by the
-work their kernels do (kernels, actions applied, threads, vector loops), never by time."""
+"""Reductions with narrow outputs (rangeify.rules' narrow_reduce: a long reduce over a run of
+adjacent axes to a few columns per batch as shares x vector-lane partials plus a peeled tail)
+and reductions over short rows read far apart (opt_helpers' whole_rows: lane-by-lane strided
+vector loads), each checked against numpy at prime, power-of-two and short lengths, with NaN,
+-0.0 and ints, and by the work their kernels do (kernels, actions applied, threads, vector
+loops), never by time."""
 
 from __future__ import annotations
 

@@ -359,7 +359,7 @@ def _pack_y(r: KernelRenderer, panel: Scope, j: UOp, prods: list[_Product], pv: 
             if copy_panel(r, scope, p.y, p.ks, j, p.k, count, f"{pv} * {g.tj}",
                            f"{p.pb} + {at}0", g.tj, g.lanes):
                 return
-            kscope, kk = _k_loops(r, scope, p)
+            kscope, kk = k_loops(r, scope, p.ks)
             jscope, jj = _bind(r, kscope, j, f"{pv} * {g.tj}", count, None, unroll=False,
                                simd=not gated)
             jscope.add(f"{p.pb}[{at}{kk} * {g.tj} + {jj}] = {r.emit(p.y)};")
@@ -430,7 +430,6 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
     panels are looped here, x first packed into pa[k][row] when the action packs it. With a
     `size`, rows from `size` on are computed as row size - 1 and not stored."""
     last = None if size is None else size - 1
-    nv, vt = g.nv, g.vt
     offsets = _RowOffsets(r, tile, i, base, rows, last)
     xs: dict[_Product, str] = {}
     heap: list[str] = []  # packed tiles of x on the heap, freed after the panels
@@ -446,7 +445,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
             if len(i) > 1:  # rows of several ranges (a convolution's pixels): the k loops
                 # outside, so each step's index arithmetic serves the tile's rows
                 x = offsets.of(p.x)
-                kscope, kk = _k_loops(r, tile, p)
+                kscope, kk = k_loops(r, tile, p.ks)
                 inner, ii = _bind_rows(r, kscope, i, base, rows, last=last,
                                        bind=offsets.reads_rows(x))
                 offsets.name(inner, ii)
@@ -455,7 +454,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                 # the block library's block, which reads each row through a pointer: a copy gcc
                 # vectorizes at less cost than one a tile's rows apart, 19M of an MLP layer's 183M)
                 iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False, last=last)
-                inner, kk = _k_loops(r, iscope, p)
+                inner, kk = k_loops(r, iscope, p.ks)
                 at = f"{ii} * {p.k} + {kk}" if p.block else f"{kk} * {rows} + {ii}"
                 inner.add(f"{pa}[{at}] = {r.emit(p.x)};")
                 # each step its own element: `omp simd` (render.py's `_simd_fills`). gcc's
@@ -475,32 +474,27 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         if p.block is not None:
             _call_block(r, g, tile, p, offsets, xs.get(p), rows, at, pv)
             continue
-        a = r.fresh("acc")
-        tile.add(f"{vt} {a}[{rows}][{nv}];")
-        tile.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
-                 f"{a}[u_][v_] = ({vt}){{0}};")
-        if p in xs:  # both operands packed: the k loops are one flat loop over the panels
-            kk = r.fresh("k")
-            kscope = _open(tile, Loop(kk, p.k), r)
-        else:
-            kscope, kk = _k_loops(r, tile, p)
-        kscope.add(f"{vt} w_[{nv}];")
-        kscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
-                   f"w_[v_] = *(const {vt} *)({p.pb} + {at}{kk} * {g.tj} + v_ * {g.lanes});")
-        xo = p.x if p in xs else offsets.of(p.x)
-        iscope, ii = _bind_rows(r, kscope, i, base, rows, last=last,
-                                bind=p not in xs and offsets.reads_rows(xo))
-        offsets.name(iscope, ii)
-        x = f"{xs[p]}[{kk} * {rows} + {ii}]" if p in xs else r.emit(xo)
-        iscope.add(f"const {vt} x_ = {x} - ({vt}){{0}};  /* broadcast */")
-        iscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
-                   f"{a}[{ii}][v_] = {g.fma}(x_, w_[v_], {a}[{ii}][v_]);")
-        close_inside(r, tile)
-        p.cell = r.fresh("acc")
-        r.vartypes[p.cell] = f"{g.ct} *"
-        tile.add(f"{g.ct} {p.cell}[{rows * g.tj}] __attribute__((aligned(64)));")
-        tile.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
-                 f"*({vt} *)({p.cell} + u_ * {g.tj} + v_ * {g.lanes}) = {a}[u_][v_];")
+
+        def k_open(scope: Scope, p: _Product = p) -> tuple[Scope, str]:
+            if p in xs:  # both operands packed: the k loops are one flat loop over the panels
+                kk = r.fresh("k")
+                return _open(scope, Loop(kk, p.k), r), kk
+            return k_loops(r, scope, p.ks)
+
+        def row_open(kscope: Scope, kk: str, p: _Product = p) -> tuple[Scope, str, str]:
+            xo = p.x if p in xs else offsets.of(p.x)
+            iscope, ii = _bind_rows(r, kscope, i, base, rows, last=last,
+                                    bind=p not in xs and offsets.reads_rows(xo))
+            offsets.name(iscope, ii)
+            return iscope, ii, f"{xs[p]}[{kk} * {rows} + {ii}]" if p in xs else r.emit(xo)
+
+        def cell(p: _Product = p) -> tuple[str, int]:
+            p.cell = r.fresh("acc")
+            r.vartypes[p.cell] = f"{g.ct} *"
+            tile.add(f"{g.ct} {p.cell}[{rows * g.tj}] __attribute__((aligned(64)));")
+            return p.cell, g.tj
+
+        fma_block(r, tile, g, rows, g.tj, f"{p.pb} + {at}", k_open, row_open, cell)
     # epilogue: each reduce's value is its cell
     # the output's contiguous axis innermost: the columns (a matmul's rows), or the rows (a
     # convolution's pixels, where the columns are channels a plane apart)
@@ -810,7 +804,7 @@ def _plan_block(r: KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp, 
     else:
         table = r.fresh("xo")
         parent.add(f"int64_t {table}[{p.k}];")
-        kscope, kk = _k_loops(r, parent, p)
+        kscope, kk = k_loops(r, parent, p.ks)
         kscope.add(f"{table}[{kk}] = {r.emit(rest)};")
         close_inside(r, parent)
         p.block = (table, "0", "")
@@ -904,14 +898,48 @@ def clamped(value: str, last: int | None) -> str:
     return value if last is None else f"({value} < {last} ? {value} : {last})"
 
 
-def _k_loops(r: KernelRenderer, parent: Scope, p: _Product) -> tuple[Scope, str]:
-    """The reduce's loops (in its order), and the C expression of the flat step number."""
-    scope, flat = parent, ""
-    for k in p.ks:
-        scope = r.open_loop(scope, k)
+def k_loops(r: KernelRenderer, parent: Scope, ks: tuple[UOp, ...],
+            keys: tuple[str, str] | None = None) -> tuple[Scope, str]:
+    """A reduce's loops over `ks` (in its order), and the C expression of the flat step number;
+    with `keys`, the one loop's steps from keys[0] to keys[1] (a masked head's window)."""
+    scope = parent
+    for k in ks:
+        scope = r.open_loop(scope, k, "", *((keys[0], f"{keys[1]} - {keys[0]}") if keys else ()))
         r.stack.append(scope)
-        var = scope.names[k]
-        flat = f"({flat}) * {loop_count(k)} + {var}" if flat else var
-    return scope, f"({flat})"
+    return scope, flat(r, ks)
+
+
+def flat(r: KernelRenderer, ks: tuple[UOp, ...]) -> str:
+    """The flat step number of the loops over `ks`, as they are named."""
+    out = ""
+    for k in ks:
+        out = f"({out}) * {loop_count(k)} + {r.loop_names[k]}" if out else r.loop_names[k]
+    return f"({out})"
+
+
+def fma_block(r: KernelRenderer, scope: Scope, v, rows: int, tj: int, w: str, k_open,
+              row_open, out) -> None:
+    """A register block: acc[rows][PANEL_VECTORS] in vector registers, over the steps k in
+    order += x(row, k), broadcast, times the panel's row of TJ columns at `w` + k * TJ (a
+    fused multiply-add), then stored at out()'s (address, row stride). `v` names the vector
+    type, its fma and lanes; `k_open(scope)` opens the k loops (their scope, the flat step);
+    `row_open(scope, step)` the rows (their scope, the row counter, x's C expression)."""
+    nv, vt = PANEL_VECTORS, v.vt
+    a = r.fresh("acc")
+    scope.add(f"{vt} {a}[{rows}][{nv}];")
+    scope.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
+              f"{a}[u_][v_] = ({vt}){{0}};")
+    kscope, kk = k_open(scope)
+    kscope.add(f"{vt} w_[{nv}];")
+    kscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
+               f"w_[v_] = *(const {vt} *)({w}{kk} * {tj} + v_ * {v.lanes});")
+    iscope, ii, x = row_open(kscope, kk)
+    iscope.add(f"const {vt} x_ = {x} - ({vt}){{0}};  /* broadcast */")
+    iscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
+               f"{a}[{ii}][v_] = {v.fma}(x_, w_[v_], {a}[{ii}][v_]);")
+    close_inside(r, scope)
+    cell, ldo = out()
+    scope.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
+              f"*({vt} *)({cell} + u_ * {ldo} + v_ * {v.lanes}) = {a}[u_][v_];")
 
 

@@ -46,7 +46,7 @@ from .ctext import (
     loop_count,
     vector_names,
 )
-from .gemm import close_inside, copy_panel, flat, fma_block, k_loops
+from .gemm import close_inside, flat, fma_block, k_loops, pack_y
 
 if TYPE_CHECKING:
     from .render import KernelRenderer
@@ -166,26 +166,10 @@ def _window_flag(r: KernelRenderer, scope: Scope, out: _Product) -> str:
 
 
 def _pack(r: KernelRenderer, scope: Scope, p: _Product) -> None:
-    """pb[panel][k][jj] = y(k, panel * TJ + jj), 0 past the last column (they add nothing)."""
-    v, tj = p.v, p.tj
-    p.pb = r.fresh("pb")
-    scope.add(f"{v.ct} {p.pb}[{p.k * p.width}] __attribute__((aligned(64)));")
-    pv = r.fresh("pn")
-    panel = r.open_counter(scope, Loop(pv, p.npanels))
-    cols = f"{p.n} - {pv} * {tj}"
-    if copy_panel(r, panel, p.y, p.ks, p.cols, p.k, f"({cols} < {tj} ? {cols} : {tj})",
-                   f"{pv} * {tj}", f"{p.pb} + {pv} * {p.k * tj}", tj, v.lanes):
-        close_inside(r, scope)
-        return
-    kscope, kk = k_loops(r, panel, p.ks)
-    col = _bind(r, kscope, p.cols, f"{pv} * {tj}", tj, p.n)
-    col.add(f"{p.pb}[{pv} * {p.k * tj} + {kk} * {tj} + {col.names[p.cols]}_u] = "
-            f"{r.emit(p.y)};")
-    close_inside(r, panel)
-    if p.n % tj:
-        panel.add(f"if ({pv} == {p.npanels - 1}) for (int64_t n_ = 0; n_ < {p.k}; n_++) "
-                  f"for (int c_ = {p.n % tj}; c_ < {tj}; c_++) "
-                  f"{p.pb}[{pv} * {p.k * tj} + n_ * {tj} + c_] = 0;")
+    """pb[panel][k][jj] = y(k, panel * TJ + jj), 0 past the last column (gemm.py's `pack_y`)."""
+    p.pb, pv = r.fresh("pb"), r.fresh("pn")
+    scope.add(f"{p.v.ct} {p.pb}[{p.k * p.width}] __attribute__((aligned(64)));")
+    pack_y(r, r.open_counter(scope, Loop(pv, p.npanels)), p.cols, p.n, [p], pv, p.tj, p.v.lanes)
     close_inside(r, scope)
 
 

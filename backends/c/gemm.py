@@ -1,11 +1,10 @@
 """The packed, register-blocked loops of a sum of products, printed as its packing action says.
 
 In: a STORE whose arg is a `Pack` (rules/opt.rules' `pack_store`, decided in
-rules/pack_helpers.py: which ranges are the rows and the columns, the register tile, whether x
-is packed, which loop is threaded). Out: its loop nest, in the renderer's scopes. Nothing is
-decided here: out[.., rows, j] = f(sum_k x(rows, k) * y(k, j), ..), whatever x and y are (loads
-of A and B, a transposed or strided view, a fused softmax, a shifted window of an image), per
-iteration of the other ("batch") ranges:
+rules/pack_helpers.py: rows, columns, register tile, whether x is packed, which loop is
+threaded). Out: its loop nest, in the renderer's scopes. out[.., rows, j] = f(sum_k x(rows, k) *
+y(k, j), ..), whatever x and y are (loads, a strided view, a fused softmax, a shifted window of
+an image), per iteration of the other ("batch") ranges:
 
     for each panel of TJ columns:
       pack y:  pb[k][jj] = y(k, panel*TJ + jj)          (0 past the last column)
@@ -13,37 +12,24 @@ iteration of the other ("batch") ranges:
         acc[TI][TJ] (vector registers) += x(row, k) * pb[k][..]     for k in order
         epilogue: f(acc, ..) stored for each (row, j) of the tile
 
-Several row ranges (a convolution's images and output pixels) are one flat row number, each
-range's value divided out of it. y is computed once per element and read contiguously, and
-TI x TJ accumulators stay in vector registers (GNU C vector types: 6 x 16 float32 = 12 AVX
-registers). With several panels, every panel is packed first, then each row tile runs over
-all panels: with `pack_a` the tile first packs pa[k][ii] = x(row, k) (computed once per
-element: a fused softmax's exp, the bias and relu the scheduler leaves to the next layer's
-matmul; or a strided x gathered once), without it x is read in the inner loop, each of the
-tile's rows forward along k (its lines stay in L1 across the panels). With one panel x is read
-in the inner loop. With the panels outer (`Pack.outer`: x fits in L2, a linear layer of a few
-rows) each panel is packed into one panel's buffer, reused, and run over by every row tile
-before the next: y moved once, not copied whole and read back per tile. Whole panels and the
-last, narrower one are loops of known counts, so neither the packing nor the epilogue tests a
-column per element.
+Several row ranges (a convolution's images and pixels) are one flat row number. With several
+panels, all are packed first, then each row tile runs over all of them (x packed per tile first
+with `pack_a`: a computed x is then computed once per element); with the panels outer
+(`Pack.outer`) each is packed into one reused buffer and run over by every row tile. Whole
+panels and the last, narrower one are loops of known counts (no column test per element).
 
-The register block and the copy of y's panels are calls of the block library's (blocks.py,
-compiled once per cache) wherever x and y are plain loads or x is packed: x's rows as pointers
-with a stride or an offset table per step (`_plan_block`), y at strides along k and the columns
-(`copy_panel`); elsewhere (a computed x read in place, a computed y) they are printed here.
+The register block and the copy of y's panels are calls of the block library's (blocks.py)
+wherever x and y are plain loads or x is packed (`_plan_block`, `copy_panel`); elsewhere they
+are printed here (`fma_block`, shared with flash.py). Each output's sum still runs over k in
+order, each step a fused multiply-add where the CPU has FMA, as BLAS does: the FMA contract of
+runtime/semantics.py's docstring.
 
-Each output's sum still runs over k in order; the one difference from the plain loops is that
-each step is a fused multiply-add (one rounding instead of two) where the CPU has FMA, as BLAS
-does (numpy's matmul included): the FMA contract of runtime/semantics.py's docstring.
-
-Threads (`Pack.parallel`): "batch" splits the outermost batch loop across cores; "panels" the
-columns' panels (each thread packs the panels it claims and runs every row tile on them); "tiles"
-the row tiles, in one parallel region: with several panels the threads share them (each packed
-once, by the thread that claims it, then marked ready; no barrier), with one each thread packs
-it for itself. A kernel that is only that product is launched instead (`_shared_scratch`: the
-shared panels and counters in the launcher's scratch, no region of its own). Packed panels
-live on the stack up to STACK_PANEL_BYTES (each thread's own inside a parallel region), on the
-heap beyond.
+Threads (`Pack.parallel`): "batch" splits the outermost batch loop; "panels" the columns' panels
+(each thread packs the panels it claims and runs every row tile on them); "tiles" the row tiles:
+with several panels the threads share them (each packed once, by the thread that claims it,
+then marked ready; no barrier), with one each thread packs it for itself. A kernel that is only
+that product is launched instead (`_shared_scratch`). Packed panels live on the stack up to
+STACK_PANEL_BYTES, on the heap beyond.
 """
 
 from __future__ import annotations
@@ -165,7 +151,7 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
         claim = f"__atomic_fetch_add(&{nx}, 1, __ATOMIC_RELAXED)"
         loop = _open(region, f"for (int64_t {pv} = {claim}; {pv} < {g.npanels}; {pv} = {claim})",
                      r)
-        _pack_y(r, loop, j, prods, pv, g)
+        pack_y(r, loop, j, g.nj, prods, pv, g.tj, g.lanes)
         loop.add(f"__atomic_store_n(&{g.ready}[{pv}], 1, __ATOMIC_RELEASE);")
         close_inside(r, region)
         _row_tiles(r, st, region, rows, j, prods, pv, panel_head, tiles_pragma, g,
@@ -176,7 +162,7 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
     elif g.npanels > 1 and not pack.outer:  # every panel packed first, then row tiles over
         # all panels
         _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
-        _pack_y(r, _open(scope, panel_head, r), j, prods, pv, g)
+        pack_y(r, _open(scope, panel_head, r), j, g.nj, prods, pv, g.tj, g.lanes)
         close_inside(r, scope)
         _row_tiles(r, st, scope, rows, j, prods, pv, panel_head, "", g)
         close_inside(r, scope)
@@ -190,7 +176,7 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
             region = _open(scope, Region(), r)
         region.add(f"const int64_t {pv} = 0;")
         _scratch(r, region, prods, g.ct, 1, g.tj)
-        _pack_y(r, region, j, prods, pv, g, per_panel=True)
+        pack_y(r, region, j, g.nj, prods, pv, g.tj, g.lanes, per_panel=True)
         _row_tiles(r, st, region, rows, j, prods, pv, "", tiles_pragma, g,
                    claim=tile_claim, grab=pack.grab)
         _free(region, prods)
@@ -241,7 +227,8 @@ def _panel_groups(r: KernelRenderer, st: UOp, region: Scope, head, rows: tuple[U
     `rg_pack_*`), then each panel's row tiles."""
     if group == 1:
         loop = _open(region, head(pv, g.npanels), r)
-        _pack_y(r, loop, j, [p for p in prods if p.stream is None], pv, g, per_panel=True)
+        pack_y(r, loop, j, g.nj, [p for p in prods if p.stream is None], pv, g.tj, g.lanes,
+               per_panel=True)
         _row_tiles(r, st, loop, rows, j, prods, pv, "", "", g)
         close_inside(r, region)
         return
@@ -258,7 +245,8 @@ def _panel_groups(r: KernelRenderer, st: UOp, region: Scope, head, rows: tuple[U
         p.pb = r.fresh("pb")
         loop.add(f"{g.ct} *const {p.pb} = {buffers[p]} + ({pv} - {gv} * {group}) * "
                  f"{p.k * g.tj};")
-    _pack_y(r, loop, j, [p for p in prods if p not in copied], pv, g, per_panel=True)
+    pack_y(r, loop, j, g.nj, [p for p in prods if p not in copied], pv, g.tj, g.lanes,
+           per_panel=True)
     _row_tiles(r, st, loop, rows, j, prods, pv, "", "", g)
     close_inside(r, region)
     for p in prods:
@@ -344,47 +332,47 @@ class _Geometry:
         self.npanels = -(-nj // self.tj)
 
 
-def _pack_y(r: KernelRenderer, panel: Scope, j: UOp, prods: list[_Product], pv: str,
-            g: _Geometry, per_panel: bool = False) -> None:
-    """pb[panel][k][jj] = y(k, panel * TJ + jj) (pb[k][jj] when it holds one panel); lanes
-    past the last column are 0, so they add nothing."""
+def pack_y(r: KernelRenderer, panel: Scope, j: UOp, nj: int, prods, pv: str, tj: int,
+           lanes: int, per_panel: bool = False) -> None:
+    """pb[panel][k][jj] = y(k, panel * TJ + jj) over the `nj` columns of range j (pb[k][jj]
+    when it holds one panel), for each product p (its y, ks, k, pb); lanes past the last column
+    are 0, so they add nothing. The block library's copy where it reads y (`copy_panel`)."""
     for p in prods:
-        at = "" if per_panel else f"{pv} * {p.k * g.tj} + "
+        at = "" if per_panel else f"{pv} * {p.k * tj} + "
         # a panel's row is copied as vectors (gcc does not see through the index arithmetic
         # alone), unless a read is gated: gcc 12.2 has dropped lanes of those (flags.py)
         gated = any(n.op is Ops.LOAD and len(n.src) > 1 for n in toposort(p.y))
 
-        def copy(scope: Scope, count: int, p: _Product = p, at: str = at,
-                 gated: bool = gated) -> None:
-            if copy_panel(r, scope, p.y, p.ks, j, p.k, count, f"{pv} * {g.tj}",
-                           f"{p.pb} + {at}0", g.tj, g.lanes):
+        def copy(scope: Scope, count: int, p=p, at: str = at, gated: bool = gated) -> None:
+            if copy_panel(r, scope, p.y, p.ks, j, p.k, count, f"{pv} * {tj}",
+                          f"{p.pb} + {at}0", tj, lanes):
                 return
             kscope, kk = k_loops(r, scope, p.ks)
-            jscope, jj = _bind(r, kscope, j, f"{pv} * {g.tj}", count, None, unroll=False,
+            jscope, jj = _bind(r, kscope, j, f"{pv} * {tj}", count, None, unroll=False,
                                simd=not gated)
-            jscope.add(f"{p.pb}[{at}{kk} * {g.tj} + {jj}] = {r.emit(p.y)};")
+            jscope.add(f"{p.pb}[{at}{kk} * {tj} + {jj}] = {r.emit(p.y)};")
             close_inside(r, scope)
-            if count < g.tj:
+            if count < tj:
                 scope.add(f"for (int64_t n_ = 0; n_ < {p.k}; n_++) "
-                          f"for (int c_ = {count}; c_ < {g.tj}; c_++) "
-                          f"{p.pb}[{at}n_ * {g.tj} + c_] = 0;")
+                          f"for (int c_ = {count}; c_ < {tj}; c_++) "
+                          f"{p.pb}[{at}n_ * {tj} + c_] = 0;")
 
-        _by_panel(r, panel, pv, g, copy)
+        _by_panel(r, panel, pv, nj, tj, copy)
 
 
-def _by_panel(r: KernelRenderer, parent: Scope, pv: str, g: _Geometry, body) -> None:
+def _by_panel(r: KernelRenderer, parent: Scope, pv: str, nj: int, tj: int, body) -> None:
     """body(scope, columns) for panel `pv`: whole panels with TJ columns, the last one with
     the columns left over, each a loop of a known count with no guard (a guarded lane is a
     branch per element, and gcc copies and stores such loops element by element: 500^3 ran
     8% slower than with whole panels)."""
-    full, rest = divmod(g.nj, g.tj)
+    full, rest = divmod(nj, tj)
     if full and rest:
-        body(_open(parent, Guard(f"{pv} < {full}"), r), g.tj)
+        body(_open(parent, Guard(f"{pv} < {full}"), r), tj)
         close_inside(r, parent)
         body(_open(parent, "else", r), rest)
         close_inside(r, parent)
     else:
-        body(parent, g.tj if full else rest)
+        body(parent, tj if full else rest)
 
 
 def _row_tiles(r: KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j: UOp,
@@ -460,7 +448,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                 # each step its own element: `omp simd` (render.py's `_simd_fills`). gcc's
                 # very cheap cost model left a computed row scalar (an MLP's layer norm, a
                 # division per element: a tenth of its first product's time on one core);
-                # not with a gated read, whose lanes gcc 12.2 has dropped (see _pack_y)
+                # not with a gated read, whose lanes gcc 12.2 has dropped (see pack_y)
                 inner.fills = not any(n.op is Ops.LOAD and len(n.src) > 1
                                       for n in toposort(p.x))
             close_inside(r, tile)
@@ -499,7 +487,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
     # the output's contiguous axis innermost: the columns (a matmul's rows), or the rows (a
     # convolution's pixels, where the columns are channels a plane apart)
     # the row's columns as one vector loop (gcc unrolls the 16 columns of a bias and relu into
-    # scalar code otherwise), unless a read is gated (see _pack_y)
+    # scalar code otherwise), unless a read is gated (see pack_y)
     gated = any(n.op is Ops.LOAD and len(n.src) > 1 for n in toposort(st.src[1]))
 
     store = st.replace(src=(offsets.of(st.src[0], index=True), *st.src[1:]))
@@ -523,7 +511,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         r.emit_store(store)
         close_inside(r, scope)
 
-    _by_panel(r, tile, pv, g, epilogue)
+    _by_panel(r, tile, pv, g.nj, g.tj, epilogue)
     close_inside(r, tile)
     offsets.fill()
     if heap:

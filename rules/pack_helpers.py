@@ -246,7 +246,7 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
 
 def _contiguous(v: UOp, rng: UOp) -> bool:
     """Whether v's values along `rng` are copied as vectors: no read of v is gated (copied one
-    at a time, see gemm.py's _pack_y) and each read that moves with rng reads the next
+    at a time, see gemm.py's pack_y) and each read that moves with rng reads the next
     element."""
     for n in toposort(v):
         if n.op is Ops.LOAD:

@@ -325,7 +325,7 @@ def test_a_computed_left_operand_is_packed_by_a_vector_loop(k: int) -> None:
     element) and packed per tile of rows, each element its own: the copy is `omp simd`, a
     vector loop (gcc's very cheap cost model left it one division at a time: a tenth of an
     MLP's first layer on one core). A padded read keeps its copy scalar (gcc 12.2 dropped lanes
-    of those, see gemm.py's _pack_y)."""
+    of those, see gemm.py's pack_y)."""
     rng = np.random.default_rng(k)
     x, w = _rand(rng, 40, k), (_rand(rng, k, 64) / np.sqrt(k)).astype(np.float32)
     mean = x.mean(axis=1, keepdims=True)

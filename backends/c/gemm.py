@@ -110,7 +110,7 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
     """Emit the packed loop nest for STORE `st` (see the module docstring), as `pack` says."""
     dt = prods[0].red.dtype
     if pack.stream and not _streamable(r, prods, rows, j, pack):
-        # (the block library off, or a y or x it cannot read: the same tile, y packed)
+        # (a y or x the block library cannot read in place: the same tile, y packed)
         pack = pack.replace(stream=0)
     g = _Geometry(dt, math.prod(loop_count(i) for i in rows), loop_count(j), pack)
     batch = [x for x in st.src[2:] if x is not j and x not in rows]
@@ -688,8 +688,6 @@ def _streamable(r: KernelRenderer, prods: list[_Product], rows: tuple[UOp, ...],
     """Whether every product's y can be read in place by the block library's streamed block
     (noted in `p.stream`: a load at buf[fixed + step * sk + column], `_in_place`) and its x by
     a block (packed per tile, or `_x_block`'s row pointers)."""
-    if not block_library():
-        return False
     for p in prods:
         p.stream = _in_place(r, p.y, p.ks, j)
         if p.stream is None or not (pack.pack_a or _x_block(r, p, rows) is not None):

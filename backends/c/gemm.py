@@ -48,7 +48,6 @@ from .blocks import name as block_name
 from .blocks import pack_name, stream_name
 from .ctext import (
     Guard,
-    Head,
     Loop,
     Region,
     RenderError,
@@ -147,10 +146,10 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
             _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
             scope.add(f"int64_t {nx} = 0;")
             scope.add(f"unsigned char {g.ready}[{g.npanels}] = {{0}};")
-            region = _open(scope, Region(), r)
+            region = r.open_counter(scope, Region())
         claim = f"__atomic_fetch_add(&{nx}, 1, __ATOMIC_RELAXED)"
-        loop = _open(region, f"for (int64_t {pv} = {claim}; {pv} < {g.npanels}; {pv} = {claim})",
-                     r)
+        loop = r.open_counter(region, f"for (int64_t {pv} = {claim}; {pv} < {g.npanels}; "
+                                      f"{pv} = {claim})")
         pack_y(r, loop, j, g.nj, prods, pv, g.tj, g.lanes)
         loop.add(f"__atomic_store_n(&{g.ready}[{pv}], 1, __ATOMIC_RELEASE);")
         close_inside(r, region)
@@ -162,7 +161,7 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
     elif g.npanels > 1 and not pack.outer:  # every panel packed first, then row tiles over
         # all panels
         _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
-        pack_y(r, _open(scope, panel_head, r), j, g.nj, prods, pv, g.tj, g.lanes)
+        pack_y(r, r.open_counter(scope, panel_head), j, g.nj, prods, pv, g.tj, g.lanes)
         close_inside(r, scope)
         _row_tiles(r, st, scope, rows, j, prods, pv, panel_head, "", g)
         close_inside(r, scope)
@@ -173,7 +172,7 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
             _, tile_claim = _shared_scratch(r, [], g, pack.grab)
             region = scope
         else:
-            region = _open(scope, Region(), r)
+            region = r.open_counter(scope, Region())
         region.add(f"const int64_t {pv} = 0;")
         _scratch(r, region, prods, g.ct, 1, g.tj)
         pack_y(r, region, j, g.nj, prods, pv, g.tj, g.lanes, per_panel=True)
@@ -208,7 +207,7 @@ def _panels_threaded(r: KernelRenderer, st: UOp, scope: Scope, rows: tuple[UOp, 
         def head(v: str, count: int) -> str:
             return f"for (int64_t {v} = {take}; {v} < {count}; {v} = {take})"
     else:
-        region = _open(scope, Region(), r)
+        region = r.open_counter(scope, Region())
 
         def head(v: str, count: int) -> str:
             return (f"#pragma omp for schedule(dynamic)\n"
@@ -226,20 +225,20 @@ def _panel_groups(r: KernelRenderer, st: UOp, region: Scope, head, rows: tuple[U
     each group's panels copied side by side a row of y at a time (blocks.py's
     `rg_pack_*`), then each panel's row tiles."""
     if group == 1:
-        loop = _open(region, head(pv, g.npanels), r)
+        loop = r.open_counter(region, head(pv, g.npanels))
         pack_y(r, loop, j, g.nj, [p for p in prods if p.stream is None], pv, g.tj, g.lanes,
                per_panel=True)
         _row_tiles(r, st, loop, rows, j, prods, pv, "", "", g)
         close_inside(r, region)
         return
     gv = r.fresh("pg")
-    outer = _open(region, head(gv, -(-g.npanels // group)), r)
+    outer = r.open_counter(region, head(gv, -(-g.npanels // group)))
     first, wide = f"{gv} * {group * g.tj}", group * g.tj
     cols = f"({g.nj} - {first} < {wide} ? {g.nj} - {first} : {wide})"
     copied = [p for p in prods if copy_panel(r, outer, p.y, p.ks, j, p.k, cols, first,
                                              f"{p.pb} + 0", g.tj, g.lanes, group=group)]
-    loop = _open(outer, f"for (int64_t {pv} = {gv} * {group}; {pv} < {gv} * {group} + {group}"
-                        f" && {pv} < {g.npanels}; {pv}++)", r)
+    loop = r.open_counter(outer, f"for (int64_t {pv} = {gv} * {group}; {pv} < {gv} * {group}"
+                                 f" + {group} && {pv} < {g.npanels}; {pv}++)")
     buffers = {p: p.pb for p in prods}
     for p in prods:  # the panel's part of the group's buffer
         p.pb = r.fresh("pb")
@@ -325,8 +324,7 @@ class _Geometry:
         self.group = pack.group
         self.ready = ""  # the shared panels' ready marks, when threads share them
         # a panel is PANEL_VECTORS registers (256- or 512-bit: the action's panel says which)
-        self.nv = PANEL_VECTORS
-        self.lanes = pack.panel // self.nv
+        self.lanes = pack.panel // PANEL_VECTORS
         self.vt, self.fma = vector_names(dt, self.lanes)
         self.ni, self.nj = ni, nj
         self.npanels = -(-nj // self.tj)
@@ -367,9 +365,9 @@ def _by_panel(r: KernelRenderer, parent: Scope, pv: str, nj: int, tj: int, body)
     8% slower than with whole panels)."""
     full, rest = divmod(nj, tj)
     if full and rest:
-        body(_open(parent, Guard(f"{pv} < {full}"), r), tj)
+        body(r.open_counter(parent, Guard(f"{pv} < {full}")), tj)
         close_inside(r, parent)
-        body(_open(parent, "else", r), rest)
+        body(r.open_counter(parent, "else"), rest)
         close_inside(r, parent)
     else:
         body(parent, tj if full else rest)
@@ -395,16 +393,16 @@ def _row_tiles(r: KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j:
     if claim:  # a launched kernel's threads claim `grab` tiles at a time from a counter
         take = f"__atomic_fetch_add(&{claim}, 1, __ATOMIC_RELAXED)"
         if grab == 1:
-            loop = _open(parent, f"for (int64_t {tv} = {take}; {tv} < {tiles}; {tv} = {take})",
-                         r)
+            loop = r.open_counter(parent, f"for (int64_t {tv} = {take}; {tv} < {tiles}; "
+                                          f"{tv} = {take})")
         else:
             cv = r.fresh("tc")
-            chunk = _open(parent, f"for (int64_t {cv} = {take}; {cv} * {grab} < {tiles}; "
-                                  f"{cv} = {take})", r)
-            loop = _open(chunk, f"for (int64_t {tv} = {cv} * {grab}; {tv} < ({cv} + 1) * "
-                                f"{grab} && {tv} < {tiles}; {tv}++)", r)
+            chunk = r.open_counter(parent, f"for (int64_t {cv} = {take}; {cv} * {grab} < "
+                                           f"{tiles}; {cv} = {take})")
+            loop = r.open_counter(chunk, f"for (int64_t {tv} = {cv} * {grab}; {tv} < ({cv} + 1)"
+                                         f" * {grab} && {tv} < {tiles}; {tv}++)")
     else:
-        loop = _open(parent, f"{pragma}for (int64_t {tv} = 0; {tv} < {tiles}; {tv}++)", r)
+        loop = r.open_counter(parent, f"{pragma}for (int64_t {tv} = 0; {tv} < {tiles}; {tv}++)")
     _tile(r, st, loop, i, j, prods, f"{tv} * {ti}", ti, pv, panel_head, g,
           g.ni if g.ni % ti else None)
     close_inside(r, parent)
@@ -454,7 +452,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
             close_inside(r, tile)
             xs[p] = pa
     if panel_head:
-        tile = _open(tile, panel_head, r)
+        tile = r.open_counter(tile, panel_head)
         if g.ready:  # another thread may still be copying this panel
             tile.add(f"while (!__atomic_load_n(&{g.ready}[{pv}], __ATOMIC_ACQUIRE)) {{}}")
     for p in prods:
@@ -466,7 +464,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         def k_open(scope: Scope, p: _Product = p) -> tuple[Scope, str]:
             if p in xs:  # both operands packed: the k loops are one flat loop over the panels
                 kk = r.fresh("k")
-                return _open(scope, Loop(kk, p.k), r), kk
+                return r.open_counter(scope, Loop(kk, p.k)), kk
             return k_loops(r, scope, p.ks)
 
         def row_open(kscope: Scope, kk: str, p: _Product = p) -> tuple[Scope, str, str]:
@@ -519,11 +517,6 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         outer.add(" ".join(f"free({pa});" for pa in heap))
 
 
-def _open(parent: Scope, head: Head, r: KernelRenderer) -> Scope:
-    """A loop that binds no RANGE (a tile or panel counter), pushed on the scope stack."""
-    return r.open_counter(parent, head)
-
-
 def close_inside(r: KernelRenderer, keep: Scope) -> None:
     """Close every scope opened inside `keep` (which stays open)."""
     depth = r.stack.index(keep)
@@ -539,7 +532,7 @@ def _bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
     `size`, values past it are skipped (the guard binds the range, so nothing reading it is
     hoisted above the guard); with a `last`, values past it are `last`."""
     var = r.loop_names.setdefault(rng, f"r{len(r.loop_names)}")
-    loop = _open(parent, _unrolled(f"{var}_u", count, unroll, simd), r)
+    loop = r.open_counter(parent, _unrolled(f"{var}_u", count, unroll, simd))
     guard = Guard(f"{base} + {var}_u < {size}") if size is not None and size % count else ""
     scope = loop.open(Scope(guard, loop.bound | {rng}))
     r.stack.append(scope)
@@ -565,9 +558,9 @@ def _bind_rows(r: KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: st
     if len(rows) == 1:
         return _bind(r, parent, rows[0], base, count, size, unroll, last=last)
     var = r.fresh("row")
-    scope = _open(parent, _unrolled(f"{var}_u", count, unroll), r)
+    scope = r.open_counter(parent, _unrolled(f"{var}_u", count, unroll))
     if size is not None:
-        scope = _open(scope, Guard(f"{base} + {var}_u < {size}"), r)
+        scope = r.open_counter(scope, Guard(f"{base} + {var}_u < {size}"))
     scope.bound = scope.bound | set(rows)
     if not bind:
         return scope, f"{var}_u"

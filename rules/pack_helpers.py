@@ -24,7 +24,7 @@ from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.record import FrozenRecord
-from rulegrad.runtime.target import cache_bytes, threads, vector_bytes
+from rulegrad.runtime.target import block_library, cache_bytes, threads, vector_bytes
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 # The register tile's geometry is not a size choice: the block library's blocks are compiled
@@ -246,7 +246,7 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
 
 def _contiguous(v: UOp, rng: UOp) -> bool:
     """Whether v's values along `rng` are copied as vectors: no read of v is gated (copied one
-    at a time, see gemm.py's _pack_y) and each read that moves with rng reads the next
+    at a time, see gemm.py's pack_y) and each read that moves with rng reads the next
     element."""
     for n in toposort(v):
         if n.op is Ops.LOAD:
@@ -379,8 +379,10 @@ def _plan(st: UOp) -> Pack | None:
     plain_y = all(xy is not None and xy[1].op is Ops.LOAD and _contiguous(xy[1], j)
                   for xy in (split(red, rows, j, deps) for red in reds))
     if tiles == 1 and npanels > 1 and plain_y:  # each panel would be read by one tile only
+        # y read in place by the block library's streamed blocks; without the library, packed
+        # panel by panel into the same tile (blocks printed in the kernel stream nothing)
         stream = stream_width(ni, reds[0].dtype.itemsize, range_size(j), panel,  # type: ignore
-                              threads() if parallel else 1)
+                              threads() if parallel else 1) if block_library() else 0
         tile, outer, grab = ni, True, 1
         parallel = "panels" if parallel == "tiles" else parallel
     elif outer and plain_y:

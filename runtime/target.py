@@ -31,7 +31,7 @@ import os
 from functools import cache
 from pathlib import Path
 
-from .env import EnvError, env_bytes, env_get, env_int
+from .env import EnvError, env_bytes, env_flag, env_get, env_int
 from .record import FrozenRecord
 
 CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
@@ -183,6 +183,14 @@ STACK_BYTES = 1 << 20
 def stack_bytes() -> int:
     """The stack budget of one kernel on one thread, in bytes (`STACK_BYTES`: see its comment)."""
     return STACK_BYTES
+
+
+def block_library() -> bool:
+    """Whether kernels call the block library (backends/c/blocks.py: register blocks, panel
+    copies, row reductions) rather than print that code themselves (`RULEGRAD_BLOCK_LIBRARY`,
+    default on): a fact of the build the packing action reads too (a streamed y is read by the
+    library's blocks only)."""
+    return env_flag("RULEGRAD_BLOCK_LIBRARY", True)
 
 
 def threads() -> int:

@@ -157,3 +157,27 @@ def test_k_and_v_up_to_a_quarter_of_l2_each_are_one_flash_kernel(keys, d, one, m
     if one:
         assert "local products over r" in _flash(t)
     np.testing.assert_allclose(t.numpy(), _np_attention(q, k, v, 0.125), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("library", ["1", "0"])
+@pytest.mark.parametrize("keys,d", [(37, 13), (16, 16), (77, 40)],
+                         ids=lambda x: str(x))
+def test_panels_of_a_computed_k_and_v_hold_every_column_and_zeros_past_them(library, keys, d,
+                                                                            monkeypatch):
+    """The flash kernel packs K's and V's panels as the packed products do (gemm.py's
+    `pack_y`): whole panels, then the last one's columns left over, a computed K and V (not a
+    load the block library copies) through its printed loops. Keys and head sizes that fill
+    no whole panel, some, or all, with the block library's blocks and printed ones: numpy's
+    values."""
+    from rulegrad.backends.c import run
+
+    monkeypatch.setenv("RULEGRAD_BLOCK_LIBRARY", library)
+    run._programs.clear()
+    q, k, v = _data(2, 19, keys, d, seed=keys + d)
+    s = ((Tensor(q) @ (Tensor(k) * 2 + 1).transpose(-1, -2)) * 0.25).softmax(-1)
+    t = s @ (Tensor(v) - 0.5).exp()
+    assert _flash(t).startswith("FLASH")
+    want = _np_attention(q, k * 2 + 1, np.exp(v.astype(np.float64) - 0.5), 0.25)
+    got = t.numpy()
+    run._programs.clear()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

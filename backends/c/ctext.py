@@ -20,10 +20,10 @@ from typing import NamedTuple
 
 from rulegrad.rules.pack_helpers import TILE_ROWS
 from rulegrad.runtime.dtype import DType
-from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.record import FrozenRecord
+from rulegrad.runtime.target import block_library as block_library  # (the printers')
 from rulegrad.runtime.uop import UOp
 
 
@@ -65,13 +65,6 @@ def stream_signature(ct: str) -> str:
     the output and its row stride."""
     return (f"(int64_t n, const {ct} *const *xr, const int64_t *xo, int64_t xs, "
             f"const {ct} *w, int64_t sk, int64_t cols, {ct} *out, int64_t ldo)")
-
-
-def block_library() -> bool:
-    """Whether kernels call the block library (blocks.py: register blocks, panel copies, row
-    reductions) rather than print that code themselves (`RULEGRAD_BLOCK_LIBRARY`, default
-    on)."""
-    return env_flag("RULEGRAD_BLOCK_LIBRARY", True)
 
 
 # the float32 row reductions of the block library, one per op: x[0] op ... op x[n - 1] in the

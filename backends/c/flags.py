@@ -43,47 +43,25 @@ import shlex
 # vectorized, so a kernel with a gated read gets -fthread-jumps, last (`cflags`' `gated`;
 # RenderedKernel.gated).
 DEFAULT_TUNING = "-march=native -fno-math-errno -fno-trapping-math -fno-thread-jumps -fopenmp"
-# The optimization level per kind of kernel (render.RenderedKernel.kind). Kernels whose loops
-# are written as explicit vectors or register tiles (gemm.py, flash.py, render.py's vector
-# paths) leave gcc's -O3 little to win, and -O3 spent most of a build on them: the sources of
-# bench/kernels.py cost cc1 (instructions under callgrind, repeatable under load) at -O3 / -O1:
-# 2x2 max-pool 507M / 157M, middle sum 272M / 131M, matmul+bias+relu 952M / 344M (the whole
-# build). -O1 alone does not vectorize the plain loops such kernels also hold (softmax's exp,
-# attention's rows): softmax ran 6.5x and attention 20x slower. With -ftree-vectorize, the
-# explicit-vector and flash kernels of the bench ran as fast as at -O3 (softmax 0.81 / 0.81 ms,
-# attention 1.93 / 2.00, the pools and middle reductions within noise; medians of 75 calls,
-# levels interleaved in one process, quiet machine; results bit for bit the same). The packed
-# products took -O2 (as fast as -O3, for two thirds of its work) while the convolution's tiles
-# ran 1.4-1.6x slower at -O1 -ftree-vectorize (its index arithmetic per row; see below for
-# what changed that). Plain loops, which gcc vectorizes
-# itself, keep -O3: at -O1 -ftree-vectorize a column sum ran 1.7x slower and a row sum 1.2x.
-# -fno-tree-bit-ccp: gcc's propagation of known bits spent a sixth of the build of a pool (the
-# NaN-propagating max's integer masks on vectors; a 3x3 max-pool 193M / 161M instructions,
-# attention 747M / 640M) and changed nothing these kernels compute or how fast (bench/kernels.py's
-# explicit-vector and flash cases: the same bits, kernel times 0.98-1.04 of before, quiet
-# machine, both builds interleaved in one process); plain loops would save ~1%: they keep it.
-# -ftree-vectorize is for the plain loops beside the explicit vectors: a kernel without any
-# (every innermost loop explicit vectors: the pools) leaves gcc's vectorizer nothing to do, and
-# it cost 7% of such a build (bench/kernels.py's pools: 10M of 145-161M compiler instructions;
-# the same bits, kernel times 0.96-1.01 of before, interleaved in one process).
-# The packed products, once their tiles read x through a pointer per row and their rows'
-# divisions were out of the k loops (gemm.py's _RowOffsets), ran at -O1 -ftree-vectorize as
-# fast as at -O2 (single thread, interleaved, 30 calls each: matmul 1.05x, matmul+bias+relu
-# 1.02, conv 0.98, MLP 1.03; two threads 1.01-1.03; the same bits) for two thirds of its
-# compiler work (matmul 316M -> 212M, conv 476M -> 296M, MLP 657M -> 434M). -O2 also aligns
-# loops and jumps, which costs gcc next to nothing; without it a tile's loop ran 14% slower
-# in one build than in another of the same loop (its place in a cache line): kept.
-# Since its register blocks moved to the block library (blocks.py), what is left of a flash
-# kernel is loops of loops around calls, a row's softmax and stores, and gcc's register
-# allocator spent most on regions of that loop tree: -fira-region=one (one region for the
-# function) took attention 8x256x64's library 235M -> 218M compiler instructions, and the
-# induction-variable optimizer (-fno-ivopts) 218M -> 196M. Kernel times unchanged (attention,
-# attention over rows of 250: 2 threads, both builds interleaved in one process, 60 calls
-# each, medians within 2%). A register block's k loop wants both: with its blocks printed
-# (RULEGRAD_BLOCK_LIBRARY=0, a computed operand) attention ran 8% slower, so such a flash
-# kernel is compiled as a packed one. The packed products keep their level: an MLP layer's
-# library gained less (145M -> 131M), and a program whose products print their blocks and
-# call the library's would then be two compiler runs at two levels.
+# The optimization level per kind of kernel (render.RenderedKernel.kind). Kernels written as
+# explicit vectors or register tiles (gemm.py, flash.py, render.py's vector paths) leave -O3
+# little to win and it spent most of a build on them (cc1 instructions under callgrind, -O3 /
+# -O1: 2x2 max-pool 507M / 157M, matmul+bias+relu 952M / 344M). -O1 alone does not vectorize
+# the plain loops beside them (softmax ran 6.5x, attention 20x slower); with -ftree-vectorize
+# they ran as fast as at -O3 (medians of 75 calls, interleaved, the same bits). Plain loops keep
+# -O3 (at -O1 -ftree-vectorize a column sum ran 1.7x slower). -fno-tree-bit-ccp: gcc's
+# known-bits propagation spent a sixth of a pool's build (3x3 max-pool 193M / 161M) and changed
+# nothing computed nor how fast (0.98-1.04x). A kernel with no plain loop (the pools) skips
+# -ftree-vectorize: 7% of its build, the same speed.
+# The packed products, their tiles reading x through a pointer per row and their rows'
+# divisions out of the k loops (gemm.py's _RowOffsets), run at -O1 -ftree-vectorize as fast as
+# at -O2 (matmul 1.05x, conv 0.98, MLP 1.03, one and two threads) for two thirds of its
+# compiler work (matmul 316M -> 212M); the -falign-* flags of -O2 are kept: without them a
+# tile's loop ran 14% slower in one build than another (its place in a cache line).
+# A flash kernel whose blocks are the block library's (blocks.py) is loops around calls, a
+# row's softmax and stores: -fira-region=one and -fno-ivopts took attention 8x256x64's build
+# 235M -> 196M, kernel times within 2%. With its blocks printed (RULEGRAD_BLOCK_LIBRARY=0, a
+# computed operand) attention ran 8% slower so: such a kernel is compiled as a packed one.
 _ALIGN = "-falign-functions -falign-jumps -falign-labels -falign-loops"
 LEVELS = {"loops": "-O3", "vector": "-O1 -ftree-vectorize -fno-tree-bit-ccp",
           "packed": f"-O1 -ftree-vectorize -fno-tree-bit-ccp {_ALIGN}",

@@ -46,7 +46,7 @@ from .ctext import (
     loop_count,
     vector_names,
 )
-from .gemm import close_inside, copy_panel
+from .gemm import close_inside, flat, fma_block, k_loops, pack_y
 
 if TYPE_CHECKING:
     from .render import KernelRenderer
@@ -166,26 +166,10 @@ def _window_flag(r: KernelRenderer, scope: Scope, out: _Product) -> str:
 
 
 def _pack(r: KernelRenderer, scope: Scope, p: _Product) -> None:
-    """pb[panel][k][jj] = y(k, panel * TJ + jj), 0 past the last column (they add nothing)."""
-    v, tj = p.v, p.tj
-    p.pb = r.fresh("pb")
-    scope.add(f"{v.ct} {p.pb}[{p.k * p.width}] __attribute__((aligned(64)));")
-    pv = r.fresh("pn")
-    panel = r.open_counter(scope, Loop(pv, p.npanels))
-    cols = f"{p.n} - {pv} * {tj}"
-    if copy_panel(r, panel, p.y, p.ks, p.cols, p.k, f"({cols} < {tj} ? {cols} : {tj})",
-                   f"{pv} * {tj}", f"{p.pb} + {pv} * {p.k * tj}", tj, v.lanes):
-        close_inside(r, scope)
-        return
-    kscope, kk = _k_loops(r, panel, p)
-    col = _bind(r, kscope, p.cols, f"{pv} * {tj}", tj, p.n)
-    col.add(f"{p.pb}[{pv} * {p.k * tj} + {kk} * {tj} + {col.names[p.cols]}_u] = "
-            f"{r.emit(p.y)};")
-    close_inside(r, panel)
-    if p.n % tj:
-        panel.add(f"if ({pv} == {p.npanels - 1}) for (int64_t n_ = 0; n_ < {p.k}; n_++) "
-                  f"for (int c_ = {p.n % tj}; c_ < {tj}; c_++) "
-                  f"{p.pb}[{pv} * {p.k * tj} + n_ * {tj} + c_] = 0;")
+    """pb[panel][k][jj] = y(k, panel * TJ + jj), 0 past the last column (gemm.py's `pack_y`)."""
+    p.pb, pv = r.fresh("pb"), r.fresh("pn")
+    scope.add(f"{p.v.ct} {p.pb}[{p.k * p.width}] __attribute__((aligned(64)));")
+    pack_y(r, r.open_counter(scope, Loop(pv, p.npanels)), p.cols, p.n, [p], pv, p.tj, p.v.lanes)
     close_inside(r, scope)
 
 
@@ -273,7 +257,7 @@ def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tupl
     ii = f"{row.names[i]}_u"
     for dl, (s, width) in rowname.items():
         row.names[dl] = f"({s} + {ii} * {width})"
-    kscope, kk = _k_loops(r, row, p)
+    kscope, kk = k_loops(r, row, p.ks)
     # written along k (a row's values are computed along k: the loop vectorizes)
     kscope.add(f"{pa}[{ii} * {p.k} + {kk}] = {r.emit(p.x)};")
     kscope.fills = True
@@ -288,7 +272,7 @@ def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tupl
         xrows = (xq, "1")
 
     def x_of(kscope: Scope) -> str:
-        return f"{pa}[{r.loop_names[i]}_u * {p.k} + {_flat(r, kscope, p)}]"
+        return f"{pa}[{r.loop_names[i]}_u * {p.k} + {flat(r, p.ks)}]"
     return x_of, xrows
 
 
@@ -303,7 +287,6 @@ def _register_tiles(r: KernelRenderer, tile: Scope, i: UOp, p: _Product, base: s
     in vector registers. `panels`: the C bounds of the panels computed (else all); `keys`: of
     the one k range's steps summed (else all: a masked head's windows, _Keys)."""
     v, tj = p.v, p.tj
-    nv = tj // v.lanes
     pv = r.fresh("pn")
     first, end = panels or ("0", str(p.npanels))
     panel = r.open_counter(tile, Loop(pv, end, first))
@@ -321,36 +304,17 @@ def _register_tiles(r: KernelRenderer, tile: Scope, i: UOp, p: _Product, base: s
             r.choices.append("BLOCKS from the block library")
     else:
         r.printed_blocks = True
-        acc = r.fresh("acc")
-        panel.add(f"{v.vt} {acc}[{rows}][{nv}];")
-        panel.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
-                  f"{acc}[u_][v_] = ({v.vt}){{0}};")
-        kscope, kk = _k_loops(r, panel, p, keys)
-        kscope.add(f"{v.vt} w_[{nv}];")
-        kscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
-                   f"w_[v_] = *(const {v.vt} *)({p.pb} + {pv} * {p.k * tj} + {kk} * {tj} + "
-                   f"v_ * {v.lanes});")
-        rs = r.open_loop(kscope, i, f"#pragma GCC unroll {rows}", base, rows, last)
-        r.stack.append(rs)
-        ii = f"{rs.names[i]}_u"
-        rs.add(f"const {v.vt} x_ = {x_of(rs)} - ({v.vt}){{0}};  /* broadcast */")
-        rs.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
-               f"{acc}[{ii}][v_] = {v.fma}(x_, w_[v_], {acc}[{ii}][v_]);")
-        close_inside(r, panel)
-        panel.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
-                  f"*({v.vt} *)({out} + u_ * {ldo} + v_ * {v.lanes}) = {acc}[u_][v_];")
+
+        def row_open(kscope: Scope, kk: str) -> tuple[Scope, str, str]:
+            rs = r.open_loop(kscope, i, f"#pragma GCC unroll {rows}", base, rows, last)
+            r.stack.append(rs)
+            return rs, f"{rs.names[i]}_u", x_of(rs)
+
+        fma_block(r, panel, v, rows, tj, f"{p.pb} + {pv} * {p.k * tj} + ",
+                  lambda scope: k_loops(r, scope, p.ks, keys), row_open, lambda: (out, ldo))
     if after is not None:
         after(panel, pv)
     close_inside(r, tile)
-
-
-def _flat(r: KernelRenderer, scope: Scope, p: _Product) -> str:
-    """The flat step number of p's k loops, as bound in `scope`."""
-    flat = ""
-    for k in p.ks:
-        var = r.loop_names[k]
-        flat = f"({flat}) * {loop_count(k)} + {var}" if flat else var
-    return f"({flat})"
 
 
 def _bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
@@ -369,14 +333,3 @@ def _bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
     guard.names[rng] = var
     r.stack.append(loop.open(guard))
     return guard
-
-
-def _k_loops(r: KernelRenderer, parent: Scope, p: _Product,
-             keys: tuple[str, str] | None = None) -> tuple[Scope, str]:
-    """The reduce's loops (in its order), and the C expression of the flat step number; with
-    `keys`, the one loop's steps from keys[0] to keys[1]."""
-    scope = parent
-    for k in p.ks:
-        scope = r.open_loop(scope, k, "", *((keys[0], f"{keys[1]} - {keys[0]}") if keys else ()))
-        r.stack.append(scope)
-    return scope, _flat(r, scope, p)

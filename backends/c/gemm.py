@@ -1,11 +1,10 @@
 """The packed, register-blocked loops of a sum of products, printed as its packing action says.
 
 In: a STORE whose arg is a `Pack` (rules/opt.rules' `pack_store`, decided in
-rules/pack_helpers.py: which ranges are the rows and the columns, the register tile, whether x
-is packed, which loop is threaded). Out: its loop nest, in the renderer's scopes. Nothing is
-decided here: out[.., rows, j] = f(sum_k x(rows, k) * y(k, j), ..), whatever x and y are (loads
-of A and B, a transposed or strided view, a fused softmax, a shifted window of an image), per
-iteration of the other ("batch") ranges:
+rules/pack_helpers.py: rows, columns, register tile, whether x is packed, which loop is
+threaded). Out: its loop nest, in the renderer's scopes. out[.., rows, j] = f(sum_k x(rows, k) *
+y(k, j), ..), whatever x and y are (loads, a strided view, a fused softmax, a shifted window of
+an image), per iteration of the other ("batch") ranges:
 
     for each panel of TJ columns:
       pack y:  pb[k][jj] = y(k, panel*TJ + jj)          (0 past the last column)
@@ -13,37 +12,24 @@ iteration of the other ("batch") ranges:
         acc[TI][TJ] (vector registers) += x(row, k) * pb[k][..]     for k in order
         epilogue: f(acc, ..) stored for each (row, j) of the tile
 
-Several row ranges (a convolution's images and output pixels) are one flat row number, each
-range's value divided out of it. y is computed once per element and read contiguously, and
-TI x TJ accumulators stay in vector registers (GNU C vector types: 6 x 16 float32 = 12 AVX
-registers). With several panels, every panel is packed first, then each row tile runs over
-all panels: with `pack_a` the tile first packs pa[k][ii] = x(row, k) (computed once per
-element: a fused softmax's exp, the bias and relu the scheduler leaves to the next layer's
-matmul; or a strided x gathered once), without it x is read in the inner loop, each of the
-tile's rows forward along k (its lines stay in L1 across the panels). With one panel x is read
-in the inner loop. With the panels outer (`Pack.outer`: x fits in L2, a linear layer of a few
-rows) each panel is packed into one panel's buffer, reused, and run over by every row tile
-before the next: y moved once, not copied whole and read back per tile. Whole panels and the
-last, narrower one are loops of known counts, so neither the packing nor the epilogue tests a
-column per element.
+Several row ranges (a convolution's images and pixels) are one flat row number. With several
+panels, all are packed first, then each row tile runs over all of them (x packed per tile first
+with `pack_a`: a computed x is then computed once per element); with the panels outer
+(`Pack.outer`) each is packed into one reused buffer and run over by every row tile. Whole
+panels and the last, narrower one are loops of known counts (no column test per element).
 
-The register block and the copy of y's panels are calls of the block library's (blocks.py,
-compiled once per cache) wherever x and y are plain loads or x is packed: x's rows as pointers
-with a stride or an offset table per step (`_plan_block`), y at strides along k and the columns
-(`copy_panel`); elsewhere (a computed x read in place, a computed y) they are printed here.
+The register block and the copy of y's panels are calls of the block library's (blocks.py)
+wherever x and y are plain loads or x is packed (`_plan_block`, `copy_panel`); elsewhere they
+are printed here (`fma_block`, shared with flash.py). Each output's sum still runs over k in
+order, each step a fused multiply-add where the CPU has FMA, as BLAS does: the FMA contract of
+runtime/semantics.py's docstring.
 
-Each output's sum still runs over k in order; the one difference from the plain loops is that
-each step is a fused multiply-add (one rounding instead of two) where the CPU has FMA, as BLAS
-does (numpy's matmul included): the FMA contract of runtime/semantics.py's docstring.
-
-Threads (`Pack.parallel`): "batch" splits the outermost batch loop across cores; "panels" the
-columns' panels (each thread packs the panels it claims and runs every row tile on them); "tiles"
-the row tiles, in one parallel region: with several panels the threads share them (each packed
-once, by the thread that claims it, then marked ready; no barrier), with one each thread packs
-it for itself. A kernel that is only that product is launched instead (`_shared_scratch`: the
-shared panels and counters in the launcher's scratch, no region of its own). Packed panels
-live on the stack up to STACK_PANEL_BYTES (each thread's own inside a parallel region), on the
-heap beyond.
+Threads (`Pack.parallel`): "batch" splits the outermost batch loop; "panels" the columns' panels
+(each thread packs the panels it claims and runs every row tile on them); "tiles" the row tiles:
+with several panels the threads share them (each packed once, by the thread that claims it,
+then marked ready; no barrier), with one each thread packs it for itself. A kernel that is only
+that product is launched instead (`_shared_scratch`). Packed panels live on the stack up to
+STACK_PANEL_BYTES, on the heap beyond.
 """
 
 from __future__ import annotations
@@ -62,7 +48,6 @@ from .blocks import name as block_name
 from .blocks import pack_name, stream_name
 from .ctext import (
     Guard,
-    Head,
     Loop,
     Region,
     RenderError,
@@ -124,7 +109,7 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
     """Emit the packed loop nest for STORE `st` (see the module docstring), as `pack` says."""
     dt = prods[0].red.dtype
     if pack.stream and not _streamable(r, prods, rows, j, pack):
-        # (the block library off, or a y or x it cannot read: the same tile, y packed)
+        # (a y or x the block library cannot read in place: the same tile, y packed)
         pack = pack.replace(stream=0)
     g = _Geometry(dt, math.prod(loop_count(i) for i in rows), loop_count(j), pack)
     batch = [x for x in st.src[2:] if x is not j and x not in rows]
@@ -161,11 +146,11 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
             _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
             scope.add(f"int64_t {nx} = 0;")
             scope.add(f"unsigned char {g.ready}[{g.npanels}] = {{0}};")
-            region = _open(scope, Region(), r)
+            region = r.open_counter(scope, Region())
         claim = f"__atomic_fetch_add(&{nx}, 1, __ATOMIC_RELAXED)"
-        loop = _open(region, f"for (int64_t {pv} = {claim}; {pv} < {g.npanels}; {pv} = {claim})",
-                     r)
-        _pack_y(r, loop, j, prods, pv, g)
+        loop = r.open_counter(region, f"for (int64_t {pv} = {claim}; {pv} < {g.npanels}; "
+                                      f"{pv} = {claim})")
+        pack_y(r, loop, j, g.nj, prods, pv, g.tj, g.lanes)
         loop.add(f"__atomic_store_n(&{g.ready}[{pv}], 1, __ATOMIC_RELEASE);")
         close_inside(r, region)
         _row_tiles(r, st, region, rows, j, prods, pv, panel_head, tiles_pragma, g,
@@ -176,7 +161,7 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
     elif g.npanels > 1 and not pack.outer:  # every panel packed first, then row tiles over
         # all panels
         _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
-        _pack_y(r, _open(scope, panel_head, r), j, prods, pv, g)
+        pack_y(r, r.open_counter(scope, panel_head), j, g.nj, prods, pv, g.tj, g.lanes)
         close_inside(r, scope)
         _row_tiles(r, st, scope, rows, j, prods, pv, panel_head, "", g)
         close_inside(r, scope)
@@ -187,10 +172,10 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
             _, tile_claim = _shared_scratch(r, [], g, pack.grab)
             region = scope
         else:
-            region = _open(scope, Region(), r)
+            region = r.open_counter(scope, Region())
         region.add(f"const int64_t {pv} = 0;")
         _scratch(r, region, prods, g.ct, 1, g.tj)
-        _pack_y(r, region, j, prods, pv, g, per_panel=True)
+        pack_y(r, region, j, g.nj, prods, pv, g.tj, g.lanes, per_panel=True)
         _row_tiles(r, st, region, rows, j, prods, pv, "", tiles_pragma, g,
                    claim=tile_claim, grab=pack.grab)
         _free(region, prods)
@@ -222,7 +207,7 @@ def _panels_threaded(r: KernelRenderer, st: UOp, scope: Scope, rows: tuple[UOp, 
         def head(v: str, count: int) -> str:
             return f"for (int64_t {v} = {take}; {v} < {count}; {v} = {take})"
     else:
-        region = _open(scope, Region(), r)
+        region = r.open_counter(scope, Region())
 
         def head(v: str, count: int) -> str:
             return (f"#pragma omp for schedule(dynamic)\n"
@@ -240,25 +225,27 @@ def _panel_groups(r: KernelRenderer, st: UOp, region: Scope, head, rows: tuple[U
     each group's panels copied side by side a row of y at a time (blocks.py's
     `rg_pack_*`), then each panel's row tiles."""
     if group == 1:
-        loop = _open(region, head(pv, g.npanels), r)
-        _pack_y(r, loop, j, [p for p in prods if p.stream is None], pv, g, per_panel=True)
+        loop = r.open_counter(region, head(pv, g.npanels))
+        pack_y(r, loop, j, g.nj, [p for p in prods if p.stream is None], pv, g.tj, g.lanes,
+               per_panel=True)
         _row_tiles(r, st, loop, rows, j, prods, pv, "", "", g)
         close_inside(r, region)
         return
     gv = r.fresh("pg")
-    outer = _open(region, head(gv, -(-g.npanels // group)), r)
+    outer = r.open_counter(region, head(gv, -(-g.npanels // group)))
     first, wide = f"{gv} * {group * g.tj}", group * g.tj
     cols = f"({g.nj} - {first} < {wide} ? {g.nj} - {first} : {wide})"
     copied = [p for p in prods if copy_panel(r, outer, p.y, p.ks, j, p.k, cols, first,
                                              f"{p.pb} + 0", g.tj, g.lanes, group=group)]
-    loop = _open(outer, f"for (int64_t {pv} = {gv} * {group}; {pv} < {gv} * {group} + {group}"
-                        f" && {pv} < {g.npanels}; {pv}++)", r)
+    loop = r.open_counter(outer, f"for (int64_t {pv} = {gv} * {group}; {pv} < {gv} * {group}"
+                                 f" + {group} && {pv} < {g.npanels}; {pv}++)")
     buffers = {p: p.pb for p in prods}
     for p in prods:  # the panel's part of the group's buffer
         p.pb = r.fresh("pb")
         loop.add(f"{g.ct} *const {p.pb} = {buffers[p]} + ({pv} - {gv} * {group}) * "
                  f"{p.k * g.tj};")
-    _pack_y(r, loop, j, [p for p in prods if p not in copied], pv, g, per_panel=True)
+    pack_y(r, loop, j, g.nj, [p for p in prods if p not in copied], pv, g.tj, g.lanes,
+           per_panel=True)
     _row_tiles(r, st, loop, rows, j, prods, pv, "", "", g)
     close_inside(r, region)
     for p in prods:
@@ -337,54 +324,53 @@ class _Geometry:
         self.group = pack.group
         self.ready = ""  # the shared panels' ready marks, when threads share them
         # a panel is PANEL_VECTORS registers (256- or 512-bit: the action's panel says which)
-        self.nv = PANEL_VECTORS
-        self.lanes = pack.panel // self.nv
+        self.lanes = pack.panel // PANEL_VECTORS
         self.vt, self.fma = vector_names(dt, self.lanes)
         self.ni, self.nj = ni, nj
         self.npanels = -(-nj // self.tj)
 
 
-def _pack_y(r: KernelRenderer, panel: Scope, j: UOp, prods: list[_Product], pv: str,
-            g: _Geometry, per_panel: bool = False) -> None:
-    """pb[panel][k][jj] = y(k, panel * TJ + jj) (pb[k][jj] when it holds one panel); lanes
-    past the last column are 0, so they add nothing."""
+def pack_y(r: KernelRenderer, panel: Scope, j: UOp, nj: int, prods, pv: str, tj: int,
+           lanes: int, per_panel: bool = False) -> None:
+    """pb[panel][k][jj] = y(k, panel * TJ + jj) over the `nj` columns of range j (pb[k][jj]
+    when it holds one panel), for each product p (its y, ks, k, pb); lanes past the last column
+    are 0, so they add nothing. The block library's copy where it reads y (`copy_panel`)."""
     for p in prods:
-        at = "" if per_panel else f"{pv} * {p.k * g.tj} + "
+        at = "" if per_panel else f"{pv} * {p.k * tj} + "
         # a panel's row is copied as vectors (gcc does not see through the index arithmetic
         # alone), unless a read is gated: gcc 12.2 has dropped lanes of those (flags.py)
         gated = any(n.op is Ops.LOAD and len(n.src) > 1 for n in toposort(p.y))
 
-        def copy(scope: Scope, count: int, p: _Product = p, at: str = at,
-                 gated: bool = gated) -> None:
-            if copy_panel(r, scope, p.y, p.ks, j, p.k, count, f"{pv} * {g.tj}",
-                           f"{p.pb} + {at}0", g.tj, g.lanes):
+        def copy(scope: Scope, count: int, p=p, at: str = at, gated: bool = gated) -> None:
+            if copy_panel(r, scope, p.y, p.ks, j, p.k, count, f"{pv} * {tj}",
+                          f"{p.pb} + {at}0", tj, lanes):
                 return
-            kscope, kk = _k_loops(r, scope, p)
-            jscope, jj = _bind(r, kscope, j, f"{pv} * {g.tj}", count, None, unroll=False,
+            kscope, kk = k_loops(r, scope, p.ks)
+            jscope, jj = _bind(r, kscope, j, f"{pv} * {tj}", count, None, unroll=False,
                                simd=not gated)
-            jscope.add(f"{p.pb}[{at}{kk} * {g.tj} + {jj}] = {r.emit(p.y)};")
+            jscope.add(f"{p.pb}[{at}{kk} * {tj} + {jj}] = {r.emit(p.y)};")
             close_inside(r, scope)
-            if count < g.tj:
+            if count < tj:
                 scope.add(f"for (int64_t n_ = 0; n_ < {p.k}; n_++) "
-                          f"for (int c_ = {count}; c_ < {g.tj}; c_++) "
-                          f"{p.pb}[{at}n_ * {g.tj} + c_] = 0;")
+                          f"for (int c_ = {count}; c_ < {tj}; c_++) "
+                          f"{p.pb}[{at}n_ * {tj} + c_] = 0;")
 
-        _by_panel(r, panel, pv, g, copy)
+        _by_panel(r, panel, pv, nj, tj, copy)
 
 
-def _by_panel(r: KernelRenderer, parent: Scope, pv: str, g: _Geometry, body) -> None:
+def _by_panel(r: KernelRenderer, parent: Scope, pv: str, nj: int, tj: int, body) -> None:
     """body(scope, columns) for panel `pv`: whole panels with TJ columns, the last one with
     the columns left over, each a loop of a known count with no guard (a guarded lane is a
     branch per element, and gcc copies and stores such loops element by element: 500^3 ran
     8% slower than with whole panels)."""
-    full, rest = divmod(g.nj, g.tj)
+    full, rest = divmod(nj, tj)
     if full and rest:
-        body(_open(parent, Guard(f"{pv} < {full}"), r), g.tj)
+        body(r.open_counter(parent, Guard(f"{pv} < {full}")), tj)
         close_inside(r, parent)
-        body(_open(parent, "else", r), rest)
+        body(r.open_counter(parent, "else"), rest)
         close_inside(r, parent)
     else:
-        body(parent, g.tj if full else rest)
+        body(parent, tj if full else rest)
 
 
 def _row_tiles(r: KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j: UOp,
@@ -407,16 +393,16 @@ def _row_tiles(r: KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j:
     if claim:  # a launched kernel's threads claim `grab` tiles at a time from a counter
         take = f"__atomic_fetch_add(&{claim}, 1, __ATOMIC_RELAXED)"
         if grab == 1:
-            loop = _open(parent, f"for (int64_t {tv} = {take}; {tv} < {tiles}; {tv} = {take})",
-                         r)
+            loop = r.open_counter(parent, f"for (int64_t {tv} = {take}; {tv} < {tiles}; "
+                                          f"{tv} = {take})")
         else:
             cv = r.fresh("tc")
-            chunk = _open(parent, f"for (int64_t {cv} = {take}; {cv} * {grab} < {tiles}; "
-                                  f"{cv} = {take})", r)
-            loop = _open(chunk, f"for (int64_t {tv} = {cv} * {grab}; {tv} < ({cv} + 1) * "
-                                f"{grab} && {tv} < {tiles}; {tv}++)", r)
+            chunk = r.open_counter(parent, f"for (int64_t {cv} = {take}; {cv} * {grab} < "
+                                           f"{tiles}; {cv} = {take})")
+            loop = r.open_counter(chunk, f"for (int64_t {tv} = {cv} * {grab}; {tv} < ({cv} + 1)"
+                                         f" * {grab} && {tv} < {tiles}; {tv}++)")
     else:
-        loop = _open(parent, f"{pragma}for (int64_t {tv} = 0; {tv} < {tiles}; {tv}++)", r)
+        loop = r.open_counter(parent, f"{pragma}for (int64_t {tv} = 0; {tv} < {tiles}; {tv}++)")
     _tile(r, st, loop, i, j, prods, f"{tv} * {ti}", ti, pv, panel_head, g,
           g.ni if g.ni % ti else None)
     close_inside(r, parent)
@@ -430,7 +416,6 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
     panels are looped here, x first packed into pa[k][row] when the action packs it. With a
     `size`, rows from `size` on are computed as row size - 1 and not stored."""
     last = None if size is None else size - 1
-    nv, vt = g.nv, g.vt
     offsets = _RowOffsets(r, tile, i, base, rows, last)
     xs: dict[_Product, str] = {}
     heap: list[str] = []  # packed tiles of x on the heap, freed after the panels
@@ -446,7 +431,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
             if len(i) > 1:  # rows of several ranges (a convolution's pixels): the k loops
                 # outside, so each step's index arithmetic serves the tile's rows
                 x = offsets.of(p.x)
-                kscope, kk = _k_loops(r, tile, p)
+                kscope, kk = k_loops(r, tile, p.ks)
                 inner, ii = _bind_rows(r, kscope, i, base, rows, last=last,
                                        bind=offsets.reads_rows(x))
                 offsets.name(inner, ii)
@@ -455,19 +440,19 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                 # the block library's block, which reads each row through a pointer: a copy gcc
                 # vectorizes at less cost than one a tile's rows apart, 19M of an MLP layer's 183M)
                 iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False, last=last)
-                inner, kk = _k_loops(r, iscope, p)
+                inner, kk = k_loops(r, iscope, p.ks)
                 at = f"{ii} * {p.k} + {kk}" if p.block else f"{kk} * {rows} + {ii}"
                 inner.add(f"{pa}[{at}] = {r.emit(p.x)};")
                 # each step its own element: `omp simd` (render.py's `_simd_fills`). gcc's
                 # very cheap cost model left a computed row scalar (an MLP's layer norm, a
                 # division per element: a tenth of its first product's time on one core);
-                # not with a gated read, whose lanes gcc 12.2 has dropped (see _pack_y)
+                # not with a gated read, whose lanes gcc 12.2 has dropped (see pack_y)
                 inner.fills = not any(n.op is Ops.LOAD and len(n.src) > 1
                                       for n in toposort(p.x))
             close_inside(r, tile)
             xs[p] = pa
     if panel_head:
-        tile = _open(tile, panel_head, r)
+        tile = r.open_counter(tile, panel_head)
         if g.ready:  # another thread may still be copying this panel
             tile.add(f"while (!__atomic_load_n(&{g.ready}[{pv}], __ATOMIC_ACQUIRE)) {{}}")
     for p in prods:
@@ -475,37 +460,32 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         if p.block is not None:
             _call_block(r, g, tile, p, offsets, xs.get(p), rows, at, pv)
             continue
-        a = r.fresh("acc")
-        tile.add(f"{vt} {a}[{rows}][{nv}];")
-        tile.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
-                 f"{a}[u_][v_] = ({vt}){{0}};")
-        if p in xs:  # both operands packed: the k loops are one flat loop over the panels
-            kk = r.fresh("k")
-            kscope = _open(tile, Loop(kk, p.k), r)
-        else:
-            kscope, kk = _k_loops(r, tile, p)
-        kscope.add(f"{vt} w_[{nv}];")
-        kscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
-                   f"w_[v_] = *(const {vt} *)({p.pb} + {at}{kk} * {g.tj} + v_ * {g.lanes});")
-        xo = p.x if p in xs else offsets.of(p.x)
-        iscope, ii = _bind_rows(r, kscope, i, base, rows, last=last,
-                                bind=p not in xs and offsets.reads_rows(xo))
-        offsets.name(iscope, ii)
-        x = f"{xs[p]}[{kk} * {rows} + {ii}]" if p in xs else r.emit(xo)
-        iscope.add(f"const {vt} x_ = {x} - ({vt}){{0}};  /* broadcast */")
-        iscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
-                   f"{a}[{ii}][v_] = {g.fma}(x_, w_[v_], {a}[{ii}][v_]);")
-        close_inside(r, tile)
-        p.cell = r.fresh("acc")
-        r.vartypes[p.cell] = f"{g.ct} *"
-        tile.add(f"{g.ct} {p.cell}[{rows * g.tj}] __attribute__((aligned(64)));")
-        tile.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
-                 f"*({vt} *)({p.cell} + u_ * {g.tj} + v_ * {g.lanes}) = {a}[u_][v_];")
+
+        def k_open(scope: Scope, p: _Product = p) -> tuple[Scope, str]:
+            if p in xs:  # both operands packed: the k loops are one flat loop over the panels
+                kk = r.fresh("k")
+                return r.open_counter(scope, Loop(kk, p.k)), kk
+            return k_loops(r, scope, p.ks)
+
+        def row_open(kscope: Scope, kk: str, p: _Product = p) -> tuple[Scope, str, str]:
+            xo = p.x if p in xs else offsets.of(p.x)
+            iscope, ii = _bind_rows(r, kscope, i, base, rows, last=last,
+                                    bind=p not in xs and offsets.reads_rows(xo))
+            offsets.name(iscope, ii)
+            return iscope, ii, f"{xs[p]}[{kk} * {rows} + {ii}]" if p in xs else r.emit(xo)
+
+        def cell(p: _Product = p) -> tuple[str, int]:
+            p.cell = r.fresh("acc")
+            r.vartypes[p.cell] = f"{g.ct} *"
+            tile.add(f"{g.ct} {p.cell}[{rows * g.tj}] __attribute__((aligned(64)));")
+            return p.cell, g.tj
+
+        fma_block(r, tile, g, rows, g.tj, f"{p.pb} + {at}", k_open, row_open, cell)
     # epilogue: each reduce's value is its cell
     # the output's contiguous axis innermost: the columns (a matmul's rows), or the rows (a
     # convolution's pixels, where the columns are channels a plane apart)
     # the row's columns as one vector loop (gcc unrolls the 16 columns of a bias and relu into
-    # scalar code otherwise), unless a read is gated (see _pack_y)
+    # scalar code otherwise), unless a read is gated (see pack_y)
     gated = any(n.op is Ops.LOAD and len(n.src) > 1 for n in toposort(st.src[1]))
 
     store = st.replace(src=(offsets.of(st.src[0], index=True), *st.src[1:]))
@@ -529,17 +509,12 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         r.emit_store(store)
         close_inside(r, scope)
 
-    _by_panel(r, tile, pv, g, epilogue)
+    _by_panel(r, tile, pv, g.nj, g.tj, epilogue)
     close_inside(r, tile)
     offsets.fill()
     if heap:
         outer.open_child = None  # after the panel loop, which reads them
         outer.add(" ".join(f"free({pa});" for pa in heap))
-
-
-def _open(parent: Scope, head: Head, r: KernelRenderer) -> Scope:
-    """A loop that binds no RANGE (a tile or panel counter), pushed on the scope stack."""
-    return r.open_counter(parent, head)
 
 
 def close_inside(r: KernelRenderer, keep: Scope) -> None:
@@ -557,7 +532,7 @@ def _bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
     `size`, values past it are skipped (the guard binds the range, so nothing reading it is
     hoisted above the guard); with a `last`, values past it are `last`."""
     var = r.loop_names.setdefault(rng, f"r{len(r.loop_names)}")
-    loop = _open(parent, _unrolled(f"{var}_u", count, unroll, simd), r)
+    loop = r.open_counter(parent, _unrolled(f"{var}_u", count, unroll, simd))
     guard = Guard(f"{base} + {var}_u < {size}") if size is not None and size % count else ""
     scope = loop.open(Scope(guard, loop.bound | {rng}))
     r.stack.append(scope)
@@ -583,9 +558,9 @@ def _bind_rows(r: KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: st
     if len(rows) == 1:
         return _bind(r, parent, rows[0], base, count, size, unroll, last=last)
     var = r.fresh("row")
-    scope = _open(parent, _unrolled(f"{var}_u", count, unroll), r)
+    scope = r.open_counter(parent, _unrolled(f"{var}_u", count, unroll))
     if size is not None:
-        scope = _open(scope, Guard(f"{base} + {var}_u < {size}"), r)
+        scope = r.open_counter(scope, Guard(f"{base} + {var}_u < {size}"))
     scope.bound = scope.bound | set(rows)
     if not bind:
         return scope, f"{var}_u"
@@ -706,8 +681,6 @@ def _streamable(r: KernelRenderer, prods: list[_Product], rows: tuple[UOp, ...],
     """Whether every product's y can be read in place by the block library's streamed block
     (noted in `p.stream`: a load at buf[fixed + step * sk + column], `_in_place`) and its x by
     a block (packed per tile, or `_x_block`'s row pointers)."""
-    if not block_library():
-        return False
     for p in prods:
         p.stream = _in_place(r, p.y, p.ks, j)
         if p.stream is None or not (pack.pack_a or _x_block(r, p, rows) is not None):
@@ -810,7 +783,7 @@ def _plan_block(r: KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp, 
     else:
         table = r.fresh("xo")
         parent.add(f"int64_t {table}[{p.k}];")
-        kscope, kk = _k_loops(r, parent, p)
+        kscope, kk = k_loops(r, parent, p.ks)
         kscope.add(f"{table}[{kk}] = {r.emit(rest)};")
         close_inside(r, parent)
         p.block = (table, "0", "")
@@ -904,14 +877,48 @@ def clamped(value: str, last: int | None) -> str:
     return value if last is None else f"({value} < {last} ? {value} : {last})"
 
 
-def _k_loops(r: KernelRenderer, parent: Scope, p: _Product) -> tuple[Scope, str]:
-    """The reduce's loops (in its order), and the C expression of the flat step number."""
-    scope, flat = parent, ""
-    for k in p.ks:
-        scope = r.open_loop(scope, k)
+def k_loops(r: KernelRenderer, parent: Scope, ks: tuple[UOp, ...],
+            keys: tuple[str, str] | None = None) -> tuple[Scope, str]:
+    """A reduce's loops over `ks` (in its order), and the C expression of the flat step number;
+    with `keys`, the one loop's steps from keys[0] to keys[1] (a masked head's window)."""
+    scope = parent
+    for k in ks:
+        scope = r.open_loop(scope, k, "", *((keys[0], f"{keys[1]} - {keys[0]}") if keys else ()))
         r.stack.append(scope)
-        var = scope.names[k]
-        flat = f"({flat}) * {loop_count(k)} + {var}" if flat else var
-    return scope, f"({flat})"
+    return scope, flat(r, ks)
+
+
+def flat(r: KernelRenderer, ks: tuple[UOp, ...]) -> str:
+    """The flat step number of the loops over `ks`, as they are named."""
+    out = ""
+    for k in ks:
+        out = f"({out}) * {loop_count(k)} + {r.loop_names[k]}" if out else r.loop_names[k]
+    return f"({out})"
+
+
+def fma_block(r: KernelRenderer, scope: Scope, v, rows: int, tj: int, w: str, k_open,
+              row_open, out) -> None:
+    """A register block: acc[rows][PANEL_VECTORS] in vector registers, over the steps k in
+    order += x(row, k), broadcast, times the panel's row of TJ columns at `w` + k * TJ (a
+    fused multiply-add), then stored at out()'s (address, row stride). `v` names the vector
+    type, its fma and lanes; `k_open(scope)` opens the k loops (their scope, the flat step);
+    `row_open(scope, step)` the rows (their scope, the row counter, x's C expression)."""
+    nv, vt = PANEL_VECTORS, v.vt
+    a = r.fresh("acc")
+    scope.add(f"{vt} {a}[{rows}][{nv}];")
+    scope.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
+              f"{a}[u_][v_] = ({vt}){{0}};")
+    kscope, kk = k_open(scope)
+    kscope.add(f"{vt} w_[{nv}];")
+    kscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
+               f"w_[v_] = *(const {vt} *)({w}{kk} * {tj} + v_ * {v.lanes});")
+    iscope, ii, x = row_open(kscope, kk)
+    iscope.add(f"const {vt} x_ = {x} - ({vt}){{0}};  /* broadcast */")
+    iscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
+               f"{a}[{ii}][v_] = {v.fma}(x_, w_[v_], {a}[{ii}][v_]);")
+    close_inside(r, scope)
+    cell, ldo = out()
+    scope.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
+              f"*({vt} *)({cell} + u_ * {ldo} + v_ * {v.lanes}) = {a}[u_][v_];")
 
 

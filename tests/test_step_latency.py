@@ -11,11 +11,13 @@ import sys
 
 import numpy as np
 import pytest
+from call_counts import python_calls
 
 from rulegrad import Tensor
 from rulegrad.nn.optim import SGD
 from rulegrad.runtime import uop as uop_module
 from rulegrad.runtime.autograd import GradientError
+from rulegrad.runtime.realize import realize_tensors
 from rulegrad.runtime.uop import UOp, toposort
 
 D, H, C = 13, 7, 5  # (primes: no size is a vector's multiple)
@@ -138,3 +140,45 @@ def test_roots_realized_together_each_keep_the_reads_of_their_own_graph():
     w.grad = None
     with pytest.raises(GradientError, match="written since"):
         u.backward()
+
+
+def test_a_replayed_schedule_makes_no_python_call_per_node_or_buffer():
+    """A warm step's realize replays the schedule of its form: the form's key is a walk with no
+    call per node, and each kernel's buffers are picked by a C call, not a call per buffer."""
+    w, x, y, p, tx, ty, opt = _model(8)
+    for _ in range(3):
+        want = _numpy_step(w, x, y)
+        opt.zero_grad()
+        loss = _forward(p, tx, ty)
+        loss.backward()
+        opt.step(loss)
+        np.testing.assert_allclose(loss.item(), want, rtol=1e-4, atol=1e-6)
+    want = _numpy_step(w, x, y)
+    opt.zero_grad()
+    loss = _forward(p, tx, ty)
+    loss.backward()
+    tensors = opt.schedule_step() + [loss]
+    calls = python_calls(lambda: realize_tensors(tensors))
+    np.testing.assert_allclose(loss.item(), want, rtol=1e-4, atol=1e-6)
+    for k in w:
+        np.testing.assert_allclose(p[k].numpy(), w[k], rtol=1e-4, atol=1e-6)
+    kernels = calls["schedule_item.py:__init__"]
+    replay = sum(n for name, n in calls.items() if name.startswith("schedule_cache.py:"))
+    assert kernels > 10 and calls["schedule_cache.py:cached_schedule"] == 1
+    # the key's walk and the replay make no Python call per node, kernel or buffer: a few
+    # calls, and one per float argument the step's kernels read (before, some 200: a
+    # comprehension per node of several sources, a call per buffer and per kernel)
+    assert replay <= kernels, (replay, kernels)
+
+
+def test_a_gradient_reads_dtype_facts_without_a_call():
+    """is_float, is_int, ... are read on most nodes by the gradient rules and the tensor ops:
+    a dtype keeps them (its kind never changes), no property call per read."""
+    rng = np.random.default_rng(2)
+    a_np = rng.standard_normal((3, 5)).astype(np.float32)
+    a = Tensor(a_np, requires_grad=True).realize()
+    n = Tensor(rng.integers(0, 4, (3, 5)).astype(np.int32)).realize()
+    out = ((a * 2).exp() * n.cast("float32")).sum()
+    calls = python_calls(lambda: out.backward())
+    assert not [k for k in calls if k.startswith("dtype.py:")], calls
+    np.testing.assert_allclose(a.grad.numpy(), 2 * np.exp(2 * a_np) * n.numpy(), rtol=1e-5)

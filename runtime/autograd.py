@@ -27,25 +27,37 @@ class GradientError(RuntimeError):
     """A gradient that cannot be computed (an op without a gradient rule, bad shapes)."""
 
 
-def _on_path(root: UOp, targets: set[UOp]) -> list[UOp]:
-    """The nodes of root's graph from which a target is reachable, sources before users."""
+def _on_path(order: list[UOp], targets: set[UOp]) -> list[UOp]:
+    """The nodes of a graph (`order`: its toposort) from which a target is reachable, sources
+    before users."""
     reaches: dict[UOp, bool] = {}
-    for node in toposort(root):
-        reaches[node] = node in targets or (
-            node.op not in (Ops.DETACH, Ops.ASSIGN) and any(reaches[s] for s in node.src))
-    return [n for n, r in reaches.items() if r]
+    path = []
+    no_grad = (Ops.DETACH, Ops.ASSIGN)
+    for node in order:
+        r = node in targets
+        if not r and node.op not in no_grad:
+            for s in node.src:  # (a loop, not any(...): no generator frame per node)
+                if reaches[s]:
+                    r = True
+                    break
+        reaches[node] = r
+        if r:
+            path.append(node)
+    return path
 
 
-def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp]) -> dict[UOp, UOp]:
-    """{node: d root / d node, scaled by root_grad} for every target (and node between)."""
+def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp],
+                     order: list[UOp] | None = None) -> dict[UOp, UOp]:
+    """{node: d root / d node, scaled by root_grad} for every target (and node between).
+    `order`: root's graph in `toposort` order, when the caller walked it already."""
     rules = matcher("gradient", "pm_gradient")
     wanted = set(targets)
     grads: dict[UOp, UOp] = {root: root_grad}
-    path = _on_path(root, wanted)
+    path = _on_path(toposort(root) if order is None else order, wanted)
     in_path = set(path)
     for node in reversed(path):
         grad = grads.get(node)
-        if grad is None or not node.src or not any(s in in_path for s in node.src):
+        if grad is None or not node.src or in_path.isdisjoint(node.src):
             continue
         if node.op is Ops.SHRINK and any(isinstance(e, UOp) for _, e in node.arg):
             raise GradientError(_symbolic_shrink_refusal(node))

@@ -41,20 +41,23 @@ class DType:
         # made once: np.dtype(name) costs a microsecond, paid per Tensor made from host data
         return np.dtype(self.np_name)
 
-    @property
+    # (kept on the instance at the first read, as `np` is: a dtype's kind never changes, and
+    # rules, gradients and tensor ops read these on most nodes; a property was a Python call
+    # each time, some eighty of a training step's gradient)
+    @functools.cached_property
     def is_int(self) -> bool:
         """True for signed/unsigned integers and index (not bool)."""
         return self.kind in "iux"
 
-    @property
+    @functools.cached_property
     def is_unsigned(self) -> bool:
         return self.kind == "u"
 
-    @property
+    @functools.cached_property
     def is_float(self) -> bool:
         return self.kind == "f"
 
-    @property
+    @functools.cached_property
     def is_bool(self) -> bool:
         return self.kind == "b"
 

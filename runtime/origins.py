@@ -99,16 +99,60 @@ def watch(roots: Sequence[UOp]) -> list[tuple[int, tuple[tuple[Buffer, int], ...
             return True
         return False
 
-    out = []
+    reached: list[int] = []
     for i, root in enumerate(roots):
         for n in toposort(root, stop=known):
             # (a realized value kept for a gradient reaches one through its own graph)
-            reach[n] = n in targets or any(reach[s] for s in n.src) or \
-                _origin_of(n) is not None
+            r = n in targets
+            if not r:
+                for s in n.src:  # (a loop, not any(...): no generator frame per node)
+                    if reach[s]:
+                        r = True
+                        break
+                else:
+                    r = n.op in _VIEWED and _origin_of(n) is not None
+            reach[n] = r
         if reach[root] and root.op not in _NO_GRAD:
-            out.append((i, tuple((n.arg, n.arg.version) for n in toposort(root)
-                                 if n.op is _BUFFER and n.arg.data is not None)))
-    return out or None
+            reached.append(i)
+    if not reached:
+        return None
+    # (a root realized twice, the loss of `opt.step(loss)` that is also a reader of the step:
+    # its reads found once)
+    unique = list(dict.fromkeys(roots[i] for i in reached))
+    reads = dict(zip(unique, _reads(unique)))
+    return [(i, reads[roots[i]]) for i in reached]
+
+
+_VIEWED = (_BUFFER, _RESHAPE, _SHRINK)  # (the ops a node `_origin_of` answers for has)
+
+
+def _reads(roots: Sequence[UOp]) -> list[tuple[tuple[Buffer, int], ...]]:
+    """Per root, (buffer, version now) of each allocated buffer its graph reads. One walk of
+    all the roots' graphs, not one per root (an optimizer step realizes the loss and every
+    gradient: graphs that share the forward pass), then one pass, users before sources, that
+    marks each node with the roots it is under (a bit per root). (A root's buffers come in
+    the joint walk's order: a stale value's message names the first of them written since.)"""
+    if len(roots) == 1:
+        return [tuple((n.arg, n.arg.version) for n in toposort(roots[0])
+                      if n.op is _BUFFER and n.arg.data is not None)]
+    seen: set[UOp] = set()
+    order: list[UOp] = []
+    for root in roots:
+        part = toposort(root, stop=seen.__contains__)
+        seen.update(part)
+        order += part
+    under: dict[UOp, int] = {}
+    for bit, root in enumerate(roots):
+        under[root] = under.get(root, 0) | 1 << bit
+    get = under.get
+    for n in reversed(order):  # (each node under some root: its users' bits are all in)
+        m = under[n]
+        for s in n.src:
+            under[s] = get(s, 0) | m
+    bufs = [(n, n.arg, n.arg.version) for n in order
+            if n.op is _BUFFER and n.arg.data is not None]
+    return [tuple([(b, v) for n, b, v in bufs if under[n] >> bit & 1])
+            for bit in range(len(roots))]
 
 
 def keep(watched: list[tuple[int, tuple[tuple[Buffer, int], ...]]], roots: Sequence[UOp],
@@ -196,6 +240,9 @@ class Expanded:
     back: dict[UOp, UOp]
     stale: list[tuple[UOp, str]]
     lost: list[UOp]
+    # roots[0]'s graph in `toposort` order, when the walk that found no realized value with a
+    # graph made it (backward and the gradient walk read it: no second and third walk)
+    order: list[UOp] | None = None
 
 
 def expand(roots: Sequence[UOp]) -> Expanded:
@@ -207,8 +254,9 @@ def expand(roots: Sequence[UOp]) -> Expanded:
     back: dict[UOp, UOp] = {}
     stale: list[tuple[UOp, str]] = []
     lost: list[UOp] = []
-    if not _any_origin(roots):  # (most gradients: no realized value with a graph in them)
-        return Expanded(list(roots), back, stale, lost)
+    order = _first_graph_if_no_origin(roots)
+    if order is not None:  # (most gradients: no realized value with a graph in them)
+        return Expanded(list(roots), back, stale, lost, order)
     stack = list(roots)
     while stack:
         n = stack[-1]
@@ -243,14 +291,22 @@ def expand(roots: Sequence[UOp]) -> Expanded:
     return Expanded([new[r] for r in roots], back, stale, lost)
 
 
-def _any_origin(roots: Sequence[UOp]) -> bool:
+def _first_graph_if_no_origin(roots: Sequence[UOp]) -> list[UOp] | None:
+    """roots[0]'s graph in `toposort` order when no node of the roots' graphs is a realized
+    value with an origin (the walk that looks is that toposort: nothing is pruned before the
+    first root's walk ends); None when one is."""
     seen: set[UOp] = set()
+    first: list[UOp] | None = None
     for root in roots:
-        for n in toposort(root, stop=seen.__contains__):
-            seen.add(n)
-            if _origin_of(n) is not None:
-                return True
-    return False
+        part = toposort(root, stop=seen.__contains__)
+        for n in part:
+            if (n.op is _BUFFER or n.op is _RESHAPE or n.op is _SHRINK) and \
+                    _origin_of(n) is not None:
+                return None
+        seen.update(part)
+        if first is None:
+            first = part
+    return first if first is not None else []
 
 
 def collapse(graph: UOp, back: dict[UOp, UOp]) -> UOp:

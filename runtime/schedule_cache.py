@@ -50,7 +50,9 @@ from .uop import VARIABLE_MARK, UOp, toposort
 
 MAX_ENTRIES = 256
 
-Ref = tuple[bool, int]  # (True, input slot) or (False, index of a buffer the schedule creates)
+# a buffer of a recorded schedule: its input slot (< the graph's buffer count), else that count
+# plus its index among the buffers the schedule creates (a replay picks them in one C call)
+Ref = int
 
 
 # A recorded schedule: kernels ((name, ast, buffer refs) each), new_buffers ((size, dtype,
@@ -208,7 +210,7 @@ def graph_key(uops: list[UOp], lift: bool = False
         elif len(src) == 1:  # (most nodes: no comprehension, a function call in 3.11)
             refs = (index[src[0]],)
         else:
-            refs = tuple([index[s] for s in src])
+            refs = tuple(map(index.__getitem__, src))  # (no comprehension's frame)
         key.append((op, n.dtype, arg, tag, refs))
     key.append((None, tuple([index[u] for u in uops])))  # the roots
     return tuple(key), buffers, floats
@@ -231,11 +233,11 @@ def _record(items: list[ScheduleItem], outs: list[UOp], inputs: list[Buffer]) ->
 
     def ref(buf: Buffer) -> Ref:
         if id(buf) in slot_of:
-            return (True, slot_of[id(buf)])
+            return slot_of[id(buf)]
         if id(buf) not in created:
             created[id(buf)] = len(new_buffers)
             new_buffers.append((buf.size, buf.dtype, buf.device))
-        return (False, created[id(buf)])
+        return len(inputs) + created[id(buf)]
 
     kernels = tuple((it.name, it.ast, tuple(ref(b) for b in it.bufs)) for it in items)
     out_refs = []
@@ -264,20 +266,25 @@ def _replay(entry: _Entry, inputs: list[Buffer], floats: list[tuple[object, floa
              for size, dtype, device in entry.new_buffers]
     values: dict[int, Buffer] = {}  # the float slots' buffers, made when a kernel reads one
 
-    def buf(r: Ref) -> Buffer:
-        return inputs[r[1]] if r[0] else fresh[r[1]]
-
     def value(slot: int) -> Buffer:
         if slot not in values:
             values[slot] = float_params.param_buffer(*floats[slot])  # type: ignore[arg-type]
         return values[slot]
 
+    # (each kernel's buffers picked by a C call, not a Python call per buffer: a training
+    # step's replay has some seventy)
+    pick = [*inputs, *fresh].__getitem__
     params = entry.params or ((),) * len(entry.kernels)
-    items = [ScheduleItem(name, ast, tuple(buf(r) for r in refs) + tuple(map(value, p)))
-             for (name, ast, refs), p in zip(entry.kernels, params)]
+    items = []
+    for (name, ast, refs), p in zip(entry.kernels, params):
+        bufs = tuple(map(pick, refs))
+        if p:
+            bufs += tuple(map(value, p))
+        items.append(ScheduleItem(name, ast, bufs))
+
     outs = []
     for r, shape in entry.outs:
-        b = buf(r)
+        b = pick(r)
         node = UOp(Ops.BUFFER, b.dtype, (), b)
         outs.append(node if shape is None else node.reshape(shape))
     return items, outs

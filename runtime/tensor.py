@@ -595,7 +595,7 @@ def _gradients(ex: origins.Expanded, targets: Sequence[Tensor], uops: Sequence[U
                 "this gradient flows through a realized value whose graph no longer computes "
                 f"it: {why}. torch refuses such a graph too (modified by an inplace "
                 "operation): take the gradient before the step, or compute the value again")
-    grads = compute_gradient(root, seed_node, list(uops))
+    grads = compute_gradient(root, seed_node, list(uops), ex.order)
     return _wrap_grads(targets, uops, grads, ex.back)
 
 
@@ -1721,7 +1721,9 @@ class Tensor(TensorOps, NNOps):
         (zeros for none: a parameter the loss does not use)."""
         live = [t for t in list(_needs_grad) if t.requires_grad]
         ex = origins.expand([self.uop, *(t.uop for t in live)])
-        nodes = set(toposort(ex.roots[0]))
+        if ex.order is None:  # (the walk that looked for realized values made it, else none)
+            ex.order = toposort(ex.roots[0])
+        nodes = set(ex.order)
         found = [(t, u) for t, u in zip(live, ex.roots[1:]) if u in nodes]
         params, uops = [t for t, _ in found], [u for _, u in found]
         if not params:

@@ -48,9 +48,7 @@ The only text that reaches the source is generated: identifiers are `p<i>`, `t<i
 
 from __future__ import annotations
 
-import itertools
 import math
-import operator
 import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
@@ -518,6 +516,10 @@ def _unroll(r: UOp) -> str:
 
 
 _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
+# a statement's operands as its printer prints them: operand i as slot i, between two NULs (no
+# C text holds one), which `_printed` fills with the operand's form
+_SLOT = "\0"
+_SLOTS = [f"{_SLOT}{i}{_SLOT}" for i in range(4)]
 _FIXED_OPS = frozenset({Ops.CONST, Ops.DEFINE_GLOBAL, Ops.DEFINE_VAR})
 
 
@@ -540,6 +542,11 @@ class KernelRenderer:
         self.vars: set[str] = set()
         self.written: set[int] = set()
         self.vartypes: dict[str, str] = {}  # C type of every generated name (for segments)
+        # the name table: a name that reads names (an INDEX's `p0[t5]`) as its form (Stmt.form:
+        # text at even places, the names at odd), a constant as its text alone; any other name
+        # is one value (`t<i>`, a loop's variable, an accumulator's cell, a size's cast)
+        self.forms: dict[str, tuple[str, ...]] = {}
+        self.escaped: set[str] = set()  # the names a line other than a Stmt reads (`lookup`)
         self.choices: list[str] = []  # how the actions were printed (launch, block library)
         self.vector: UOp | None = None  # the open "vector" loop's RANGE: what varies along it
         self.vector_nodes: set[UOp] = set()  # vectors that do not vary along it (accumulators)
@@ -584,11 +591,40 @@ class KernelRenderer:
         self.ntemp += 1
         return f"{prefix}{self.ntemp}"
 
-    def stmt(self, name: str, ct: str, expr: str) -> Stmt:
+    def stmt(self, name: str, ct: str, expr: str | tuple[str, ...]) -> Stmt:
+        """`const ct name = expr;`, `expr` a form (`_printed`) or text read as one value (a
+        register tile's cell: a function of a long run takes its value)."""
         self.vartypes[name] = ct
+        if isinstance(expr, str):
+            self.vartypes.setdefault(expr, ct)
+            expr = ("", expr, "")
         return Stmt(name, ct, expr)
 
+    def form(self, name: str) -> tuple[str, ...]:
+        """The name as data (`forms`)."""
+        return self.forms.get(name) or ("", name, "")
+
+    def _printed(self, template: str, srcs: list[str]) -> tuple[str, ...]:
+        """The form of a printer's text over `_SLOTS` (operand i printed as slot i): the text
+        around the slots, and in slot i the form of srcs[i]."""
+        cut = template.split(_SLOT)
+        form = [cut[0]]
+        for k in range(1, len(cut), 2):
+            name = self.form(srcs[int(cut[k])])
+            form[-1] += name[0]
+            form += name[1:]
+            form[-1] += cut[k + 1]
+        return tuple(form)
+
     def lookup(self, n: UOp) -> str | None:
+        """The C name of `n` here, for a line other than a Stmt: the names it reads are marked
+        read there (`escaped`: a function of a long run that defines one returns it)."""
+        name = self._name(n)
+        if name is not None:
+            self.escaped.update(self.form(name)[1::2])
+        return name
+
+    def _name(self, n: UOp) -> str | None:
         name = self.fixed.get(n)
         if name is not None:
             return name
@@ -602,13 +638,14 @@ class KernelRenderer:
         """The name of a node with the same text everywhere: a constant, buffer or size."""
         if n.op is Ops.CONST:
             name = self.fixed[n] = render_const(n.arg, n.dtype)
+            self.forms[name] = (name,)
         elif n.op is Ops.DEFINE_GLOBAL:
             self.params[n.arg] = n
             name = self.fixed[n] = f"p{n.arg}"
         else:  # DEFINE_VAR, a symbolic size: a parameter of the kernel, by name
             self.vars.add(n.arg[0])
-            self.vartypes[f"var_{n.arg[0]}"] = "long long"
             name = self.fixed[n] = f"(({ctype(n.dtype)})var_{n.arg[0]})"
+            self.vartypes[name] = ctype(n.dtype)  # (one value to a function of a long run)
         return name
 
     def home(self, n: UOp) -> Scope:
@@ -656,7 +693,7 @@ class KernelRenderer:
         # a REDUCE switches the scope stack to its own loops while its body is emitted: what
         # `_enter` returned, and the accumulator's (or local array's) C name
         saved: list[tuple[tuple, str]] = []
-        lookup, reduce_op, local_op = self.lookup, Ops.REDUCE, Ops.DEFINE_LOCAL  # read once
+        lookup, reduce_op, local_op = self._name, Ops.REDUCE, Ops.DEFINE_LOCAL  # read once
         while work:
             n, stage = work.pop()
             if stage == 0:
@@ -683,7 +720,7 @@ class KernelRenderer:
                         break
                     n = first
             elif stage == 1:
-                if self.lookup(n) is None:
+                if lookup(n) is None:
                     self._emit_node(n)
             elif stage == 2:
                 self._close_reduce(n, saved)
@@ -695,12 +732,14 @@ class KernelRenderer:
 
     def _emit_node(self, n: UOp) -> None:
         scope = self.home(n)
-        srcs = [self.lookup(s) for s in n.src]
+        srcs = [self._name(s) for s in n.src]
         if n.op is Ops.RANGE:
             raise RenderError(f"RANGE{n.arg} is read outside the loops over it")
+        a = _SLOTS[:len(srcs)]  # the printers print slots, filled by `_printed`
         if n.op is Ops.INDEX:
             # an INDEX names an address; LOAD and STORE print it
-            scope.names[n] = f"{srcs[0]}[{srcs[1]}]"
+            name = scope.names[n] = f"{srcs[0]}[{srcs[1]}]"
+            self.forms[name] = self._printed(f"{a[0]}[{a[1]}]", srcs)  # type: ignore[arg-type]
             return
         if self._is_vector(n):
             self._emit_vector(n, scope, srcs)  # type: ignore[arg-type]
@@ -716,12 +755,12 @@ class KernelRenderer:
                                   "(LOAD(INDEX(b, off), gate, alt))")
             # a gated load reads memory only where its gate holds (C evaluates one arm)
             if len(n.src) == 1:
-                expr = srcs[0]
+                expr = a[0]
             else:
-                expr = f"({srcs[1]} ? {srcs[0]} : {srcs[2]})"
+                expr = f"({a[1]} ? {a[0]} : {a[2]})"
                 self.gated = True  # (RenderedKernel.gated: flags.py's jump threading)
         elif n.op in GroupOp.Elementwise:
-            expr = render_alu(n, srcs)  # type: ignore[arg-type]
+            expr = render_alu(n, a)
             if (helper := alu_helper(n)) is not None:
                 self.uses.add(helper)
             sdt = n.src[0].dtype
@@ -730,7 +769,7 @@ class KernelRenderer:
         else:
             raise RenderError(f"the C renderer has no rule for {n.op.name} in a kernel")
         name = self.fresh()
-        scope.add(self.stmt(name, ctype(n.dtype), expr))
+        scope.add(self.stmt(name, ctype(n.dtype), self._printed(expr, srcs)))  # type: ignore
         scope.names[n] = name
 
     # -- explicit vectors (a "vector" loop: rules/opt_helpers.py, `vectorizable`)
@@ -745,49 +784,52 @@ class KernelRenderer:
         return name if self._is_vector(n) else broadcast(n.dtype, name, self.wide)
 
     def _emit_vector(self, n: UOp, scope: Scope, srcs: list[str]) -> None:
+        a = _SLOTS[:len(srcs)]  # (printed as slots: `_printed`)
         if self.wide:  # (every 16-lane value: vexp.WIDE defines their type and functions)
             self.uses.add(WIDE_EXP)
         if n.op is Ops.LOAD:
             # lane u reads offset + step * u: the index is affine in the loop variable
             step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
             if self.wide:  # (wide_exps' `paired`: contiguous float32 loads only)
-                expr = f"rg_zload_f32(&{srcs[0]})"  # type: ignore[index]
+                expr = f"rg_zload_f32(&{a[0]})"
             elif n.dtype is not dtypes.float32:  # int, bool, half, double lanes: contiguously
                 load = {dtypes.bool: "rg_vload_b", dtypes.float16: "rg_vload_f16",
                         dtypes.float64: "rg_vload_f64"}.get(n.dtype, "rg_vload_i32")
-                expr = f"{load}(&{srcs[0]})"  # type: ignore[index]
+                expr = f"{load}(&{a[0]})"
             elif (load := _VECTOR_LOAD.get(step)) is not None:  # type: ignore[arg-type]
-                expr = f"{load}(&{srcs[0]})"  # type: ignore[index]
+                expr = f"{load}(&{a[0]})"
             else:  # lane by lane, `step` apart (whole rows read far apart)
-                expr = f"rg_vloads_f32(&{srcs[0]}, {step})"  # type: ignore[index]
+                expr = f"rg_vloads_f32(&{a[0]}, {step})"
             row = None if self.prefetch is None else stride(n.src[0].src[1], self.prefetch[0])
             if row:
                 # an address, never dereferenced: computed as an integer (no pointer past the
                 # buffer in C), and a prefetch of an unmapped address does not fault
+                self.escaped.update(self.form(srcs[0])[1::2])  # (a line that reads names)
                 scope.add(f"__builtin_prefetch((const void *)((uintptr_t)&{srcs[0]} + "
-                          f"{self.prefetch[1] * row} * sizeof {srcs[0]}));")  # type: ignore[index]
+                          f"{self.prefetch[1] * row} * sizeof {srcs[0]}));")
         elif n.op is Ops.CAST and n.src[0].dtype is dtypes.index:
             # an index affine in the loop (a mask's position, `j + 1`): lane u is lane 0's value
             # plus u steps, wrapped to int32 as the scalar cast wraps
             step = stride(n.src[0], self.vector)  # type: ignore[arg-type]
             iota = ", ".join(str(u * step) for u in range(VECTOR_LANES))  # type: ignore[operator]
-            expr = f"(rg_vset_i32((int32_t)({srcs[0]})) + (rg_vi32){{{iota}}})"
+            expr = f"(rg_vset_i32((int32_t)({a[0]})) + (rg_vi32){{{iota}}})"
         elif n.op in _VECTOR_INFIX and n.dtype in (dtypes.float32, dtypes.float64) and (
                 self._is_vector(n.src[0]) or self._is_vector(n.src[1])):
             # `v + x`: C's vector extension broadcasts a scalar operand of the element type
             # itself, lane for lane the same value as `v + rg_vset_f32(x)`, without an inline
             # call for gcc to expand per statement (on a 100,000-op chain, 3x its build time)
-            expr = render_vector(n, srcs)
+            expr = render_vector(n, a)
         elif self.wide and n.op in (Ops.EXP, Ops.WHERE):
-            args = ", ".join(self._lanes(s, a) for s, a in zip(n.src, srcs))  # type: ignore[misc]
+            args = ", ".join(self._lanes(s, x) for s, x in zip(n.src, a))
             expr = f"rg_z{'exp' if n.op is Ops.EXP else 'sel'}_f32({args})"
         else:
-            expr = render_vector(n, [self._lanes(s, a) for s, a in zip(n.src, srcs)])
+            expr = render_vector(n, [self._lanes(s, x) for s, x in zip(n.src, a)])
             if n.op is Ops.EXP:
                 self.uses.add(VECTOR_EXP)
         name = self.fresh()
         wide = "rg_zi32" if n.dtype is dtypes.bool else "rg_zf32"
-        scope.add(self.stmt(name, wide if self.wide else vector_type(n.dtype), expr))
+        scope.add(self.stmt(name, wide if self.wide else vector_type(n.dtype),
+                            self._printed(expr, srcs)))
         scope.names[n] = name
 
     def _open_vector(self, parent: Scope, r: UOp, threads: Threads | None,
@@ -1085,6 +1127,7 @@ class KernelRenderer:
         self.stack.append(lane)
         if step == 1:
             lane.names[_accumulator(red)] = cell = f"{accv}[{var}_u]"
+            self.vartypes[cell] = vector_type(_accumulator(red).dtype)  # (one value: `forms`)
             lane.add(f"{cell} = {self.emit(red.src[0])};")
         else:
             self.wide = True
@@ -1348,7 +1391,7 @@ class KernelRenderer:
             self.vartypes[f"p{i}"] = f"{const}{t} *{qual}"
         _simd_fills(self.root)
         _overlap_tails(self.root, vector_bytes())
-        segments, body = _layout(self.root, "  ", self.vartypes, cname)
+        segments, body = _layout(self.root, "  ", self.vartypes, self.escaped, cname)
         combine = 0
         if finish is not None:  # the slots' array, written here and combined by NAME_fin
             t = ctype(finish.update.dtype)
@@ -1357,7 +1400,8 @@ class KernelRenderer:
                       f"__attribute__((cold)) void {cname}_fin(void *const *a_)", "{",
                       *pointers,
                       f"  const {t} *restrict q_ = (const {t} *)a_[{nparams}];"]
-            more, body = _layout(finish.scope, "  ", self.vartypes, f"{cname}_fin")
+            more, body = _layout(finish.scope, "  ", self.vartypes, self.escaped,
+                                 f"{cname}_fin")
             segments += more
         else:
             lines += pointers
@@ -1558,13 +1602,6 @@ def _accumulator(red: UOp) -> UOp:
 # allocator is superlinear in a basic block's size (20,000 statements: ~50 s; 100,000: the
 # compiler crashes), while 100 functions of 1,000 statements build in seconds
 SEGMENT = 1000
-# a generated name: t<i>, acc<i>, r<i> or p<i>, a whole word. Each branch starts with its letter
-# and looks back past it for a word character (rather than a leading \b): re then scans for
-# those four letters, not tries every position of a million-statement kernel's text
-# (compiled on first use, by re's cache: not at import)
-_IDENT = r"(?:t(?<!\wt)|acc(?<!\wacc)|r(?<!\wr)|p(?<!\wp))[0-9]+\b"
-
-
 def _flatten(root: Scope, indent: str) -> list[tuple[str, str | Stmt]]:
     """The scope tree as (indent, line-or-Stmt) in print order; iterative."""
     out: list[tuple[str, str | Stmt]] = []
@@ -1592,19 +1629,18 @@ def _flatten(root: Scope, indent: str) -> list[tuple[str, str | Stmt]]:
     return out
 
 
-def _layout(root: Scope, indent: str, vartypes: dict[str, str],
+def _layout(root: Scope, indent: str, vartypes: dict[str, str], escaped: set[str],
             cname: str) -> tuple[list[str], list[str]]:
     """Print the body; split runs of more than SEGMENT statements into helper functions.
 
     A segment's parameters are the names it reads from outside; its outputs (names defined
-    in it and read later) come back through pointers. Segments that compute alike are one
-    function called several times (`_segment`). Returns (helper functions, body)."""
+    in it and read later: by a later statement, or by any other line, `escaped`) come back
+    through pointers. Segments that compute alike are one function called several times
+    (`_segment`). Returns (helper functions, body)."""
     flat = _flatten(root, indent)
-    # the names each line reads (a statement: its expression), and where each is read last
-    # (map and a comprehension: no Python frame per line of a million-statement kernel)
-    reads: list[list[str]] = list(map(re.compile(_IDENT).findall, [
-        item.expr if type(item) is Stmt else item for _, item in flat]))
-    last_read: dict[str, int] = {ident: i for i, names in enumerate(reads) for ident in names}
+    # where each name is read last by a statement (the names of its form)
+    last_read = {ident: i for i, (_, item) in enumerate(flat) if type(item) is Stmt
+                 for ident in item.form[1::2]}
     helpers: list[str] = []
     named: dict[tuple, str] = {}  # what defines a helper's text -> its name
     body: list[str] = []
@@ -1623,68 +1659,55 @@ def _layout(root: Scope, indent: str, vartypes: dict[str, str],
         else:
             for lo in range(i, end, SEGMENT):
                 hi = min(end, lo + SEGMENT)
-                run = [st for _, st in flat[lo:hi]]  # type: ignore[misc]
-                call = _segment(run, reads[lo:hi], hi, last_read, vartypes, named, helpers,
-                                cname)
+                run: list[Stmt] = [st for _, st in flat[lo:hi]]  # type: ignore[misc]
+                outputs = [k for k, st in enumerate(run)
+                           if st.name in escaped or last_read.get(st.name, -1) >= hi]
+                call = _segment(run, outputs, vartypes, named, helpers, cname)
                 body.extend(ind + line for line in call)
         i = end
     return helpers, body
 
 
-_STMT_EXPR, _STMT_CTYPE = operator.itemgetter(2), operator.itemgetter(1)  # read by C
-
-
-def _segment(run: list[Stmt], reads: list[list[str]], after: int, last_read: dict[str, int],
-             vartypes: dict[str, str], named: dict[tuple, str], helpers: list[str],
-             cname: str) -> list[str]:
-    """The lines that call one run of statements (and the names each reads) as a function.
+def _segment(run: list[Stmt], outputs: list[int], vartypes: dict[str, str],
+             named: dict[tuple, str], helpers: list[str], cname: str) -> list[str]:
+    """The lines that call one run of statements as a function (or the statements themselves,
+    if a value they read has no known C type).
 
     The function has names of its own (`a<i>` what it reads from outside, in the order first
-    read; `v<i>` its i-th statement), so runs that compute alike from different names are one
-    function (`named`: what defines its text -> its name; a new one is added to `helpers`): a
-    long periodic chain's segments are all one, which gcc then compiles once (at -O1 it does
-    not fold identical functions itself)."""
+    read; `v<i>` its i-th statement), put in place of the names of the statements' forms, so
+    runs that compute alike from different names are one function (`named`: what defines its
+    text -> its name; a new one is added to `helpers`): a long periodic chain's segments are
+    all one, which gcc then compiles once (at -O1 it does not fold identical functions)."""
     local: dict[str, str] = {st.name: f"v{k}" for k, st in enumerate(run)}
     inputs: list[str] = []
-    for names in reads:
-        for ident in names:
-            if ident not in local:
-                local[ident] = f"a{len(inputs)}"
-                inputs.append(ident)
-    outputs = [k for k, st in enumerate(run) if last_read.get(st.name, -1) >= after]
-    # the text: the statements' expressions split at their names (one C call for the run), and
-    # the names renamed (reads[k] are expression k's names, in order); the same key, the
-    # same function text
-    pieces = re.compile(_IDENT).split("\n".join(map(_STMT_EXPR, run)))
-    idents = list(map(local.__getitem__, itertools.chain.from_iterable(reads)))
-    ctypes = tuple(map(_STMT_CTYPE, run))
-    intypes = tuple(map(vartypes.__getitem__, inputs))
-    key = (ctypes, tuple(pieces), tuple(idents), tuple(outputs), intypes)
+    exprs: list[str] = []
+    for st in run:
+        form = list(st.form)
+        for j in range(1, len(form), 2):
+            own = local.get(form[j])
+            if own is None:
+                own = local[form[j]] = f"a{len(inputs)}"
+                inputs.append(form[j])
+            form[j] = own
+        exprs.append("".join(form))
+    intypes = tuple(vartypes.get(x) for x in inputs)
+    if None in intypes:
+        return [str(st) for st in run]
+    ctypes = tuple(st.ctype for st in run)
+    key = (ctypes, tuple(exprs), tuple(outputs), intypes)
     fname = named.get(key)
     if fname is None:
         fname = named[key] = f"{cname}_s{len(helpers)}"
-        helpers.append(_segment_function(fname, ctypes, pieces, idents, outputs, intypes))
+        params = ([f"{t} a{j}" for j, t in enumerate(intypes)]
+                  + [f"{ctypes[k]} *o{k}" for k in outputs])
+        helpers.append("\n".join([
+            f"static __attribute__((noinline)) void {fname}({', '.join(params) or 'void'})", "{",
+            *(f"  const {ct} v{k} = {e};" for k, (ct, e) in enumerate(zip(ctypes, exprs))),
+            *(f"  *o{k} = v{k};" for k in outputs), "}"]))
     call = [f"{run[k].ctype} {run[k].name};" for k in outputs]
     args = inputs + [f"&{run[k].name}" for k in outputs]
     call.append(f"{fname}({', '.join(args)});")
     return call
-
-
-def _segment_function(fname: str, ctypes: tuple[str, ...], pieces: list[str], idents: list[str],
-                      outputs: list[int], intypes: tuple[str, ...]) -> str:
-    """The text of a segment's function (see `_segment`)."""
-    text = [""] * (2 * len(pieces) - 1)
-    text[0::2] = pieces
-    text[1::2] = idents
-    exprs = "".join(text).split("\n")
-    if len(exprs) != len(ctypes):
-        raise RenderError("a statement's expression spans lines")
-    params = [f"{t} a{j}" for j, t in enumerate(intypes)] + [f"{ctypes[k]} *o{k}" for k in outputs]
-    lines = [f"static __attribute__((noinline)) void {fname}({', '.join(params) or 'void'})", "{"]
-    lines.extend(f"  const {ct} v{k} = {e};" for k, (ct, e) in enumerate(zip(ctypes, exprs)))
-    lines.extend(f"  *o{k} = v{k};" for k in outputs)
-    lines.append("}")
-    return "\n".join(lines)
 
 
 def render_kernel(ast: UOp, cname: str, restrict: bool = True) -> RenderedKernel:

@@ -380,17 +380,12 @@ class Scope:
 
 class Stmt(NamedTuple):
     """`const T name = expr;`: the one kind of statement a long run can be split at (a named
-    tuple: one is made per node of the kernel, a frozen dataclass cost three times as much).
-    `form` is the expression as data: text at even places, at odd places the names it reads
-    (`expr` joins them), which a run split into functions renames (render.py's `_segment`)."""
+    tuple: one is made per node of the kernel, a frozen dataclass cost three times as much);
+    `form`, its expression: text, and at odd places the names it reads (render's `_segment`)."""
 
     name: str
     ctype: str
     form: tuple[str, ...]
-
-    @property
-    def expr(self) -> str:
-        return "".join(self.form)
 
     def __str__(self) -> str:
         return f"const {self.ctype} {self.name} = {''.join(self.form)};"

@@ -516,10 +516,7 @@ def _unroll(r: UOp) -> str:
 
 
 _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
-# a statement's operands as its printer prints them: operand i as slot i, between two NULs (no
-# C text holds one), which `_printed` fills with the operand's form
-_SLOT = "\0"
-_SLOTS = [f"{_SLOT}{i}{_SLOT}" for i in range(4)]
+_SLOTS = [f"\0{i}\0" for i in range(4)]  # operand i as a printer prints it (`_printed`)
 _FIXED_OPS = frozenset({Ops.CONST, Ops.DEFINE_GLOBAL, Ops.DEFINE_VAR})
 
 
@@ -542,9 +539,8 @@ class KernelRenderer:
         self.vars: set[str] = set()
         self.written: set[int] = set()
         self.vartypes: dict[str, str] = {}  # C type of every generated name (for segments)
-        # the name table: a name that reads names (an INDEX's `p0[t5]`) as its form (Stmt.form:
-        # text at even places, the names at odd), a constant as its text alone; any other name
-        # is one value (`t<i>`, a loop's variable, an accumulator's cell, a size's cast)
+        # a name that reads names (an INDEX's `p0[t5]`) as data (a Stmt.form), a constant as
+        # text alone; any other name is one value (`t<i>`, a loop variable, a cell, a size)
         self.forms: dict[str, tuple[str, ...]] = {}
         self.escaped: set[str] = set()  # the names a line other than a Stmt reads (`lookup`)
         self.choices: list[str] = []  # how the actions were printed (launch, block library)
@@ -592,8 +588,7 @@ class KernelRenderer:
         return f"{prefix}{self.ntemp}"
 
     def stmt(self, name: str, ct: str, expr: str | tuple[str, ...]) -> Stmt:
-        """`const ct name = expr;`, `expr` a form (`_printed`) or text read as one value (a
-        register tile's cell: a function of a long run takes its value)."""
+        """`expr` a form (`_printed`), or text read as one value (a register tile's cell)."""
         self.vartypes[name] = ct
         if isinstance(expr, str):
             self.vartypes.setdefault(expr, ct)
@@ -601,13 +596,18 @@ class KernelRenderer:
         return Stmt(name, ct, expr)
 
     def form(self, name: str) -> tuple[str, ...]:
-        """The name as data (`forms`)."""
         return self.forms.get(name) or ("", name, "")
 
+    def cell(self, acc: str, at: tuple[str, ...]) -> str:
+        """The name `acc[at]`, `at` a form over loop variables, in the name table."""
+        form = ("", acc, "[" + at[0], *at[1:-1], at[-1] + "]")
+        name = "".join(form)
+        self.forms[name] = form
+        return name
+
     def _printed(self, template: str, srcs: list[str]) -> tuple[str, ...]:
-        """The form of a printer's text over `_SLOTS` (operand i printed as slot i): the text
-        around the slots, and in slot i the form of srcs[i]."""
-        cut = template.split(_SLOT)
+        """The form of a printer's text over `_SLOTS`: slot i filled with srcs[i]'s form."""
+        cut = template.split("\0")
         form = [cut[0]]
         for k in range(1, len(cut), 2):
             name = self.form(srcs[int(cut[k])])
@@ -617,8 +617,7 @@ class KernelRenderer:
         return tuple(form)
 
     def lookup(self, n: UOp) -> str | None:
-        """The C name of `n` here, for a line other than a Stmt: the names it reads are marked
-        read there (`escaped`: a function of a long run that defines one returns it)."""
+        """The C name of `n` for a line other than a Stmt (its names marked `escaped`)."""
         name = self._name(n)
         if name is not None:
             self.escaped.update(self.form(name)[1::2])
@@ -894,7 +893,7 @@ class KernelRenderer:
             self.stack[inside - 1].add(f"{ct} {acc}[{size}]; for (int64_t n_ = 0; n_ < {size}; "
                                        f"n_++) {acc}[n_] = {ident};")
             self.vartypes[acc] = f"{ct} *"
-            acc = f"{acc}[{_row_major(cols, self.loop_names)}]"
+            acc = self.cell(acc, _row_major(cols, self.loop_names))
         else:
             self.stack[inside - 1].add(f"{ct} {acc} = {ident};")
             self.vartypes[acc] = ct
@@ -927,7 +926,8 @@ class KernelRenderer:
             self.stack.append(scope)
             self.vector_nodes = {reg}
             # (vector u of the block: its first lane's column over the lanes, a power of two)
-            name = f"{acc}[{self.loop_names[vec]} >> {VECTOR_LANES.bit_length() - 1}]"
+            shift = f" >> {VECTOR_LANES.bit_length() - 1}"
+            name = self.cell(acc, ("", self.loop_names[vec], shift))
             scope.names[reg] = name
             self.inside.add(vec)
             saved.append((mark, name, None, cols, outside))
@@ -938,7 +938,7 @@ class KernelRenderer:
             simd = c.arg[1] == "upcast" and i == len(cols) - 1 and not nested
             scope = self.open_loop(scope, c, "" if simd else _unroll(c), simd=simd)
             self.stack.append(scope)
-        name = f"{acc}[{_row_major(cols, self.loop_names)}]"
+        name = self.cell(acc, _row_major(cols, self.loop_names))
         scope.names[reg] = name
         self.inside.update(cols)
         saved.append((mark, name, None, cols, None))
@@ -987,7 +987,7 @@ class KernelRenderer:
             # a row of memory: the block library's reduction of it (compiled once per cache;
             # it sums from +0.0, so not a sum from -0.0, whose all -0.0 row must stay -0.0)
             window = self.windows.get(r.arg[0])
-            row = self._at(value.src[0], r, window[0] if window else "0")
+            row = self._at(value.src[0], r, window[0] if window else 0)
             count = f"{window[1]} - {window[0]}" if window else loop_count(r)
             call = f"{self.call(reduce_name(red.arg))}(&{row}, {count})"
             scope.add(f"{acc} = {render_alu(update, [acc, call])};")
@@ -1057,12 +1057,14 @@ class KernelRenderer:
         for s, child in opened:
             s.open_child = child
 
-    def _at(self, idx: UOp, r: UOp, value: str) -> str:
-        """The C name of INDEX `idx` where RANGE r is `value` (its statements added to the open
-        scope)."""
+    def _at(self, idx: UOp, r: UOp, value: str | int) -> str:
+        """The C name of INDEX `idx` where RANGE r is `value`, a name or a number (its
+        statements added to the open scope)."""
         parent = self.stack[-1]
         at = Scope("", parent.bound | {r})
-        at.names[r] = value
+        at.names[r] = str(value)
+        if isinstance(value, int):
+            self.forms[str(value)] = (str(value),)
         self.stack.append(at)
         name = self.emit(idx)
         self.stack.pop()
@@ -1207,7 +1209,7 @@ class KernelRenderer:
     def _close_local(self, dl: UOp, saved: list) -> None:
         mark, name, wide = saved.pop()
         inner = self.stack[-1]
-        at, value = _row_major(dl.src[1:], self.loop_names), self.lookup(dl.src[0])
+        at, value = "".join(_row_major(dl.src[1:], self.loop_names)), self.lookup(dl.src[0])
         if wide:  # (its last vector overlaps the one before: the same values again)
             inner.add(f"rg_zstore_f32(&{name}[{at}], {value});")
             self.vector, self.wide = None, False
@@ -1400,8 +1402,7 @@ class KernelRenderer:
                       f"__attribute__((cold)) void {cname}_fin(void *const *a_)", "{",
                       *pointers,
                       f"  const {t} *restrict q_ = (const {t} *)a_[{nparams}];"]
-            more, body = _layout(finish.scope, "  ", self.vartypes, self.escaped,
-                                 f"{cname}_fin")
+            more, body = _layout(finish.scope, "  ", self.vartypes, self.escaped, cname + "_fin")
             segments += more
         else:
             lines += pointers
@@ -1569,14 +1570,15 @@ def _has_plain_innermost(root: Scope) -> bool:
                and not any(isinstance(x, Scope) for x in s.items) for s in root.tree())
 
 
-def _row_major(ranges: tuple[UOp, ...], names: dict[UOp, str]) -> str:
+def _row_major(ranges: tuple[UOp, ...], names: dict[UOp, str]) -> tuple[str, ...]:
     """The offset of the point of `ranges` their loop variables bind in an array laid out
-    row-major over them (the last fastest)."""
-    off, stride = [], 1
-    for r in reversed(ranges):
-        off.append(names[r] if stride == 1 else f"{names[r]} * {stride}")
-        stride *= loop_count(r)
-    return " + ".join(reversed(off))
+    row-major over them (the last fastest), as a form (Stmt.form)."""
+    form, stride = [""], math.prod(map(loop_count, ranges))
+    for r in ranges:
+        stride //= loop_count(r)
+        form[-1] += " + " if len(form) > 1 else ""
+        form += [names[r], "" if stride == 1 else f" * {stride}"]
+    return tuple(form)
 
 
 def _from_negative_zero(reg: UOp) -> bool:
@@ -1602,6 +1604,8 @@ def _accumulator(red: UOp) -> UOp:
 # allocator is superlinear in a basic block's size (20,000 statements: ~50 s; 100,000: the
 # compiler crashes), while 100 functions of 1,000 statements build in seconds
 SEGMENT = 1000
+
+
 def _flatten(root: Scope, indent: str) -> list[tuple[str, str | Stmt]]:
     """The scope tree as (indent, line-or-Stmt) in print order; iterative."""
     out: list[tuple[str, str | Stmt]] = []
@@ -1634,11 +1638,10 @@ def _layout(root: Scope, indent: str, vartypes: dict[str, str], escaped: set[str
     """Print the body; split runs of more than SEGMENT statements into helper functions.
 
     A segment's parameters are the names it reads from outside; its outputs (names defined
-    in it and read later: by a later statement, or by any other line, `escaped`) come back
-    through pointers. Segments that compute alike are one function called several times
+    in it and read later, by a statement or by another line: `escaped`) come back through
+    pointers. Segments that compute alike are one function called several times
     (`_segment`). Returns (helper functions, body)."""
     flat = _flatten(root, indent)
-    # where each name is read last by a statement (the names of its form)
     last_read = {ident: i for i, (_, item) in enumerate(flat) if type(item) is Stmt
                  for ident in item.form[1::2]}
     helpers: list[str] = []
@@ -1670,30 +1673,23 @@ def _layout(root: Scope, indent: str, vartypes: dict[str, str], escaped: set[str
 
 def _segment(run: list[Stmt], outputs: list[int], vartypes: dict[str, str],
              named: dict[tuple, str], helpers: list[str], cname: str) -> list[str]:
-    """The lines that call one run of statements as a function (or the statements themselves,
-    if a value they read has no known C type).
-
-    The function has names of its own (`a<i>` what it reads from outside, in the order first
-    read; `v<i>` its i-th statement), put in place of the names of the statements' forms, so
-    runs that compute alike from different names are one function (`named`: what defines its
-    text -> its name; a new one is added to `helpers`): a long periodic chain's segments are
-    all one, which gcc then compiles once (at -O1 it does not fold identical functions)."""
+    """The lines that call one run of statements as a function (inline if a value it reads
+    has no known C type). The function has names of its own (`a<i>` what it reads from
+    outside, in the order first read; `v<i>` its i-th statement), so runs that compute alike
+    from different names are one function (`named`: its text -> its name; a new one is added
+    to `helpers`): a long periodic chain's segments are all one, which gcc then compiles once
+    (at -O1 it does not fold identical functions itself)."""
     local: dict[str, str] = {st.name: f"v{k}" for k, st in enumerate(run)}
     inputs: list[str] = []
-    exprs: list[str] = []
     for st in run:
-        form = list(st.form)
-        for j in range(1, len(form), 2):
-            own = local.get(form[j])
-            if own is None:
-                own = local[form[j]] = f"a{len(inputs)}"
-                inputs.append(form[j])
-            form[j] = own
-        exprs.append("".join(form))
-    intypes = tuple(vartypes.get(x) for x in inputs)
+        for x in st.form[1::2]:
+            if x not in local:
+                local[x] = f"a{len(inputs)}"
+                inputs.append(x)
+    exprs = ["".join(x if j % 2 == 0 else local[x] for j, x in enumerate(st.form)) for st in run]
+    intypes, ctypes = tuple(map(vartypes.get, inputs)), tuple(st.ctype for st in run)
     if None in intypes:
-        return [str(st) for st in run]
-    ctypes = tuple(st.ctype for st in run)
+        return list(map(str, run))
     key = (ctypes, tuple(exprs), tuple(outputs), intypes)
     fname = named.get(key)
     if fname is None:

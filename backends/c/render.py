@@ -48,6 +48,7 @@ The only text that reaches the source is generated: identifiers are `p<i>`, `t<i
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -542,7 +543,7 @@ class KernelRenderer:
         # a name that reads names (an INDEX's `p0[t5]`) as data (a Stmt.form), a constant as
         # text alone; any other name is one value (`t<i>`, a loop variable, a cell, a size)
         self.forms: dict[str, tuple[str, ...]] = {}
-        self.escaped: set[str] = set()  # the names a line other than a Stmt reads (`lookup`)
+        self.escaped: set[str] = set()  # the names a line other than a Stmt reads (`emit`)
         self.choices: list[str] = []  # how the actions were printed (launch, block library)
         self.vector: UOp | None = None  # the open "vector" loop's RANGE: what varies along it
         self.vector_nodes: set[UOp] = set()  # vectors that do not vary along it (accumulators)
@@ -601,29 +602,19 @@ class KernelRenderer:
     def cell(self, acc: str, at: tuple[str, ...]) -> str:
         """The name `acc[at]`, `at` a form over loop variables, in the name table."""
         form = ("", acc, "[" + at[0], *at[1:-1], at[-1] + "]")
-        name = "".join(form)
-        self.forms[name] = form
-        return name
+        self.forms["".join(form)] = form
+        return "".join(form)
 
     def _printed(self, template: str, srcs: list[str]) -> tuple[str, ...]:
         """The form of a printer's text over `_SLOTS`: slot i filled with srcs[i]'s form."""
-        cut = template.split("\0")
-        form = [cut[0]]
-        for k in range(1, len(cut), 2):
-            name = self.form(srcs[int(cut[k])])
-            form[-1] += name[0]
-            form += name[1:]
-            form[-1] += cut[k + 1]
+        form = [""]
+        for k, piece in enumerate(template.split("\0")):
+            part = self.form(srcs[int(piece)]) if k % 2 else (piece,)
+            form[-1] += part[0]
+            form += part[1:]
         return tuple(form)
 
     def lookup(self, n: UOp) -> str | None:
-        """The C name of `n` for a line other than a Stmt (its names marked `escaped`)."""
-        name = self._name(n)
-        if name is not None:
-            self.escaped.update(self.form(name)[1::2])
-        return name
-
-    def _name(self, n: UOp) -> str | None:
         name = self.fixed.get(n)
         if name is not None:
             return name
@@ -687,12 +678,13 @@ class KernelRenderer:
 
     # -- expressions
     def emit(self, root: UOp) -> str:
-        """Emit the statements computing `root` in the open scopes; return its C name."""
+        """Emit the statements computing `root` in the open scopes; return its C name, for a
+        line other than a Stmt (its names marked `escaped`)."""
         work: list[tuple[UOp, int]] = [(root, 0)]
         # a REDUCE switches the scope stack to its own loops while its body is emitted: what
         # `_enter` returned, and the accumulator's (or local array's) C name
         saved: list[tuple[tuple, str]] = []
-        lookup, reduce_op, local_op = self._name, Ops.REDUCE, Ops.DEFINE_LOCAL  # read once
+        lookup, reduce_op, local_op = self.lookup, Ops.REDUCE, Ops.DEFINE_LOCAL  # read once
         while work:
             n, stage = work.pop()
             if stage == 0:
@@ -727,11 +719,12 @@ class KernelRenderer:
                 self._close_local(n, saved)
         name = self.lookup(root)
         assert name is not None
+        self.escaped.update(self.form(name)[1::2])
         return name
 
     def _emit_node(self, n: UOp) -> None:
         scope = self.home(n)
-        srcs = [self._name(s) for s in n.src]
+        srcs = [self.lookup(s) for s in n.src]
         if n.op is Ops.RANGE:
             raise RenderError(f"RANGE{n.arg} is read outside the loops over it")
         a = _SLOTS[:len(srcs)]  # the printers print slots, filled by `_printed`
@@ -803,8 +796,7 @@ class KernelRenderer:
             if row:
                 # an address, never dereferenced: computed as an integer (no pointer past the
                 # buffer in C), and a prefetch of an unmapped address does not fault
-                self.escaped.update(self.form(srcs[0])[1::2])  # (a line that reads names)
-                scope.add(f"__builtin_prefetch((const void *)((uintptr_t)&{srcs[0]} + "
+                scope.add(f"__builtin_prefetch((const void *)((uintptr_t)&{self.emit(n.src[0])} + "
                           f"{self.prefetch[1] * row} * sizeof {srcs[0]}));")
         elif n.op is Ops.CAST and n.src[0].dtype is dtypes.index:
             # an index affine in the loop (a mask's position, `j + 1`): lane u is lane 0's value
@@ -1174,10 +1166,10 @@ class KernelRenderer:
         mark, acc, declaration, cols, outside = saved.pop()
         if mark is None:  # a scan's step, once per iteration of the loops it reads
             scope = self.home(red.src[0])
-            scope.add(f"{acc} = {self.lookup(red.src[0])};")
+            scope.add(f"{acc} = {self.emit(red.src[0])};")
             scope.names[red] = acc
             return
-        self.stack[-1].add(f"{acc} = {self.lookup(red.src[0])};")
+        self.stack[-1].add(f"{acc} = {self.emit(red.src[0])};")
         if outside is not None:  # back to the vectors (or none) of the loops around it
             self.vector, self.vector_nodes, self.prefetch = outside
         if red in self.threaded:
@@ -1209,7 +1201,7 @@ class KernelRenderer:
     def _close_local(self, dl: UOp, saved: list) -> None:
         mark, name, wide = saved.pop()
         inner = self.stack[-1]
-        at, value = "".join(_row_major(dl.src[1:], self.loop_names)), self.lookup(dl.src[0])
+        at, value = "".join(_row_major(dl.src[1:], self.loop_names)), self.emit(dl.src[0])
         if wide:  # (its last vector overlaps the one before: the same values again)
             inner.add(f"rg_zstore_f32(&{name}[{at}], {value});")
             self.vector, self.wide = None, False
@@ -1647,27 +1639,20 @@ def _layout(root: Scope, indent: str, vartypes: dict[str, str], escaped: set[str
     helpers: list[str] = []
     named: dict[tuple, str] = {}  # what defines a helper's text -> its name
     body: list[str] = []
-    i = 0
-    while i < len(flat):
-        ind, item = flat[i]
-        if not isinstance(item, Stmt):
-            body.append(ind + item)
-            i += 1
+    end = 0  # where the group of lines ends in `flat`
+    for stmts, group in itertools.groupby(flat, lambda line: type(line[1]) is Stmt):
+        lines = list(group)
+        end += len(lines)
+        if not stmts or len(lines) <= SEGMENT:
+            body.extend(ind + str(item) for ind, item in lines)
             continue
-        end = i
-        while end < len(flat) and isinstance(flat[end][1], Stmt):
-            end += 1
-        if end - i <= SEGMENT:
-            body.extend(ind + str(st) for _, st in flat[i:end])
-        else:
-            for lo in range(i, end, SEGMENT):
-                hi = min(end, lo + SEGMENT)
-                run: list[Stmt] = [st for _, st in flat[lo:hi]]  # type: ignore[misc]
-                outputs = [k for k, st in enumerate(run)
-                           if st.name in escaped or last_read.get(st.name, -1) >= hi]
-                call = _segment(run, outputs, vartypes, named, helpers, cname)
-                body.extend(ind + line for line in call)
-        i = end
+        for lo in range(0, len(lines), SEGMENT):
+            run: list[Stmt] = [st for _, st in lines[lo:lo + SEGMENT]]  # type: ignore[misc]
+            after = end - len(lines) + lo + len(run)  # (the index past the run)
+            outputs = [k for k, st in enumerate(run)
+                       if st.name in escaped or last_read.get(st.name, -1) >= after]
+            call = _segment(run, outputs, vartypes, named, helpers, cname)
+            body.extend(lines[0][0] + line for line in call)
     return helpers, body
 
 

@@ -19,10 +19,9 @@ print what the rules decided:
 
 Every node is printed as one `const T tN = ...;` temporary, in dependency order, so expression
 depth never reaches the C compiler: a 100,000-op chain is 100,000 short statements, and runs
-of more than `SEGMENT` statements become separate functions (gcc's register allocator is
-superlinear in a block's length). A node is placed in the outermost loop whose variables it
-depends on (loop-invariant code is hoisted, e.g. the max of a softmax row is computed once per
-row, not once per element).
+of more than `SEGMENT` are functions of their own (`_segment`). A node is placed in the
+outermost loop whose variables it depends on (loop-invariant code is hoisted, e.g. the max of
+a softmax row is computed once per row, not once per element).
 
 Loop order is the AST's: a REDUCE over output ranges its STORE marks ACCUMULATED (the
 interchange action, rules/interchange_helpers.py: "upcast" columns, an "unroll" register tile,
@@ -540,9 +539,9 @@ class KernelRenderer:
         self.vars: set[str] = set()
         self.written: set[int] = set()
         self.vartypes: dict[str, str] = {}  # C type of every generated name (for segments)
-        # a name that reads names (an INDEX's `p0[t5]`) as data (a Stmt.form), a constant as
-        # text alone; any other name is one value (`t<i>`, a loop variable, a cell, a size)
-        self.forms: dict[str, tuple[str, ...]] = {}
+        # a name that reads names (an INDEX's `p0[t5]`) as data (a Stmt.form), a constant (`_at`'s
+        # 0 too) as text alone; any other is one value (`t<i>`, a loop variable, a cell, a size)
+        self.forms: dict[str, tuple[str, ...]] = {"0": ("0",)}
         self.escaped: set[str] = set()  # the names a line other than a Stmt reads (`emit`)
         self.choices: list[str] = []  # how the actions were printed (launch, block library)
         self.vector: UOp | None = None  # the open "vector" loop's RANGE: what varies along it
@@ -588,13 +587,12 @@ class KernelRenderer:
         self.ntemp += 1
         return f"{prefix}{self.ntemp}"
 
-    def stmt(self, name: str, ct: str, expr: str | tuple[str, ...]) -> Stmt:
-        """`expr` a form (`_printed`), or text read as one value (a register tile's cell)."""
+    def stmt(self, name: str, ct: str, expr: str, srcs: list[str] | None = None) -> Stmt:
+        """`expr` over `_SLOTS` for `srcs` (`_printed`), or text read as one value (a cell)."""
         self.vartypes[name] = ct
-        if isinstance(expr, str):
+        if srcs is None:
             self.vartypes.setdefault(expr, ct)
-            expr = ("", expr, "")
-        return Stmt(name, ct, expr)
+        return Stmt(name, ct, ("", expr, "") if srcs is None else self._printed(expr, srcs))
 
     def form(self, name: str) -> tuple[str, ...]:
         return self.forms.get(name) or ("", name, "")
@@ -761,7 +759,7 @@ class KernelRenderer:
         else:
             raise RenderError(f"the C renderer has no rule for {n.op.name} in a kernel")
         name = self.fresh()
-        scope.add(self.stmt(name, ctype(n.dtype), self._printed(expr, srcs)))  # type: ignore
+        scope.add(self.stmt(name, ctype(n.dtype), expr, srcs))  # type: ignore[arg-type]
         scope.names[n] = name
 
     # -- explicit vectors (a "vector" loop: rules/opt_helpers.py, `vectorizable`)
@@ -776,22 +774,21 @@ class KernelRenderer:
         return name if self._is_vector(n) else broadcast(n.dtype, name, self.wide)
 
     def _emit_vector(self, n: UOp, scope: Scope, srcs: list[str]) -> None:
-        a = _SLOTS[:len(srcs)]  # (printed as slots: `_printed`)
         if self.wide:  # (every 16-lane value: vexp.WIDE defines their type and functions)
             self.uses.add(WIDE_EXP)
         if n.op is Ops.LOAD:
             # lane u reads offset + step * u: the index is affine in the loop variable
             step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
             if self.wide:  # (wide_exps' `paired`: contiguous float32 loads only)
-                expr = f"rg_zload_f32(&{a[0]})"
+                expr = f"rg_zload_f32(&{_SLOTS[0]})"
             elif n.dtype is not dtypes.float32:  # int, bool, half, double lanes: contiguously
                 load = {dtypes.bool: "rg_vload_b", dtypes.float16: "rg_vload_f16",
                         dtypes.float64: "rg_vload_f64"}.get(n.dtype, "rg_vload_i32")
-                expr = f"{load}(&{a[0]})"
+                expr = f"{load}(&{_SLOTS[0]})"
             elif (load := _VECTOR_LOAD.get(step)) is not None:  # type: ignore[arg-type]
-                expr = f"{load}(&{a[0]})"
+                expr = f"{load}(&{_SLOTS[0]})"
             else:  # lane by lane, `step` apart (whole rows read far apart)
-                expr = f"rg_vloads_f32(&{a[0]}, {step})"
+                expr = f"rg_vloads_f32(&{_SLOTS[0]}, {step})"
             row = None if self.prefetch is None else stride(n.src[0].src[1], self.prefetch[0])
             if row:
                 # an address, never dereferenced: computed as an integer (no pointer past the
@@ -803,24 +800,23 @@ class KernelRenderer:
             # plus u steps, wrapped to int32 as the scalar cast wraps
             step = stride(n.src[0], self.vector)  # type: ignore[arg-type]
             iota = ", ".join(str(u * step) for u in range(VECTOR_LANES))  # type: ignore[operator]
-            expr = f"(rg_vset_i32((int32_t)({a[0]})) + (rg_vi32){{{iota}}})"
+            expr = f"(rg_vset_i32((int32_t)({_SLOTS[0]})) + (rg_vi32){{{iota}}})"
         elif n.op in _VECTOR_INFIX and n.dtype in (dtypes.float32, dtypes.float64) and (
                 self._is_vector(n.src[0]) or self._is_vector(n.src[1])):
             # `v + x`: C's vector extension broadcasts a scalar operand of the element type
             # itself, lane for lane the same value as `v + rg_vset_f32(x)`, without an inline
             # call for gcc to expand per statement (on a 100,000-op chain, 3x its build time)
-            expr = render_vector(n, a)
+            expr = render_vector(n, _SLOTS)
         elif self.wide and n.op in (Ops.EXP, Ops.WHERE):
-            args = ", ".join(self._lanes(s, x) for s, x in zip(n.src, a))
+            args = ", ".join(self._lanes(s, x) for s, x in zip(n.src, _SLOTS))
             expr = f"rg_z{'exp' if n.op is Ops.EXP else 'sel'}_f32({args})"
         else:
-            expr = render_vector(n, [self._lanes(s, x) for s, x in zip(n.src, a)])
+            expr = render_vector(n, [self._lanes(s, x) for s, x in zip(n.src, _SLOTS)])
             if n.op is Ops.EXP:
                 self.uses.add(VECTOR_EXP)
         name = self.fresh()
         wide = "rg_zi32" if n.dtype is dtypes.bool else "rg_zf32"
-        scope.add(self.stmt(name, wide if self.wide else vector_type(n.dtype),
-                            self._printed(expr, srcs)))
+        scope.add(self.stmt(name, wide if self.wide else vector_type(n.dtype), expr, srcs))
         scope.names[n] = name
 
     def _open_vector(self, parent: Scope, r: UOp, threads: Threads | None,
@@ -979,7 +975,7 @@ class KernelRenderer:
             # a row of memory: the block library's reduction of it (compiled once per cache;
             # it sums from +0.0, so not a sum from -0.0, whose all -0.0 row must stay -0.0)
             window = self.windows.get(r.arg[0])
-            row = self._at(value.src[0], r, window[0] if window else 0)
+            row = self._at(value.src[0], r, window[0] if window else "0")
             count = f"{window[1]} - {window[0]}" if window else loop_count(r)
             call = f"{self.call(reduce_name(red.arg))}(&{row}, {count})"
             scope.add(f"{acc} = {render_alu(update, [acc, call])};")
@@ -1049,14 +1045,12 @@ class KernelRenderer:
         for s, child in opened:
             s.open_child = child
 
-    def _at(self, idx: UOp, r: UOp, value: str | int) -> str:
-        """The C name of INDEX `idx` where RANGE r is `value`, a name or a number (its
-        statements added to the open scope)."""
+    def _at(self, idx: UOp, r: UOp, value: str) -> str:
+        """The C name of INDEX `idx` where RANGE r is `value` (its statements added to the open
+        scope)."""
         parent = self.stack[-1]
         at = Scope("", parent.bound | {r})
-        at.names[r] = str(value)
-        if isinstance(value, int):
-            self.forms[str(value)] = (str(value),)
+        at.names[r] = value
         self.stack.append(at)
         name = self.emit(idx)
         self.stack.pop()
@@ -1629,10 +1623,9 @@ def _layout(root: Scope, indent: str, vartypes: dict[str, str], escaped: set[str
             cname: str) -> tuple[list[str], list[str]]:
     """Print the body; split runs of more than SEGMENT statements into helper functions.
 
-    A segment's parameters are the names it reads from outside; its outputs (names defined
-    in it and read later, by a statement or by another line: `escaped`) come back through
-    pointers. Segments that compute alike are one function called several times
-    (`_segment`). Returns (helper functions, body)."""
+    A segment's parameters are the names it reads from outside; its outputs (names defined in
+    it and read later, by a statement or by another line: `escaped`) come back through
+    pointers. Returns (helper functions, body)."""
     flat = _flatten(root, indent)
     last_read = {ident: i for i, (_, item) in enumerate(flat) if type(item) is Stmt
                  for ident in item.form[1::2]}

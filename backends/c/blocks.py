@@ -36,11 +36,11 @@ instructions; called, 97M.
 
 from __future__ import annotations
 
+import itertools
 import os
-import re
 import threading
 from collections.abc import Callable, Iterable
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
@@ -63,11 +63,6 @@ from .ctext import (
     stream_signature,
     vector_names,
 )
-
-# a block or panel copy (its name says its vector type), a row reduction (8-lane vectors
-# whatever the target) and a float32 exp (its prelude binds expf to rg_expf, vexp.py) are each
-# a library of their own, so that a first product, sum or sigmoid builds what it calls alone
-NAME = re.compile(r"(rg_(?:block|pack)_(v|z)f(32|64)\w*)|rg_reduce_([a-z]+)_f32|rg_(expf)")
 
 
 def name(dt: DType, lanes: int, rows: int) -> str:
@@ -310,10 +305,7 @@ def _one(cname: str, dt: DType, lanes: int) -> list[RenderedKernel]:
     """The library of one block or panel copy of dt's in `lanes`-wide registers (a kernel
     calls one or two of the 16: a cold 64x96x48 matmul's build took 467 ms of compiler CPU
     with them all)."""
-    found = [k for k in kernels(dt, lanes) if k.cname == cname]
-    if not found:  # (a name of the pattern, `rg_block_vf32_99`: no block of the library)
-        raise ValueError(f"{cname!r} is no function of the block library")
-    return found
+    return [k for k in kernels(dt, lanes) if k.cname == cname]
 
 
 def _exp_library() -> list[RenderedKernel]:
@@ -330,25 +322,34 @@ _lock = threading.Lock()
 _loaded: dict[str, object] = {}  # vector type (a reduction's, exp's) -> its library, once
 
 
+@cache
+def _libraries() -> dict[str, tuple[str, Callable[[], list[RenderedKernel]]]]:
+    """Each function of the block library -> its library's key and kernels: a block or panel
+    copy, a row reduction (8-lane vectors whatever the target), the float32 exp (its prelude
+    binds expf to rg_expf) are each a library, so a first product, sum or sigmoid builds what
+    it calls alone."""
+    table = {vexp.NAME: ("exp", _exp_library)}
+    table.update((reduce_name(op), (f"reduce_{which}", partial(reductions, which)))
+                 for op, which in REDUCE_OPS.items())
+    for dt, width in itertools.product((dtypes.float32, dtypes.float64), (32, 64)):
+        lanes = width // dt.itemsize
+        for f in (pack_name(dt, lanes), *(named(dt, lanes, rows) for rows in BLOCK_ROWS
+                                          for named in (name, stream_name))):
+            table[f] = (f, partial(_one, f, dt, lanes))
+    return table
+
+
 def load_for(calls: Iterable[str], build: Builder) -> None:
     """Load (building once per cache, with `build`) the block libraries of the functions
     `calls` (kernels' RenderedKernel.calls), before the library holding the kernels is loaded."""
-    libraries = set()
+    libraries = {}
     for call in calls:
-        if (found := NAME.fullmatch(call)) is None:
+        if call not in _libraries():
             raise ValueError(f"{call!r} is no function of the block library")
-        libraries.add(found.groups(""))
-    for m in sorted(libraries):
-        if m[4]:  # the float32 exp, of the core the flags' target takes (vexp.TAG)
-            key = "\0".join(("exp", env_get("RULEGRAD_CC") or "", env_get("RULEGRAD_CFLAGS") or ""))
-            library = _exp_library
-        elif m[3]:  # a row reduction
-            if m[3] not in REDUCE_OPS.values():
-                raise ValueError(f"'rg_reduce_{m[3]}_f32' is no function of the block library")
-            key, library = f"reduce_{m[3]}", partial(reductions, m[3])
-        else:  # a block or panel copy
-            dt = dtypes.float32 if m[2] == "32" else dtypes.float64
-            key, library = m[0], partial(_one, m[0], dt, (32 if m[1] == "v" else 64) // dt.itemsize)
+        libraries.update([_libraries()[call]])
+    for key, library in sorted(libraries.items()):
+        if key == "exp":  # (of the core the flags' target takes: vexp.TAG)
+            key = "\0".join((key, env_get("RULEGRAD_CC") or "", env_get("RULEGRAD_CFLAGS") or ""))
         with _lock:
             if key in _loaded:
                 continue

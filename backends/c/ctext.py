@@ -373,14 +373,15 @@ class Scope:
 
 class Stmt(NamedTuple):
     """`const T name = expr;`: the one kind of statement a long run can be split at (a named
-    tuple: one is made per node of the kernel, a frozen dataclass cost three times as much)."""
+    tuple: one is made per node of the kernel, a frozen dataclass cost three times as much);
+    `form`, its expression: text, and at odd places the names it reads (render's `_segment`)."""
 
     name: str
     ctype: str
-    expr: str
+    form: tuple[str, ...]
 
     def __str__(self) -> str:
-        return f"const {self.ctype} {self.name} = {self.expr};"
+        return f"const {self.ctype} {self.name} = {''.join(self.form)};"
 
 
 class RenderedKernel(FrozenRecord):

@@ -19,10 +19,9 @@ print what the rules decided:
 
 Every node is printed as one `const T tN = ...;` temporary, in dependency order, so expression
 depth never reaches the C compiler: a 100,000-op chain is 100,000 short statements, and runs
-of more than `SEGMENT` statements become separate functions (gcc's register allocator is
-superlinear in a block's length). A node is placed in the outermost loop whose variables it
-depends on (loop-invariant code is hoisted, e.g. the max of a softmax row is computed once per
-row, not once per element).
+of more than `SEGMENT` are functions of their own (`_segment`). A node is placed in the
+outermost loop whose variables it depends on (loop-invariant code is hoisted, e.g. the max of
+a softmax row is computed once per row, not once per element).
 
 Loop order is the AST's: a REDUCE over output ranges its STORE marks ACCUMULATED (the
 interchange action, rules/interchange_helpers.py: "upcast" columns, an "unroll" register tile,
@@ -50,7 +49,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import operator
 import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
@@ -518,6 +516,7 @@ def _unroll(r: UOp) -> str:
 
 
 _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
+_SLOTS = [f"\0{i}\0" for i in range(4)]  # operand i as a printer prints it (`_printed`)
 _FIXED_OPS = frozenset({Ops.CONST, Ops.DEFINE_GLOBAL, Ops.DEFINE_VAR})
 
 
@@ -540,6 +539,10 @@ class KernelRenderer:
         self.vars: set[str] = set()
         self.written: set[int] = set()
         self.vartypes: dict[str, str] = {}  # C type of every generated name (for segments)
+        # a name that reads names (an INDEX's `p0[t5]`) as data (a Stmt.form), a constant (`_at`'s
+        # 0 too) as text alone; any other is one value (`t<i>`, a loop variable, a cell, a size)
+        self.forms: dict[str, tuple[str, ...]] = {"0": ("0",)}
+        self.escaped: set[str] = set()  # the names a line other than a Stmt reads (`emit`)
         self.choices: list[str] = []  # how the actions were printed (launch, block library)
         self.vector: UOp | None = None  # the open "vector" loop's RANGE: what varies along it
         self.vector_nodes: set[UOp] = set()  # vectors that do not vary along it (accumulators)
@@ -584,9 +587,30 @@ class KernelRenderer:
         self.ntemp += 1
         return f"{prefix}{self.ntemp}"
 
-    def stmt(self, name: str, ct: str, expr: str) -> Stmt:
+    def stmt(self, name: str, ct: str, expr: str, srcs: list[str] | None = None) -> Stmt:
+        """`expr` over `_SLOTS` for `srcs` (`_printed`), or text read as one value (a cell)."""
         self.vartypes[name] = ct
-        return Stmt(name, ct, expr)
+        if srcs is None:
+            self.vartypes.setdefault(expr, ct)
+        return Stmt(name, ct, ("", expr, "") if srcs is None else self._printed(expr, srcs))
+
+    def form(self, name: str) -> tuple[str, ...]:
+        return self.forms.get(name) or ("", name, "")
+
+    def cell(self, acc: str, at: tuple[str, ...]) -> str:
+        """The name `acc[at]`, `at` a form over loop variables, in the name table."""
+        form = ("", acc, "[" + at[0], *at[1:-1], at[-1] + "]")
+        self.forms["".join(form)] = form
+        return "".join(form)
+
+    def _printed(self, template: str, srcs: list[str]) -> tuple[str, ...]:
+        """The form of a printer's text over `_SLOTS`: slot i filled with srcs[i]'s form."""
+        form = [""]
+        for k, piece in enumerate(template.split("\0")):
+            part = self.form(srcs[int(piece)]) if k % 2 else (piece,)
+            form[-1] += part[0]
+            form += part[1:]
+        return tuple(form)
 
     def lookup(self, n: UOp) -> str | None:
         name = self.fixed.get(n)
@@ -602,13 +626,14 @@ class KernelRenderer:
         """The name of a node with the same text everywhere: a constant, buffer or size."""
         if n.op is Ops.CONST:
             name = self.fixed[n] = render_const(n.arg, n.dtype)
+            self.forms[name] = (name,)
         elif n.op is Ops.DEFINE_GLOBAL:
             self.params[n.arg] = n
             name = self.fixed[n] = f"p{n.arg}"
         else:  # DEFINE_VAR, a symbolic size: a parameter of the kernel, by name
             self.vars.add(n.arg[0])
-            self.vartypes[f"var_{n.arg[0]}"] = "long long"
             name = self.fixed[n] = f"(({ctype(n.dtype)})var_{n.arg[0]})"
+            self.vartypes[name] = ctype(n.dtype)  # (one value to a function of a long run)
         return name
 
     def home(self, n: UOp) -> Scope:
@@ -651,7 +676,8 @@ class KernelRenderer:
 
     # -- expressions
     def emit(self, root: UOp) -> str:
-        """Emit the statements computing `root` in the open scopes; return its C name."""
+        """Emit the statements computing `root` in the open scopes; return its C name, for a
+        line other than a Stmt (its names marked `escaped`)."""
         work: list[tuple[UOp, int]] = [(root, 0)]
         # a REDUCE switches the scope stack to its own loops while its body is emitted: what
         # `_enter` returned, and the accumulator's (or local array's) C name
@@ -683,7 +709,7 @@ class KernelRenderer:
                         break
                     n = first
             elif stage == 1:
-                if self.lookup(n) is None:
+                if lookup(n) is None:
                     self._emit_node(n)
             elif stage == 2:
                 self._close_reduce(n, saved)
@@ -691,6 +717,7 @@ class KernelRenderer:
                 self._close_local(n, saved)
         name = self.lookup(root)
         assert name is not None
+        self.escaped.update(self.form(name)[1::2])
         return name
 
     def _emit_node(self, n: UOp) -> None:
@@ -698,9 +725,11 @@ class KernelRenderer:
         srcs = [self.lookup(s) for s in n.src]
         if n.op is Ops.RANGE:
             raise RenderError(f"RANGE{n.arg} is read outside the loops over it")
+        a = _SLOTS[:len(srcs)]  # the printers print slots, filled by `_printed`
         if n.op is Ops.INDEX:
             # an INDEX names an address; LOAD and STORE print it
-            scope.names[n] = f"{srcs[0]}[{srcs[1]}]"
+            name = scope.names[n] = f"{srcs[0]}[{srcs[1]}]"
+            self.forms[name] = self._printed(f"{a[0]}[{a[1]}]", srcs)  # type: ignore[arg-type]
             return
         if self._is_vector(n):
             self._emit_vector(n, scope, srcs)  # type: ignore[arg-type]
@@ -716,12 +745,12 @@ class KernelRenderer:
                                   "(LOAD(INDEX(b, off), gate, alt))")
             # a gated load reads memory only where its gate holds (C evaluates one arm)
             if len(n.src) == 1:
-                expr = srcs[0]
+                expr = a[0]
             else:
-                expr = f"({srcs[1]} ? {srcs[0]} : {srcs[2]})"
+                expr = f"({a[1]} ? {a[0]} : {a[2]})"
                 self.gated = True  # (RenderedKernel.gated: flags.py's jump threading)
         elif n.op in GroupOp.Elementwise:
-            expr = render_alu(n, srcs)  # type: ignore[arg-type]
+            expr = render_alu(n, a)
             if (helper := alu_helper(n)) is not None:
                 self.uses.add(helper)
             sdt = n.src[0].dtype
@@ -730,7 +759,7 @@ class KernelRenderer:
         else:
             raise RenderError(f"the C renderer has no rule for {n.op.name} in a kernel")
         name = self.fresh()
-        scope.add(self.stmt(name, ctype(n.dtype), expr))
+        scope.add(self.stmt(name, ctype(n.dtype), expr, srcs))  # type: ignore[arg-type]
         scope.names[n] = name
 
     # -- explicit vectors (a "vector" loop: rules/opt_helpers.py, `vectorizable`)
@@ -751,43 +780,43 @@ class KernelRenderer:
             # lane u reads offset + step * u: the index is affine in the loop variable
             step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
             if self.wide:  # (wide_exps' `paired`: contiguous float32 loads only)
-                expr = f"rg_zload_f32(&{srcs[0]})"  # type: ignore[index]
+                expr = f"rg_zload_f32(&{_SLOTS[0]})"
             elif n.dtype is not dtypes.float32:  # int, bool, half, double lanes: contiguously
                 load = {dtypes.bool: "rg_vload_b", dtypes.float16: "rg_vload_f16",
                         dtypes.float64: "rg_vload_f64"}.get(n.dtype, "rg_vload_i32")
-                expr = f"{load}(&{srcs[0]})"  # type: ignore[index]
+                expr = f"{load}(&{_SLOTS[0]})"
             elif (load := _VECTOR_LOAD.get(step)) is not None:  # type: ignore[arg-type]
-                expr = f"{load}(&{srcs[0]})"  # type: ignore[index]
+                expr = f"{load}(&{_SLOTS[0]})"
             else:  # lane by lane, `step` apart (whole rows read far apart)
-                expr = f"rg_vloads_f32(&{srcs[0]}, {step})"  # type: ignore[index]
+                expr = f"rg_vloads_f32(&{_SLOTS[0]}, {step})"
             row = None if self.prefetch is None else stride(n.src[0].src[1], self.prefetch[0])
             if row:
                 # an address, never dereferenced: computed as an integer (no pointer past the
                 # buffer in C), and a prefetch of an unmapped address does not fault
-                scope.add(f"__builtin_prefetch((const void *)((uintptr_t)&{srcs[0]} + "
-                          f"{self.prefetch[1] * row} * sizeof {srcs[0]}));")  # type: ignore[index]
+                scope.add(f"__builtin_prefetch((const void *)((uintptr_t)&{self.emit(n.src[0])} + "
+                          f"{self.prefetch[1] * row} * sizeof {srcs[0]}));")
         elif n.op is Ops.CAST and n.src[0].dtype is dtypes.index:
             # an index affine in the loop (a mask's position, `j + 1`): lane u is lane 0's value
             # plus u steps, wrapped to int32 as the scalar cast wraps
             step = stride(n.src[0], self.vector)  # type: ignore[arg-type]
             iota = ", ".join(str(u * step) for u in range(VECTOR_LANES))  # type: ignore[operator]
-            expr = f"(rg_vset_i32((int32_t)({srcs[0]})) + (rg_vi32){{{iota}}})"
+            expr = f"(rg_vset_i32((int32_t)({_SLOTS[0]})) + (rg_vi32){{{iota}}})"
         elif n.op in _VECTOR_INFIX and n.dtype in (dtypes.float32, dtypes.float64) and (
                 self._is_vector(n.src[0]) or self._is_vector(n.src[1])):
             # `v + x`: C's vector extension broadcasts a scalar operand of the element type
             # itself, lane for lane the same value as `v + rg_vset_f32(x)`, without an inline
             # call for gcc to expand per statement (on a 100,000-op chain, 3x its build time)
-            expr = render_vector(n, srcs)
+            expr = render_vector(n, _SLOTS)
         elif self.wide and n.op in (Ops.EXP, Ops.WHERE):
-            args = ", ".join(self._lanes(s, a) for s, a in zip(n.src, srcs))  # type: ignore[misc]
+            args = ", ".join(self._lanes(s, x) for s, x in zip(n.src, _SLOTS))
             expr = f"rg_z{'exp' if n.op is Ops.EXP else 'sel'}_f32({args})"
         else:
-            expr = render_vector(n, [self._lanes(s, a) for s, a in zip(n.src, srcs)])
+            expr = render_vector(n, [self._lanes(s, x) for s, x in zip(n.src, _SLOTS)])
             if n.op is Ops.EXP:
                 self.uses.add(VECTOR_EXP)
         name = self.fresh()
         wide = "rg_zi32" if n.dtype is dtypes.bool else "rg_zf32"
-        scope.add(self.stmt(name, wide if self.wide else vector_type(n.dtype), expr))
+        scope.add(self.stmt(name, wide if self.wide else vector_type(n.dtype), expr, srcs))
         scope.names[n] = name
 
     def _open_vector(self, parent: Scope, r: UOp, threads: Threads | None,
@@ -852,7 +881,7 @@ class KernelRenderer:
             self.stack[inside - 1].add(f"{ct} {acc}[{size}]; for (int64_t n_ = 0; n_ < {size}; "
                                        f"n_++) {acc}[n_] = {ident};")
             self.vartypes[acc] = f"{ct} *"
-            acc = f"{acc}[{_row_major(cols, self.loop_names)}]"
+            acc = self.cell(acc, _row_major(cols, self.loop_names))
         else:
             self.stack[inside - 1].add(f"{ct} {acc} = {ident};")
             self.vartypes[acc] = ct
@@ -889,7 +918,8 @@ class KernelRenderer:
             # the counter, not the column: a last vector that overlaps the one before it, its
             # column clamped to the row's end, keeps an accumulator of its own, and its lanes
             # sum their columns over the same rows in the same order as the one before it)
-            name = f"{acc}[{self.loop_names[vec]}_v >> {VECTOR_LANES.bit_length() - 1}]"
+            shift = f" >> {VECTOR_LANES.bit_length() - 1}"
+            name = self.cell(acc, ("", f"{self.loop_names[vec]}_v", shift))
             scope.names[reg] = name
             self.inside.add(vec)
             saved.append((mark, name, None, cols, outside))
@@ -900,7 +930,7 @@ class KernelRenderer:
             simd = c.arg[1] == "upcast" and i == len(cols) - 1 and not nested
             scope = self.open_loop(scope, c, "" if simd else _unroll(c), simd=simd)
             self.stack.append(scope)
-        name = f"{acc}[{_row_major(cols, self.loop_names)}]"
+        name = self.cell(acc, _row_major(cols, self.loop_names))
         scope.names[reg] = name
         self.inside.update(cols)
         saved.append((mark, name, None, cols, None))
@@ -1089,6 +1119,7 @@ class KernelRenderer:
         self.stack.append(lane)
         if step == 1:
             lane.names[_accumulator(red)] = cell = f"{accv}[{var}_u]"
+            self.vartypes[cell] = vector_type(_accumulator(red).dtype)  # (one value: `forms`)
             lane.add(f"{cell} = {self.emit(red.src[0])};")
         else:
             self.wide = True
@@ -1133,10 +1164,10 @@ class KernelRenderer:
         mark, acc, declaration, cols, outside = saved.pop()
         if mark is None:  # a scan's step, once per iteration of the loops it reads
             scope = self.home(red.src[0])
-            scope.add(f"{acc} = {self.lookup(red.src[0])};")
+            scope.add(f"{acc} = {self.emit(red.src[0])};")
             scope.names[red] = acc
             return
-        self.stack[-1].add(f"{acc} = {self.lookup(red.src[0])};")
+        self.stack[-1].add(f"{acc} = {self.emit(red.src[0])};")
         if outside is not None:  # back to the vectors (or none) of the loops around it
             self.vector, self.vector_nodes, self.prefetch = outside
         if red in self.threaded:
@@ -1168,7 +1199,7 @@ class KernelRenderer:
     def _close_local(self, dl: UOp, saved: list) -> None:
         mark, name, wide = saved.pop()
         inner = self.stack[-1]
-        at, value = _row_major(dl.src[1:], self.loop_names), self.lookup(dl.src[0])
+        at, value = "".join(_row_major(dl.src[1:], self.loop_names)), self.emit(dl.src[0])
         if wide:  # (its last vector overlaps the one before: the same values again)
             inner.add(f"rg_zstore_f32(&{name}[{at}], {value});")
             self.vector, self.wide = None, False
@@ -1352,7 +1383,7 @@ class KernelRenderer:
             self.vartypes[f"p{i}"] = f"{const}{t} *{qual}"
         _simd_fills(self.root)
         _overlap_tails(self.root, vector_bytes())
-        segments, body = _layout(self.root, "  ", self.vartypes, cname)
+        segments, body = _layout(self.root, "  ", self.vartypes, self.escaped, cname)
         combine = 0
         if finish is not None:  # the slots' array, written here and combined by NAME_fin
             t = ctype(finish.update.dtype)
@@ -1361,7 +1392,7 @@ class KernelRenderer:
                       f"__attribute__((cold)) void {cname}_fin(void *const *a_)", "{",
                       *pointers,
                       f"  const {t} *restrict q_ = (const {t} *)a_[{nparams}];"]
-            more, body = _layout(finish.scope, "  ", self.vartypes, f"{cname}_fin")
+            more, body = _layout(finish.scope, "  ", self.vartypes, self.escaped, cname + "_fin")
             segments += more
         else:
             lines += pointers
@@ -1529,14 +1560,15 @@ def _has_plain_innermost(root: Scope) -> bool:
                and not any(isinstance(x, Scope) for x in s.items) for s in root.tree())
 
 
-def _row_major(ranges: tuple[UOp, ...], names: dict[UOp, str]) -> str:
+def _row_major(ranges: tuple[UOp, ...], names: dict[UOp, str]) -> tuple[str, ...]:
     """The offset of the point of `ranges` their loop variables bind in an array laid out
-    row-major over them (the last fastest)."""
-    off, stride = [], 1
-    for r in reversed(ranges):
-        off.append(names[r] if stride == 1 else f"{names[r]} * {stride}")
-        stride *= loop_count(r)
-    return " + ".join(reversed(off))
+    row-major over them (the last fastest), as a form (Stmt.form)."""
+    form, stride = [""], math.prod(map(loop_count, ranges))
+    for r in ranges:
+        stride //= loop_count(r)
+        form[-1] += " + " if len(form) > 1 else ""
+        form += [names[r], "" if stride == 1 else f" * {stride}"]
+    return tuple(form)
 
 
 def _from_negative_zero(reg: UOp) -> bool:
@@ -1562,11 +1594,6 @@ def _accumulator(red: UOp) -> UOp:
 # allocator is superlinear in a basic block's size (20,000 statements: ~50 s; 100,000: the
 # compiler crashes), while 100 functions of 1,000 statements build in seconds
 SEGMENT = 1000
-# a generated name: t<i>, acc<i>, r<i> or p<i>, a whole word. Each branch starts with its letter
-# and looks back past it for a word character (rather than a leading \b): re then scans for
-# those four letters, not tries every position of a million-statement kernel's text
-# (compiled on first use, by re's cache: not at import)
-_IDENT = r"(?:t(?<!\wt)|acc(?<!\wacc)|r(?<!\wr)|p(?<!\wp))[0-9]+\b"
 
 
 def _flatten(root: Scope, indent: str) -> list[tuple[str, str | Stmt]]:
@@ -1596,99 +1623,69 @@ def _flatten(root: Scope, indent: str) -> list[tuple[str, str | Stmt]]:
     return out
 
 
-def _layout(root: Scope, indent: str, vartypes: dict[str, str],
+def _layout(root: Scope, indent: str, vartypes: dict[str, str], escaped: set[str],
             cname: str) -> tuple[list[str], list[str]]:
     """Print the body; split runs of more than SEGMENT statements into helper functions.
 
-    A segment's parameters are the names it reads from outside; its outputs (names defined
-    in it and read later) come back through pointers. Segments that compute alike are one
-    function called several times (`_segment`). Returns (helper functions, body)."""
+    A segment's parameters are the names it reads from outside; its outputs (names defined in
+    it and read later, by a statement or by another line: `escaped`) come back through
+    pointers. Returns (helper functions, body)."""
     flat = _flatten(root, indent)
-    # the names each line reads (a statement: its expression), and where each is read last
-    # (map and a comprehension: no Python frame per line of a million-statement kernel)
-    reads: list[list[str]] = list(map(re.compile(_IDENT).findall, [
-        item.expr if type(item) is Stmt else item for _, item in flat]))
-    last_read: dict[str, int] = {ident: i for i, names in enumerate(reads) for ident in names}
+    last_read = {ident: i for i, (_, item) in enumerate(flat) if type(item) is Stmt
+                 for ident in item.form[1::2]}
     helpers: list[str] = []
     named: dict[tuple, str] = {}  # what defines a helper's text -> its name
     body: list[str] = []
-    i = 0
-    while i < len(flat):
-        ind, item = flat[i]
-        if not isinstance(item, Stmt):
-            body.append(ind + item)
-            i += 1
+    end = 0  # where the group of lines ends in `flat`
+    for stmts, group in itertools.groupby(flat, lambda line: type(line[1]) is Stmt):
+        lines = list(group)
+        end += len(lines)
+        if not stmts or len(lines) <= SEGMENT:
+            body.extend(ind + str(item) for ind, item in lines)
             continue
-        end = i
-        while end < len(flat) and isinstance(flat[end][1], Stmt):
-            end += 1
-        if end - i <= SEGMENT:
-            body.extend(ind + str(st) for _, st in flat[i:end])
-        else:
-            for lo in range(i, end, SEGMENT):
-                hi = min(end, lo + SEGMENT)
-                run = [st for _, st in flat[lo:hi]]  # type: ignore[misc]
-                call = _segment(run, reads[lo:hi], hi, last_read, vartypes, named, helpers,
-                                cname)
-                body.extend(ind + line for line in call)
-        i = end
+        for lo in range(0, len(lines), SEGMENT):
+            run: list[Stmt] = [st for _, st in lines[lo:lo + SEGMENT]]  # type: ignore[misc]
+            after = end - len(lines) + lo + len(run)  # (the index past the run)
+            outputs = [k for k, st in enumerate(run)
+                       if st.name in escaped or last_read.get(st.name, -1) >= after]
+            call = _segment(run, outputs, vartypes, named, helpers, cname)
+            body.extend(lines[0][0] + line for line in call)
     return helpers, body
 
 
-_STMT_EXPR, _STMT_CTYPE = operator.itemgetter(2), operator.itemgetter(1)  # read by C
-
-
-def _segment(run: list[Stmt], reads: list[list[str]], after: int, last_read: dict[str, int],
-             vartypes: dict[str, str], named: dict[tuple, str], helpers: list[str],
-             cname: str) -> list[str]:
-    """The lines that call one run of statements (and the names each reads) as a function.
-
-    The function has names of its own (`a<i>` what it reads from outside, in the order first
-    read; `v<i>` its i-th statement), so runs that compute alike from different names are one
-    function (`named`: what defines its text -> its name; a new one is added to `helpers`): a
-    long periodic chain's segments are all one, which gcc then compiles once (at -O1 it does
-    not fold identical functions itself)."""
+def _segment(run: list[Stmt], outputs: list[int], vartypes: dict[str, str],
+             named: dict[tuple, str], helpers: list[str], cname: str) -> list[str]:
+    """The lines that call one run of statements as a function (inline if a value it reads
+    has no known C type). The function has names of its own (`a<i>` what it reads from
+    outside, in the order first read; `v<i>` its i-th statement), so runs that compute alike
+    from different names are one function (`named`: its text -> its name; a new one is added
+    to `helpers`): a long periodic chain's segments are all one, which gcc then compiles once
+    (at -O1 it does not fold identical functions itself)."""
     local: dict[str, str] = {st.name: f"v{k}" for k, st in enumerate(run)}
     inputs: list[str] = []
-    for names in reads:
-        for ident in names:
-            if ident not in local:
-                local[ident] = f"a{len(inputs)}"
-                inputs.append(ident)
-    outputs = [k for k, st in enumerate(run) if last_read.get(st.name, -1) >= after]
-    # the text: the statements' expressions split at their names (one C call for the run), and
-    # the names renamed (reads[k] are expression k's names, in order); the same key, the
-    # same function text
-    pieces = re.compile(_IDENT).split("\n".join(map(_STMT_EXPR, run)))
-    idents = list(map(local.__getitem__, itertools.chain.from_iterable(reads)))
-    ctypes = tuple(map(_STMT_CTYPE, run))
-    intypes = tuple(map(vartypes.__getitem__, inputs))
-    key = (ctypes, tuple(pieces), tuple(idents), tuple(outputs), intypes)
+    for st in run:
+        for x in st.form[1::2]:
+            if x not in local:
+                local[x] = f"a{len(inputs)}"
+                inputs.append(x)
+    exprs = ["".join(x if j % 2 == 0 else local[x] for j, x in enumerate(st.form)) for st in run]
+    intypes, ctypes = tuple(map(vartypes.get, inputs)), tuple(st.ctype for st in run)
+    if None in intypes:
+        return list(map(str, run))
+    key = (ctypes, tuple(exprs), tuple(outputs), intypes)
     fname = named.get(key)
     if fname is None:
         fname = named[key] = f"{cname}_s{len(helpers)}"
-        helpers.append(_segment_function(fname, ctypes, pieces, idents, outputs, intypes))
+        params = ([f"{t} a{j}" for j, t in enumerate(intypes)]
+                  + [f"{ctypes[k]} *o{k}" for k in outputs])
+        helpers.append("\n".join([
+            f"static __attribute__((noinline)) void {fname}({', '.join(params) or 'void'})", "{",
+            *(f"  const {ct} v{k} = {e};" for k, (ct, e) in enumerate(zip(ctypes, exprs))),
+            *(f"  *o{k} = v{k};" for k in outputs), "}"]))
     call = [f"{run[k].ctype} {run[k].name};" for k in outputs]
     args = inputs + [f"&{run[k].name}" for k in outputs]
     call.append(f"{fname}({', '.join(args)});")
     return call
-
-
-def _segment_function(fname: str, ctypes: tuple[str, ...], pieces: list[str], idents: list[str],
-                      outputs: list[int], intypes: tuple[str, ...]) -> str:
-    """The text of a segment's function (see `_segment`)."""
-    text = [""] * (2 * len(pieces) - 1)
-    text[0::2] = pieces
-    text[1::2] = idents
-    exprs = "".join(text).split("\n")
-    if len(exprs) != len(ctypes):
-        raise RenderError("a statement's expression spans lines")
-    params = [f"{t} a{j}" for j, t in enumerate(intypes)] + [f"{ctypes[k]} *o{k}" for k in outputs]
-    lines = [f"static __attribute__((noinline)) void {fname}({', '.join(params) or 'void'})", "{"]
-    lines.extend(f"  const {ct} v{k} = {e};" for k, (ct, e) in enumerate(zip(ctypes, exprs)))
-    lines.extend(f"  *o{k} = v{k};" for k in outputs)
-    lines.append("}")
-    return "\n".join(lines)
 
 
 def render_kernel(ast: UOp, cname: str, restrict: bool = True) -> RenderedKernel:

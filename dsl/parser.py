@@ -24,7 +24,7 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -878,20 +878,32 @@ def _too_deep(tree: Tree, path: str) -> Diagnostic | None:
 # ------------------------------------------------------------------------ the entry point
 def parse_collect(text: str, path: str) -> tuple[A.RulesFile | None, list[Diagnostic]]:
     """Parse, returning the file (None if it did not parse) and every error found."""
+    rf, diags = _parse_text(text, path)
+    return rf, list(diags)
+
+
+# The AST and its diagnostics are immutable, so a text seen again is not parsed again: the
+# package's files are read by every load that imports them (rangeify.rules by most), by
+# `rulegrad check`, fmt and the language server (rangeify.rules takes 0.16 s to parse).
+PARSED_TEXTS_KEPT = 64
+
+
+@lru_cache(maxsize=PARSED_TEXTS_KEPT)
+def _parse_text(text: str, path: str) -> tuple[A.RulesFile | None, tuple[Diagnostic, ...]]:
     diags: list[Diagnostic] = []
     tokens = _lex(text, path, diags)
     deep = _brackets_too_deep(tokens, path)
     if deep is not None:  # before _postlex, whose bookkeeping grows with the depth
-        return None, [deep]
+        return None, (deep,)
     bad_lines = {d.span.line for d in diags}
     tree = _parse_tokens(_postlex(tokens), path, diags, bad_lines)
     if tree is None or diags:
-        return None, diags
+        return None, tuple(diags)
     deep = _too_deep(tree, path)
     if deep is not None:  # refused before any recursive walk (Lark's transformer is one)
-        return None, [deep]
+        return None, (deep,)
     rf = _ToAst(path, text, diags).transform(tree)
-    return (None if diags else rf), diags
+    return (None if diags else rf), tuple(diags)
 
 
 def parse(text: str, path: str) -> A.RulesFile:

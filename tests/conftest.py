@@ -25,6 +25,8 @@ import shutil
 import tempfile
 
 _MARK = "RULEGRAD_TEST_SESSION_CACHE"
+# the `pytester` fixture: tests of the pytest plugin run pytest in their own process
+pytest_plugins = ["pytester"]
 
 
 def pytest_configure(config) -> None:

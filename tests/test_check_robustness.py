@@ -5,9 +5,6 @@ plugin fails such a rule unless told to allow it."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -88,22 +85,22 @@ def test_bad_limits_are_usage_errors():
         assert exit_.value.code == 2
 
 
-def test_pytest_plugin_fails_unknown_unless_allowed(tmp_path):
-    (tmp_path / "rules").mkdir()
-    (tmp_path / "rules" / "mine.rules").write_text(
+def test_pytest_plugin_fails_unknown_unless_allowed(pytester):
+    # in this process (pytester runs pytest in it, the plugin loaded from its entry point as
+    # in a child), not two child processes that each import rulegrad and build the parser again
+    pytester.mkdir("rules")
+    (pytester.path / "rules" / "mine.rules").write_text(
         "rules mine = {\n  perm: PERMUTE(PERMUTE(x, arg=(1,0)), arg=(1,0)) -> x\n"
         "  ok: ADD[x:ints, 0] -> x\n}\n")
     ini = "[pytest]\nrulegrad_rules = rules/*.rules\nrulegrad_examples = 5\n"
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-           "rules"]
-    (tmp_path / "pytest.ini").write_text(ini)
-    res = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=env)
-    assert "1 failed, 2 passed" in res.stdout and "skipped" not in res.stdout, res.stdout
-    assert "rulegrad_allow_unknown" in res.stdout
-    (tmp_path / "pytest.ini").write_text(ini + "rulegrad_allow_unknown = true\n")
-    res = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, env=env)
-    assert "3 passed" in res.stdout and "skipped" not in res.stdout, res.stdout
+    args = ("-q", "-p", "no:cacheprovider", "-p", "no:xdist", "rules")
+    (pytester.path / "pytest.ini").write_text(ini)
+    res = pytester.runpytest_inprocess(*args)
+    res.assert_outcomes(failed=1, passed=2)  # (and nothing skipped)
+    assert "rulegrad_allow_unknown" in res.stdout.str()
+    (pytester.path / "pytest.ini").write_text(ini + "rulegrad_allow_unknown = true\n")
+    res = pytester.runpytest_inprocess(*args)
+    res.assert_outcomes(passed=3, warnings=1)
 
 
 def test_a_helper_module_that_exits_on_import_is_an_error(tmp_path, capsys):

@@ -155,6 +155,25 @@ def test_several_syntax_errors_are_reported_together() -> None:
     assert lines == [2, 3, 4, 6]
 
 
+def test_a_text_parsed_again_is_the_same_tree_and_its_errors_a_fresh_list() -> None:
+    """The parser keeps the trees of texts it saw (the AST is immutable): the same text and path
+    give the same object, not a second parse; another text or path is parsed; the errors come
+    back as a new list each time, so a caller that adds to it changes no later answer."""
+    from rulegrad.dsl.parser import parse_collect
+
+    text = "rules a = {\n  z: ADD(x, 0) -> x\n}\n"
+    first, _ = parse_collect(text, "t.rules")
+    assert first is not None and parse_collect(text, "t.rules")[0] is first
+    other = parse_collect(text.replace("0)", "1)"), "t.rules")[0]
+    assert other is not first and other != first
+    assert parse_collect(text, "u.rules")[0].path == "u.rules"
+    bad = "rules a = {\n  ADD(x) x\n}\n"
+    errs = parse_collect(bad, "t.rules")[1]
+    errs.append("added by a caller")
+    again = parse_collect(bad, "t.rules")[1]
+    assert [d.span.line for d in again] == [2]
+
+
 # ------------------------------------------------------------------------ subsumption
 def _pat(text: str) -> A.Pattern:
     f = parse(f"rules s = {{\n  {text} -> 0\n}}\n", "t.rules")

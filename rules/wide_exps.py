@@ -63,3 +63,26 @@ def _wide_op(n: UOp) -> bool:
         return n.op in _MASK_OPS and (n.src[0].dtype is dtypes.float32 or n.op is not Ops.CMPLT)
     return n.op in _PAIR_OPS and n.dtype in (dtypes.float32, dtypes.index) and (
         n.op is not Ops.WHERE or n.src[0].dtype is dtypes.bool)
+
+
+def filled(red: UOp) -> UOp | None:
+    """A float32 sum over one loop of a whole kernel-local row that is printed in 16 lanes
+    (`wide_fill`: a softmax's exps), its range marked "fill": the printer adds each vector of
+    the row into 16 partial sums as the row's loop stores it (render.py's `_open_local`), not in
+    a second loop that reads the row back. Exact as any order of the sum (the reduction
+    contract of runtime/semantics.py); the sum starts from +0.0, so a start of -0.0 (a pick's)
+    keeps its own loop. None where it does not apply."""
+    if red.arg is not Ops.ADD or red.dtype is not dtypes.float32 or len(red.src) != 2:
+        return None
+    r, update = red.src[1], red.src[0]
+    if r.arg[1] != "reduce" or update.op is not Ops.ADD or len(update.src) != 2:
+        return None
+    reg, value = update.src
+    if reg.op is not Ops.DEFINE_REG or reg.arg != 0 or str(reg.arg).startswith("-"):
+        return None
+    idx = value.src[0] if value.op is Ops.LOAD and len(value.src) == 1 else None
+    row = idx.src[0] if idx is not None and idx.op is Ops.INDEX and len(idx.src) == 2 else None
+    if row is None or row.op is not Ops.DEFINE_LOCAL or idx.src[1] is not r \
+            or range_size(r) != range_size(row.src[-1]) or not wide_fill(row):
+        return None
+    return red.substitute({r: r.replace(arg=(r.arg[0], "fill"))})

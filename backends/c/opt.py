@@ -172,6 +172,10 @@ def actions(before: UOp, after: UOp) -> list[str]:
             c = next(x.arg for x in scaled[ids(n)].src if x.op is Ops.CONST)
             done.append(f"UNSCALE {n.arg.name} over {' '.join(f'r{i}' for i in ids(n))} "
                         f"(times {c:g} after)")
+        if n.op is Ops.REDUCE and n.src[1:] and n.src[-1].arg[1] == "fill":
+            done.append(f"FILL {n.arg.name} over r{n.src[-1].arg[0]} "
+                        f"({int(n.src[-1].src[0].arg)} values: 16 partial sums, added as "
+                        "the loop that fills its row stores them)")
         if n.op is Ops.REDUCE and n.src[-1] in accumulated:
             size = int(n.src[-1].src[0].arg)
             lanes = vector_lanes(n.dtype.itemsize)

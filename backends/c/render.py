@@ -531,6 +531,12 @@ class KernelRenderer:
         self.nests = ast.arg.nests if isinstance(ast.arg, Parallel) else ()
         self.order = toposort(ast)  # the one walk of the whole kernel; the rest reuse it
         self.deps = free_ranges(ast, self.order)
+        # kernel-local row -> the sums its filling loop adds up ("fill" reduces: opt.rules'
+        # fill_reduce, rules/wide_exps.py's `filled`), each read as LOAD(INDEX(row, r))
+        self.fills: dict[UOp, list[UOp]] = {}
+        for n in self.order:
+            if n.op is Ops.REDUCE and n.src[1:] and n.src[-1].arg[1] == "fill":
+                self.fills.setdefault(n.src[0].src[1].src[0].src[0], []).append(n)
         self.fixed: dict[UOp, str] = {}  # constants and buffers: the same text everywhere
         self.ntemp = 0
         self.root = Scope("", frozenset())
@@ -665,6 +671,9 @@ class KernelRenderer:
                 # down a chain: a source already named is not pushed, and the first one left
                 # to emit (the next entry popped) is taken at once, its lookup done
                 while True:
+                    if n.op is reduce_op and n.src[-1].arg[1] == "fill":
+                        self._fill_reduce(n)
+                        break
                     if n.op is reduce_op and n.src[-1].arg[1] == "vector":
                         self._vector_reduce(n)
                         break
@@ -1154,15 +1163,31 @@ class KernelRenderer:
         mark = self._enter(host)
         scope = host
         wide = self.vector is None and wide_fill(dl)  # 16 lanes at a time (wide_exps')
+        sums = []  # its "fill" reduces: a scalar accumulator each, and 16 lanes of them if wide
+        for red in self.fills.get(dl, ()):
+            acc, lanes = self.fresh("acc"), self.fresh("acc")
+            host.add(f"float {acc} = 0x0.0p+0f;")
+            self.vartypes[acc] = "float"
+            if wide:
+                host.add(f"rg_zf32 {lanes} = rg_zset_f32(0x0.0p+0f);")
+                self.vartypes[lanes] = "rg_zf32"
+            sums.append((red, acc, lanes))
         for r in dl.src[1:]:
             scope = self._open_vector(scope, r, None, lanes=16) if wide else \
                 self.open_loop(scope, r)
             self.stack.append(scope)
         self.wide |= wide  # (inside a 16-lane store's loop, that store's lanes stay 16)
-        saved.append((mark, name, wide))
+        saved.append((mark, name, wide, sums))
+
+    def _fill_reduce(self, red: UOp) -> None:
+        """A sum the filling loop of the kernel-local row it reads adds up (`_open_local`):
+        that row emitted (a no-op once it is), the sum then named."""
+        self.emit(red.src[0].src[1].src[0].src[0])
+        if self.lookup(red) is None:
+            raise RenderError("a \"fill\" REDUCE whose kernel-local row is out of its reach")
 
     def _close_local(self, dl: UOp, saved: list) -> None:
-        mark, name, wide = saved.pop()
+        mark, name, wide, sums = saved.pop()
         inner = self.stack[-1]
         at, value = _row_major(dl.src[1:], self.loop_names), self.lookup(dl.src[0])
         if wide:  # (its last vector overlaps the one before: the same values again)
@@ -1174,7 +1199,23 @@ class KernelRenderer:
         inner.repeats = len(dl.src) == 2  # (one loop: its array is read only after it)
         inner.itemsize = dl.dtype.itemsize
         host = self.stack[-len(dl.src)]
+        if sums and wide:  # the last vector's lanes below r_v - r repeat the vector before
+            var, add = self.loop_names[dl.src[-1]], value
+            if loop_count(dl.src[-1]) % 16:  # (those lanes add +0.0: the same partial sums)
+                add = (f"rg_zsel_f32((rg_zi32){{{', '.join(map(str, range(16)))}}} >= "
+                       f"rg_zset_i32((int32_t)({var}_v - {var})), {value}, "
+                       "rg_zset_f32(0x0.0p+0f))")
+            for _, _, lanes in sums:
+                inner.add(f"{lanes} = ({lanes} + {add});")
+        elif sums:  # one value at a time, in order: no `omp simd`, no repeated iteration
+            inner.fills = inner.repeats = False
+            for _, acc, _ in sums:
+                inner.add(f"{acc} = ({acc} + {value});")
         self._leave(mark)
+        for red, acc, lanes in sums:
+            if wide:
+                host.add(f"for (int u_ = 0; u_ < 16; u_++) {acc} = ({acc} + {lanes}[u_]);")
+            host.names[red] = acc
         host.names[dl] = name
 
     # -- stores

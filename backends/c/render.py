@@ -64,7 +64,7 @@ from rulegrad.rules.wide_exps import paired, wide_fill
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import GroupOp, Ops
-from rulegrad.runtime.target import vector_bytes, vector_lanes
+from rulegrad.runtime.target import REDUCE_VECTORS, vector_bytes, vector_lanes
 from rulegrad.runtime.uop import UOp, toposort
 
 from . import vexp
@@ -1163,14 +1163,12 @@ class KernelRenderer:
         mark = self._enter(host)
         scope = host
         wide = self.vector is None and wide_fill(dl)  # 16 lanes at a time (wide_exps')
-        sums = []  # its "fill" reduces: a scalar accumulator each, and 16 lanes of them if wide
+        sums = []  # its "fill" reduces: a scalar accumulator each, and two 16-lane vectors
         for red in self.fills.get(dl, ()):
             acc, lanes = self.fresh("acc"), self.fresh("acc")
             host.add(f"float {acc} = 0x0.0p+0f;")
-            self.vartypes[acc] = "float"
-            if wide:
-                host.add(f"rg_zf32 {lanes} = rg_zset_f32(0x0.0p+0f);")
-                self.vartypes[lanes] = "rg_zf32"
+            host.add(f"rg_zf32 {lanes}[2] = {{rg_zset_f32(0x0.0p+0f), rg_zset_f32(0x0.0p+0f)}};")
+            self.vartypes[acc], self.vartypes[lanes] = "float", "rg_zf32 *"
             sums.append((red, acc, lanes))
         for r in dl.src[1:]:
             scope = self._open_vector(scope, r, None, lanes=16) if wide else \
@@ -1199,22 +1197,15 @@ class KernelRenderer:
         inner.repeats = len(dl.src) == 2  # (one loop: its array is read only after it)
         inner.itemsize = dl.dtype.itemsize
         host = self.stack[-len(dl.src)]
-        if sums and wide:  # the last vector's lanes below r_v - r repeat the vector before
-            var, add = self.loop_names[dl.src[-1]], value
-            if loop_count(dl.src[-1]) % 16:  # (those lanes add +0.0: the same partial sums)
-                add = (f"rg_zsel_f32((rg_zi32){{{', '.join(map(str, range(16)))}}} >= "
-                       f"rg_zset_i32((int32_t)({var}_v - {var})), {value}, "
-                       "rg_zset_f32(0x0.0p+0f))")
-            for _, _, lanes in sums:
-                inner.add(f"{lanes} = ({lanes} + {add});")
-        elif sums:  # one value at a time, in order: no `omp simd`, no repeated iteration
+        var, n = self.loop_names[dl.src[-1]], loop_count(dl.src[-1])
+        for _, acc, lanes in sums:
+            inner.add(_fill_steps(var, n, value, acc, lanes, wide))
+        if sums and not wide:  # one value at a time, in order: no `omp simd`, no repeats
             inner.fills = inner.repeats = False
-            for _, acc, _ in sums:
-                inner.add(f"{acc} = ({acc} + {value});")
         self._leave(mark)
-        for red, acc, lanes in sums:
-            if wide:
-                host.add(f"for (int u_ = 0; u_ < 16; u_++) {acc} = ({acc} + {lanes}[u_]);")
+        for red, acc, lanes in sums:  # the vector reduce's combine: ((a0 + a1) + a2) + a3
+            host.add(f"for (int u_ = 0; u_ < 8; u_++) {acc} = ({acc} + ((({lanes}[0][u_] + "
+                     f"{lanes}[0][u_ + 8]) + {lanes}[1][u_]) + {lanes}[1][u_ + 8]));")
             host.names[red] = acc
         host.names[dl] = name
 
@@ -1574,6 +1565,32 @@ def _row_major(ranges: tuple[UOp, ...], names: dict[UOp, str]) -> str:
         off.append(names[r] if stride == 1 else f"{names[r]} * {stride}")
         stride *= loop_count(r)
     return " + ".join(reversed(off))
+
+
+def _fill_steps(var: str, n: int, value: str, acc: str, lanes: str, wide: bool) -> str:
+    """A "fill" sum's steps in the loop filling its row of n float32s (`_open_local`): the
+    steps of the vector reduce that would read the row back (`_vector_reduce`, its 4 vectors
+    of 8 partial results; kernel_interp's `_vector_order`), so the same bits. `lanes` holds
+    those vectors as two of 16 lanes (vectors 0 and 1, then 2 and 3): in a block of 32 values
+    the 16 at 0 go into the first and the 16 at 16 into the second. Past the whole blocks, each
+    value by itself: whole vectors of 8 left over into vectors 0, 1, 2 in turn, the last values
+    (fewer than 8) into `acc`. A 16-lane step at `var` (`wide`) whose lanes below `var`_v
+    repeat the step before it (the last one, overlapping) skips those."""
+    assert REDUCE_VECTORS * VECTOR_LANES == 32 and VECTOR_LANES == 8
+    main, whole = n - n % 32, n - n % 8
+    def route(p: str, x: str) -> str:
+        cell = f"{lanes}[a_ >> 1][(a_ & 1) * 8 + ({p} & 7)]"
+        return (f"if ({p} < {whole}) {{ const int64_t a_ = {p} < {main} ? ({p} >> 3) & 3 : "
+                f"({p} - {main}) >> 3; {cell} = ({cell} + {x}); }} else {acc} = ({acc} + {x});")
+    if not wide:
+        return route(var, value)
+    block = f"{lanes}[({var}_v >> 4) & 1]"
+    whole_step = f"{block} = ({block} + {value});"
+    tail = (f"for (int u_ = 0; u_ < 16; u_++) {{ const int64_t p_ = {var} + u_; "
+            f"if (p_ >= {var}_v) {{ {route('p_', f'{value}[u_]')} }} }}")
+    if main == n:
+        return whole_step
+    return tail if main == 0 else f"if ({var}_v + 16 <= {main}) {whole_step} else {tail}"
 
 
 def _from_negative_zero(reg: UOp) -> bool:

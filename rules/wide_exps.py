@@ -11,6 +11,8 @@ the core inline (vexp.WIDE). The same core, so the same bits; a reduce's partial
 
 from __future__ import annotations
 
+import math
+
 from rulegrad.rules.opt_helpers import along, vector_values
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import range_size
@@ -78,7 +80,7 @@ def filled(red: UOp) -> UOp | None:
     if r.arg[1] != "reduce" or update.op is not Ops.ADD or len(update.src) != 2:
         return None
     reg, value = update.src
-    if reg.op is not Ops.DEFINE_REG or reg.arg != 0 or str(reg.arg).startswith("-"):
+    if reg.op is not Ops.DEFINE_REG or reg.arg != 0 or math.copysign(1.0, reg.arg) < 0:
         return None
     idx = value.src[0] if value.op is Ops.LOAD and len(value.src) == 1 else None
     row = idx.src[0] if idx is not None and idx.op is Ops.INDEX and len(idx.src) == 2 else None

@@ -601,6 +601,30 @@ def _transpose_program() -> str | None:
     return None if np.array_equal(got, want) else f"transpose: {got} != {want}"
 
 
+def _wide_softmax_program() -> str | None:
+    """Softmax rows of 100 and 1000 on a 512-bit target (RULEGRAD_VECTOR_BYTES=64, whatever
+    this CPU is: the optimizer's choice, not the build's), a NaN in one row: the rows' exps
+    are filled 16 lanes at a time and their sum added up as they are (opt.rules'
+    fill_reduce), which a 256-bit target, the tests' default, never does."""
+    from rulegrad.backends.c.lower import lower_kernel
+    from rulegrad.runtime.tensor import Tensor
+
+    errors = []
+    for cols in (100, 1000):
+        x = np.linspace(-3, 3, 3 * cols, dtype=np.float32).reshape(3, cols)
+        x[1, cols // 2] = np.nan
+        with env_set({"RULEGRAD_VECTOR_BYTES": "64"}):
+            t = Tensor(x).softmax(-1)
+            for item in t.schedule():  # (`record` lowers the kernels after this, at 256 bits)
+                lower_kernel(item.ast)
+            got = t.numpy()
+        e = np.exp(x - x.max(-1, keepdims=True))
+        if not np.allclose(got, e / e.sum(-1, keepdims=True), rtol=1e-5, atol=1e-7,
+                           equal_nan=True):
+            errors.append(f"softmax of rows of {cols}: {got}")
+    return "; ".join(errors) or None
+
+
 EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -1: ("the assign program", _assign_program),
     -2: ("the float16 sum program", _half_sum_program),
@@ -616,6 +640,7 @@ EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -12: ("the scan program", _scan_program),
     -13: ("the split reduction program", _split_reduce_program),
     -14: ("the padding reduce program", _padding_reduce_program),
+    -15: ("the 512-bit softmax program", _wide_softmax_program),
 }
 
 

@@ -69,11 +69,11 @@ def _wide_op(n: UOp) -> bool:
 
 def filled(red: UOp) -> UOp | None:
     """A float32 sum over one loop of a whole kernel-local row that is printed in 16 lanes
-    (`wide_fill`: a softmax's exps), its range marked "fill": the printer adds each vector of
-    the row into 16 partial sums as the row's loop stores it (render.py's `_open_local`), not in
-    a second loop that reads the row back. Exact as any order of the sum (the reduction
-    contract of runtime/semantics.py); the sum starts from +0.0, so a start of -0.0 (a pick's)
-    keeps its own loop. None where it does not apply."""
+    (`wide_fill`: a softmax's exps), its range marked "fill": the printer adds the row's values
+    up as the row's loop stores them (render.py's `_fill_steps`), not in a second loop that
+    reads the row back, in the steps of the "vector" reduce it would have been (opt_helpers'
+    `vector_reduce`), so the same bits. The sum starts from +0.0, as the 16 lanes do: a start of
+    -0.0 (a pick's) keeps its own loop. None where it does not apply."""
     if red.arg is not Ops.ADD or red.dtype is not dtypes.float32 or len(red.src) != 2:
         return None
     r, update = red.src[1], red.src[0]

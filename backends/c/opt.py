@@ -30,7 +30,7 @@ from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import graph_rewrite
-from rulegrad.runtime.target import vector_lanes
+from rulegrad.runtime.target import REDUCE_VECTORS, vector_lanes
 from rulegrad.runtime.uop import UOp, toposort
 
 
@@ -173,9 +173,9 @@ def actions(before: UOp, after: UOp) -> list[str]:
             done.append(f"UNSCALE {n.arg.name} over {' '.join(f'r{i}' for i in ids(n))} "
                         f"(times {c:g} after)")
         if n.op is Ops.REDUCE and n.src[1:] and n.src[-1].arg[1] == "fill":
-            done.append(f"FILL {n.arg.name} over r{n.src[-1].arg[0]} "
-                        f"({int(n.src[-1].src[0].arg)} values: 16 partial sums, added as "
-                        "the loop that fills its row stores them)")
+            done.append(f"FILL {n.arg.name} over r{n.src[-1].arg[0]} ({int(n.src[-1].src[0].arg)} "
+                        f"values: {REDUCE_VECTORS} vectors of 8 partial results, added as the "
+                        "loop that fills its row stores them)")
         if n.op is Ops.REDUCE and n.src[-1] in accumulated:
             size = int(n.src[-1].src[0].arg)
             lanes = vector_lanes(n.dtype.itemsize)

@@ -62,9 +62,6 @@ class ProgramRun:
     firings: list[Firing] = field(default_factory=list)  # those that changed a node
     fired: dict[str, set[str]] = field(default_factory=dict)  # rule location -> steps
     failures: dict[str, str] = field(default_factory=dict)  # step -> what disagreed
-    # the settings it ran under (EXTRA_ENV's, beside RULEGRAD_BACKEND): a replay of its passes
-    # runs under them too, as the optimizer's choices read them (the target's vector width)
-    env: dict[str, str] = field(default_factory=dict)
 
     def blamed(self) -> dict[str, str]:
         """The failures that are not consequences of an earlier one: the first failing step
@@ -604,25 +601,6 @@ def _transpose_program() -> str | None:
     return None if np.array_equal(got, want) else f"transpose: {got} != {want}"
 
 
-def _wide_softmax_program() -> str | None:
-    """Softmax rows of 100 and 1000 on a 512-bit target (EXTRA_ENV: RULEGRAD_VECTOR_BYTES=64,
-    whatever this CPU is, the optimizer's choice, not the build's), a NaN in one row: the rows'
-    exps are filled 16 lanes at a time and their sum added up as they are (opt.rules'
-    fill_reduce), which a 256-bit target, the tests' default, never does."""
-    from rulegrad.runtime.tensor import Tensor
-
-    errors = []
-    for cols in (100, 1000):
-        x = np.linspace(-3, 3, 3 * cols, dtype=np.float32).reshape(3, cols)
-        x[1, cols // 2] = np.nan
-        got = Tensor(x).softmax(-1).numpy()
-        e = np.exp(x - x.max(-1, keepdims=True))
-        if not np.allclose(got, e / e.sum(-1, keepdims=True), rtol=1e-5, atol=1e-7,
-                           equal_nan=True):
-            errors.append(f"softmax of rows of {cols}: {got}")
-    return "; ".join(errors) or None
-
-
 EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -1: ("the assign program", _assign_program),
     -2: ("the float16 sum program", _half_sum_program),
@@ -638,22 +616,16 @@ EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -12: ("the scan program", _scan_program),
     -13: ("the split reduction program", _split_reduce_program),
     -14: ("the padding reduce program", _padding_reduce_program),
-    -15: ("the 512-bit softmax program", _wide_softmax_program),
 }
-# the settings an extra program runs under, its kernels' lowering and optimizing included
-EXTRA_ENV: dict[int, dict[str, str]] = {-15: {"RULEGRAD_VECTOR_BYTES": "64"}}
 
 
 def run_extra(seed: int) -> ProgramRun:
     """Extra program `seed` (negative), run by the kernel interpreter, recorded and checked."""
 
     errors: list[str] = []
-    env = EXTRA_ENV.get(seed, {})
-    with env_set({"RULEGRAD_BACKEND": "interp", **env}):
-        run = record(lambda: errors.extend(e for e in [EXTRA_PROGRAMS[seed][1]()] if e),
-                     seed, errors)
-    run.env = dict(env)
-    return run
+    with env_set({"RULEGRAD_BACKEND": "interp"}):
+        return record(lambda: errors.extend(e for e in [EXTRA_PROGRAMS[seed][1]()] if e),
+                      seed, errors)
 
 
 def run_programs(seeds: Iterable[int]) -> PassDiff:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.rules.opt_helpers import along, vector_values
+from rulegrad.rules.opt_helpers import along, vector_reducible, vector_values
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
@@ -68,23 +68,22 @@ def _wide_op(n: UOp) -> bool:
 
 
 def filled(red: UOp) -> UOp | None:
-    """A float32 sum over one loop of a whole kernel-local row that is printed in 16 lanes
-    (`wide_fill`: a softmax's exps), its range marked "fill": the printer adds the row's values
-    up as the row's loop stores them (render.py's `_fill_steps`), not in a second loop that
-    reads the row back, in the steps of the "vector" reduce it would have been (opt_helpers'
-    `vector_reduce`), so the same bits. The sum starts from +0.0, as the 16 lanes do: a start of
-    -0.0 (a pick's) keeps its own loop. None where it does not apply."""
-    if red.arg is not Ops.ADD or red.dtype is not dtypes.float32 or len(red.src) != 2:
+    """A float32 sum over one loop of a whole kernel-local row (a softmax's exps) that the
+    vector reduce takes (opt_helpers' `vector_reducible`), its range marked "fill": where the
+    row is printed in 16 lanes (`wide_fill`, a 512-bit target), the printer adds the row's
+    values up as the row's loop stores them (render.py's `_fill_steps`), not in a second loop
+    that reads the row back; elsewhere it prints that second loop, the vector reduce's. The
+    same steps either way (4 vectors of 8 partial results), so the same bits. The sum starts
+    from +0.0, as the fill's lanes do: a start of -0.0 (a pick's) is left to vector_reduce."""
+    if red.arg is not Ops.ADD or red.dtype is not dtypes.float32 or len(red.src) != 2 \
+            or not vector_reducible(red):
         return None
-    r, update = red.src[1], red.src[0]
-    if r.arg[1] != "reduce" or update.op is not Ops.ADD or len(update.src) != 2:
-        return None
-    reg, value = update.src
-    if reg.op is not Ops.DEFINE_REG or reg.arg != 0 or math.copysign(1.0, reg.arg) < 0:
+    r, (reg, value) = red.src[1], red.src[0].src
+    if reg.arg != 0 or math.copysign(1.0, reg.arg) < 0:
         return None
     idx = value.src[0] if value.op is Ops.LOAD and len(value.src) == 1 else None
     row = idx.src[0] if idx is not None and idx.op is Ops.INDEX and len(idx.src) == 2 else None
-    if row is None or row.op is not Ops.DEFINE_LOCAL or idx.src[1] is not r \
-            or range_size(r) != range_size(row.src[-1]) or not wide_fill(row):
+    if row is None or row.op is not Ops.DEFINE_LOCAL or len(row.src) != 2 \
+            or idx.src[1] is not r or range_size(r) != range_size(row.src[1]):
         return None
     return red.substitute({r: r.replace(arg=(r.arg[0], "fill"))})

@@ -1164,7 +1164,7 @@ class KernelRenderer:
         scope = host
         wide = self.vector is None and wide_fill(dl)  # 16 lanes at a time (wide_exps')
         sums = []  # its "fill" reduces: a scalar accumulator each, and two 16-lane vectors
-        for red in self.fills.get(dl, ()):
+        for red in self.fills.get(dl, ()) if wide else ():
             acc, lanes = self.fresh("acc"), self.fresh("acc")
             host.add(f"float {acc} = 0x0.0p+0f;")
             host.add(f"rg_zf32 {lanes}[2] = {{rg_zset_f32(0x0.0p+0f), rg_zset_f32(0x0.0p+0f)}};")
@@ -1178,11 +1178,12 @@ class KernelRenderer:
         saved.append((mark, name, wide, sums))
 
     def _fill_reduce(self, red: UOp) -> None:
-        """A sum the filling loop of the kernel-local row it reads adds up (`_open_local`):
-        that row emitted (a no-op once it is), the sum then named."""
+        """A sum the filling loop of the kernel-local row it reads adds up where that loop is
+        16-lane vectors (`_open_local`): the row emitted (a no-op once it is), the sum named
+        then; else the vector reduce's loop over the row, the same steps (`_vector_reduce`)."""
         self.emit(red.src[0].src[1].src[0].src[0])
         if self.lookup(red) is None:
-            raise RenderError("a \"fill\" REDUCE whose kernel-local row is out of its reach")
+            self._vector_reduce(red)
 
     def _close_local(self, dl: UOp, saved: list) -> None:
         mark, name, wide, sums = saved.pop()
@@ -1197,11 +1198,9 @@ class KernelRenderer:
         inner.repeats = len(dl.src) == 2  # (one loop: its array is read only after it)
         inner.itemsize = dl.dtype.itemsize
         host = self.stack[-len(dl.src)]
-        var, n = self.loop_names[dl.src[-1]], loop_count(dl.src[-1])
         for _, acc, lanes in sums:
-            inner.add(_fill_steps(var, n, value, acc, lanes, wide))
-        if sums and not wide:  # one value at a time, in order: no `omp simd`, no repeats
-            inner.fills = inner.repeats = False
+            inner.add(_fill_steps(self.loop_names[dl.src[-1]], loop_count(dl.src[-1]), value,
+                                  acc, lanes))
         self._leave(mark)
         for red, acc, lanes in sums:  # the vector reduce's combine: ((a0 + a1) + a2) + a3
             host.add(f"for (int u_ = 0; u_ < 8; u_++) {acc} = ({acc} + ((({lanes}[0][u_] + "
@@ -1567,23 +1566,21 @@ def _row_major(ranges: tuple[UOp, ...], names: dict[UOp, str]) -> str:
     return " + ".join(reversed(off))
 
 
-def _fill_steps(var: str, n: int, value: str, acc: str, lanes: str, wide: bool) -> str:
+def _fill_steps(var: str, n: int, value: str, acc: str, lanes: str) -> str:
     """A "fill" sum's steps in the loop filling its row of n float32s (`_open_local`): the
     steps of the vector reduce that would read the row back (`_vector_reduce`, its 4 vectors
     of 8 partial results; kernel_interp's `_vector_order`), so the same bits. `lanes` holds
     those vectors as two of 16 lanes (vectors 0 and 1, then 2 and 3): in a block of 32 values
     the 16 at 0 go into the first and the 16 at 16 into the second. Past the whole blocks, each
     value by itself: whole vectors of 8 left over into vectors 0, 1, 2 in turn, the last values
-    (fewer than 8) into `acc`. A 16-lane step at `var` (`wide`) whose lanes below `var`_v
-    repeat the step before it (the last one, overlapping) skips those."""
+    (fewer than 8) into `acc`. A 16-lane step at `var` whose lanes below `var`_v repeat the
+    step before it (the last one, overlapping) skips those."""
     assert REDUCE_VECTORS * VECTOR_LANES == 32 and VECTOR_LANES == 8
     main, whole = n - n % 32, n - n % 8
     def route(p: str, x: str) -> str:
         cell = f"{lanes}[a_ >> 1][(a_ & 1) * 8 + ({p} & 7)]"
         return (f"if ({p} < {whole}) {{ const int64_t a_ = {p} < {main} ? ({p} >> 3) & 3 : "
                 f"({p} - {main}) >> 3; {cell} = ({cell} + {x}); }} else {acc} = ({acc} + {x});")
-    if not wide:
-        return route(var, value)
     block = f"{lanes}[({var}_v >> 4) & 1]"
     whole_step = f"{block} = ({block} + {value});"
     tail = (f"for (int u_ = 0; u_ < 16; u_++) {{ const int64_t p_ = {var} + u_; "

@@ -60,11 +60,11 @@ from rulegrad.rules.interchange_helpers import columns
 from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
-from rulegrad.rules.wide_exps import paired, wide_fill
+from rulegrad.rules.wide_exps import fills_sum, paired, wide_fill
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import GroupOp, Ops
-from rulegrad.runtime.target import REDUCE_VECTORS, vector_bytes, vector_lanes
+from rulegrad.runtime.target import vector_bytes, vector_lanes
 from rulegrad.runtime.uop import UOp, toposort
 
 from . import vexp
@@ -1164,9 +1164,9 @@ class KernelRenderer:
         scope = host
         wide = self.vector is None and wide_fill(dl)  # 16 lanes at a time (wide_exps')
         sums = []  # its "fill" reduces: a scalar accumulator each, and two 16-lane vectors
-        for red in self.fills.get(dl, ()) if wide else ():
+        for red in self.fills.get(dl, ()) if wide and fills_sum(dl) else ():
             acc, lanes = self.fresh("acc"), self.fresh("acc")
-            host.add(f"float {acc} = 0x0.0p+0f;")
+            host.add(f"float {acc} = 0x0.0p+0f;")  # (the vector reduce's scalar start, +0.0)
             host.add(f"rg_zf32 {lanes}[2] = {{rg_zset_f32(0x0.0p+0f), rg_zset_f32(0x0.0p+0f)}};")
             self.vartypes[acc], self.vartypes[lanes] = "float", "rg_zf32 *"
             sums.append((red, acc, lanes))
@@ -1178,9 +1178,11 @@ class KernelRenderer:
         saved.append((mark, name, wide, sums))
 
     def _fill_reduce(self, red: UOp) -> None:
-        """A sum the filling loop of the kernel-local row it reads adds up where that loop is
-        16-lane vectors (`_open_local`): the row emitted (a no-op once it is), the sum named
-        then; else the vector reduce's loop over the row, the same steps (`_vector_reduce`)."""
+        """A sum the filling loop of the kernel-local row it reads adds up where wide_exps'
+        `fills_sum` says (`_open_local`: vectors 0 and 1 of the vector reduce's 4 of 8 partial
+        results in 16 lanes, 2 and 3 in another, combined as it combines them), so the same
+        bits: the row emitted (a no-op once it is), the sum named then; else the vector
+        reduce's loop over the row (`_vector_reduce`)."""
         self.emit(red.src[0].src[1].src[0].src[0])
         if self.lookup(red) is None:
             self._vector_reduce(red)
@@ -1198,9 +1200,9 @@ class KernelRenderer:
         inner.repeats = len(dl.src) == 2  # (one loop: its array is read only after it)
         inner.itemsize = dl.dtype.itemsize
         host = self.stack[-len(dl.src)]
-        for _, acc, lanes in sums:
-            inner.add(_fill_steps(self.loop_names[dl.src[-1]], loop_count(dl.src[-1]), value,
-                                  acc, lanes))
+        for _, _, lanes in sums:  # 16 values at 16k: vectors 2k, 2k+1 of the vector reduce's
+            block = f"{lanes}[({self.loop_names[dl.src[-1]]}_v >> 4) & 1]"  # 4 (fills_sum)
+            inner.add(f"{block} = ({block} + {value});")
         self._leave(mark)
         for red, acc, lanes in sums:  # the vector reduce's combine: ((a0 + a1) + a2) + a3
             host.add(f"for (int u_ = 0; u_ < 8; u_++) {acc} = ({acc} + ((({lanes}[0][u_] + "
@@ -1564,30 +1566,6 @@ def _row_major(ranges: tuple[UOp, ...], names: dict[UOp, str]) -> str:
         off.append(names[r] if stride == 1 else f"{names[r]} * {stride}")
         stride *= loop_count(r)
     return " + ".join(reversed(off))
-
-
-def _fill_steps(var: str, n: int, value: str, acc: str, lanes: str) -> str:
-    """A "fill" sum's steps in the loop filling its row of n float32s (`_open_local`): the
-    steps of the vector reduce that would read the row back (`_vector_reduce`, its 4 vectors
-    of 8 partial results; kernel_interp's `_vector_order`), so the same bits. `lanes` holds
-    those vectors as two of 16 lanes (vectors 0 and 1, then 2 and 3): in a block of 32 values
-    the 16 at 0 go into the first and the 16 at 16 into the second. Past the whole blocks, each
-    value by itself: whole vectors of 8 left over into vectors 0, 1, 2 in turn, the last values
-    (fewer than 8) into `acc`. A 16-lane step at `var` whose lanes below `var`_v repeat the
-    step before it (the last one, overlapping) skips those."""
-    assert REDUCE_VECTORS * VECTOR_LANES == 32 and VECTOR_LANES == 8
-    main, whole = n - n % 32, n - n % 8
-    def route(p: str, x: str) -> str:
-        cell = f"{lanes}[a_ >> 1][(a_ & 1) * 8 + ({p} & 7)]"
-        return (f"if ({p} < {whole}) {{ const int64_t a_ = {p} < {main} ? ({p} >> 3) & 3 : "
-                f"({p} - {main}) >> 3; {cell} = ({cell} + {x}); }} else {acc} = ({acc} + {x});")
-    block = f"{lanes}[({var}_v >> 4) & 1]"
-    whole_step = f"{block} = ({block} + {value});"
-    tail = (f"for (int u_ = 0; u_ < 16; u_++) {{ const int64_t p_ = {var} + u_; "
-            f"if (p_ >= {var}_v) {{ {route('p_', f'{value}[u_]')} }} }}")
-    if main == n:
-        return whole_step
-    return tail if main == 0 else f"if ({var}_v + 16 <= {main}) {whole_step} else {tail}"
 
 
 def _from_negative_zero(reg: UOp) -> bool:

@@ -18,14 +18,13 @@ runs too, so lowering can be checked against the AST it came from (generator/pas
 So does the optimized one (`rules/opt.rules`): an unrolled window is plain arithmetic, a
 RANGE of any kind is a loop, and a float sum whose order an action fixed is summed in that
 order (a "vector" range: partial results per vector lane, and a "fill" range the same steps;
-a "thread" range: a partial per
-iteration, combined in order; a packed product, a `Pack` in its STORE's arg: over k in order,
-each step one fused multiply-add), so the interpreter gives its C kernel's bits where
-`exact_order` says so (generator/optdiff.py checks them). What an action only tells the
-printer about speed (a `Flash`, a `Parallel` in the SINK's arg) changes no value here: the
-check runs those kernels in C before and after the action as well. An interchanged STORE is
-its loop nest in the AST (split and reordered ranges, rows unrolled into a reduce's update):
-run as any other.
+a "thread" range: a partial per iteration, combined in order; a packed product, a `Pack` in
+its STORE's arg: over k in order, each step one fused multiply-add), so the interpreter gives
+its C kernel's bits where `exact_order` says so (generator/optdiff.py checks them). What an
+action only tells the printer about speed (a `Flash`, a `Parallel` in the SINK's arg) changes
+no value here: the check runs those kernels in C before and after the action as well. An
+interchanged STORE is its loop nest in the AST (split and reordered ranges, rows unrolled into a
+reduce's update): run as any other.
 
 The elementwise and reduce semantics are runtime/semantics.py's table, the oracle's too, so
 the two backends cannot drift apart on what an op means.

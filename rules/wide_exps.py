@@ -71,7 +71,7 @@ def filled(red: UOp) -> UOp | None:
     """A float32 sum over one loop of a whole kernel-local row (a softmax's exps) that the
     vector reduce takes (opt_helpers' `vector_reducible`), its range marked "fill": where the
     row is printed in 16 lanes (`wide_fill`, a 512-bit target), the printer adds the row's
-    values up as the row's loop stores them (render.py's `_fill_steps`), not in a second loop
+    values up as the row's loop stores them (render.py's `_close_local`), not in a second loop
     that reads the row back; elsewhere it prints that second loop, the vector reduce's. The
     same steps either way (4 vectors of 8 partial results), so the same bits. The sum starts
     from +0.0, as the fill's lanes do: a start of -0.0 (a pick's) is left to vector_reduce."""
@@ -91,9 +91,10 @@ def filled(red: UOp) -> UOp | None:
 
 def fills_sum(row: UOp) -> bool:
     """Whether a "fill" sum of kernel-local `row` is added up in the row's own loop (render.py's
-    `_fill_steps`): where the row is filled 16 lanes at a time (`wide_fill`) in whole blocks of
-    the vector reduce's (REDUCE_VECTORS vectors of VECTOR_LANES). A row with values past its
-    last block sent each of those to its partial sum one lane at a time, which cost rows of 1000
-    and 4099 more than the pass it saved (5%); those, and every row elsewhere, are read back
-    by the vector reduce's loop."""
+    `_close_local`: each 16-lane block two of the vector reduce's vectors): where the row is
+    filled 16 lanes at a time (`wide_fill`) in whole blocks of the vector reduce's
+    (REDUCE_VECTORS vectors of VECTOR_LANES). A row with values past its last block sent each
+    of those to its partial sum one lane at a time, which cost rows of 1000 and 4099 more than
+    the pass it saved (5%); those, and every row elsewhere, are read back by the vector
+    reduce's loop."""
     return wide_fill(row) and (range_size(row.src[1]) or 1) % (REDUCE_VECTORS * VECTOR_LANES) == 0

@@ -1,5 +1,5 @@
 """opt.rules' fill_reduce: a float32 softmax row's sum of exps is added up by the loop that
-fills the row (rules/wide_exps.py's `filled`, render.py's `_fill_steps`), not by a second loop
+fills the row (rules/wide_exps.py's `filled`, render.py's `_close_local`), not by a second loop
 that reads the row back; in the vector reduce's steps, so the same bits as that reduce and as a
 256-bit target's kernel."""
 

@@ -17,14 +17,14 @@ The lowered form (`rules/lower.rules`: gated LOADs, REDUCEs over a DEFINE_REG ac
 runs too, so lowering can be checked against the AST it came from (generator/passdiff.py).
 So does the optimized one (`rules/opt.rules`): an unrolled window is plain arithmetic, a
 RANGE of any kind is a loop, and a float sum whose order an action fixed is summed in that
-order (a "vector" range: partial results per vector lane; a "thread" range: a partial per
-iteration, combined in order; a packed product, a `Pack` in its STORE's arg: over k in order,
-each step one fused multiply-add), so the interpreter gives its C kernel's bits where
-`exact_order` says so (generator/optdiff.py checks them). What an action only tells the
-printer about speed (a `Flash`, a `Parallel` in the SINK's arg) changes no value here: the
-check runs those kernels in C before and after the action as well. An interchanged STORE is
-its loop nest in the AST (split and reordered ranges, rows unrolled into a reduce's update):
-run as any other.
+order (a "vector" range: partial results per vector lane, and a "fill" range the same steps;
+a "thread" range: a partial per iteration, combined in order; a packed product, a `Pack` in
+its STORE's arg: over k in order, each step one fused multiply-add), so the interpreter gives
+its C kernel's bits where `exact_order` says so (generator/optdiff.py checks them). What an
+action only tells the printer about speed (a `Flash`, a `Parallel` in the SINK's arg) changes
+no value here: the check runs those kernels in C before and after the action as well. An
+interchanged STORE is its loop nest in the AST (split and reordered ranges, rows unrolled into a
+reduce's update): run as any other.
 
 The elementwise and reduce semantics are runtime/semantics.py's table, the oracle's too, so
 the two backends cannot drift apart on what an op means.
@@ -367,7 +367,7 @@ def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int],
         out = _scan_order(op, value, red_axes[0], ident)
     elif not (n.dtype.is_float and op in (Ops.ADD, Ops.MUL)) or not kinds:  # any order
         out = semantics.reduce(op, value, red_axes, ident)
-    elif kinds[-1] == "vector" and len(red_axes) == 1:
+    elif kinds[-1] in ("vector", "fill") and len(red_axes) == 1:  # (a "fill": the same steps)
         out = _vector_order(op, value, red_axes[0], ident)
     elif kinds[0] == "thread" and red_axes:
         out = _threaded_order(op, value, red_axes, ident, kinds[1:] == ["vector"])
@@ -455,7 +455,7 @@ def exact_order(ast: UOp) -> bool:
             continue
         kinds = tuple(r.arg[1] if isinstance(r.arg, tuple) else "" for r in n.src[1:])
         # (a "thread" range over "vector" blocks: opt.rules' split_reduce, `_threaded_order`)
-        if n not in chained and kinds not in (("vector",), ("thread",), ("scan",),
+        if n not in chained and kinds not in (("vector",), ("fill",), ("thread",), ("scan",),
                                               ("thread", "vector")):
             return False
     return True

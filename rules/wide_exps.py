@@ -11,11 +11,13 @@ the core inline (vexp.WIDE). The same core, so the same bits; a reduce's partial
 
 from __future__ import annotations
 
-from rulegrad.rules.opt_helpers import along, vector_values
+import math
+
+from rulegrad.rules.opt_helpers import along, vector_reducible, vector_values
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import vector_bytes
+from rulegrad.runtime.target import REDUCE_VECTORS, VECTOR_LANES, vector_bytes
 from rulegrad.runtime.uop import UOp
 
 # the ops a pair of a float32 reduce's 8-lane vectors computes as one 16-lane value (`paired`)
@@ -63,3 +65,36 @@ def _wide_op(n: UOp) -> bool:
         return n.op in _MASK_OPS and (n.src[0].dtype is dtypes.float32 or n.op is not Ops.CMPLT)
     return n.op in _PAIR_OPS and n.dtype in (dtypes.float32, dtypes.index) and (
         n.op is not Ops.WHERE or n.src[0].dtype is dtypes.bool)
+
+
+def filled(red: UOp) -> UOp | None:
+    """A float32 sum over one loop of a whole kernel-local row (a softmax's exps) that the
+    vector reduce takes (opt_helpers' `vector_reducible`), its range marked "fill": where the
+    row is printed in 16 lanes (`wide_fill`, a 512-bit target), the printer adds the row's
+    values up as the row's loop stores them (render.py's `_close_local`), not in a second loop
+    that reads the row back; elsewhere it prints that second loop, the vector reduce's. The
+    same steps either way (4 vectors of 8 partial results), so the same bits. The sum starts
+    from +0.0, as the fill's lanes do: a start of -0.0 (a pick's) is left to vector_reduce."""
+    if red.arg is not Ops.ADD or red.dtype is not dtypes.float32 or len(red.src) != 2 \
+            or not vector_reducible(red):
+        return None
+    r, (reg, value) = red.src[1], red.src[0].src
+    if reg.arg != 0 or math.copysign(1.0, reg.arg) < 0:
+        return None
+    idx = value.src[0] if value.op is Ops.LOAD and len(value.src) == 1 else None
+    row = idx.src[0] if idx is not None and idx.op is Ops.INDEX and len(idx.src) == 2 else None
+    if row is None or row.op is not Ops.DEFINE_LOCAL or len(row.src) != 2 \
+            or idx.src[1] is not r or range_size(r) != range_size(row.src[1]):
+        return None
+    return red.substitute({r: r.replace(arg=(r.arg[0], "fill"))})
+
+
+def fills_sum(row: UOp) -> bool:
+    """Whether a "fill" sum of kernel-local `row` is added up in the row's own loop (render.py's
+    `_close_local`: each 16-lane block two of the vector reduce's vectors): where the row is
+    filled 16 lanes at a time (`wide_fill`) in whole blocks of the vector reduce's
+    (REDUCE_VECTORS vectors of VECTOR_LANES). A row with values past its last block sent each
+    of those to its partial sum one lane at a time, which cost rows of 1000 and 4099 more than
+    the pass it saved (5%); those, and every row elsewhere, are read back by the vector
+    reduce's loop."""
+    return wide_fill(row) and (range_size(row.src[1]) or 1) % (REDUCE_VECTORS * VECTOR_LANES) == 0

@@ -26,11 +26,12 @@ from rulegrad.rules.interchange_helpers import ACCUMULATED, columns, describe
 from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel
+from rulegrad.rules.wide_exps import fills_sum
 from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import graph_rewrite
-from rulegrad.runtime.target import vector_lanes
+from rulegrad.runtime.target import REDUCE_VECTORS, vector_lanes
 from rulegrad.runtime.uop import UOp, toposort
 
 
@@ -172,7 +173,15 @@ def actions(before: UOp, after: UOp) -> list[str]:
             c = next(x.arg for x in scaled[ids(n)].src if x.op is Ops.CONST)
             done.append(f"UNSCALE {n.arg.name} over {' '.join(f'r{i}' for i in ids(n))} "
                         f"(times {c:g} after)")
-        if n.op is Ops.REDUCE and n.src[-1] in accumulated:
+        # a "fill" sum (opt.rules' fill_reduce): added up as its row is filled where wide_exps'
+        # `fills_sum` says; else it reads the row back, a vector reduce
+        if n.op is Ops.REDUCE and n.src[1:] and n.src[-1].arg[1] == "fill" \
+                and fills_sum(n.src[0].src[1].src[0].src[0]):
+            done.append(f"FILL {n.arg.name} over r{n.src[-1].arg[0]} ({int(n.src[-1].src[0].arg)} "
+                        f"values: {REDUCE_VECTORS} vectors of 8 partial results, added as the "
+                        "loop that fills its row stores them)")
+        if n.op is Ops.REDUCE and (n.src[-1] in accumulated or n.src[1:] and n.src[-1].arg[1]
+                                   == "fill" and not fills_sum(n.src[0].src[1].src[0].src[0])):
             size = int(n.src[-1].src[0].arg)
             lanes = vector_lanes(n.dtype.itemsize)
             nvec = reduce_vectors(n.arg, size, lanes)

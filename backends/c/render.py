@@ -58,7 +58,7 @@ from rulegrad.rules.interchange_helpers import columns
 from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
-from rulegrad.rules.wide_exps import paired, wide_fill
+from rulegrad.rules.wide_exps import fills_sum, paired, wide_fill
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import GroupOp, Ops
@@ -530,6 +530,12 @@ class KernelRenderer:
         self.nests = ast.arg.nests if isinstance(ast.arg, Parallel) else ()
         self.order = toposort(ast)  # the one walk of the whole kernel; the rest reuse it
         self.deps = free_ranges(ast, self.order)
+        # kernel-local row -> the sums its filling loop adds up ("fill" reduces: opt.rules'
+        # fill_reduce, rules/wide_exps.py's `filled`), each read as LOAD(INDEX(row, r))
+        self.fills: dict[UOp, list[UOp]] = {}
+        for n in self.order:
+            if n.op is Ops.REDUCE and n.src[1:] and n.src[-1].arg[1] == "fill":
+                self.fills.setdefault(n.src[0].src[1].src[0].src[0], []).append(n)
         self.fixed: dict[UOp, str] = {}  # constants and buffers: the same text everywhere
         self.ntemp = 0
         self.root = Scope("", frozenset())
@@ -691,6 +697,9 @@ class KernelRenderer:
                 # down a chain: a source already named is not pushed, and the first one left
                 # to emit (the next entry popped) is taken at once, its lookup done
                 while True:
+                    if n.op is reduce_op and n.src[-1].arg[1] == "fill":
+                        self._fill_reduce(n)
+                        break
                     if n.op is reduce_op and n.src[-1].arg[1] == "vector":
                         self._vector_reduce(n)
                         break
@@ -1189,15 +1198,32 @@ class KernelRenderer:
         mark = self._enter(host)
         scope = host
         wide = self.vector is None and wide_fill(dl)  # 16 lanes at a time (wide_exps')
+        sums = []  # its "fill" reduces: a scalar accumulator each, and two 16-lane vectors
+        for red in self.fills.get(dl, ()) if wide and fills_sum(dl) else ():
+            acc, lanes = self.fresh("acc"), self.fresh("acc")
+            host.add(f"float {acc} = 0x0.0p+0f;")  # (the vector reduce's scalar start, +0.0)
+            host.add(f"rg_zf32 {lanes}[2] = {{rg_zset_f32(0x0.0p+0f), rg_zset_f32(0x0.0p+0f)}};")
+            self.vartypes[acc], self.vartypes[lanes] = "float", "rg_zf32 *"
+            sums.append((red, acc, lanes))
         for r in dl.src[1:]:
             scope = self._open_vector(scope, r, None, lanes=16) if wide else \
                 self.open_loop(scope, r)
             self.stack.append(scope)
         self.wide |= wide  # (inside a 16-lane store's loop, that store's lanes stay 16)
-        saved.append((mark, name, wide))
+        saved.append((mark, name, wide, sums))
+
+    def _fill_reduce(self, red: UOp) -> None:
+        """A sum the filling loop of the kernel-local row it reads adds up where wide_exps'
+        `fills_sum` says (`_open_local`: vectors 0 and 1 of the vector reduce's 4 of 8 partial
+        results in 16 lanes, 2 and 3 in another, combined as it combines them), so the same
+        bits: the row emitted (a no-op once it is), the sum named then; else the vector
+        reduce's loop over the row (`_vector_reduce`)."""
+        self.emit(red.src[0].src[1].src[0].src[0])
+        if self.lookup(red) is None:
+            self._vector_reduce(red)
 
     def _close_local(self, dl: UOp, saved: list) -> None:
-        mark, name, wide = saved.pop()
+        mark, name, wide, sums = saved.pop()
         inner = self.stack[-1]
         at, value = "".join(_row_major(dl.src[1:], self.loop_names)), self.emit(dl.src[0])
         if wide:  # (its last vector overlaps the one before: the same values again)
@@ -1209,7 +1235,14 @@ class KernelRenderer:
         inner.repeats = len(dl.src) == 2  # (one loop: its array is read only after it)
         inner.itemsize = dl.dtype.itemsize
         host = self.stack[-len(dl.src)]
+        for _, _, lanes in sums:  # 16 values at 16k: vectors 2k, 2k+1 of the vector reduce's
+            block = f"{lanes}[({self.loop_names[dl.src[-1]]}_v >> 4) & 1]"  # 4 (fills_sum)
+            inner.add(f"{block} = ({block} + {value});")
         self._leave(mark)
+        for red, acc, lanes in sums:  # the vector reduce's combine: ((a0 + a1) + a2) + a3
+            host.add(f"for (int u_ = 0; u_ < 8; u_++) {acc} = ({acc} + ((({lanes}[0][u_] + "
+                     f"{lanes}[0][u_ + 8]) + {lanes}[1][u_]) + {lanes}[1][u_ + 8]));")
+            host.names[red] = acc
         host.names[dl] = name
 
     # -- stores

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: c2111b2a0af42c2b9960627498821860e69a0c50fc415e1167844b7a5419e3e1
+# source sha256: d884659a77b95ba84d4125f39e601e5ca7e83758635b3f731329ebe998631d48
 # imports rules/symbolic.rules sha256: 1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece
 'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, opt.'
 
@@ -14,6 +14,7 @@ from rulegrad.runtime.uop import UNSET as _UNSET  # noqa: F401
 from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.thread_helpers import blocked
+from rulegrad.rules.wide_exps import filled
 from rulegrad.rules.flash_helpers import flashed
 from rulegrad.rules.interchange_helpers import interchanged
 from rulegrad.rules.opt_helpers import merged
@@ -36,7 +37,7 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = 'c2111b2a0af42c2b9960627498821860e69a0c50fc415e1167844b7a5419e3e1'
+SOURCE_SHA256 = 'd884659a77b95ba84d4125f39e601e5ca7e83758635b3f731329ebe998631d48'
 DEPENDENCIES = (('rules/symbolic.rules', '1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece'), )
 _CAST = Ops.CAST
 _CONST = Ops.CONST
@@ -50,70 +51,71 @@ _UNSET = object()  # a context's field not given to its constructor
 
 
 def widens(w, k):
-    """`def widens`, declared at rules/opt.rules:133."""
+    """`def widens`, declared at rules/opt.rules:141."""
     return w.dtype.is_float and k.dtype.is_float and w.dtype.itemsize > k.dtype.itemsize
 
 
 def exp_rounded(d, h, f):
-    """`def exp_rounded`, declared at rules/opt.rules:135."""
+    """`def exp_rounded`, declared at rules/opt.rules:143."""
     return _new(UOp, Ops.EXP, (_t1 := d.cast(h.dtype).cast(f.dtype)).dtype, (_t1,))
 
 
 # ======================================================================== opt_actions
 _opt_actions_rules = (
-    RuleInfo('unnest_reduce', 'rules/opt.rules', 31, 'unnest_reduce: REDUCE as r if p is not None -> p where p = unnested(r)'),
-    RuleInfo('merge_reduce', 'rules/opt.rules', 36, 'merge_reduce: REDUCE as r -> merged(r)'),
-    RuleInfo('merge_store', 'rules/opt.rules', 39, 'merge_store: STORE as st -> merged_store(st)'),
-    RuleInfo('scan_store', 'rules/opt.rules', 46, 'scan_store: STORE as st if p is not None -> p where p = scanned(st)'),
-    RuleInfo('unroll_reduce', 'rules/opt.rules', 50, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
-    RuleInfo('split_reduce', 'rules/opt.rules', 57, 'split_reduce: REDUCE as r if p is not None -> p where p = blocked(r)'),
-    RuleInfo('thread_reduce', 'rules/opt.rules', 62, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
-    RuleInfo('max_scale', 'rules/opt.rules', 66, 'max_scale: REDUCE as r -> unscaled(r)'),
-    RuleInfo('vector_reduce', 'rules/opt.rules', 70, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 75, 'upcast_store: STORE as st if p is not None -> p where p = upcast(st)'),
-    RuleInfo('flash_store', 'rules/opt.rules', 84, 'flash_store: STORE as st if p is not None -> p where p = flashed(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 90, 'pack_store: STORE as st if p is not None -> p where p = packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 101, 'interchange_store: STORE as st if p is not None -> p where p = interchanged(st)'),
-    RuleInfo('transpose_store', 'rules/opt.rules', 107, 'transpose_store: STORE as st if p is not None -> p where p = transposed(st)'),
-    RuleInfo('stage_operands', 'rules/opt.rules', 113, 'stage_operands: SINK as s if p is not None -> p where p = staged(s)'),
-    RuleInfo('peel_loops', 'rules/opt.rules', 120, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
-    RuleInfo('parallel_loops', 'rules/opt.rules', 126, 'parallel_loops: SINK as s -> parallel(s)'),
+    RuleInfo('unnest_reduce', 'rules/opt.rules', 32, 'unnest_reduce: REDUCE as r if p is not None -> p where p = unnested(r)'),
+    RuleInfo('merge_reduce', 'rules/opt.rules', 37, 'merge_reduce: REDUCE as r -> merged(r)'),
+    RuleInfo('merge_store', 'rules/opt.rules', 40, 'merge_store: STORE as st -> merged_store(st)'),
+    RuleInfo('scan_store', 'rules/opt.rules', 47, 'scan_store: STORE as st if p is not None -> p where p = scanned(st)'),
+    RuleInfo('unroll_reduce', 'rules/opt.rules', 51, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
+    RuleInfo('split_reduce', 'rules/opt.rules', 58, 'split_reduce: REDUCE as r if p is not None -> p where p = blocked(r)'),
+    RuleInfo('thread_reduce', 'rules/opt.rules', 63, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
+    RuleInfo('max_scale', 'rules/opt.rules', 67, 'max_scale: REDUCE as r -> unscaled(r)'),
+    RuleInfo('fill_reduce', 'rules/opt.rules', 74, 'fill_reduce: REDUCE as r if p is not None -> p where p = filled(r)'),
+    RuleInfo('vector_reduce', 'rules/opt.rules', 78, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 83, 'upcast_store: STORE as st if p is not None -> p where p = upcast(st)'),
+    RuleInfo('flash_store', 'rules/opt.rules', 92, 'flash_store: STORE as st if p is not None -> p where p = flashed(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 98, 'pack_store: STORE as st if p is not None -> p where p = packed(st)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 109, 'interchange_store: STORE as st if p is not None -> p where p = interchanged(st)'),
+    RuleInfo('transpose_store', 'rules/opt.rules', 115, 'transpose_store: STORE as st if p is not None -> p where p = transposed(st)'),
+    RuleInfo('stage_operands', 'rules/opt.rules', 121, 'stage_operands: SINK as s if p is not None -> p where p = staged(s)'),
+    RuleInfo('peel_loops', 'rules/opt.rules', 128, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
+    RuleInfo('parallel_loops', 'rules/opt.rules', 134, 'parallel_loops: SINK as s -> parallel(s)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_SINK(n, ctx):
-    # rule stage_operands at rules/opt.rules:113
+    # rule stage_operands at rules/opt.rules:121
     #   stage_operands: SINK as s if p is not None -> p where p = staged(s)
-    if _opt_actions_st: _opt_actions_st.attempts[14] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[15] += 1
     # s = n
     p = staged(n)
     if p is not None:
         _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[14]
-    # rule peel_loops at rules/opt.rules:120
+            if _r is not n: return _r, _opt_actions_rules[15]
+    # rule peel_loops at rules/opt.rules:128
     #   peel_loops: SINK as s if p is not None -> p where p = peeled(s)
-    if _opt_actions_st: _opt_actions_st.attempts[15] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[16] += 1
     # s = n
     p = peeled(n)
     if p is not None:
         _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[15]
-    # rule parallel_loops at rules/opt.rules:126
+            if _r is not n: return _r, _opt_actions_rules[16]
+    # rule parallel_loops at rules/opt.rules:134
     #   parallel_loops: SINK as s -> parallel(s)
-    if _opt_actions_st: _opt_actions_st.attempts[16] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[17] += 1
     # s = n
     _r = parallel(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-        if _r is not n: return _r, _opt_actions_rules[16]
+        if _r is not n: return _r, _opt_actions_rules[17]
     return None
 
 def _opt_actions_STORE(n, ctx):
-    # rule merge_store at rules/opt.rules:39
+    # rule merge_store at rules/opt.rules:40
     #   merge_store: STORE as st -> merged_store(st)
     if _opt_actions_st: _opt_actions_st.attempts[2] += 1
     # st = n
@@ -121,7 +123,7 @@ def _opt_actions_STORE(n, ctx):
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[2]
-    # rule scan_store at rules/opt.rules:46
+    # rule scan_store at rules/opt.rules:47
     #   scan_store: STORE as st if p is not None -> p where p = scanned(st)
     if _opt_actions_st: _opt_actions_st.attempts[3] += 1
     # st = n
@@ -131,60 +133,60 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[3]
-    # rule upcast_store at rules/opt.rules:75
+    # rule upcast_store at rules/opt.rules:83
     #   upcast_store: STORE as st if p is not None -> p where p = upcast(st)
-    if _opt_actions_st: _opt_actions_st.attempts[9] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[10] += 1
     # st = n
     p = upcast(n)
     if p is not None:
         _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[9]
-    # rule flash_store at rules/opt.rules:84
+            if _r is not n: return _r, _opt_actions_rules[10]
+    # rule flash_store at rules/opt.rules:92
     #   flash_store: STORE as st if p is not None -> p where p = flashed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[10] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[11] += 1
     # st = n
     p = flashed(n)
     if p is not None:
         _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[10]
-    # rule pack_store at rules/opt.rules:90
+            if _r is not n: return _r, _opt_actions_rules[11]
+    # rule pack_store at rules/opt.rules:98
     #   pack_store: STORE as st if p is not None -> p where p = packed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[11] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[12] += 1
     # st = n
     p = packed(n)
     if p is not None:
         _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[11]
-    # rule interchange_store at rules/opt.rules:101
+            if _r is not n: return _r, _opt_actions_rules[12]
+    # rule interchange_store at rules/opt.rules:109
     #   interchange_store: STORE as st if p is not None -> p where p = interchanged(st)
-    if _opt_actions_st: _opt_actions_st.attempts[12] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[13] += 1
     # st = n
     p = interchanged(n)
     if p is not None:
         _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[12]
-    # rule transpose_store at rules/opt.rules:107
+            if _r is not n: return _r, _opt_actions_rules[13]
+    # rule transpose_store at rules/opt.rules:115
     #   transpose_store: STORE as st if p is not None -> p where p = transposed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[13] += 1
+    if _opt_actions_st: _opt_actions_st.attempts[14] += 1
     # st = n
     p = transposed(n)
     if p is not None:
         _r = p
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[13]
+            if _r is not n: return _r, _opt_actions_rules[14]
     return None
 
 def _opt_actions_REDUCE(n, ctx):
-    # rule unnest_reduce at rules/opt.rules:31
+    # rule unnest_reduce at rules/opt.rules:32
     #   unnest_reduce: REDUCE as r if p is not None -> p where p = unnested(r)
     if _opt_actions_st: _opt_actions_st.attempts[0] += 1
     # r = n
@@ -194,7 +196,7 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[0]
-    # rule merge_reduce at rules/opt.rules:36
+    # rule merge_reduce at rules/opt.rules:37
     #   merge_reduce: REDUCE as r -> merged(r)
     if _opt_actions_st: _opt_actions_st.attempts[1] += 1
     # r = n
@@ -202,7 +204,7 @@ def _opt_actions_REDUCE(n, ctx):
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[1]
-    # rule unroll_reduce at rules/opt.rules:50
+    # rule unroll_reduce at rules/opt.rules:51
     #   unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)
     if _opt_actions_st: _opt_actions_st.attempts[4] += 1
     # r = n
@@ -211,7 +213,7 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[4]
-    # rule split_reduce at rules/opt.rules:57
+    # rule split_reduce at rules/opt.rules:58
     #   split_reduce: REDUCE as r if p is not None -> p where p = blocked(r)
     if _opt_actions_st: _opt_actions_st.attempts[5] += 1
     # r = n
@@ -221,7 +223,7 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[5]
-    # rule thread_reduce at rules/opt.rules:62
+    # rule thread_reduce at rules/opt.rules:63
     #   thread_reduce: REDUCE as r if threadable(r) -> threaded(r)
     if _opt_actions_st: _opt_actions_st.attempts[6] += 1
     # r = n
@@ -230,7 +232,7 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[6]
-    # rule max_scale at rules/opt.rules:66
+    # rule max_scale at rules/opt.rules:67
     #   max_scale: REDUCE as r -> unscaled(r)
     if _opt_actions_st: _opt_actions_st.attempts[7] += 1
     # r = n
@@ -238,15 +240,25 @@ def _opt_actions_REDUCE(n, ctx):
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[7]
-    # rule vector_reduce at rules/opt.rules:70
-    #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
+    # rule fill_reduce at rules/opt.rules:74
+    #   fill_reduce: REDUCE as r if p is not None -> p where p = filled(r)
     if _opt_actions_st: _opt_actions_st.attempts[8] += 1
+    # r = n
+    p = filled(n)
+    if p is not None:
+        _r = p
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _opt_actions_rules[8]
+    # rule vector_reduce at rules/opt.rules:78
+    #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
+    if _opt_actions_st: _opt_actions_st.attempts[9] += 1
     # r = n
     if vector_reducible(n):
         _r = vector_reduce(n)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _opt_actions_rules[8]
+            if _r is not n: return _r, _opt_actions_rules[9]
     return None
 
 
@@ -259,10 +271,10 @@ _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
 
 # ======================================================================== mask_actions
 _mask_actions_rules = (
-    RuleInfo('exp_where_else', 'rules/opt.rules', 143, 'exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))'),
-    RuleInfo('exp_where_then', 'rules/opt.rules', 144, 'exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))'),
-    RuleInfo('exp_where_half_else', 'rules/opt.rules', 148, 'exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))'),
-    RuleInfo('exp_where_half_then', 'rules/opt.rules', 150, 'exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))'),
+    RuleInfo('exp_where_else', 'rules/opt.rules', 151, 'exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))'),
+    RuleInfo('exp_where_then', 'rules/opt.rules', 152, 'exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))'),
+    RuleInfo('exp_where_half_else', 'rules/opt.rules', 156, 'exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))'),
+    RuleInfo('exp_where_half_then', 'rules/opt.rules', 158, 'exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))'),
 )
 _mask_actions_st = match_stats('mask_actions', _mask_actions_rules)  # None unless counting
 
@@ -275,7 +287,7 @@ def _mask_actions_EXP(n, ctx):
                 if n0_0.op is _WHERE and len(n0_0.src) == 3:
                     n0_0_0, n0_0_1, n0_0_2 = n0_0.src
                     if n0_0_2.op is _CONST:
-                        # rule exp_where_else at rules/opt.rules:143
+                        # rule exp_where_else at rules/opt.rules:151
                         #   exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))
                         if _mask_actions_st: _mask_actions_st.attempts[0] += 1
                         # a = n0_0_1, c = n0_0_0, k = n0_0_2, y = n0_1
@@ -284,7 +296,7 @@ def _mask_actions_EXP(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _mask_actions_rules[0]
                     if n0_0_1.op is _CONST:
-                        # rule exp_where_then at rules/opt.rules:144
+                        # rule exp_where_then at rules/opt.rules:152
                         #   exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))
                         if _mask_actions_st: _mask_actions_st.attempts[1] += 1
                         # b = n0_0_2, c = n0_0_0, k = n0_0_1, y = n0_1
@@ -305,7 +317,7 @@ def _mask_actions_EXP(n, ctx):
                                 if n0_0_0_0_0.op is _WHERE and len(n0_0_0_0_0.src) == 3:
                                     n0_0_0_0_0_0, n0_0_0_0_0_1, n0_0_0_0_0_2 = n0_0_0_0_0.src
                                     if n0_0_0_0_0_2.op is _CONST:
-                                        # rule exp_where_half_else at rules/opt.rules:148
+                                        # rule exp_where_half_else at rules/opt.rules:156
                                         #   exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))
                                         if _mask_actions_st: _mask_actions_st.attempts[2] += 1
                                         # a = n0_0_0_0_0_1, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_2, w = n0_0_0_0, y = n0_0_0_1
@@ -315,7 +327,7 @@ def _mask_actions_EXP(n, ctx):
                                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                                 if _r is not n: return _r, _mask_actions_rules[2]
                                     if n0_0_0_0_0_1.op is _CONST:
-                                        # rule exp_where_half_then at rules/opt.rules:150
+                                        # rule exp_where_half_then at rules/opt.rules:158
                                         #   exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))
                                         if _mask_actions_st: _mask_actions_st.attempts[3] += 1
                                         # b = n0_0_0_0_0_2, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_1, w = n0_0_0_0, y = n0_0_0_1

@@ -1071,15 +1071,14 @@ class Tensor(TensorOps, NNOps):
     def __getitem__(self, index: Any) -> Tensor:
         """numpy's basic indexing (ints, slices, None, ...) as movement ops; int tensors and
         lists of ints index as numpy's advanced indexing does (an out-of-range index reads 0,
-        as in tinygrad)."""
+        as in tinygrad), and so does a boolean mask alone or among other indices."""
         if (mask := _as_mask(index)) is not None:
             return _mask_index(self, mask)
         if isinstance(index, list) and not _is_int_list(index):
             index = tuple(index)
         items = index if isinstance(index, tuple) else (index,)
         if any(_as_mask(it) is not None for it in items):
-            raise IndexError("a boolean mask indexes alone (x[mask]); combined with other "
-                             "indices it is not supported")
+            items = _masks_as_ints(self, items)
         if not any(isinstance(it, (Tensor, list, tuple)) for it in items):
             return Tensor(_index(self.uop, index))
         return _advanced_index(self, items)
@@ -2277,6 +2276,35 @@ def _masked_write(x: Tensor, items: tuple, at: int, val: Tensor) -> Tensor:
     return hit.where(val.reshape(()).expand(x.shape), x)
 
 
+def _masks_as_ints(x: Tensor, items: tuple) -> tuple:
+    """numpy's boolean index among other indices (`x[mask, 2]`, `x[1:, mask]`): a k-d mask
+    is the k int index arrays of its True coordinates (`mask.nonzero()`), over the k axes of x
+    it stands at; the advanced-indexing path then broadcasts them with any other int index.
+    The count of True is data: the mask is computed first, as for `x[mask]`."""
+    masks = [_as_mask(it) for it in items]
+    width = [m.ndim if m is not None else 0 if it is None or it is Ellipsis else 1
+             for it, m in zip(items, masks)]
+    spread = x.ndim - sum(width)  # the axes an Ellipsis stands for
+    out, axis = [], 0
+    for it, m, w in zip(items, masks, width):
+        if it is Ellipsis:
+            axis += max(spread, 0)
+        if m is None:
+            out.append(it)
+            axis += w
+            continue
+        if m.ndim == 0:
+            raise IndexError("a 0-d boolean index among other indices is not supported")
+        if tuple(x.shape[axis:axis + m.ndim]) != m.shape:
+            raise IndexError(f"boolean index of shape {show(m.shape)} does not match the axes "
+                             f"{show(tuple(x.shape[axis:axis + m.ndim]))} it indexes (from "
+                             f"axis {axis}) in the tensor of shape {show(x.shape)}")
+        where = m.nonzero()
+        out.extend(where[:, j] for j in range(m.ndim))
+        axis += m.ndim
+    return tuple(out)
+
+
 def _index_kind(it: Any) -> str:
     """An index item as an error message names it: its kind and, for an array, its dtype."""
     if isinstance(it, (Tensor, np.ndarray)):
@@ -2339,6 +2367,11 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
     for t in tensors:
         if isinstance(t, Tensor) and not t.dtype.is_int:
             raise IndexError(f"tensor index of dtype {t.dtype.name}: only int tensors index")
+    # numpy: with a tensor index present, an int is an advanced index too, and the advanced
+    # indices' axes stay in place only when they sit next to each other in the index (an
+    # Ellipsis between them separates them, even one that spans no axis)
+    at = [i for i, it in enumerate(tensors) if isinstance(it, (Tensor, int, np.integer))]
+    adjacent = at == list(range(at[0], at[0] + len(at)))
     used = sum(1 for it in tensors if it is not None and it is not Ellipsis)
     if Ellipsis in [it for it in tensors if it is Ellipsis]:
         at = next(i for i, it in enumerate(tensors) if it is Ellipsis)
@@ -2373,8 +2406,8 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
                                                   zip(dims, idx)))
         lead = out.ndim - first - len(big)
         out = zero_outside(out, inside.reshape((1,) * first + inside.shape + (1,) * lead))
-    if first != 0 and dims != list(range(first, first + len(dims))):
-        # numpy: tensor indices separated by a slice put their axes first
+    if first != 0 and not adjacent:
+        # numpy: advanced indices separated by a slice, None or ... put their axes first
         nb = len(big)
         out = out.permute(*range(first, first + nb), *range(first), *range(first + nb, out.ndim))
     return out

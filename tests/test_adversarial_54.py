@@ -1,0 +1,123 @@
+"""adv54's hunt (issue 31): wrong answers on programs the project had not seen. numpy is the
+oracle for values, shapes and dtypes.
+
+Indexing: with a tensor index present, numpy reads every int of the index as an advanced index
+too, so `b[:, [0, 1], :, 0]` has two advanced indices that a slice separates and their axes
+go first (shape (2, 2, 4), the pairs' axis leading). Ours applied the int as a basic index
+first and kept the tensor index's axis in place: the same shape, transposed values. A boolean
+mask among other indices (`b[mask, 1]`, `b[1:, mask]`) was refused; numpy reads it as the int
+arrays of its True coordinates.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+
+B = np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5) - 60
+
+
+def _as_index(k: tuple) -> tuple:
+    return tuple(Tensor(i) if isinstance(i, np.ndarray) else i for i in k)
+
+
+def _same_index(b: np.ndarray, k: tuple) -> None:
+    want = b[k]
+    got = Tensor(b)[_as_index(k)].numpy()
+    assert got.shape == want.shape and got.dtype == want.dtype, (k, got.shape, want.shape)
+    np.testing.assert_array_equal(got, want)
+
+
+INT_AMONG_TENSORS = [
+    (slice(None), [0, 1], slice(None), 0),  # same shape as the wrong answer: values transposed
+    (0, slice(None), [1, 2]),
+    (slice(None), 0, slice(None), [1, 2]),
+    (None, [0, 1], None, 0),
+    (1, None, [1, 0]),
+    (slice(None), 1, None, [1, 0]),
+    ([1, 0], Ellipsis, 2),
+    (slice(None), 0, [1, 2]),  # adjacent: the axes stay in place
+    (0, [0, 1], [1, 2]),
+    (slice(None), [[0], [2]], 1, slice(None)),
+]
+
+
+@pytest.mark.parametrize("k", INT_AMONG_TENSORS, ids=repr)
+def test_an_int_among_tensor_indices_is_an_advanced_index_as_in_numpy(k):
+    _same_index(B, k)
+
+
+M3 = np.array([True, False, True])
+M4 = np.array([False, True, True, False])
+M34 = (np.arange(12).reshape(3, 4) % 3) == 0
+MASKED = [
+    (slice(None), M3, 1),
+    (slice(None), slice(None), M4),
+    (1, M3, slice(None), [1, 4]),
+    (Ellipsis, np.array([True, False, True, True, False])),
+    (0, M34, 2),
+    (slice(None, None, -1), M34),
+    (None, 1, M3, None, 0),
+    (M3[:2], Ellipsis, -1),
+    (slice(None), np.zeros(3, bool), 1),  # no element picked
+    (slice(None), M3, [[0], [2]]),  # the mask's coordinates broadcast with the list
+    (None, np.eye(2, 3, dtype=bool), Ellipsis, np.array([True, False, False, True, False])),
+]
+
+
+@pytest.mark.parametrize("k", MASKED, ids=repr)
+def test_a_boolean_mask_among_other_indices_is_numpys(k):
+    _same_index(B, k)
+
+
+def test_a_boolean_mask_of_the_wrong_shape_among_other_indices_is_refused_with_its_axes():
+    with pytest.raises(IndexError, match=r"boolean index of shape \(2,\).*axes \(3,\)"):
+        Tensor(B)[0, np.array([True, False])]
+
+
+def _random_index(rng: random.Random, shape: tuple) -> tuple:
+    items, ax = [], 0
+    while ax < len(shape) and rng.random() < 0.9:
+        r, n = rng.random(), shape[ax]
+        if r < 0.2:
+            items.append(rng.randint(-n, n - 1))
+        elif r < 0.4:
+            items.append(slice(rng.choice([None, 0, 1, -1]), rng.choice([None, n, -1, 2]),
+                               rng.choice([None, 1, 2, -1, -2])))
+        elif r < 0.6:
+            items.append(np.array([rng.randint(-n, n - 1) for _ in range(rng.randint(1, 3))]))
+        elif r < 0.75:
+            k = rng.randint(1, min(2, len(shape) - ax))
+            items.append(np.array([rng.random() < 0.5 for _ in range(
+                int(np.prod(shape[ax:ax + k])))]).reshape(shape[ax:ax + k]))
+            ax += k - 1
+        elif r < 0.85:
+            items.append(None)
+            ax -= 1
+        elif Ellipsis not in [i for i in items if i is Ellipsis]:
+            items.append(Ellipsis)
+            ax = rng.choice([ax - 1, len(shape) - 1])
+        ax += 1
+    return tuple(items)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mixed_index_tuples_sweep_against_numpy(seed):
+    """Ints, slices with any step, int arrays, masks of 1-2 axes, None and ... mixed, over
+    shapes of 1-4 axes (1s, primes): each read as numpy reads it, or refused as numpy refuses."""
+    rng = random.Random(seed)
+    for _ in range(40):
+        shape = tuple(rng.choice([1, 2, 3, 5]) for _ in range(rng.randint(1, 4)))
+        b = np.arange(np.prod(shape), dtype=np.float32).reshape(shape) - 7
+        k = _random_index(rng, shape)
+        try:
+            b[k]
+        except IndexError:
+            with pytest.raises(IndexError):
+                Tensor(b)[_as_index(k)].numpy()
+            continue
+        _same_index(b, k)

@@ -121,3 +121,44 @@ def test_mixed_index_tuples_sweep_against_numpy(seed):
                 Tensor(b)[_as_index(k)].numpy()
             continue
         _same_index(b, k)
+
+
+SLICES_OFF_THE_SYMBOLIC_AXIS = {
+    "t[:, 1:3]": lambda t: t[:, 1:3],
+    "t[:, ::2]": lambda t: t[:, ::2],
+    "t[..., -1]": lambda t: t[..., -1],
+    "t[:, 4:0:-2]": lambda t: t[:, 4:0:-2],
+    "t.T[2:5]": lambda t: t.T[2:5],
+}
+
+
+@pytest.mark.parametrize("bound", [1, 7, 13])
+@pytest.mark.parametrize("name", list(SLICES_OFF_THE_SYMBOLIC_AXIS))
+def test_gradient_of_a_slice_that_keeps_the_symbolic_axis_whole_is_torchs(name, bound):
+    """A leaf of symbolic shape (n, 6) sliced along its concrete axis: the slice's gradient
+    pads by constants along that axis and by nothing along n. It was refused as "a shrink to a
+    symbolic size", the shape printed as a raw node (`(<BIND index ...>, 6)`)."""
+    torch = pytest.importorskip("torch")
+    from rulegrad import Variable
+
+    a = np.random.default_rng(bound).standard_normal((13, 6))
+    n = Variable("n", 1, 13).bind(bound)
+    w = Tensor(a).shrink(((0, n), None)).realize().requires_grad_()
+    up = np.arange(1.0, 79.0).reshape(13, 6)  # the upstream gradient, of the leaf's shape
+    fn = SLICES_OFF_THE_SYMBOLIC_AXIS[name]
+    (fn(w).exp() * fn(Tensor(up).shrink(((0, n), None)))).sum().backward()
+    t = torch.tensor(a[:bound], requires_grad=True)
+    tfn = {"t[:, 4:0:-2]": lambda x: x[:, 2:5:2].flip(1)}.get(name, fn)
+    (tfn(t).exp() * tfn(torch.tensor(up[:bound]))).sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=0)
+
+
+def test_gradient_through_a_shrink_of_the_symbolic_axis_is_refused_with_a_shown_shape():
+    from rulegrad import Variable
+    from rulegrad.runtime.autograd import GradientError
+
+    n = Variable("n", 2, 13).bind(5)
+    w = Tensor(np.ones((13, 6))).shrink(((0, n), None)).realize().requires_grad_()
+    with pytest.raises(GradientError, match=r"axis 0 to 1:5, from shape \(n=5, 6\)") as info:
+        w[1:].sum().backward()
+    assert "BIND" not in str(info.value)

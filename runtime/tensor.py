@@ -1144,7 +1144,7 @@ class Tensor(TensorOps, NNOps):
             if t.ndim != first.ndim or any(a != b for i, (a, b) in
                                            enumerate(zip(t.shape, first.shape)) if i != axis):
                 raise InvalidArgument(f"cat along dim {dim} needs equal shapes off that axis, got "
-                                 f"{[t.shape for t in tensors]}")
+                                      f"{', '.join(show(t.shape) for t in tensors)}")
         if any(isinstance(t.shape[axis], UOp) for t in tensors):
             shapes = ", ".join(show(t.shape) for t in tensors)
             raise InvalidArgument(f"cat along dim {dim}, a symbolic-size axis (shapes {shapes}): "
@@ -1173,7 +1173,7 @@ class Tensor(TensorOps, NNOps):
         tensors = _tensor_list(self, args)
         if any(t.shape != tensors[0].shape for t in tensors):
             raise InvalidArgument("stack needs tensors of one shape, got "
-                                  f"{[t.shape for t in tensors]}")
+                                  f"{', '.join(show(t.shape) for t in tensors)}")
         ndim = tensors[0].ndim + 1
         if not -ndim <= dim < ndim:
             raise AxisError(f"stack dim {dim} is out of range for shape {tensors[0].shape}")

@@ -162,3 +162,29 @@ def test_gradient_through_a_shrink_of_the_symbolic_axis_is_refused_with_a_shown_
     with pytest.raises(GradientError, match=r"axis 0 to 1:5, from shape \(n=5, 6\)") as info:
         w[1:].sum().backward()
     assert "BIND" not in str(info.value)
+
+
+MISMATCHED_WITH_A_SYMBOLIC_SHAPE = {
+    "mul": lambda w, c: w * c,
+    "where": lambda w, c: (w > 0).where(c, w),
+    "maximum": lambda w, c: w.maximum(c),
+    "add 13": lambda w, c: w + Tensor(np.ones((13, 4), np.float32)),
+    "stack": lambda w, c: Tensor.stack(w, c),
+    "cat": lambda w, c: c.cat(w, dim=1),
+}
+
+
+@pytest.mark.parametrize("op", list(MISMATCHED_WITH_A_SYMBOLIC_SHAPE))
+def test_shapes_that_do_not_match_a_symbolic_one_are_refused_in_words(op):
+    """A symbolic size agrees only with itself: (n=7, 4) and (7, 4) do not broadcast. The
+    broadcast's refusal sorted its sizes, an int against a UOp: a bare TypeError; stack and
+    cat printed the shapes as raw nodes."""
+    from rulegrad import Variable
+    from rulegrad.runtime.errors import InvalidArgument
+
+    n = Variable("n", 1, 13).bind(7)
+    w = Tensor(np.ones((13, 4), np.float32)).shrink(((0, n), None))
+    with pytest.raises(InvalidArgument) as info:
+        MISMATCHED_WITH_A_SYMBOLIC_SHAPE[op](w, Tensor(np.ones((7, 4), np.float32))).numpy()
+    text = str(info.value)
+    assert "(n=7, 4)" in text and "BIND" not in text, text

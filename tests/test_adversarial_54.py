@@ -188,3 +188,23 @@ def test_shapes_that_do_not_match_a_symbolic_one_are_refused_in_words(op):
         MISMATCHED_WITH_A_SYMBOLIC_SHAPE[op](w, Tensor(np.ones((7, 4), np.float32))).numpy()
     text = str(info.value)
     assert "(n=7, 4)" in text and "BIND" not in text, text
+
+
+def test_a_jitted_step_over_views_of_a_buffer_is_right_and_says_why_it_is_not_replayed():
+    """Views as a jitted step's arguments (a transpose, a flip, a slice of a realized tensor)
+    run the step as it is, each call right against numpy; the refusal named them "a sharded
+    tensor"."""
+    import rulegrad
+
+    @rulegrad.jit
+    def step(x, y):
+        return (x * 2 + y).sum(0)
+
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        a, b = rng.standard_normal((5, 7)), rng.standard_normal((7, 5))
+        A, B = Tensor(a).realize(), Tensor(b).realize()
+        for (x, y), want in [((A, B.T), a * 2 + b.T), ((A.flip(0), B.T), a[::-1] * 2 + b.T),
+                             ((A[1:4], B.T[2:5]), a[1:4] * 2 + b.T[2:5])]:
+            np.testing.assert_allclose(step(x, y).numpy(), want.sum(0), rtol=1e-12)
+    assert step.refused and all("view" in r and "sharded" in r for r in step.refused)

@@ -962,7 +962,7 @@ class Tensor(TensorOps, NNOps):
 
         `mode` is tinygrad's: "constant" (fill with `value`), "reflect", "replicate" or
         "circular". A negative pad cuts that many elements off (a SHRINK)."""
-        arg = _resolve_pad(concrete(self.shape), padding)
+        arg = _resolve_pad(self.shape, padding)  # (its shape names the axes, sizes unread)
         cuts_symbolic = any((isinstance(s, UOp) and p != (0, 0)) or min(p) < 0
                             for s, p in zip(self.shape, arg))
         if has_symbolic(self.shape) and (mode != "constant" or cuts_symbolic):
@@ -1176,7 +1176,7 @@ class Tensor(TensorOps, NNOps):
                                   f"{', '.join(show(t.shape) for t in tensors)}")
         ndim = tensors[0].ndim + 1
         if not -ndim <= dim < ndim:
-            raise AxisError(f"stack dim {dim} is out of range for shape {tensors[0].shape}")
+            raise AxisError(f"stack dim {dim} is out of range for shape {show(tensors[0].shape)}")
         return Tensor.cat(*(t.unsqueeze(dim) for t in tensors), dim=dim)
 
     # ------------------------------------------------------------------ elementwise
@@ -2099,12 +2099,12 @@ def _resolve_pad(shape: Shape, padding: Sequence[Any]) -> tuple[tuple[int, int],
     if padding and all(isinstance(p, (int, np.integer)) for p in padding):
         # flat, torch order: (last_before, last_after, second_last_before, ...)
         if len(padding) % 2 or len(padding) // 2 > len(shape):
-            raise InvalidArgument(f"flat padding {padding} does not fit shape {shape}")
+            raise InvalidArgument(f"flat padding {padding} does not fit shape {show(shape)}")
         pairs = [(padding[i], padding[i + 1]) for i in range(0, len(padding), 2)][::-1]
         padding = (None,) * (len(shape) - len(pairs)) + tuple(pairs)
     if len(padding) != len(shape):
         raise InvalidArgument(f"padding {padding} needs one (before, after) per axis of shape "
-                              f"{shape}")
+                              f"{show(shape)}")
     if any(isinstance(v, UOp) for p in padding if p is not None for v in p):
         raise InvalidArgument(f"a pad of shape {show(shape)} by a symbolic amount (a scatter, "
                               "or a write, along a symbolic axis) cannot be made")
@@ -2136,7 +2136,7 @@ def _basic_plan(shape: Shape, index: Any) -> tuple[list, list, list, list]:
         raise IndexError(f"an index can only have a single ellipsis, got {index!r}")
     used = sum(1 for it in items if it is not None and it is not Ellipsis)
     if used > len(shape):
-        raise IndexError(f"too many indices for tensor of shape {shape}: {index!r}")
+        raise IndexError(f"too many indices for tensor of shape {show(shape)}: {index!r}")
     fill = (slice(None),) * (len(shape) - used)
     if Ellipsis in [it for it in items if it is Ellipsis]:
         at = next(i for i, it in enumerate(items) if it is Ellipsis)
@@ -2184,7 +2184,7 @@ def _basic_plan(shape: Shape, index: Any) -> tuple[list, list, list, list]:
             i = int(it)
             if not -size <= i < size:
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size} "
-                                 f"(tensor of shape {shape})")
+                                 f"(tensor of shape {show(shape)})")
             i %= size
             bounds.append((i, i + 1)), flips.append(False), strides.append((1, 0))
         axis += 1

@@ -208,3 +208,29 @@ def test_a_jitted_step_over_views_of_a_buffer_is_right_and_says_why_it_is_not_re
                              ((A[1:4], B.T[2:5]), a[1:4] * 2 + b.T[2:5])]:
             np.testing.assert_allclose(step(x, y).numpy(), want.sum(0), rtol=1e-12)
     assert step.refused and all("view" in r and "sharded" in r for r in step.refused)
+
+
+REFUSED_INDEX_ON_A_SYMBOLIC_SHAPE = {
+    "w[5]": lambda w: w[5],
+    "w[-4]": lambda w: w[-4],
+    "w[:, 4]": lambda w: w[:, 4],
+    "w[0, 0, 0]": lambda w: w[0, 0, 0],
+    "stack dim 3": lambda w: Tensor.stack(w, w, dim=3),
+    "flat pad": lambda w: w.pad((1, 1, 1, 1, 1, 1)),
+    "pad per axis": lambda w: w.pad(((0, 0),)),
+}
+
+
+@pytest.mark.parametrize("op", list(REFUSED_INDEX_ON_A_SYMBOLIC_SHAPE))
+def test_index_and_pad_refusals_show_a_symbolic_shape_as_name_and_value(op):
+    """Out-of-range ints (numpy's IndexError at the bound value 3), too many indices, a stack
+    dim or a padding that does not fit: each refusal printed the shape as raw nodes
+    (`(<BIND index (DEFINE_VAR, 3)>, 4)`); it shows (n=3, 4)."""
+    from rulegrad import Variable
+
+    n = Variable("n", 1, 13).bind(3)
+    w = Tensor(np.arange(52, dtype=np.float32).reshape(13, 4)).shrink(((0, n), None))
+    with pytest.raises((IndexError, ValueError)) as info:
+        REFUSED_INDEX_ON_A_SYMBOLIC_SHAPE[op](w).numpy()
+    text = str(info.value)
+    assert "(n=3, 4)" in text and "BIND" not in text, text

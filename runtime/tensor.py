@@ -2241,6 +2241,10 @@ def _mask_index(x: Tensor, mask: Tensor) -> Tensor:
     """numpy's `x[mask]` for a bool mask over x's leading axes: the selected elements (or rows
     of the remaining axes) in row-major order. The count is data: the mask is computed first."""
     _check_mask(x, mask)
+    if has_symbolic(x.shape[mask.ndim:]) and not has_symbolic(mask.shape):
+        # a symbolic axis past the mask's cannot be flattened: index by its True coordinates
+        return _advanced_index(x, _masks_as_ints(x, (mask,)))
+    refuse_symbolic("indexing by a boolean mask", x.shape)  # (its rows are flattened)
     k = mask.ndim
     rows, rest = math.prod(x.shape[:k]), x.shape[k:]
     picked = x.reshape(rows, math.prod(rest))._compact(mask.reshape(rows), None, 0)
@@ -2299,6 +2303,7 @@ def _masks_as_ints(x: Tensor, items: tuple) -> tuple:
             raise IndexError(f"boolean index of shape {show(m.shape)} does not match the axes "
                              f"{show(tuple(x.shape[axis:axis + m.ndim]))} it indexes (from "
                              f"axis {axis}) in the tensor of shape {show(x.shape)}")
+        refuse_symbolic("indexing by a boolean mask", m.shape)  # (its count of True is data)
         where = m.nonzero()
         out.extend(where[:, j] for j in range(m.ndim))
         axis += m.ndim

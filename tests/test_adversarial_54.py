@@ -215,6 +215,8 @@ REFUSED_INDEX_ON_A_SYMBOLIC_SHAPE = {
     "w[-4]": lambda w: w[-4],
     "w[:, 4]": lambda w: w[:, 4],
     "w[0, 0, 0]": lambda w: w[0, 0, 0],
+    "w[w > 5]": lambda w: w[w > 5],
+    "w[w[:, 0] > 5, 1]": lambda w: w[w[:, 0] > 5, 1],
     "stack dim 3": lambda w: Tensor.stack(w, w, dim=3),
     "flat pad": lambda w: w.pad((1, 1, 1, 1, 1, 1)),
     "pad per axis": lambda w: w.pad(((0, 0),)),
@@ -225,7 +227,8 @@ REFUSED_INDEX_ON_A_SYMBOLIC_SHAPE = {
 def test_index_and_pad_refusals_show_a_symbolic_shape_as_name_and_value(op):
     """Out-of-range ints (numpy's IndexError at the bound value 3), too many indices, a stack
     dim or a padding that does not fit: each refusal printed the shape as raw nodes
-    (`(<BIND index (DEFINE_VAR, 3)>, 4)`); it shows (n=3, 4)."""
+    (`(<BIND index (DEFINE_VAR, 3)>, 4)`); it shows (n=3, 4). A boolean mask over the symbolic
+    axis (its count of True is data) failed in a reshape or in nonzero: it names the mask."""
     from rulegrad import Variable
 
     n = Variable("n", 1, 13).bind(3)
@@ -233,4 +236,26 @@ def test_index_and_pad_refusals_show_a_symbolic_shape_as_name_and_value(op):
     with pytest.raises((IndexError, ValueError)) as info:
         REFUSED_INDEX_ON_A_SYMBOLIC_SHAPE[op](w).numpy()
     text = str(info.value)
-    assert "(n=3, 4)" in text and "BIND" not in text, text
+    assert ("(n=3, 4)" in text or "(n=3,)" in text) and "BIND" not in text, text
+    assert "mask" in text or "mask" not in op, text
+
+
+@pytest.mark.parametrize("bound", [1, 3, 13])
+def test_a_concrete_mask_indexes_a_tensor_with_a_symbolic_axis_after_it(bound):
+    """`x[mask]` with x of shape (4, n) and a mask over the concrete axis 0: numpy's rows of
+    x where the mask holds. It flattened the axes past the mask, n among them, and failed in
+    the reshape; it indexes by the mask's True coordinates instead."""
+    from rulegrad import Variable
+
+    a = np.arange(52, dtype=np.float32).reshape(13, 4)
+    n = Variable("n", 1, 13).bind(bound)
+    w = Tensor(a).shrink(((0, n), None)).T
+    for m in ([True, False, True, True], [False] * 4, [True] * 4):
+        _same_index_of(w, a[:bound].T, (np.array(m),))
+
+
+def _same_index_of(t: Tensor, b: np.ndarray, k: tuple) -> None:
+    want = b[k]
+    got = t[_as_index(k) if len(k) > 1 else _as_index(k)[0]].numpy()
+    assert got.shape == want.shape, (got.shape, want.shape)
+    np.testing.assert_array_equal(got, want)

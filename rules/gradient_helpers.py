@@ -32,7 +32,7 @@ def unpad(pad: UOp) -> tuple[tuple[int, int], ...]:
 
 def unshrink(shrink: UOp) -> tuple[tuple[int, int], ...]:
     """The PAD that puts a SHRINK's window back at its place, zeros elsewhere."""
-    return tuple((b, s - e) for (b, e), s in zip(shrink.arg, shrink.src[0].shape))
+    return tuple((b, 0 if e is s else s - e) for (b, e), s in zip(shrink.arg, shrink.src[0].shape))
 
 
 def sum_to(grad: UOp, shape: tuple[int, ...]) -> UOp:

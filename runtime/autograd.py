@@ -21,6 +21,7 @@ from rulegrad.rules import matcher
 from .device import device_of, to_device
 from .ops import Ops
 from .uop import UOp, toposort
+from .variable import show, size_text
 
 
 class GradientError(RuntimeError):
@@ -59,7 +60,7 @@ def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp],
         grad = grads.get(node)
         if grad is None or not node.src or in_path.isdisjoint(node.src):
             continue
-        if node.op is Ops.SHRINK and any(isinstance(e, UOp) for _, e in node.arg):
+        if node.op is Ops.SHRINK and _symbolic_pads(node):
             raise GradientError(_symbolic_shrink_refusal(node))
         # a stack of parts (a sharded value's, Tensor.shard) is no op: MULTI's rule gave its
         # gradient as a stack of the parts' gradients, part i for source i
@@ -95,13 +96,22 @@ def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp],
     return {t: grads[t] for t in targets if t in grads}
 
 
+def _symbolic_pads(node: UOp) -> list[int]:
+    """The axes along which a SHRINK's gradient, the PAD that puts its window back, would pad
+    by a symbolic amount: a symbolic size not kept whole (`w[1:]` of a tensor of shape (n, 6)
+    pads by 1 and n - 5). `t[:, 1:3]` keeps its symbolic axis whole and pads nothing along it."""
+    return [i for i, ((b, e), s) in enumerate(zip(node.arg, node.src[0].shape))
+            if UOp in (type(b), type(e), type(s)) and not (b == 0 and e is s)]
+
+
 def _symbolic_shrink_refusal(node: UOp) -> str:
     """Why no gradient flows back through a shrink to a symbolic size: it would be a pad by a
     symbolic amount, which the IR cannot express (runtime/variable.py lists what is refused)."""
-    axes = ", ".join(f"axis {i} to {e.src[0].arg[0]}={int(e.src[1].arg)}"
-                     for i, (_, e) in enumerate(node.arg) if isinstance(e, UOp))
+    spans = {i: node.arg[i] for i in _symbolic_pads(node)}
+    axes = ", ".join(f"axis {i} to {'' if b == 0 else f'{size_text(b)}:'}{size_text(e)}"
+                     for i, (b, e) in spans.items())
     return (f"no gradient through a shrink to a symbolic size ({axes}, from shape "
-            f"{node.src[0].shape}): it would pad by a symbolic amount. Take the gradient "
+            f"{show(node.src[0].shape)}): it would pad by a symbolic amount. Take the gradient "
             "with respect to the shrunk tensor (make it a leaf: realize it, set requires_grad), "
             "or shrink to a concrete size")
 

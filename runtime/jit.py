@@ -450,7 +450,8 @@ class Jit:
         if backend_name() != "c":
             entry.refused = f"the backend is {backend_name()!r}: only C kernels are replayed"
         elif any(b is None for b in bufs):
-            entry.refused = "an argument is not one buffer (a sharded tensor)"
+            entry.refused = ("an argument is not one whole buffer: a sharded tensor, or a view "
+                             "of one (x.T, x[1:], x.flip(0); pass x.contiguous() to replay)")
         if entry.refused is not None:
             return self.fn(*args, **kwargs)
         rec = capture.Recording()

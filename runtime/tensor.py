@@ -962,7 +962,7 @@ class Tensor(TensorOps, NNOps):
 
         `mode` is tinygrad's: "constant" (fill with `value`), "reflect", "replicate" or
         "circular". A negative pad cuts that many elements off (a SHRINK)."""
-        arg = _resolve_pad(concrete(self.shape), padding)
+        arg = _resolve_pad(self.shape, padding)  # (its shape names the axes, sizes unread)
         cuts_symbolic = any((isinstance(s, UOp) and p != (0, 0)) or min(p) < 0
                             for s, p in zip(self.shape, arg))
         if has_symbolic(self.shape) and (mode != "constant" or cuts_symbolic):
@@ -1071,15 +1071,14 @@ class Tensor(TensorOps, NNOps):
     def __getitem__(self, index: Any) -> Tensor:
         """numpy's basic indexing (ints, slices, None, ...) as movement ops; int tensors and
         lists of ints index as numpy's advanced indexing does (an out-of-range index reads 0,
-        as in tinygrad)."""
+        as in tinygrad), and so does a boolean mask alone or among other indices."""
         if (mask := _as_mask(index)) is not None:
             return _mask_index(self, mask)
         if isinstance(index, list) and not _is_int_list(index):
             index = tuple(index)
         items = index if isinstance(index, tuple) else (index,)
         if any(_as_mask(it) is not None for it in items):
-            raise IndexError("a boolean mask indexes alone (x[mask]); combined with other "
-                             "indices it is not supported")
+            items = _masks_as_ints(self, items)
         if not any(isinstance(it, (Tensor, list, tuple)) for it in items):
             return Tensor(_index(self.uop, index))
         return _advanced_index(self, items)
@@ -1145,7 +1144,7 @@ class Tensor(TensorOps, NNOps):
             if t.ndim != first.ndim or any(a != b for i, (a, b) in
                                            enumerate(zip(t.shape, first.shape)) if i != axis):
                 raise InvalidArgument(f"cat along dim {dim} needs equal shapes off that axis, got "
-                                 f"{[t.shape for t in tensors]}")
+                                      f"{', '.join(show(t.shape) for t in tensors)}")
         if any(isinstance(t.shape[axis], UOp) for t in tensors):
             shapes = ", ".join(show(t.shape) for t in tensors)
             raise InvalidArgument(f"cat along dim {dim}, a symbolic-size axis (shapes {shapes}): "
@@ -1174,10 +1173,10 @@ class Tensor(TensorOps, NNOps):
         tensors = _tensor_list(self, args)
         if any(t.shape != tensors[0].shape for t in tensors):
             raise InvalidArgument("stack needs tensors of one shape, got "
-                                  f"{[t.shape for t in tensors]}")
+                                  f"{', '.join(show(t.shape) for t in tensors)}")
         ndim = tensors[0].ndim + 1
         if not -ndim <= dim < ndim:
-            raise AxisError(f"stack dim {dim} is out of range for shape {tensors[0].shape}")
+            raise AxisError(f"stack dim {dim} is out of range for shape {show(tensors[0].shape)}")
         return Tensor.cat(*(t.unsqueeze(dim) for t in tensors), dim=dim)
 
     # ------------------------------------------------------------------ elementwise
@@ -2102,12 +2101,12 @@ def _resolve_pad(shape: Shape, padding: Sequence[Any]) -> tuple[tuple[int, int],
     if padding and all(isinstance(p, (int, np.integer)) for p in padding):
         # flat, torch order: (last_before, last_after, second_last_before, ...)
         if len(padding) % 2 or len(padding) // 2 > len(shape):
-            raise InvalidArgument(f"flat padding {padding} does not fit shape {shape}")
+            raise InvalidArgument(f"flat padding {padding} does not fit shape {show(shape)}")
         pairs = [(padding[i], padding[i + 1]) for i in range(0, len(padding), 2)][::-1]
         padding = (None,) * (len(shape) - len(pairs)) + tuple(pairs)
     if len(padding) != len(shape):
         raise InvalidArgument(f"padding {padding} needs one (before, after) per axis of shape "
-                              f"{shape}")
+                              f"{show(shape)}")
     if any(isinstance(v, UOp) for p in padding if p is not None for v in p):
         raise InvalidArgument(f"a pad of shape {show(shape)} by a symbolic amount (a scatter, "
                               "or a write, along a symbolic axis) cannot be made")
@@ -2139,7 +2138,7 @@ def _basic_plan(shape: Shape, index: Any) -> tuple[list, list, list, list]:
         raise IndexError(f"an index can only have a single ellipsis, got {index!r}")
     used = sum(1 for it in items if it is not None and it is not Ellipsis)
     if used > len(shape):
-        raise IndexError(f"too many indices for tensor of shape {shape}: {index!r}")
+        raise IndexError(f"too many indices for tensor of shape {show(shape)}: {index!r}")
     fill = (slice(None),) * (len(shape) - used)
     if Ellipsis in [it for it in items if it is Ellipsis]:
         at = next(i for i, it in enumerate(items) if it is Ellipsis)
@@ -2187,7 +2186,7 @@ def _basic_plan(shape: Shape, index: Any) -> tuple[list, list, list, list]:
             i = int(it)
             if not -size <= i < size:
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size} "
-                                 f"(tensor of shape {shape})")
+                                 f"(tensor of shape {show(shape)})")
             i %= size
             bounds.append((i, i + 1)), flips.append(False), strides.append((1, 0))
         axis += 1
@@ -2244,6 +2243,10 @@ def _mask_index(x: Tensor, mask: Tensor) -> Tensor:
     """numpy's `x[mask]` for a bool mask over x's leading axes: the selected elements (or rows
     of the remaining axes) in row-major order. The count is data: the mask is computed first."""
     _check_mask(x, mask)
+    if has_symbolic(x.shape[mask.ndim:]) and not has_symbolic(mask.shape):
+        # a symbolic axis past the mask's cannot be flattened: index by its True coordinates
+        return _advanced_index(x, _masks_as_ints(x, (mask,)))
+    refuse_symbolic("indexing by a boolean mask", x.shape)  # (its rows are flattened)
     k = mask.ndim
     rows, rest = math.prod(x.shape[:k]), x.shape[k:]
     picked = x.reshape(rows, math.prod(rest))._compact(mask.reshape(rows), None, 0)
@@ -2277,6 +2280,36 @@ def _masked_write(x: Tensor, items: tuple, at: int, val: Tensor) -> Tensor:
     spread = (1,) * first + mask.shape + (1,) * (len(view) - first - mask.ndim)
     hit = _place(mask.reshape(spread).expand(view), x.shape, plan)
     return hit.where(val.reshape(()).expand(x.shape), x)
+
+
+def _masks_as_ints(x: Tensor, items: tuple) -> tuple:
+    """numpy's boolean index among other indices (`x[mask, 2]`, `x[1:, mask]`): a k-d mask
+    is the k int index arrays of its True coordinates (`mask.nonzero()`), over the k axes of x
+    it stands at; the advanced-indexing path then broadcasts them with any other int index.
+    The count of True is data: the mask is computed first, as for `x[mask]`."""
+    masks = [_as_mask(it) for it in items]
+    width = [m.ndim if m is not None else 0 if it is None or it is Ellipsis else 1
+             for it, m in zip(items, masks)]
+    spread = x.ndim - sum(width)  # the axes an Ellipsis stands for
+    out, axis = [], 0
+    for it, m, w in zip(items, masks, width):
+        if it is Ellipsis:
+            axis += max(spread, 0)
+        if m is None:
+            out.append(it)
+            axis += w
+            continue
+        if m.ndim == 0:
+            raise IndexError("a 0-d boolean index among other indices is not supported")
+        if tuple(x.shape[axis:axis + m.ndim]) != m.shape:
+            raise IndexError(f"boolean index of shape {show(m.shape)} does not match the axes "
+                             f"{show(tuple(x.shape[axis:axis + m.ndim]))} it indexes (from "
+                             f"axis {axis}) in the tensor of shape {show(x.shape)}")
+        refuse_symbolic("indexing by a boolean mask", m.shape)  # (its count of True is data)
+        where = m.nonzero()
+        out.extend(where[:, j] for j in range(m.ndim))
+        axis += m.ndim
+    return tuple(out)
 
 
 def _index_kind(it: Any) -> str:
@@ -2341,6 +2374,11 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
     for t in tensors:
         if isinstance(t, Tensor) and not t.dtype.is_int:
             raise IndexError(f"tensor index of dtype {t.dtype.name}: only int tensors index")
+    # numpy: with a tensor index present, an int is an advanced index too, and the advanced
+    # indices' axes stay in place only when they sit next to each other in the index (an
+    # Ellipsis between them separates them, even one that spans no axis)
+    at = [i for i, it in enumerate(tensors) if isinstance(it, (Tensor, int, np.integer))]
+    adjacent = at == list(range(at[0], at[0] + len(at)))
     used = sum(1 for it in tensors if it is not None and it is not Ellipsis)
     if Ellipsis in [it for it in tensors if it is Ellipsis]:
         at = next(i for i, it in enumerate(tensors) if it is Ellipsis)
@@ -2375,8 +2413,8 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
                                                   zip(dims, idx)))
         lead = out.ndim - first - len(big)
         out = zero_outside(out, inside.reshape((1,) * first + inside.shape + (1,) * lead))
-    if first != 0 and dims != list(range(first, first + len(dims))):
-        # numpy: tensor indices separated by a slice put their axes first
+    if first != 0 and not adjacent:
+        # numpy: advanced indices separated by a slice, None or ... put their axes first
         nb = len(big)
         out = out.permute(*range(first, first + nb), *range(first), *range(first + nb, out.ndim))
     return out

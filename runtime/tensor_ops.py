@@ -126,9 +126,13 @@ def broadcast_shape(*shapes: Shape) -> Shape:
     for axis in range(ndim):
         sizes = {p[axis] for p in padded} - {1}
         if len(sizes) > 1:
-            listed = ", ".join(str(tuple(s)) for s in shapes)
+            # (a symbolic size agrees only with itself: shown name=value, after the ints, since
+            # a UOp does not compare with an int)
+            listed = ", ".join(show(tuple(s)) for s in shapes)
+            had = ", ".join(map(size_text, sorted(sizes, key=lambda v: (
+                isinstance(v, UOp), size_text(v) if isinstance(v, UOp) else v))))
             raise InvalidArgument(f"shapes {listed} cannot be broadcast together (axis {axis} "
-                                  f"of the aligned shapes has sizes {sorted(sizes)})")
+                                  f"of the aligned shapes has sizes [{had}])")
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
 

@@ -1,5 +1,5 @@
 """A running sum (cumsum) or running product (cumprod) along the last axis as UOps, and the
-input it was built from.
+input it was built from (and an int's running max, for cummax's gradient).
 
 In: x of shape (..., n), n >= 2. Out: its inclusive running sum or product, each prefix a window
 of x padded with n - 1 of the op's identity before, reduced (`Tensor._pool`'s repeat trick, k = n,
@@ -30,9 +30,10 @@ def _windows(x: UOp, op: Ops) -> UOp:
     keep, length = [(0, s) for s in lead], 2 * n - 1
     before = ((0, 0),) * len(lead) + ((n - 1, 0),)
     padded = x.pad(before)
-    if op is Ops.MUL:  # (PAD fills zeros: 1 where a padded mask of ones is false, as Tensor.pad)
+    if op in (Ops.MUL, Ops.MAX):  # (PAD fills zeros: the identity where a padded mask of ones
+        # is false, as Tensor.pad: 1, or an int's least value)
         inside = UOp.const(dtypes.bool, True).reshape((1,) * x.ndim).expand(x.shape).pad(before)
-        padded = inside.where(padded, padded.const_like(1))
+        padded = inside.where(padded, padded.const_like(1 if op is Ops.MUL else x.dtype.min))
     repeats = -(-n * 2 * n // length)  # rows of 2n read over a tile of rows of 2n - 1
     # (the work limit, as a tensor of the tile's shape is refused: its kernel loops n^2 times
     # unless the scan action runs it; runtime/limits.py)
@@ -58,6 +59,12 @@ def running_sum(x: UOp) -> UOp:
 def running_product(x: UOp) -> UOp:
     """The inclusive running product of x (..., n), n >= 2, along its last axis."""
     return _reduced(x, Ops.MUL).reshape(x.shape)
+
+
+def running_max(x: UOp) -> UOp:
+    """The inclusive running max of an int x (..., n), n >= 2, along its last axis (no gradient
+    flows into an int: its marks only keep the windows' one shape)."""
+    return _reduced(x, Ops.MAX).reshape(x.shape)
 
 
 def reverse_running_sum(g: UOp) -> UOp:

@@ -73,11 +73,13 @@ def running_max_grad(g: UOp, xm: UOp, key: UOp) -> dict[UOp, UOp]:
         return {xm: g}
     pos = _positions(n + 1, xm)
     here = pos.shrink(((0, n),)).reshape((1,) * len(lead) + (n,)).expand(xm.shape)
-    record = key_index(key).eq(here)
+    # (each scan below stored, as is the key it reads: a scan read inside another scan's
+    # window, or by a pick, was recomputed for each of its reads)
+    record = key_index(key.f(Ops.CONTIGUOUS)).eq(here)
     # n - e for the first record e at or after each position (0 past the last one): a running
     # max read from the end, shifted one on for the next record after each position
     after = running_max(_flipped(record.where(here.const_like(n) - here, here.const_like(0))))
-    after = _flipped(after)
+    after = _flipped(after.f(Ops.CONTIGUOUS))
     last = ((0, 0),) * len(lead)
     after = after.pad((*last, (0, 1))).shrink((*((0, s) for s in lead), (1, n + 1)))
     nxt = after.const_like(n) - after
@@ -100,7 +102,7 @@ def running_max_grad(g: UOp, xm: UOp, key: UOp) -> dict[UOp, UOp]:
 
 def _reverse_sum(x: UOp) -> UOp:
     """The reverse running sum of x, and one past its end (0): (..., n + 1)."""
-    r = reverse_running_sum(x)
+    r = reverse_running_sum(x).f(Ops.CONTIGUOUS)
     return r.pad((*((0, 0),) * (x.ndim - 1), (0, 1)))
 
 
@@ -112,8 +114,12 @@ def _at(r: UOp, nxt: UOp, pos: UOp) -> UOp:
     hot = nxt.reshape((*nxt.shape, 1)).expand(grid).eq(
         pos.reshape((1,) * nxt.ndim + pos.shape).expand(grid))
     rows = r.reshape((*r.shape[:-1], 1, r.shape[-1])).expand(grid)
-    picked = hot.where(rows, rows.const_like(0))
-    picked = UOp(Ops.REDUCE_AXIS, r.dtype, (picked,), (Ops.ADD, (nxt.ndim,))).reshape(nxt.shape)
+    # (a float's pick starts from -0.0, its identity, as Tensor._pick's: the form pick_load
+    # folds)
+    zero = -0.0 if r.dtype.is_float else 0
+    arg = (Ops.ADD, (nxt.ndim,), zero) if r.dtype.is_float else (Ops.ADD, (nxt.ndim,))
+    picked = hot.where(rows, rows.const_like(zero))
+    picked = UOp(Ops.REDUCE_AXIS, r.dtype, (picked,), arg).reshape(nxt.shape)
     return r.shrink((*((0, s) for s in nxt.shape),)) - picked
 
 

@@ -1,0 +1,81 @@
+"""A float cummax / cummin reads its values from the running key's bits and takes its gradient
+by rules/gradient.rules' grad_scan_max (runtime/running_max.py): torch's scatter of the
+incoming gradient to the index, as segment sums of a reverse running sum. Values against numpy
+and torch (a zero's sign as torch's), gradients against torch's autograd, over NaN, infinities,
+ties, -0.0, all-equal rows, a non-finite incoming gradient, lengths around a vector and a block,
+a prime, 2-D along either axis; the backward's kernels counted, never timed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from optimizer_actions import kernel_actions
+
+from rulegrad import Tensor
+
+torch = pytest.importorskip("torch")
+
+
+def _draw(shape: tuple[int, ...], seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-3, 3, shape).astype(np.float32)  # (few values: many ties)
+    u = rng.random(shape)
+    a[u < 0.04] = np.nan
+    a[(u >= 0.04) & (u < 0.2)] = -0.0
+    a[(u >= 0.2) & (u < 0.23)] = np.inf
+    a[(u >= 0.23) & (u < 0.26)] = -np.inf
+    return a
+
+
+def _check(a: np.ndarray, axis: int, g: np.ndarray) -> None:
+    for name, acc in (("cummax", np.maximum), ("cummin", np.minimum)):
+        x = Tensor(a, requires_grad=True)
+        v, i = getattr(x, name)(axis)
+        (v * Tensor(g)).sum().backward()
+        tv, ti = getattr(torch, name)(torch.from_numpy(a), axis)
+        # the gradient's reference in float64 (the same indices): torch's float32 sums a long
+        # segment with float32 roundings, ours in float64 rounded once
+        tx = torch.tensor(a.astype(np.float64), requires_grad=True)
+        (getattr(torch, name)(tx, axis)[0] * torch.tensor(g.astype(np.float64))).sum().backward()
+        got, want = v.numpy(), tv.numpy()
+        np.testing.assert_array_equal(got, acc.accumulate(a, axis=axis))
+        num = ~np.isnan(want)
+        assert np.array_equal(np.signbit(got[num]), np.signbit(want[num])), name
+        np.testing.assert_array_equal(i.numpy(), ti.numpy().astype(np.int32))
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=2e-7, atol=1e-6,
+                                   err_msg=f"{name} {a.shape} axis {axis}")
+
+
+@pytest.mark.parametrize("n", [1, 2, 511, 512, 513, 4099])
+def test_values_and_gradients_match_torch(n):
+    for shape, axis in (((n,), 0), ((3, n), 1), ((n, 3), 0)):
+        g = np.random.default_rng(n).standard_normal(shape).astype(np.float32)
+        _check(_draw(shape, n + len(shape)), axis, g)
+
+
+def test_all_equal_rows_and_signed_zeros():
+    rows = np.array([[2.0] * 7, [-0.0] * 7, [0.0, -0.0, 0.0, -0.0, 0.0, -0.0, -0.0],
+                     [np.nan] * 7, [-np.inf] * 7], np.float32)
+    g = np.random.default_rng(1).standard_normal(rows.shape).astype(np.float32)
+    _check(rows, 1, g)
+    _check(rows.T.copy(), 0, g.T.copy())
+
+
+def test_a_non_finite_gradient_stays_in_its_segment():
+    a = np.array([1, 0, 2, 1, 3, 0, 4, 4, 1, 5], np.float32)
+    g = np.ones(10, np.float32)
+    g[1], g[3], g[5], g[8] = np.inf, np.nan, np.inf, -np.inf  # segments [2,4), [4,6), [7,9)
+    _check(a, 0, g)
+
+
+@pytest.mark.parametrize("n", [513, 65536])
+def test_the_backward_is_a_few_linear_kernels(n):
+    # the key (stored), the next record's running max, two reverse running sums (the finite
+    # part, the non-finite counts), and the picks folded into loads: every loop a scan or a
+    # load, the same kernels at any length (the pick's backward summed a one-hot per element)
+    x = Tensor(_draw((n,), 3), requires_grad=True)
+    (x.cummax(0)[0] * 1.5).sum().backward()
+    kernels = kernel_actions(x.grad)
+    assert len(kernels) <= 5, kernels
+    assert sum(any(a.startswith("SCAN") for a in k) for k in kernels) == 4, kernels
+    assert not any(a.startswith("PARALLEL") for k in kernels for a in k), kernels

@@ -39,9 +39,12 @@ def key_index(key: UOp) -> UOp:
     return key.alu(Ops.AND, _LOW).alu(Ops.SHR, 1).cast(dtypes.int32)
 
 
-def running_values(xm: UOp, key: UOp) -> UOp:
-    """x[idx[i]] along the last axis, from the key alone, marked for grad_scan_max."""
-    return _decoded(key, xm.dtype).f(Ops.CONTIGUOUS_BACKWARD)
+def running_values(xm: UOp, key: UOp, negated: bool = False) -> UOp:
+    """x[idx[i]] along the last axis, from the key alone, marked for grad_scan_max; `negated`:
+    the key is -x's (a running min: -x's running max, negated back exactly, so the gradient
+    is the same scatter with no negation on its way, a zero's sign as torch's)."""
+    d = _decoded(key, xm.dtype)
+    return (d.alu(Ops.NEG) if negated else d).f(Ops.CONTIGUOUS_BACKWARD)
 
 
 def _decoded(key: UOp, dtype: DType) -> UOp:
@@ -56,7 +59,7 @@ def running_parts(v: UOp) -> tuple[UOp, UOp] | None:
     """(marked x, key) of values that `running_values` built; None for any other node."""
     if v.op is not Ops.CONTIGUOUS_BACKWARD or not v.dtype.is_float or not v.shape:
         return None
-    d = v.src[0]
+    d = v.src[0].src[0] if v.src[0].op is Ops.NEG else v.src[0]
     keys = [k for k in toposort(d) if k.dtype is dtypes.int64 and k.shape == v.shape
             and _decoded(k, v.dtype) is d]
     if len(keys) != 1:

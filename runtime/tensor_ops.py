@@ -1179,7 +1179,14 @@ class TensorOps:
 
     def cummin(self, axis: int = 0) -> tuple[Tensor, Tensor]:
         if self.dtype.is_float and self.ndim and gathered_along(self, self._axis(axis)) is None \
-                and not _keyed(self.transpose(self._axis(axis), -1)):
+                and _keyed(x := self.transpose(axis := self._axis(axis), -1)):
+            # -x's running max, its values negated back: x's element at the index, whose
+            # gradient is the marked x's (runtime/running_max.py)
+            marked = type(self)(x.uop.f(Ops.CONTIGUOUS_BACKWARD))
+            key = _running_key(-marked)
+            return type(self)(running_values(marked.uop, key.uop, negated=True)) \
+                .transpose(-1, axis), type(self)(key_index(key.uop)).transpose(-1, axis)
+        if self.dtype.is_float and self.ndim and gathered_along(self, self._axis(axis)) is None:
             # the running min is at cummax(-x)'s index (negation is exact); its value is the
             # element there, picked from self (so its gradient is no negated one: a zero's
             # sign as torch's)

@@ -27,7 +27,7 @@ from .buffer import Positions
 from .device import device_of, to_device
 from .dtype import DType, dtypes
 from .ops import Ops
-from .running_sum import reverse_running_sum, running_max
+from .running_sum import long_running
 from .uop import UOp, toposort
 
 _LOW = 0xFFFFFFFF
@@ -81,7 +81,8 @@ def running_max_grad(g: UOp, xm: UOp, key: UOp) -> dict[UOp, UOp]:
     record = key_index(key.f(Ops.CONTIGUOUS)).eq(here)
     # n - e for the first record e at or after each position (0 past the last one): a running
     # max read from the end, shifted one on for the next record after each position
-    after = running_max(_flipped(record.where(here.const_like(n) - here, here.const_like(0))))
+    after = long_running(_flipped(record.where(here.const_like(n) - here, here.const_like(0))),
+                         Ops.MAX)
     after = _flipped(after.f(Ops.CONTIGUOUS))
     last = ((0, 0),) * len(lead)
     after = after.pad((*last, (0, 1))).shrink((*((0, s) for s in lead), (1, n + 1)))
@@ -89,8 +90,8 @@ def running_max_grad(g: UOp, xm: UOp, key: UOp) -> dict[UOp, UOp]:
     finite = (g * 0).eq(0)  # (inf * 0 and NaN * 0 are NaN)
     part = finite.where(g, g.const_like(0)).cast(dtypes.float64)
     wide = _at(_reverse_sum(part), nxt, pos)
-    # each segment's infinities and NaN counted (below 2^21 each: a row of at most ~740,000
-    # elements fits the work limit): NaN, or inf and -inf, make NaN; else the inf there is
+    # each segment's infinities and NaN counted (below 2^21 each: tensor_ops.py's `_keyed`
+    # takes shorter rows): NaN, or inf and -inf, make NaN; else the inf there is
     count = (g.ne(g).cast(dtypes.int64) * (1 << 42) + g.eq(float("inf")).cast(dtypes.int64)
              * (1 << 21) + g.eq(float("-inf")).cast(dtypes.int64))
     counts = _at(_reverse_sum(count), nxt, pos)
@@ -105,7 +106,7 @@ def running_max_grad(g: UOp, xm: UOp, key: UOp) -> dict[UOp, UOp]:
 
 def _reverse_sum(x: UOp) -> UOp:
     """The reverse running sum of x, and one past its end (0): (..., n + 1)."""
-    r = reverse_running_sum(x).f(Ops.CONTIGUOUS)
+    r = _flipped(long_running(_flipped(x), Ops.ADD).f(Ops.CONTIGUOUS))
     return r.pad((*((0, 0),) * (x.ndim - 1), (0, 1)))
 
 

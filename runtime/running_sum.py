@@ -17,10 +17,19 @@ checking that the reduce is this module's, rebuilt node for node).
 
 from __future__ import annotations
 
+import math
+
 from .dtype import dtypes
-from .limits import check_shape
+from .limits import check_shape, max_work
 from .ops import GroupOp, Ops
 from .uop import UOp
+
+# A scan whose window (n values for each of n outputs) is past the work limit (limits.py: a
+# window tensor of n^2 elements) runs in blocks of this many elements (tinygrad's SPLIT in
+# `_split_cumalu`): a block's window is its length; 256 keeps that small and the levels few
+# (3 up to 2^24 elements). Not a speed constant: it bounds the work. (A window the optimizer
+# runs as one accumulator, opt.rules' scan_store, costs n either way.)
+SCAN_BLOCK = 256
 
 
 def _windows(x: UOp, op: Ops) -> UOp:
@@ -65,6 +74,28 @@ def running_max(x: UOp) -> UOp:
     """The inclusive running max of an int x (..., n), n >= 2, along its last axis (no gradient
     flows into an int: its marks only keep the windows' one shape)."""
     return _reduced(x, Ops.MAX).reshape(x.shape)
+
+
+def long_running(x: UOp, op: Ops) -> UOp:
+    """The inclusive running sum (ADD) or max (MAX, of an int x >= 0) of x (..., n) along its
+    last axis at any length: a row whose windows pass the work limit (n^2 each) is scanned in
+    blocks of SCAN_BLOCK, each block's own running op from the running op of the blocks before
+    it (the same problem, n / SCAN_BLOCK long). The blocks' zero padding is either op's identity
+    here. A float sum is in an order of its own, within the reduction contract."""
+    *lead, n = x.shape
+    scan = running_sum if op is Ops.ADD else running_max
+    if n < 2 or math.prod(lead) * (n + 1) * (2 * n - 1) <= max_work():
+        return scan(x) if n >= 2 else x
+    keep, nb = tuple((0, s) for s in lead), -(-n // SCAN_BLOCK)
+    blocks = x.pad((*((0, 0),) * len(lead), (0, nb * SCAN_BLOCK - n)))
+    within = scan(blocks.reshape((*lead, nb, SCAN_BLOCK))).f(Ops.CONTIGUOUS)
+    last = within.shrink((*keep, (0, nb), (SCAN_BLOCK - 1, SCAN_BLOCK))).reshape((*lead, nb))
+    # the blocks before each block: the scan of the last values, stored (fused into its
+    # shifted read, its window ran once per block), shifted one block on
+    before = long_running(last, op).f(Ops.CONTIGUOUS).pad((*((0, 0),) * len(lead), (1, 0)))
+    before = before.shrink((*keep, (0, nb))).reshape((*lead, nb, 1))
+    out = within.alu(op, before.expand(within.shape))
+    return out.reshape((*lead, nb * SCAN_BLOCK)).shrink((*keep, (0, n)))
 
 
 def reverse_running_sum(g: UOp) -> UOp:

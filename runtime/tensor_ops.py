@@ -36,7 +36,7 @@ from .errors import AxisError, InvalidArgument, need_int, need_real
 from .limits import check_buffer, max_work
 from .ops import Ops, reduce_identity
 from .running_max import key_index, running_values
-from .running_sum import running_product, running_sum
+from .running_sum import SCAN_BLOCK, running_product, running_sum
 from .uop import Shape, UOp
 from .variable import actual, has_symbolic, refuse_symbolic, show, size_text
 from .window_stack import window_stack
@@ -48,12 +48,7 @@ if TYPE_CHECKING:
 # `type(self)` (`cls` in a classmethod): tensor.py imports this mixin, so this module
 # never imports tensor.py.
 
-# A scan whose window (n values for each of n outputs) is past the work limit (limits.py: a
-# window tensor of n^2 elements) runs in blocks of this many elements (tinygrad's SPLIT in
-# `_split_cumalu`): a block's window is its length; 256 keeps that small and the levels few
-# (3 up to 2^24 elements). Not a speed constant: it bounds the work. (A window the optimizer
-# runs as one accumulator, opt.rules' scan_store, costs n either way.)
-SCAN_BLOCK = 256
+# (SCAN_BLOCK, running_sum.py's: a scan past the work limit runs in blocks of it)
 
 
 def takes_requires_grad(fn: Any) -> Any:
@@ -1771,10 +1766,10 @@ def _running_key(x: Tensor) -> Tensor | None:
 def _keyed(x: Tensor) -> bool:
     """Whether a float cummax along x's last axis reads its values from the running key
     (runtime/running_max.py): a key that fits (`_running_key`) and a row whose gradient's
-    running sums fit the work limit (`_window_size`)."""
+    counts of infinities and NaN fit their 21 bits."""
     n = x.shape[-1]
-    return isinstance(n, int) and not has_symbolic(x.shape) and n <= 2 ** 31 \
-        and x.dtype.itemsize <= 4 and _window_size(x.shape[:-1], n) <= max_work()
+    return isinstance(n, int) and not has_symbolic(x.shape) and n < 2 ** 21 \
+        and x.dtype.itemsize <= 4
 
 
 def _take_running(x: Tensor, idx: Tensor) -> Tensor:

@@ -79,3 +79,25 @@ def test_the_backward_is_a_few_linear_kernels(n):
     assert len(kernels) <= 5, kernels
     assert sum(any(a.startswith("SCAN") for a in k) for k in kernels) == 4, kernels
     assert not any(a.startswith("PARALLEL") for k in kernels for a in k), kernels
+
+
+@pytest.mark.parametrize("shape,axis", [((7919,), 0), ((3, 7919), 1), ((7919, 2), 0)])
+def test_rows_past_the_work_limit_scan_their_gradient_in_blocks(monkeypatch, shape, axis):
+    # a row whose pooled windows (2 n^2) pass the limit: the gradient's running sums and max
+    # run in blocks (running_sum.py's `long_running`), values and gradients still torch's
+    monkeypatch.setenv("RULEGRAD_MAX_WORK", str(1 << 24))
+    g = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    _check(_draw(shape, 6), axis, g)
+
+
+def test_the_backwards_work_per_element_does_not_grow_with_the_length(monkeypatch):
+    from call_counts import loop_trips
+
+    # (both lengths blocked; their blocks' windows, n / 256 of 2 * 256^2, still fit it)
+    monkeypatch.setenv("RULEGRAD_MAX_WORK", str(1 << 24))
+    per = []
+    for n in (8192, 24576):
+        x = Tensor(_draw((n,), 7), requires_grad=True)
+        (x.cummin(0)[0] * 1.5).sum().backward()
+        per.append(loop_trips(x.grad) / n)
+    assert per[1] < 1.2 * per[0] and per[1] < 64, per

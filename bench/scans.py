@@ -1,5 +1,5 @@
 """Scans against torch eager, interleaved in one run: cumsum, cummax and cummin forward, and
-cumsum's and cumprod's gradients.
+cumsum's, cumprod's, cummax's and cummin's gradients.
 
 In: nothing (lengths from 97 to 2M, the axis first, in the middle or last, batch 1 and tall).
 Out: per case, torch's median seconds per call over ours ("speed": above 1 we are faster),

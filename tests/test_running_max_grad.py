@@ -101,3 +101,58 @@ def test_the_backwards_work_per_element_does_not_grow_with_the_length(monkeypatc
         (x.cummin(0)[0] * 1.5).sum().backward()
         per.append(loop_trips(x.grad) / n)
     assert per[1] < 1.2 * per[0] and per[1] < 64, per
+
+
+def _stretch_bound_check(a: np.ndarray, g: np.ndarray, axis: int) -> None:
+    # each element's gradient sums the incoming g of its own stretch (the positions whose index
+    # is it); its error is bounded by that stretch's terms (runtime/semantics.py's reduction
+    # contract), never by the other stretches' (a difference of long running sums cancelled:
+    # x = [1, 2], g = [1, 1e17] gave x0 a gradient of 0, torch's 1)
+    for name in ("cummax", "cummin"):
+        x = Tensor(a, requires_grad=True)
+        (getattr(x, name)(axis)[0] * Tensor(g)).sum().backward()
+        tx = torch.tensor(a.astype(np.float64), requires_grad=True)
+        v, ti = getattr(torch, name)(tx, axis)
+        (v * torch.tensor(g.astype(np.float64))).sum().backward()
+        idx = np.moveaxis(ti.numpy(), axis, -1).reshape(-1, a.shape[axis])
+        mag = np.moveaxis(np.abs(g.astype(np.float64)), axis, -1).reshape(idx.shape)
+        own = np.zeros(idx.shape)
+        for r in range(idx.shape[0]):
+            np.add.at(own[r], idx[r], mag[r])
+        own = np.moveaxis(own.reshape(np.moveaxis(a, axis, -1).shape), -1, axis)
+        got, want = x.grad.numpy().astype(np.float64), tx.grad.numpy()
+        bad = np.abs(got - want) > 2.0 ** -22 * own
+        assert not bad.any(), (name, np.argwhere(bad)[:5], got[bad][:5], want[bad][:5])
+
+
+def _adversarial(shape: tuple[int, ...], axis: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A row with many records (a rising trend, ties) and incoming gradients whose later terms
+    dwarf the early ones: huge values, +-1e30 pairs that cancel, 1e-30 beside 1e30."""
+    rng = np.random.default_rng(seed)
+    n = shape[axis]
+    trend = np.arange(n, dtype=np.float32).reshape([n if d == axis else 1
+                                                    for d in range(len(shape))])
+    a = (trend + rng.integers(-4, 4, shape) * 3).astype(np.float32)
+    u = rng.random(shape)
+    g = rng.standard_normal(shape) * 10.0 ** rng.integers(-30, 31, shape)
+    g[u < 0.3] = np.where(rng.random(int((u < 0.3).sum())) < 0.5, 1e30, -1e30)
+    g[(u >= 0.3) & (u < 0.4)] = 1e-30
+    return a, g.astype(np.float32)
+
+
+def test_a_stretch_gets_its_own_sum_beside_huge_later_gradients():
+    _stretch_bound_check(np.array([1, 2], np.float32), np.array([1, 1e17], np.float32), 0)
+    _stretch_bound_check(np.array([1, 0, 2, 2, 3], np.float32),
+                         np.array([1e-30, 3, 1e30, -1e30, 7], np.float32), 0)
+
+
+@pytest.mark.parametrize("n", [2, 3, 17, 512, 513, 4099])
+def test_adversarial_gradients_are_exact_per_stretch(n):
+    for shape, axis in (((n,), 0), ((3, n), 1), ((n, 2), 0)):
+        _stretch_bound_check(*_adversarial(shape, axis, n), axis)
+
+
+@pytest.mark.parametrize("shape,axis", [((7919,), 0), ((2, 7919), 1)])
+def test_adversarial_gradients_of_blocked_rows_are_exact_per_stretch(monkeypatch, shape, axis):
+    monkeypatch.setenv("RULEGRAD_MAX_WORK", str(1 << 24))
+    _stretch_bound_check(*_adversarial(shape, axis, 11), axis)

@@ -88,13 +88,13 @@ def running_max_grad(g: UOp, xm: UOp, key: UOp) -> dict[UOp, UOp]:
     after = after.pad((*last, (0, 1))).shrink((*((0, s) for s in lead), (1, n + 1)))
     nxt = after.const_like(n) - after
     finite = (g * 0).eq(0)  # (inf * 0 and NaN * 0 are NaN)
-    part = finite.where(g, g.const_like(0)).cast(dtypes.float64)
-    wide = _at(_reverse_sum(part), nxt, pos)
+    limbs, width = _limbs(finite.where(g, g.const_like(0)))
     # each segment's infinities and NaN counted (below 2^21 each: tensor_ops.py's `_keyed`
     # takes shorter rows): NaN, or inf and -inf, make NaN; else the inf there is
     count = (g.ne(g).cast(dtypes.int64) * (1 << 42) + g.eq(float("inf")).cast(dtypes.int64)
              * (1 << 21) + g.eq(float("-inf")).cast(dtypes.int64))
-    counts = _at(_reverse_sum(count), nxt, pos)
+    *sums, counts = _segment_sums([*limbs, count], nxt, pos)
+    wide = _float_sum(sums, width)
     nan = counts.alu(Ops.SHR, 42).ne(0)
     up, down = counts.alu(Ops.SHR, 21).alu(Ops.AND, (1 << 21) - 1).ne(0), \
         counts.alu(Ops.AND, (1 << 21) - 1).ne(0)
@@ -102,6 +102,59 @@ def running_max_grad(g: UOp, xm: UOp, key: UOp) -> dict[UOp, UOp]:
     wide = down.where(wide.const_like(float("-inf")), wide)
     wide = nan.alu(Ops.OR, up.alu(Ops.AND, down)).where(wide.const_like(float("nan")), wide)
     return {xm: record.where(wide.cast(g.dtype), g.const_like(0))}
+
+
+def _limbs(g: UOp) -> tuple[list[UOp], int]:
+    """A finite g of at most 32 bits as int64 limbs of `width` bits (and the width): g's
+    float32 on the fixed-point grid of 2^-149 (277 bits), limb k its bits [k width, (k + 1)
+    width), signed as g. A segment's sum of each limb is exact (n terms below 2^width fit an
+    int64), so a difference of two reverse running sums cancels nothing, where a float64
+    difference erred by the whole rest of the row's terms, not the segment's."""
+    width = 63 - g.shape[-1].bit_length()  # (n terms below 2^width, and a carry: an int64)
+    bits = UOp(Ops.BITCAST, dtypes.int32, (g.cast(dtypes.float32),))
+    e = bits.alu(Ops.SHR, 23).alu(Ops.AND, 0xFF).cast(dtypes.int64)
+    frac = bits.alu(Ops.AND, 0x7FFFFF).cast(dtypes.int64)
+    m = e.eq(0).where(frac, frac.alu(Ops.OR, 1 << 23))  # |g| = m * 2^(s - 149)
+    s = e.maximum(1) - 1
+    limbs = []
+    for k in range(-(-277 // width)):
+        sh = s - k * width  # where m's lowest bit falls in this limb
+        up = sh.maximum(0).minimum(width)
+        low = m.alu(Ops.AND, m.const_like(1).alu(Ops.SHL, up.const_like(width) - up) - 1) \
+            .alu(Ops.SHL, up)
+        limb = sh.lt(0).where(m.alu(Ops.SHR, (-sh).minimum(63)), low)
+        limbs.append(bits.lt(0).where(-limb, limb))
+    return limbs, width
+
+
+def _float_sum(limbs: list[UOp], width: int) -> UOp:
+    """The float64 of the sum of limb k * 2^(k width - 149), rounded about once: the carries
+    resolved (every limb but the last in [0, 2^width), so the last's sign is the sum's), the
+    magnitude's limbs, all >= 0, added."""
+    limbs = _carried(limbs, width)
+    sign = limbs[-1].lt(0)
+    limbs = _carried([sign.where(-d, d) for d in limbs], width)
+    total = limbs[0].cast(dtypes.float64) * 2.0 ** -149
+    for k, d in enumerate(limbs[1:], 1):
+        total = total + d.cast(dtypes.float64) * 2.0 ** (k * width - 149)
+    return sign.where(-total, total)
+
+
+def _carried(limbs: list[UOp], width: int) -> list[UOp]:
+    """The same sum with every limb but the last in [0, 2^width), its excess carried up."""
+    out, carry = [], None
+    for d in limbs:
+        d = d if carry is None else d + carry
+        if len(out) < len(limbs) - 1:
+            carry, d = d.alu(Ops.SHR, width), d.alu(Ops.AND, (1 << width) - 1)
+        out.append(d)
+    return out
+
+
+def _segment_sums(parts: list[UOp], nxt: UOp, pos: UOp) -> list[UOp]:
+    """Each int64 part's sum over [i, nxt[i]), exact: a reverse running sum each (not stacked
+    into one: k parts' windows would pass the work limit where the forward's one scan did not)."""
+    return [_at(_reverse_sum(p), nxt, pos) for p in parts]
 
 
 def _reverse_sum(x: UOp) -> UOp:

@@ -13,12 +13,17 @@ No gradient flows through bits: the values are marked CONTIGUOUS_BACKWARD, and r
 gradient.rules' grad_scan_max hands the marked x `running_max_grad`, torch's scatter of the
 incoming gradient g to the index: grad[j] sums g[i] over the i whose index is j. Those i are a
 segment [j, e): idx is a step that rises only at a record j (idx[j] = j) and holds until the
-next record e. So grad[j] = R[j] - R[e] at a record and 0 elsewhere, R the reverse running sum
-of g (in float64: the difference of two long sums) and e found by a running max read from the
-end, a value picked at e by a load: a few O(n) kernels, where the pick's backward summed a
-one-hot of SCAN_BLOCK per element. A non-finite g (inf, NaN) would reach every earlier R: the
-sums read its finite part, and a segment's infinities and NaN are counted apart (exact int
-sums), so each segment gets torch's inf, -inf or NaN and no other does.
+next record e. So grad[j] is the sum of g over [j, e) at a record and 0 elsewhere, e found by a
+running max read from the end. The sum is R[j] - R[e], R a reverse running sum, exact: a
+float difference of two long sums erred by the whole rest of the row's terms (x = [1, 2],
+g = [1, 1e17]: x0's 1 became 0), so g's finite part is cut into int64 limbs on float32's grid
+of 2^-149 (`_limbs`), each limb's R an exact int scan, each difference exact, and the
+segment's limbs carried and added in float64 once (`_float_sum`): the sum rounded about once,
+its error the segment's own, as the reduction contract (runtime/semantics.py) asks. A few
+O(n) kernels (a scan per limb, its value at e picked by a load), where the pick's backward
+summed a one-hot of SCAN_BLOCK per element. A non-finite g (inf, NaN) would reach every
+earlier R: the limbs read its finite part, and a segment's infinities and NaN are counted
+apart (exact int sums), so each segment gets torch's inf, -inf or NaN and no other does.
 """
 
 from __future__ import annotations

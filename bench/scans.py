@@ -1,5 +1,5 @@
 """Scans against torch eager, interleaved in one run: cumsum, cummax and cummin forward, and
-cumsum's and cumprod's gradients.
+cumsum's, cumprod's, cummax's and cummin's gradients.
 
 In: nothing (lengths from 97 to 2M, the axis first, in the middle or last, batch 1 and tall).
 Out: per case, torch's median seconds per call over ours ("speed": above 1 we are faster),
@@ -28,6 +28,11 @@ CASES = [
     ("cummax", (2_000_000,), 0, "float32"), ("cummax", (1, 65536), 1, "float32"),
     ("cummax", (4096, 97), 0, "float32"), ("cummax", (97, 4096), 1, "float32"),
     ("cummin", (1009, 997), 0, "float64"), ("cummin", (997, 1009), 1, "int32"),
+    # float running max and min over the lengths of issues 32/33, and 2-D along either axis
+    *[(op, (n,), 0, "float32") for op in ("cummax", "cummax grad")
+      for n in (100, 513, 4099, 100_000, 1_000_000)],
+    *[(op, shape, axis, "float32") for op in ("cummax", "cummin", "cummax grad", "cummin grad")
+      for shape, axis in (((97, 4099), 1), ((4099, 97), 0))],
     ("cumsum grad", (65536,), 0, "float32"), ("cumsum grad", (4096, 97), 0, "float32"),
     ("cumsum grad", (97, 4096), 1, "float64"),
     ("cumprod grad", (97, 1000), 1, "float32"), ("cumprod grad", (16000,), 0, "float64"),
@@ -42,7 +47,8 @@ def _ours(op: str, a: np.ndarray, axis: int):
 
         def run() -> np.ndarray:
             x = Tensor(a, requires_grad=True)
-            (getattr(x, name)(axis) * 1.5).sum().backward()
+            out = getattr(x, name)(axis)
+            ((out[0] if isinstance(out, tuple) else out) * 1.5).sum().backward()
             return x.grad.numpy()
     elif op == "cumsum":
         def run() -> np.ndarray:
@@ -60,7 +66,8 @@ def _theirs(torch, op: str, a: np.ndarray, axis: int):
 
         def run() -> np.ndarray:
             x = torch.tensor(a, requires_grad=True)
-            (getattr(torch, name)(x, axis) * 1.5).sum().backward()
+            out = getattr(torch, name)(x, axis)
+            ((out[0] if isinstance(out, tuple) else out) * 1.5).sum().backward()
             return x.grad.numpy()
     elif op == "cumsum":
         def run() -> np.ndarray:

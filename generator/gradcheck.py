@@ -400,6 +400,21 @@ def _reduce_cases(Ops: Any, UOp: Any) -> list[Case]:
                         f"{shape}", lambda xs: running_product(xs[0]).src[0],
                         "torch.cumprod(dim=-1)",
                         lambda t, xs: t.cumprod(xs[0], -1).unsqueeze(-1), draws, below=True))
+    # a float32 running max read from its key's bits (runtime/running_max.py): the marked
+    # values, whose rule gives the marked leaf torch's scatter to the index (ties: the last
+    # maximum; NaN: the last NaN so far)
+    from rulegrad.runtime.dtype import dtypes
+    from rulegrad.runtime.tensor import Tensor
+
+    for shape in ((2,), (3, 5), (2, 3, 7)):
+        draws = (Draw("distinct", _shaped(_distinct, shape), True),
+                 Draw("ties", _shaped(_few, shape), False),
+                 Draw("ties and NaN", lambda rng, shape=shape: [_with_nan(rng, _few(rng, shape))],
+                      False))
+        out.append(Case("CONTIGUOUS_BACKWARD", f"a float32 running max's marked values {shape}",
+                        lambda xs: Tensor(xs[0].cast(dtypes.float32)).cummax(-1)[0].uop,
+                        "torch.cummax(dim=-1)", lambda t, xs: t.cummax(xs[0], -1)[0], draws,
+                        below=True))
     return out
 
 

@@ -10,6 +10,7 @@ import math
 from rulegrad.runtime.device import device_of, shard_part, to_device
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.running_max import running_max_grad, running_parts  # noqa: F401 (rules)
 from rulegrad.runtime.running_sum import (
     reverse_running_sum,
     running_input,

@@ -35,7 +35,8 @@ from .dtype import (
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .limits import check_buffer, max_work
 from .ops import Ops, reduce_identity
-from .running_sum import running_product, running_sum
+from .running_max import key_index, running_values
+from .running_sum import SCAN_BLOCK, running_product, running_sum
 from .uop import Shape, UOp
 from .variable import actual, has_symbolic, refuse_symbolic, show, size_text
 from .window_stack import window_stack
@@ -47,12 +48,7 @@ if TYPE_CHECKING:
 # `type(self)` (`cls` in a classmethod): tensor.py imports this mixin, so this module
 # never imports tensor.py.
 
-# A scan whose window (n values for each of n outputs) is past the work limit (limits.py: a
-# window tensor of n^2 elements) runs in blocks of this many elements (tinygrad's SPLIT in
-# `_split_cumalu`): a block's window is its length; 256 keeps that small and the levels few
-# (3 up to 2^24 elements). Not a speed constant: it bounds the work. (A window the optimizer
-# runs as one accumulator, opt.rules' scan_store, costs n either way.)
-SCAN_BLOCK = 256
+# (SCAN_BLOCK, running_sum.py's: a scan past the work limit runs in blocks of it)
 
 
 def takes_requires_grad(fn: Any) -> Any:
@@ -1144,9 +1140,16 @@ class TensorOps:
         if isinstance(n, int) and n == 0:
             return self, T.zeros(self.shape, dtype=dtypes.int32)
         x = self.transpose(axis, -1)
+        if self.dtype.is_float and _keyed(x):
+            # one scan of the key, the values read from its bits; their gradient is the
+            # marked x's (runtime/running_max.py: O(n), where the pick's was n * SCAN_BLOCK)
+            marked = T(x.uop.f(Ops.CONTIGUOUS_BACKWARD))
+            key = _running_key(marked)
+            return T(running_values(marked.uop, key.uop)).transpose(-1, axis), \
+                T(key_index(key.uop)).transpose(-1, axis)
         key = _running_key(x)
         if key is not None:
-            idx = (key & 0xFFFFFFFF).cast(dtypes.int32)
+            idx = T(key_index(key.uop))
             # an int's rank is itself: its running max is the key's high half (one scan for
             # both, where the values' own pooled scan was a third of the graph build of a
             # cummax of 65536, the call's larger part); a float's is picked at idx below
@@ -1174,6 +1177,14 @@ class TensorOps:
         return values, idx.cast(dtypes.int32).transpose(-1, axis)
 
     def cummin(self, axis: int = 0) -> tuple[Tensor, Tensor]:
+        if self.dtype.is_float and self.ndim and gathered_along(self, self._axis(axis)) is None \
+                and _keyed(x := self.transpose(axis := self._axis(axis), -1)):
+            # -x's running max, its values negated back: x's element at the index, whose
+            # gradient is the marked x's (runtime/running_max.py)
+            marked = type(self)(x.uop.f(Ops.CONTIGUOUS_BACKWARD))
+            key = _running_key(-marked)
+            return type(self)(running_values(marked.uop, key.uop, negated=True)) \
+                .transpose(-1, axis), type(self)(key_index(key.uop)).transpose(-1, axis)
         if self.dtype.is_float and self.ndim and gathered_along(self, self._axis(axis)) is None:
             # the running min is at cummax(-x)'s index (negation is exact); its value is the
             # element there, picked from self (so its gradient is no negated one: a zero's
@@ -1727,10 +1738,12 @@ def _window_size(lead: tuple[int, ...], n: int) -> int:
 
 
 def _running_key(x: Tensor) -> Tensor | None:
-    """The running max of cummax's key along x's last axis, whose low 32 bits are the index of
-    the running max, torch's: the last maximum so far (its >= keeps the later tie, -0.0 and 0.0
-    tie), and the last NaN once there is one; for an int x its high 32 bits are the running max.
-    One scan: a running max of the int64 key rank(x[j]) * 2^32 + j, where rank orders x as torch
+    """The running max of cummax's key along x's last axis, whose low 32 bits over 2 are the
+    index of the running max, torch's: the last maximum so far (its >= keeps the later tie, -0.0
+    and 0.0 tie), and the last NaN once there is one; its high 32 bits are the running max's
+    rank (an int's value; a float's bits, runtime/running_max.py), its lowest bit whether that
+    is a -0.0. One scan: a running max of the int64 key rank(x[j]) * 2^32 + j * 2 + s, where
+    rank orders x as torch
     does (a float's bits read as a sign-magnitude integer, the zeros one rank, NaN above all;
     an int is its own rank), so the largest key is the latest of the largest values (where
     matching each element with the running max's scan was a second scan over both).
@@ -1747,8 +1760,20 @@ def _running_key(x: Tensor) -> Tensor | None:
         rank = f.isnan().where(2 ** 31 - 1, rank)  # (above inf's bits: any NaN, either sign)
     else:
         rank = x.cast(dtypes.int64)
-    key = rank * 2 ** 32 + _positions(x, n, dtypes.int64, lazy=True)
-    return key._cum(-1, Ops.MAX)
+    low = _positions(x, n, dtypes.int64, lazy=True) * 2
+    if dt.is_float:  # (the spare low bit: a -0.0, whose sign the rank dropped)
+        low = low + ((f == 0) & (x.cast(dtypes.float32).bitcast(dtypes.int32) < 0)).cast(
+            dtypes.int64)
+    return (rank * 2 ** 32 + low)._cum(-1, Ops.MAX)
+
+
+def _keyed(x: Tensor) -> bool:
+    """Whether a float cummax along x's last axis reads its values from the running key
+    (runtime/running_max.py): a key that fits (`_running_key`) and a row whose gradient's
+    counts of infinities and NaN fit their 21 bits."""
+    n = x.shape[-1]
+    return isinstance(n, int) and not has_symbolic(x.shape) and n < 2 ** 21 \
+        and x.dtype.itemsize <= 4
 
 
 def _take_running(x: Tensor, idx: Tensor) -> Tensor:

@@ -1,5 +1,5 @@
 # generated from rules/gradient.rules by `rulegrad gen`; do not edit
-# source sha256: f33a657cbc31e408721e2dcba05ae87f42494fe5a90e0208ab8413838f73affd
+# source sha256: 4df103f0934d6c48b2294beafa9a4f8763c5860dc777b92c427bb5b766379a1b
 'Matchers for the rule sets of rules/gradient.rules: pm_gradient.'
 
 from math import prod  # noqa: F401
@@ -18,6 +18,8 @@ from rulegrad.rules.gradient_helpers import first_max_grad
 from rulegrad.rules.gradient_helpers import no_gradient
 from rulegrad.rules.gradient_helpers import part_grads
 from rulegrad.rules.gradient_helpers import reduce_grad
+from rulegrad.rules.gradient_helpers import running_max_grad
+from rulegrad.rules.gradient_helpers import running_parts
 from rulegrad.rules.gradient_helpers import scan_prod_grad
 from rulegrad.rules.gradient_helpers import scan_sum_grad
 from rulegrad.rules.gradient_helpers import stacked_max_grad
@@ -27,7 +29,7 @@ from rulegrad.rules.gradient_helpers import unshrink
 from rulegrad.rules.gradient_helpers import window_parts
 
 SOURCE = 'rules/gradient.rules'
-SOURCE_SHA256 = 'f33a657cbc31e408721e2dcba05ae87f42494fe5a90e0208ab8413838f73affd'
+SOURCE_SHA256 = '4df103f0934d6c48b2294beafa9a4f8763c5860dc777b92c427bb5b766379a1b'
 DEPENDENCIES = ()
 _ADD = Ops.ADD
 _AND = Ops.AND
@@ -81,11 +83,13 @@ _pm_gradient_rules = (
     RuleInfo('grad_pad', 'rules/gradient.rules', 89, 'grad_pad: PAD(x):floats as p -> (ctx.shrink(unpad(p)),)'),
     RuleInfo('grad_shrink', 'rules/gradient.rules', 90, 'grad_shrink: SHRINK(x):floats as s -> (ctx.pad(unshrink(s)),)'),
     RuleInfo('grad_flip', 'rules/gradient.rules', 91, 'grad_flip: FLIP(x):floats as f -> (ctx.flip(f.arg),)'),
-    RuleInfo('grad_contig', 'rules/gradient.rules', 94, 'grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)'),
-    RuleInfo('grad_copy', 'rules/gradient.rules', 95, 'grad_copy: COPY(x, d):floats -> (copy_back(ctx, x), None)'),
-    RuleInfo('grad_multi', 'rules/gradient.rules', 98, 'grad_multi: MULTI(s):floats as m -> (part_grads(ctx, m),)'),
-    RuleInfo('grad_detach', 'rules/gradient.rules', 99, 'grad_detach: DETACH(x) -> (None,)'),
-    RuleInfo('grad_assign', 'rules/gradient.rules', 100, 'grad_assign: ASSIGN(t, v) -> (None, None)'),
+    RuleInfo('grad_contig', 'rules/gradient.rules', 94, 'grad_contig: {CONTIGUOUS, FUSE}(x):floats -> (ctx,)'),
+    RuleInfo('grad_marked', 'rules/gradient.rules', 95, 'grad_marked: CONTIGUOUS_BACKWARD(x):floats as r if running_parts(r) is None -> (ctx,)'),
+    RuleInfo('grad_scan_max', 'rules/gradient.rules', 99, 'grad_scan_max: CONTIGUOUS_BACKWARD(x):floats as r if parts is not None -> running_max_grad(ctx, *parts) where parts = running_parts(r)'),
+    RuleInfo('grad_copy', 'rules/gradient.rules', 101, 'grad_copy: COPY(x, d):floats -> (copy_back(ctx, x), None)'),
+    RuleInfo('grad_multi', 'rules/gradient.rules', 104, 'grad_multi: MULTI(s):floats as m -> (part_grads(ctx, m),)'),
+    RuleInfo('grad_detach', 'rules/gradient.rules', 105, 'grad_detach: DETACH(x) -> (None,)'),
+    RuleInfo('grad_assign', 'rules/gradient.rules', 106, 'grad_assign: ASSIGN(t, v) -> (None, None)'),
 )
 _pm_gradient_st = match_stats('pm_gradient', _pm_gradient_rules)  # None unless counting
 
@@ -226,7 +230,7 @@ def _pm_gradient_CONTIGUOUS(n, ctx):
         n0 = n.src[0]
         if n.dtype in _DT0:
             # rule grad_contig at rules/gradient.rules:94
-            #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)
+            #   grad_contig: {CONTIGUOUS, FUSE}(x):floats -> (ctx,)
             if _pm_gradient_st: _pm_gradient_st.attempts[36] += 1
             # x = n0
             _r = (ctx,)
@@ -239,27 +243,38 @@ def _pm_gradient_CONTIGUOUS_BACKWARD(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n.dtype in _DT0:
-            # rule grad_contig at rules/gradient.rules:94
-            #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)
-            if _pm_gradient_st: _pm_gradient_st.attempts[36] += 1
-            # x = n0
-            _r = (ctx,)
-            if _r is not None:
-                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _pm_gradient_rules[36]
+            # rule grad_marked at rules/gradient.rules:95
+            #   grad_marked: CONTIGUOUS_BACKWARD(x):floats as r if running_parts(r) is None -> (ctx,)
+            if _pm_gradient_st: _pm_gradient_st.attempts[37] += 1
+            # r = n, x = n0
+            if running_parts(n) is None:
+                _r = (ctx,)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _pm_gradient_rules[37]
+            # rule grad_scan_max at rules/gradient.rules:99
+            #   grad_scan_max: CONTIGUOUS_BACKWARD(x):floats as r if parts is not None -> running_max_grad(ctx, *parts) where parts = running_parts(r)
+            if _pm_gradient_st: _pm_gradient_st.attempts[38] += 1
+            # r = n, x = n0
+            parts = running_parts(n)
+            if parts is not None:
+                _r = running_max_grad(ctx, *parts)
+                if _r is not None:
+                    if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                    if _r is not n: return _r, _pm_gradient_rules[38]
     return None
 
 def _pm_gradient_DETACH(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule grad_detach at rules/gradient.rules:99
+        # rule grad_detach at rules/gradient.rules:105
         #   grad_detach: DETACH(x) -> (None,)
-        if _pm_gradient_st: _pm_gradient_st.attempts[39] += 1
+        if _pm_gradient_st: _pm_gradient_st.attempts[41] += 1
         # x = n0
         _r = (None,)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _pm_gradient_rules[39]
+            if _r is not n: return _r, _pm_gradient_rules[41]
     return None
 
 def _pm_gradient_FUSE(n, ctx):
@@ -267,7 +282,7 @@ def _pm_gradient_FUSE(n, ctx):
         n0 = n.src[0]
         if n.dtype in _DT0:
             # rule grad_contig at rules/gradient.rules:94
-            #   grad_contig: {CONTIGUOUS, CONTIGUOUS_BACKWARD, FUSE}(x):floats -> (ctx,)
+            #   grad_contig: {CONTIGUOUS, FUSE}(x):floats -> (ctx,)
             if _pm_gradient_st: _pm_gradient_st.attempts[36] += 1
             # x = n0
             _r = (ctx,)
@@ -282,14 +297,14 @@ def _pm_gradient_COPY(n, ctx):
     except ValueError:
         return None
     if n.dtype in _DT0:
-        # rule grad_copy at rules/gradient.rules:95
+        # rule grad_copy at rules/gradient.rules:101
         #   grad_copy: COPY(x, d):floats -> (copy_back(ctx, x), None)
-        if _pm_gradient_st: _pm_gradient_st.attempts[37] += 1
+        if _pm_gradient_st: _pm_gradient_st.attempts[39] += 1
         # d = n1, x = n0
         _r = (copy_back(ctx, n0), None)
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-            if _r is not n: return _r, _pm_gradient_rules[37]
+            if _r is not n: return _r, _pm_gradient_rules[39]
     return None
 
 def _pm_gradient_ASSIGN(n, ctx):
@@ -297,28 +312,28 @@ def _pm_gradient_ASSIGN(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    # rule grad_assign at rules/gradient.rules:100
+    # rule grad_assign at rules/gradient.rules:106
     #   grad_assign: ASSIGN(t, v) -> (None, None)
-    if _pm_gradient_st: _pm_gradient_st.attempts[40] += 1
+    if _pm_gradient_st: _pm_gradient_st.attempts[42] += 1
     # t = n0, v = n1
     _r = (None, None)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-        if _r is not n: return _r, _pm_gradient_rules[40]
+        if _r is not n: return _r, _pm_gradient_rules[42]
     return None
 
 def _pm_gradient_MULTI(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n.dtype in _DT0:
-            # rule grad_multi at rules/gradient.rules:98
+            # rule grad_multi at rules/gradient.rules:104
             #   grad_multi: MULTI(s):floats as m -> (part_grads(ctx, m),)
-            if _pm_gradient_st: _pm_gradient_st.attempts[38] += 1
+            if _pm_gradient_st: _pm_gradient_st.attempts[40] += 1
             # m = n, s = n0
             _r = (part_grads(ctx, n),)
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _pm_gradient_rules[38]
+                if _r is not n: return _r, _pm_gradient_rules[40]
     return None
 
 def _pm_gradient_REDUCE_AXIS(n, ctx):

@@ -169,11 +169,10 @@ class UOp:
         ops = OP_BIT[op]
         for s in src:
             ops |= s._ops
-        if bind_made[0]:  # (a bound size in a view's arg: the view holds a BIND too)
-            if arg is not None and not ops & BIND_BIT:
-                ops |= _bind_bit_in(arg)
-        elif op is _BIND:
+        if op is _BIND:
             bind_made[0] = True  # (until then no arg holds a BIND: no look at any)
+        elif arg is not None and bind_made[0] and not ops & BIND_BIT:
+            ops |= _bind_bit_in(arg)  # (a bound size in a view's arg: a BIND in its graph)
         node._ops = ops
         entry = _cache[key] = _Entry(node, _drop_entry)
         entry.key = key

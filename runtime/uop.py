@@ -52,7 +52,12 @@ OP_BIT: dict[Ops, int] = {op: _OTHER for op in Ops}
 # no reduction is known without a walk)
 OP_BIT.update({Ops.SINK: 1, Ops.BUFFERIZE: 2, Ops.STORE: 2, Ops.REALIZE: 4, Ops.INDEX: 8,
                Ops.REDUCE_AXIS: 16, Ops.REDUCE: 16, Ops.ASSIGN: 32, Ops.CONTIGUOUS: 32,
-               Ops.COPY: 32, Ops.BUFFER_VIEW: 32, Ops.INVALID: 64})
+               Ops.COPY: 32, Ops.BUFFER_VIEW: 32, Ops.INVALID: 64, Ops.BIND: 64})
+# (BIND, a bound variable of a tensor graph, shares INVALID's bit, a lowered kernel's: `unbind`
+# takes every BIND out before a kernel is made. A view whose arg holds a bound size gets the
+# bit too: a graph without it holds no bound variable, and runtime/variable.py's unbind does
+# not walk it)
+BIND_BIT = 64
 
 
 def ops_mask(ops: Any) -> int:
@@ -73,6 +78,20 @@ _immortal: list[Any] = []
 
 _UNSET: Any = object()
 UNSET = _UNSET  # a cached fact (fill_facts) not derived yet
+
+
+def _bind_bit_in(arg: Any) -> int:
+    """BIND_BIT when a node's arg is, or holds (a view's shape, a shrink's bounds, nested one
+    deep), a bound variable or an expression of one, else 0."""
+    if isinstance(arg, UOp):
+        return arg._ops & BIND_BIT
+    if type(arg) is not tuple:
+        return 0
+    for x in arg:
+        for y in x if type(x) is tuple else (x,):
+            if isinstance(y, UOp) and y._ops & BIND_BIT:
+                return BIND_BIT
+    return 0
 
 
 def _const_arg(dtype: DType, value: Any) -> Any:
@@ -116,7 +135,8 @@ class UOp:
 
     # _shape, _bounds, _device: facts derived from the graph, cached (UNSET until asked for;
     # `_device` belongs to runtime/device.py). _ops: the bits (OP_BIT) of the ops in the node's
-    # graph, set when it is built: a walk skips a subgraph in which no rule can fire.
+    # graph, set when it is built: a walk skips a subgraph in which no rule can fire (and
+    # BIND_BIT for a bound variable in an arg too: a realize skips unbind's walk).
     # memo (public): a per-node cache in which a rule helper keeps the answer of a pure function
     # of the node (nodes are immutable, so an answer never goes stale, and a rule set tries its
     # helpers on the same nodes pass after pass). UNSET, or a pair (owner, answer): a helper
@@ -149,9 +169,11 @@ class UOp:
         ops = OP_BIT[op]
         for s in src:
             ops |= s._ops
+        if op is _BIND:
+            bind_made[0] = True  # (until then no arg holds a BIND: no look at any)
+        elif arg is not None and bind_made[0] and not ops & BIND_BIT:
+            ops |= _bind_bit_in(arg)  # (a bound size in a view's arg: a BIND in its graph)
         node._ops = ops
-        if op is _BIND and not bind_made[0]:
-            bind_made[0] = True  # (runtime/variable.py's unbind: nothing to do until then)
         entry = _cache[key] = _Entry(node, _drop_entry)
         entry.key = key
         if op is _CONST and (type(arg) is int or type(arg) is bool) and not src and tag is None \

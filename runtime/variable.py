@@ -41,7 +41,7 @@ from .device import DEFAULT, device_of, in_use
 from .dtype import dtypes
 from .errors import InvalidArgument
 from .ops import Ops
-from .uop import UOp, bind_made, toposort
+from .uop import BIND_BIT, UOp, toposort
 
 
 def Variable(name: str, vmin: int, vmax: int) -> UOp:  # noqa: N802 - tinygrad's name
@@ -155,7 +155,12 @@ def _valid(shape: tuple, axes: tuple[int, ...], var_of: dict[UOp, UOp],
 
 def unbind(roots: list[UOp]) -> tuple[list[UOp], dict[str, int]]:
     """The roots over concrete shapes with no bound value in them, and the values."""
-    if not bind_made[0]:  # (no bound variable in the process yet: no walk of the graph)
+    # (no bound variable in the roots' graphs, nor in their views' shapes: no walk. A process
+    # that bound one once, a generation loop's, walked every later realize's graph here)
+    for r in roots:
+        if r._ops & BIND_BIT:
+            break
+    else:
         return roots, {}
     from rulegrad.runtime.ops import reduce_from
 

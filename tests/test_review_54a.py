@@ -23,3 +23,13 @@ def test_a_narrow_reduce_of_a_narrow_dtype_settles_and_equals_numpy(shape, axes,
     want = getattr(x, op)(axis=axes)
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_a_float16_narrow_reduce_on_512_bit_vectors_settles_and_equals_numpy(monkeypatch, op):
+    # 64 float16 lanes are two 512-bit vectors': the same partials-of-partials as int8 at 256
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")
+    x = np.random.default_rng(5).standard_normal((4099, 13, 8)).astype(np.float16)
+    x[7, 3, 2], x[100, 0, 5] = np.nan, -0.0
+    got = getattr(Tensor(x), op)(axis=(0, 1)).numpy()
+    np.testing.assert_array_equal(got, getattr(x, op)(axis=(0, 1)))

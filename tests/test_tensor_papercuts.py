@@ -144,12 +144,12 @@ def test_boolean_mask_keeps_negative_zero():
     np.testing.assert_array_equal(np.signbit(got), np.signbit(a[a <= 0]))
 
 
-def test_boolean_mask_errors_are_clear():
+def test_boolean_mask_errors_are_clear_and_a_mask_among_indices_is_numpys():
     t = Tensor(A)
     with pytest.raises(IndexError, match="must have the shape of its leading axes"):
         t[Tensor(np.ones((6,), bool))]
-    with pytest.raises(IndexError, match="indexes alone"):
-        t[Tensor(np.ones((4,), bool)), 0]
+    mask = np.array([True, False, True, True])  # (beside another index: numpy's coordinates)
+    np.testing.assert_array_equal(t[Tensor(mask), 0].numpy(), A[mask, 0])
 
 
 @pytest.mark.parametrize("value", [np.array([2.5], np.float32), np.array([[-3]], np.int32),

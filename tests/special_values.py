@@ -3,8 +3,9 @@
 `sprinkled` draws normal random values and puts special ones (NaN, signed zeros, infinities: the
 caller's list) at a share of the positions, seeded; `assert_same_bits` compares two arrays bit for
 bit, except that any NaN equals any NaN (a NaN's payload is not part of its meaning) and -0.0 is
-not 0.0. Shared by the optimizer's tests (test_opt, test_opt_reduce_shapes, test_loop_splits,
-test_mem_bound).
+not 0.0; `tied` draws few distinct values (many ties) with the special ones, for running max
+and min. Shared by the optimizer's tests (test_opt, test_opt_reduce_shapes, test_loop_splits,
+test_mem_bound) and the running max's (test_cummax_index, test_running_max_grad).
 """
 
 from __future__ import annotations
@@ -26,6 +27,20 @@ def sprinkled(shape: tuple[int, ...], dt: type, seed: int = 0, values: Sequence[
     at = rng.choice(flat.size, size=max(least, flat.size // share), replace=False)
     flat[at] = rng.choice(np.array(values, dtype=dt), size=at.size)
     return x
+
+
+def tied(shape: tuple[int, ...], dt: str, seed: int) -> np.ndarray:
+    """Few distinct values (many ties); for floats also NaN, ±0 and ±inf."""
+    rng = np.random.default_rng(seed)
+    lo = 0 if dt == "uint8" else -4
+    a = rng.integers(lo, 4, shape).astype(dt)
+    if dt.startswith("float"):
+        u = rng.random(shape)
+        a[u < 0.05] = np.nan
+        a[(u >= 0.05) & (u < 0.25)] = -0.0
+        a[(u >= 0.25) & (u < 0.28)] = np.inf
+        a[(u >= 0.28) & (u < 0.31)] = -np.inf
+    return a
 
 
 def assert_same_bits(a: np.ndarray, b: np.ndarray) -> None:

@@ -9,26 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from special_values import tied
 
 from rulegrad import Tensor
 
 torch = pytest.importorskip("torch")
 
 DTYPES = ["float32", "float64", "float16", "int32", "int16", "int8", "uint8"]
-
-
-def _draw(shape: tuple[int, ...], dt: str, seed: int) -> np.ndarray:
-    """Few distinct values (many ties); for floats also NaN, ±0 and ±inf."""
-    rng = np.random.default_rng(seed)
-    lo = 0 if dt == "uint8" else -4
-    a = rng.integers(lo, 4, shape).astype(dt)
-    if dt.startswith("float"):
-        u = rng.random(shape)
-        a[u < 0.05] = np.nan
-        a[(u >= 0.05) & (u < 0.25)] = -0.0
-        a[(u >= 0.25) & (u < 0.28)] = np.inf
-        a[(u >= 0.28) & (u < 0.31)] = -np.inf
-    return a
 
 
 def _same(ours: np.ndarray, theirs: np.ndarray) -> bool:
@@ -53,12 +40,12 @@ def _check(a: np.ndarray, axis: int) -> None:
 def test_values_and_indices_along_each_axis_match_torch(n, dt):
     for shape, axis in (((n, 3), 0), ((3, n), -1), ((n, 2, 3), 0), ((2, 3, n), -1),
                         ((2, n, 3), 1)):
-        _check(_draw(shape, dt, n + len(shape)), axis)
+        _check(tied(shape, dt, n + len(shape)), axis)
 
 
 @pytest.mark.parametrize("dt", ["float32", "int32"])
 def test_two_million_elements_match_torch(dt):
-    _check(_draw((2 ** 21,), dt, 5), 0)
+    _check(tied((2 ** 21,), dt, 5), 0)
 
 
 def test_the_keys_edges_match_torch():
@@ -86,7 +73,7 @@ def test_the_index_is_one_scan(n, dt):
     # (the running max's scan, then a scan matching each element with it, was two kernels)
     for shape, axis in (((n, 3), 0), ((3, n), -1)):
         for name in ("cummax", "cummin"):
-            _, idx = getattr(Tensor(_draw(shape, dt, n)), name)(axis)
+            _, idx = getattr(Tensor(tied(shape, dt, n)), name)(axis)
             assert len(idx.schedule()) == 1, (name, shape)
 
 
@@ -102,7 +89,7 @@ def _reduces(*ts: Tensor) -> set:
 def test_an_ints_values_and_index_are_one_scan(n, dt):
     # an int is its own rank: the running max is the key's high half, so the values and the
     # index read the one scan of the key (the values had a scan of their own)
-    a = _draw((3, n), "int8", n) if dt != "bool" else np.random.default_rng(n).random((3, n)) < .5
+    a = tied((3, n), "int8", n) if dt != "bool" else np.random.default_rng(n).random((3, n)) < .5
     a = a.astype(dt)
     for name in ("cummax", "cummin"):
         v, i = getattr(Tensor(a), name)(1)
@@ -126,7 +113,7 @@ def test_a_floats_values_build_no_scan_of_their_own(monkeypatch):
     counts = []
     for n in (513, 4097, 65536):
         built.clear()
-        a = _draw((n,), "float32", n)
+        a = tied((n,), "float32", n)
         v, i = Tensor(a).cummax(0)
         assert not [u for u in built if u.op is Ops.REDUCE_AXIS and u.dtype.is_float
                     and u.arg[0] is Ops.MAX]

@@ -10,21 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from optimizer_actions import kernel_actions
+from special_values import tied
 
 from rulegrad import Tensor
 
 torch = pytest.importorskip("torch")
-
-
-def _draw(shape: tuple[int, ...], seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    a = rng.integers(-3, 3, shape).astype(np.float32)  # (few values: many ties)
-    u = rng.random(shape)
-    a[u < 0.04] = np.nan
-    a[(u >= 0.04) & (u < 0.2)] = -0.0
-    a[(u >= 0.2) & (u < 0.23)] = np.inf
-    a[(u >= 0.23) & (u < 0.26)] = -np.inf
-    return a
 
 
 def _check(a: np.ndarray, axis: int, g: np.ndarray) -> None:
@@ -50,7 +40,7 @@ def _check(a: np.ndarray, axis: int, g: np.ndarray) -> None:
 def test_values_and_gradients_match_torch(n):
     for shape, axis in (((n,), 0), ((3, n), 1), ((n, 3), 0)):
         g = np.random.default_rng(n).standard_normal(shape).astype(np.float32)
-        _check(_draw(shape, n + len(shape)), axis, g)
+        _check(tied(shape, "float32", n + len(shape)), axis, g)
 
 
 def test_all_equal_rows_and_signed_zeros():
@@ -75,7 +65,7 @@ def test_the_backward_is_a_few_linear_kernels(n):
     # one of the non-finite counts, and the picks folded into loads: every loop a scan or a
     # load, the same kernels at any length (the pick's backward summed a one-hot per element)
     limbs = -(-277 // (63 - n.bit_length()))
-    x = Tensor(_draw((n,), 3), requires_grad=True)
+    x = Tensor(tied((n,), "float32", 3), requires_grad=True)
     (x.cummax(0)[0] * 1.5).sum().backward()
     kernels = kernel_actions(x.grad)
     assert len(kernels) <= limbs + 4, kernels
@@ -90,7 +80,7 @@ def test_rows_past_the_work_limit_scan_their_gradient_in_blocks(monkeypatch, sha
     # run in blocks (running_sum.py's `long_running`), values and gradients still torch's
     monkeypatch.setenv("RULEGRAD_MAX_WORK", str(1 << 24))
     g = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
-    _check(_draw(shape, 6), axis, g)
+    _check(tied(shape, "float32", 6), axis, g)
 
 
 def test_the_backwards_work_per_element_does_not_grow_with_the_length(monkeypatch):
@@ -100,7 +90,7 @@ def test_the_backwards_work_per_element_does_not_grow_with_the_length(monkeypatc
     monkeypatch.setenv("RULEGRAD_MAX_WORK", str(1 << 24))
     per = []
     for n in (8192, 24576):
-        x = Tensor(_draw((n,), 7), requires_grad=True)
+        x = Tensor(tied((n,), "float32", 7), requires_grad=True)
         (x.cummin(0)[0] * 1.5).sum().backward()
         per.append(loop_trips(x.grad) / n)
     assert per[1] < 1.2 * per[0] and per[1] < 64, per

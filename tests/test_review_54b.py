@@ -1,0 +1,35 @@
+"""rev54b's review of the running max's gradient (cummax / cummin) and the step's walks: wrong
+answers found against torch, each a test seen failing on the code before its fix."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+
+torch = pytest.importorskip("torch")
+
+
+# the gradient of a gradient through a float cummax / cummin: grad_scan_max's segment sums are
+# exact int64 limbs of g's bits, through which no gradient flows, so a second derivative lost
+# every term through g (torch's double backward: the scatter's gradient is the gather h[idx])
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+@pytest.mark.parametrize("shape, axis", [((1,), 0), ((7,), 0), ((2, 13), 1), ((13, 3), 0),
+                                         ((3, 600), 1)])
+def test_the_gradient_of_a_running_max_is_twice_differentiable(name, shape, axis):
+    rng = np.random.default_rng(sum(shape))
+    a = rng.integers(-3, 4, size=shape).astype(np.float32)  # (ties: segments longer than 1)
+    a.flat[::5] = rng.standard_normal(a.size)[::5]
+    w = rng.standard_normal(shape).astype(np.float32)
+    x = Tensor(a, requires_grad=True)
+    v = getattr(x, name)(axis)[0]
+    gx, = (v * v * x * Tensor(w)).sum().gradient(x)
+    gg, = (gx * gx).sum().gradient(x)
+    tx = torch.tensor(a.astype(np.float64), requires_grad=True)
+    tv = getattr(torch, name)(tx, axis)[0]
+    tgx, = torch.autograd.grad((tv * tv * tx * torch.tensor(w.astype(np.float64))).sum(), tx,
+                               create_graph=True)
+    tgg, = torch.autograd.grad((tgx * tgx).sum(), tx)
+    np.testing.assert_allclose(gx.numpy(), tgx.detach().numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gg.numpy(), tgg.numpy(), rtol=1e-4, atol=1e-4)

@@ -24,10 +24,13 @@ O(n) kernels (a scan per limb, its value at e picked by a load), where the pick'
 summed a one-hot of SCAN_BLOCK per element. A non-finite g (inf, NaN) would reach every
 earlier R: the limbs read its finite part, and a segment's infinities and NaN are counted
 apart (exact int sums), so each segment gets torch's inf, -inf or NaN and no other does.
+The limbs pass no gradient to g: a float64 segment sum of g's finite part, its value taken away
+exactly, carries it (a gradient of this gradient, torch's double backward: h gathered at idx).
 """
 
 from __future__ import annotations
 
+from . import origins
 from .buffer import Positions
 from .device import device_of, to_device
 from .dtype import DType, dtypes
@@ -106,13 +109,23 @@ def running_max_grad(g: UOp, xm: UOp, key: UOp) -> dict[UOp, UOp]:
     wide = up.where(wide.const_like(float("inf")), wide)
     wide = down.where(wide.const_like(float("-inf")), wide)
     wide = nan.alu(Ops.OR, up.alu(Ops.AND, down)).where(wide.const_like(float("nan")), wide)
-    # g's own gradient (a gradient of this gradient: torch's double backward, the gather of
-    # the incoming h at idx): none flows through the limbs' bits, so a float64 segment sum of
-    # g's finite part carries it, its value taken away again exactly (finite: n < 2^21 float32
-    # terms; s - s is +0.0, and wide - +0.0 keeps a -0.0)
-    s = _at(_reverse_sum(finite.where(g, g.const_like(0)).cast(dtypes.float64)), nxt, pos)
-    wide = wide - (s.f(Ops.DETACH) - s)
+    if _differentiable(g):
+        # g's own gradient (a gradient of this gradient: torch's double backward, the gather of
+        # the incoming h at idx): none flows through the limbs' bits, so a float64 segment sum
+        # of g's finite part carries it, its value taken away again exactly (finite: n < 2^21
+        # float32 terms; s - s is +0.0, and wide - +0.0 keeps a -0.0). One more scan, only
+        # where g reaches a tensor that requires a gradient (a constant g's has none to carry)
+        s = _at(_reverse_sum(finite.where(g, g.const_like(0)).cast(dtypes.float64)), nxt, pos)
+        wide = wide - (s.f(Ops.DETACH) - s)
     return {xm: record.where(wide.cast(g.dtype), g.const_like(0))}
+
+
+def _differentiable(g: UOp) -> bool:
+    """Whether g's graph reaches a tensor that requires a gradient (runtime/origins.py)."""
+    if not origins.any_need:
+        return False
+    targets = origins.wanted()
+    return bool(targets) and any(n in targets for n in toposort(g))
 
 
 def _limbs(g: UOp) -> tuple[list[UOp], int]:

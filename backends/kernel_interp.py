@@ -109,7 +109,7 @@ def _run_store(st: UOp, bufs: list[np.ndarray], var_vals: dict[str, int]) -> Non
                                   red)
                 fixed[red] = part if red not in fixed else \
                     semantics.alu(red.arg, part.dtype, fixed[red], part)
-            if split is not None and fixed[red].dtype != red.dtype.np:  # (a float16 sum's
+            if fixed[red].dtype != red.dtype.np:  # (a float16 sum's
                 fixed[red] = fixed[red].astype(red.dtype.np)  # runs, added in float32)
         _run_block(st, order, bufs, var_vals, axes, loops, window, fixed, chained)
 
@@ -262,7 +262,8 @@ def _run_block(st: UOp, order: list[UOp], bufs: list[np.ndarray], var_vals: dict
 def _eval(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int], ndim: int,
           bufs: list[np.ndarray], window: dict[int, tuple[int, int]]) -> np.ndarray:
     op = n.op
-    if op is Ops.CONST:
+    # (a lowered REDUCE's accumulator DEFINE_REG: op(acc, v) is then v, reduced)
+    if op in (Ops.CONST, Ops.DEFINE_REG):
         return np.full((1,) * ndim, n.arg, dtype=n.dtype.np)
     if op is Ops.RANGE:  # its values in the block (a loop `window` splits), else all of them
         shape = [1] * ndim
@@ -280,8 +281,6 @@ def _eval(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int], ndim: int
         if len(n.src) == 3:  # lowered: LOAD(INDEX(b, off), gate, alt) reads b only at gate
             return _gated(n, values, bufs)
         return _load(n.src[0], values, bufs, ndim)
-    if op is Ops.DEFINE_REG:  # lowered REDUCE's accumulator: op(acc, v) is then v, reduced
-        return np.full((1,) * ndim, n.arg, dtype=n.dtype.np)
     if op is Ops.REDUCE:
         return _reduce(n, src[0], axes, window)
     if op is Ops.CAST:

@@ -37,6 +37,7 @@ arrays that never alias a Buffer's storage.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -97,13 +98,6 @@ def evaluate(roots: Sequence[UOp], var_vals: dict[str, int] | None = None) -> li
     return [_detach(values[r]) for r in roots]
 
 
-def _numel(shape: tuple) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
-
-
 @dataclass(frozen=True)
 class _Cone:
     """What a REDUCE_AXIS evaluates a block at a time: the elementwise `nodes` only it reads
@@ -162,7 +156,7 @@ def _splittable(red: UOp) -> tuple[int, int] | None:
     its longest reduced one when its op's partial results combine (ADD, MUL, MAX, MIN); None
     when there is no axis to split."""
     shape = red.src[0].shape
-    if shape is None or has_symbolic(shape) or _numel(shape) <= CHUNK:
+    if shape is None or has_symbolic(shape) or math.prod(shape) <= CHUNK:
         return None
     op, reduced = red.arg
     kept = [a for a in range(len(shape)) if a not in reduced and shape[a] > 1]
@@ -171,7 +165,7 @@ def _splittable(red: UOp) -> tuple[int, int] | None:
     if not kept:
         return None
     axis = max(kept, key=lambda a: shape[a])
-    return axis, max(1, CHUNK // (_numel(shape) // shape[axis]))
+    return axis, max(1, CHUNK // (math.prod(shape) // shape[axis]))
 
 
 def _reduce_in_blocks(red: UOp, cone: _Cone, values: dict[UOp, Any]) -> np.ndarray:
@@ -326,13 +320,16 @@ def _conform(value: np.ndarray, node: UOp) -> np.ndarray:
     want = node.dtype.np
     if value.dtype != want:
         value = value.astype(want)
-    shape = node.shape
-    if shape is not None and has_symbolic(shape):
-        shape = actual(shape)  # a symbolic size is its bound value here
-    if value.shape != shape:
+    if value.shape != _shape(node):
         raise OracleError(f"{node.op.name} produced shape {value.shape}, but the node's shape is "
                           f"{node.shape}: {node!r}")
     return value
+
+
+def _shape(node: UOp) -> tuple | None:
+    """The node's shape, a symbolic size as its bound value."""
+    shape = node.shape
+    return actual(shape) if shape is not None and has_symbolic(shape) else shape
 
 
 def _buffer(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
@@ -463,9 +460,7 @@ def _assign_sharded(target: UOp, multi: UOp, value: np.ndarray) -> np.ndarray:
 
 # a value on several devices (MSTACK): one part per device
 def _mstack(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> PerDevice:
-    shape = node.shape
-    if shape is not None and has_symbolic(shape):
-        shape = actual(shape)  # a symbolic size is its bound value here
+    shape = _shape(node)
     for s in srcs:
         if np.shape(s) != shape:
             raise OracleError(f"MSTACK part of shape {np.shape(s)}, not {shape}: {node!r}")

@@ -199,11 +199,11 @@ def _plan(st: UOp) -> Flash | None:
     sums = list(zip([dl.src[0] for dl in prods] + [out], [dl.src[1] for dl in prods] + [c],
                     widths))
     arrays = [n for n in toposort(xy[0]) if n.op is Ops.DEFINE_LOCAL and n not in prods]
-    stack = _fits(sums, arrays, min(TILE_ROWS, range_size(i)), True)  # type: ignore[type-var]
+    tile = min(TILE_ROWS, range_size(i))  # type: ignore[type-var]
+    stack = _fits(sums, arrays, tile, True)
     if stack is None:
         return None
     work = math.prod(range_size(r) for r in ranges) * math.prod(range_size(r) for r in out.src[1:])  # type: ignore[misc]
-    tile = min(TILE_ROWS, range_size(i))  # type: ignore[type-var]
     windows, narrowed = key_windows(st, i, out, xy[0], prods, tile, deps) or ((), ())
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths[:-1]),
                  tile, widths[-1], _threads(ranges, work), stack, windows, narrowed)
@@ -242,12 +242,13 @@ def _rows_plan(st: UOp, i: UOp, c: UOp, deps: dict[UOp, frozenset[UOp]]) -> Flas
     work = sum(_count(dl.src[0].src[1:]) * _count(dl.src[1:2]) for dl in prods)
     sums = [(dl.src[0], dl.src[1], w) for dl, w in zip(prods, widths)]
     arrays = [n for n in nodes if n.op is Ops.DEFINE_LOCAL and n not in prods]
-    stack = _fits(sums, arrays, min(TILE_ROWS, range_size(i)), False)  # type: ignore[type-var]
+    tile = min(TILE_ROWS, range_size(i))  # type: ignore[type-var]
+    stack = _fits(sums, arrays, tile, False)
     if stack is None:
         return None
     work *= math.prod(range_size(r) for r in ranges[:-1])  # type: ignore[misc]
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths),
-                 min(TILE_ROWS, range_size(i)), 0, _threads(ranges, work), stack)  # type: ignore[type-var]
+                 tile, 0, _threads(ranges, work), stack)
 
 
 def flashed(st: UOp) -> UOp | None:

@@ -364,7 +364,9 @@ def _plan(st: UOp) -> Pack | None:
     pack_a = _pack_x(reds, rows, j, deps, npanels)
     tile = tile_rows(ni)
     tiles = -(-ni // tile)
-    outer = panels_outer(ni * k_total * reds[0].dtype.itemsize, npanels, pack_a)
+    size = reds[0].dtype.itemsize
+    x_bytes = ni * k_total * size
+    outer = panels_outer(x_bytes, npanels, pack_a)
     if parallel == "tiles" and (_by_panels(tiles, npanels, pack_a) or (
             outer and idle(npanels, threads()) <= idle(tiles, threads()))):
         parallel = "panels"
@@ -374,20 +376,19 @@ def _plan(st: UOp) -> Pack | None:
     if parallel == "tiles" and ranges[-1] in rows:  # tiles side by side in the output's lines
         most = pick(current().grab_tiles, GRAB_TILES)
         share = threads() * pick(current().grabs_per_thread, GRABS_PER_THREAD)
-        grab = max(1, min(most, -(-ni // tile) // max(1, share)))
+        grab = max(1, min(most, tiles // max(1, share)))
     group = stream = 0
     plain_y = all(xy is not None and xy[1].op is Ops.LOAD and _contiguous(xy[1], j)
                   for xy in (split(red, rows, j, deps) for red in reds))
     if tiles == 1 and npanels > 1 and plain_y:  # each panel would be read by one tile only
         # y read in place by the block library's streamed blocks; without the library, packed
         # panel by panel into the same tile (blocks printed in the kernel stream nothing)
-        stream = stream_width(ni, reds[0].dtype.itemsize, range_size(j), panel,  # type: ignore
+        stream = stream_width(ni, size, range_size(j), panel,  # type: ignore
                               threads() if parallel else 1) if block_library() else 0
         tile, outer, grab = ni, True, 1
         parallel = "panels" if parallel == "tiles" else parallel
     elif outer and plain_y:
-        group = panel_group(ni * k_total * reds[0].dtype.itemsize,
-                            k_total * panel * reds[0].dtype.itemsize, npanels,
+        group = panel_group(x_bytes, k_total * panel * size, npanels,
                             threads() if parallel == "panels" else 1)
     return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, pack_a, parallel, grab,
                 outer, max(1, group), stream)

@@ -29,8 +29,7 @@ import math
 from typing import TYPE_CHECKING
 
 from rulegrad.rules.flash_helpers import Flash, local_product
-from rulegrad.rules.pack_helpers import PANEL_VECTORS, split
-from rulegrad.runtime.dtype import DType
+from rulegrad.rules.pack_helpers import split
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -42,24 +41,13 @@ from .ctext import (
     Scope,
     Threads,
     block_library,
-    ctype,
     loop_count,
-    vector_names,
 )
-from .gemm import close_inside, flat, fma_block, k_loops, pack_y
+from .gemm import Vec, array, batch_loops, close_inside, flat, fma_block, k_loops, pack_y
 
 if TYPE_CHECKING:
     from .render import KernelRenderer
 
-
-
-class _Vec:
-    """The C names of one dtype's scalars and vector registers (a panel of `tj` columns is
-    PANEL_VECTORS registers: 256- or 512-bit, runtime/target.py)."""
-
-    def __init__(self, dt: DType, tj: int) -> None:
-        self.ct, self.lanes = ctype(dt), tj // PANEL_VECTORS
-        self.vt, self.fma = vector_names(dt, self.lanes)
 
 
 class _Product:
@@ -70,7 +58,7 @@ class _Product:
 
     def __init__(self, red: UOp, x: UOp, y: UOp, cols: UOp, tj: int) -> None:
         self.red, self.x, self.y, self.cols, self.tj = red, x, y, cols, tj
-        self.v = _Vec(red.dtype, tj)
+        self.v = Vec(red.dtype, tj)
         self.ks = red.src[1:]
         self.k = math.prod(loop_count(r) for r in self.ks)
         self.n = loop_count(cols)
@@ -104,12 +92,7 @@ def render_flash(r: KernelRenderer, st: UOp) -> bool:
             if ab is None:
                 raise RenderError("a flash local array that is not a sum of products")
             local.append((dl, _Product(dl.src[0], *ab, dl.src[1], panels[dl.src[1].arg[0]])))
-    threads = fl.parallel != ""
-    scope = r.root
-    for n, b in enumerate(ranges[:-2]):
-        threaded = threads and fl.parallel == "batch" and n == 0
-        scope = r.open_loop(scope, b, Threads(dynamic=True) if threaded else "")
-        r.stack.append(scope)
+    scope = batch_loops(r, ranges[:-2], fl.parallel == "batch")
     table = ""
     if fl.windows and out is not None:
         table = r.fresh("kw")
@@ -124,7 +107,7 @@ def render_flash(r: KernelRenderer, st: UOp) -> bool:
     n = loop_count(i)
     ti = min(fl.tile, n)
     tv, tiles = r.fresh("tl"), -(-n // ti)
-    if threads and fl.parallel == "tiles":
+    if fl.parallel == "tiles":
         threaded, head = Threads(dynamic=True).loop(tv, tiles)
         tile = r.open_counter(scope, head, threaded)
     else:
@@ -168,7 +151,7 @@ def _window_flag(r: KernelRenderer, scope: Scope, out: _Product) -> str:
 def _pack(r: KernelRenderer, scope: Scope, p: _Product) -> None:
     """pb[panel][k][jj] = y(k, panel * TJ + jj), 0 past the last column (gemm.py's `pack_y`)."""
     p.pb, pv = r.fresh("pb"), r.fresh("pn")
-    scope.add(f"{p.v.ct} {p.pb}[{p.k * p.width}] __attribute__((aligned(64)));")
+    scope.add(array(p.v.ct, p.pb, p.k * p.width))
     pack_y(r, r.open_counter(scope, Loop(pv, p.npanels)), p.cols, p.n, [p], pv, p.tj, p.v.lanes)
     close_inside(r, scope)
 
@@ -185,7 +168,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,
     rowname: dict[UOp, tuple[str, int]] = {}
     for dl, p in local:
         s = r.fresh("sc")
-        tile.add(f"{p.v.ct} {s}[{rows * p.width}] __attribute__((aligned(64)));")
+        tile.add(array(p.v.ct, s, rows * p.width))
         x_of, xrows = _row_operand(r, tile, i, rowname, p, base, rows, last)
         _register_tiles(r, tile, i, p, base, rows, last, x_of,
                         lambda pv, s=s, p=p: ("", f"{s} + {pv} * {p.tj}", p.width),
@@ -215,7 +198,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,
     def epilogue(pv: str) -> tuple[str, str, int]:
         cell = r.fresh("cell")
         cells.append(cell)
-        return f"{v.ct} {cell}[{rows * tj}] __attribute__((aligned(64)));", cell, tj
+        return array(v.ct, cell, rows * tj), cell, tj
 
     def store(panel: Scope, pv: str) -> None:
         erow = _bind(r, panel, i, base, rows, loop_count(i))  # (rows past the end: none)
@@ -244,7 +227,7 @@ def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tupl
     # the rows past the end (a last tile that TI does not divide) are skipped, their pa 0 (set
     # in that tile only): the register tile computes them (and stores none), but no per-row
     # value is computed for them
-    tile.add(f"{p.v.ct} {pa}[{p.k * rows}] __attribute__((aligned(64)));")
+    tile.add(array(p.v.ct, pa, p.k * rows))
     r.windows = dict.fromkeys(narrowed, keys) if keys else {}
     if last is None:
         row = r.open_loop(tile, i, "", base, rows)

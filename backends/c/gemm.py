@@ -113,17 +113,11 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
         pack = pack.replace(stream=0)
     g = _Geometry(dt, math.prod(loop_count(i) for i in rows), loop_count(j), pack)
     batch = [x for x in st.src[2:] if x is not j and x not in rows]
-    threads = pack.parallel != ""
-    batch_parallel = threads and pack.parallel == "batch"
     # dynamic: a thread the OS takes off its core (a loaded machine) leaves its tiles to the
     # others instead of holding up the join; each tile is whole outputs, so values are the same
     omp = "#pragma omp parallel for schedule(dynamic)"
-    inner_pragma = omp + "\n" if threads and not batch_parallel else ""
-    scope = r.root
-    for n, b in enumerate(batch):
-        threaded = batch_parallel and n == 0
-        scope = r.open_loop(scope, b, Threads(dynamic=True) if threaded else "")
-        r.stack.append(scope)
+    inner_pragma = omp + "\n" if pack.parallel not in ("", "batch") else ""
+    scope = batch_loops(r, batch, pack.parallel == "batch")
     pv = r.fresh("pn")
     grab = f", {pack.grab}" if pack.grab > 1 else ""
     tiles_pragma = f"#pragma omp for schedule(dynamic{grab})\n" if inner_pragma else ""
@@ -143,24 +137,24 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
             region = scope
         else:
             nx, tile_claim = r.fresh("nx"), ""
-            _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
+            _scratch(r, scope, prods, g, g.npanels)
             scope.add(f"int64_t {nx} = 0;")
             scope.add(f"unsigned char {g.ready}[{g.npanels}] = {{0}};")
             region = r.open_counter(scope, Region())
-        claim = f"__atomic_fetch_add(&{nx}, 1, __ATOMIC_RELAXED)"
-        loop = r.open_counter(region, f"for (int64_t {pv} = {claim}; {pv} < {g.npanels}; "
-                                      f"{pv} = {claim})")
+        take = claim(nx)
+        loop = r.open_counter(region, f"for (int64_t {pv} = {take}; {pv} < {g.npanels}; "
+                                      f"{pv} = {take})")
         pack_y(r, loop, j, g.nj, prods, pv, g.tj, g.lanes)
         loop.add(f"__atomic_store_n(&{g.ready}[{pv}], 1, __ATOMIC_RELEASE);")
         close_inside(r, region)
         _row_tiles(r, st, region, rows, j, prods, pv, panel_head, tiles_pragma, g,
-                   claim=tile_claim, grab=pack.grab)
+                   counter=tile_claim, grab=pack.grab)
         if not shared:
             close_inside(r, scope)
             _free(scope, prods)
     elif g.npanels > 1 and not pack.outer:  # every panel packed first, then row tiles over
         # all panels
-        _scratch(r, scope, prods, g.ct, g.npanels, g.tj)
+        _scratch(r, scope, prods, g, g.npanels)
         pack_y(r, r.open_counter(scope, panel_head), j, g.nj, prods, pv, g.tj, g.lanes)
         close_inside(r, scope)
         _row_tiles(r, st, scope, rows, j, prods, pv, panel_head, "", g)
@@ -174,20 +168,30 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
         else:
             region = r.open_counter(scope, Region())
         region.add(f"const int64_t {pv} = 0;")
-        _scratch(r, region, prods, g.ct, 1, g.tj)
+        _scratch(r, region, prods, g, 1)
         pack_y(r, region, j, g.nj, prods, pv, g.tj, g.lanes, per_panel=True)
         _row_tiles(r, st, region, rows, j, prods, pv, "", tiles_pragma, g,
-                   claim=tile_claim, grab=pack.grab)
+                   counter=tile_claim, grab=pack.grab)
         _free(region, prods)
     else:  # panel by panel on one core (or one panel): each packed into one buffer, reused,
         # then its row tiles (`Pack.group` panels at a time)
         def serial(v: str, count: int) -> str:
             return f"for (int64_t {v} = 0; {v} < {count}; {v}++)"
 
-        _scratch(r, scope, prods, g.ct, pack.group, g.tj)
+        _scratch(r, scope, prods, g, pack.group)
         _panel_groups(r, st, scope, serial, rows, j, prods, pv, g, pack.group)
         _free(scope, prods)
     r.close_loops()
+
+
+def batch_loops(r: KernelRenderer, batch: list[UOp] | tuple[UOp, ...], threaded: bool) -> Scope:
+    """The loops over the `batch` ranges, outermost first (`threaded`: split across cores), and
+    the innermost one's scope (the kernel's root without any)."""
+    scope = r.root
+    for n, b in enumerate(batch):
+        scope = r.open_loop(scope, b, Threads(dynamic=True) if threaded and n == 0 else "")
+        r.stack.append(scope)
+    return scope
 
 
 def _panels_threaded(r: KernelRenderer, st: UOp, scope: Scope, rows: tuple[UOp, ...], j: UOp,
@@ -198,11 +202,11 @@ def _panels_threaded(r: KernelRenderer, st: UOp, scope: Scope, rows: tuple[UOp, 
     launcher's scratch), else an OpenMP region handing out panels dynamically."""
     group = g.group
     if shared:
-        claim, _ = _shared_scratch(r, [], g, 1)
+        counter, _ = _shared_scratch(r, [], g, 1)
         # (a claim per group of panels)
         r.shared = (-(-g.npanels // group), *r.shared[1:])  # type: ignore[index]
         region = scope
-        take = f"__atomic_fetch_add(&{claim}, 1, __ATOMIC_RELAXED)"
+        take = claim(counter)
 
         def head(v: str, count: int) -> str:
             return f"for (int64_t {v} = {take}; {v} < {count}; {v} = {take})"
@@ -212,7 +216,7 @@ def _panels_threaded(r: KernelRenderer, st: UOp, scope: Scope, rows: tuple[UOp, 
         def head(v: str, count: int) -> str:
             return (f"#pragma omp for schedule(dynamic)\n"
                     f"for (int64_t {v} = 0; {v} < {count}; {v}++)")
-    _scratch(r, region, prods, g.ct, group, g.tj)  # (each thread's own panels)
+    _scratch(r, region, prods, g, group)  # (each thread's own panels)
     _panel_groups(r, st, region, head, rows, j, prods, pv, g, group)
     _free(region, prods)
 
@@ -234,7 +238,7 @@ def _panel_groups(r: KernelRenderer, st: UOp, region: Scope, head, rows: tuple[U
     gv = r.fresh("pg")
     outer = r.open_counter(region, head(gv, -(-g.npanels // group)))
     first, wide = f"{gv} * {group * g.tj}", group * g.tj
-    cols = f"({g.nj} - {first} < {wide} ? {g.nj} - {first} : {wide})"
+    cols = columns_left(g.nj, first, wide)
     copied = [p for p in prods if copy_panel(r, outer, p.y, p.ks, j, p.k, cols, first,
                                              f"{p.pb} + 0", g.tj, g.lanes, group=group)]
     loop = r.open_counter(outer, f"for (int64_t {pv} = {gv} * {group}; {pv} < {gv} * {group}"
@@ -252,20 +256,39 @@ def _panel_groups(r: KernelRenderer, st: UOp, region: Scope, head, rows: tuple[U
         p.pb = buffers[p]
 
 
-def _scratch(r: KernelRenderer, scope: Scope, prods: list[_Product], ct: str,
-             panels: int, lanes: int) -> None:
-    """The packed panels (`panels` of them, TJ = `lanes` wide) of every product, in `scope`: on
-    the stack when all of them fit in STACK_PANEL_BYTES (each thread has its own when the scope
-    is a parallel loop's body), else on the heap."""
+def _scratch(r: KernelRenderer, scope: Scope, prods: list[_Product], g: _Geometry,
+             panels: int) -> None:
+    """The packed panels (`panels` of them, TJ wide) of every product, in `scope`: on the stack
+    when all of them fit in STACK_PANEL_BYTES (each thread has its own when the scope is a
+    parallel loop's body), else on the heap."""
     prods = [p for p in prods if p.stream is None]  # (y read in place: no panel)
-    size = 4 if ct == "float" else 8
-    heap = sum(p.k for p in prods) * panels * lanes * size > STACK_PANEL_BYTES
+    heap = sum(p.k for p in prods) * panels * g.tj * g.size > STACK_PANEL_BYTES
     for p in prods:
-        p.pb, p.heap, count = r.fresh("pb"), heap, p.k * panels * lanes
-        if heap:
-            scope.add(f"{ct} *{p.pb} = ({ct} *)rg_alloc({count} * sizeof({ct}));")
-        else:
-            scope.add(f"{ct} {p.pb}[{count}] __attribute__((aligned(64)));")
+        p.pb, p.heap = r.fresh("pb"), heap
+        scope.add(array(g.ct, p.pb, p.k * panels * g.tj, heap))
+
+
+def array(ct: str, name: str, count: int, heap: bool = False) -> str:
+    """`count` elements of C type ct: on the stack, 64-byte aligned, or on the heap (freed)."""
+    if heap:
+        return f"{ct} *{name} = ({ct} *)rg_alloc({count} * sizeof({ct}));"
+    return f"{ct} {name}[{count}] __attribute__((aligned(64)));"
+
+
+def claim(counter: str) -> str:
+    """A thread's claim of the next number of an atomic counter (tiles, panels)."""
+    return f"__atomic_fetch_add(&{counter}, 1, __ATOMIC_RELAXED)"
+
+
+def gated(x: UOp) -> bool:
+    """Whether x reads through a gate (a pad, a mask): gcc 12.2 has dropped lanes of those in
+    the loops it vectorized (flags.py), so they are not copied as vectors."""
+    return any(n.op is Ops.LOAD and len(n.src) > 1 for n in toposort(x))
+
+
+def columns_left(nj: int, first: str, wide: int) -> str:
+    """The count of the nj columns from `first` on, `wide` at most."""
+    return f"({nj} - {first} < {wide} ? {nj} - {first} : {wide})"
 
 
 # A kernel that is one threaded product over shared panels is launched (render.py's launched
@@ -288,7 +311,6 @@ def _shared_scratch(r: KernelRenderer, prods: list[_Product], g: _Geometry,
     """Name the scratch area's parts (`s_`, RenderedKernel.shared): two claim counters, then
     with `prods` the panels' ready marks and each product's panels, 64-byte aligned (without,
     each thread packs its one panel for itself). Returns the counters of panels and tiles."""
-    size = 4 if g.ct == "float" else 8
     head = -(-(16 + g.npanels) // 64) * 64  # the zeroed part: counters and marks
     nx = r.fresh("nx")
     r.root.add(f"int64_t *const {nx} = (int64_t *)s_;")
@@ -298,7 +320,7 @@ def _shared_scratch(r: KernelRenderer, prods: list[_Product], g: _Geometry,
     for p in prods:
         p.pb, p.heap = r.fresh("pb"), False
         r.root.add(f"{g.ct} *const {p.pb} = ({g.ct} *)(s_ + {at});")
-        at += -(-p.k * g.npanels * g.tj * size // 64) * 64
+        at += -(-p.k * g.npanels * g.tj * g.size // 64) * 64
     tiles = -(-g.ni // min(g.ti, g.ni))
     # a thread of the launch starts when it gets iterations: as many as there are claims
     r.shared = (max(-(-tiles // grab), g.npanels), at, head)
@@ -312,20 +334,26 @@ def _free(scope: Scope, prods: list[_Product]) -> None:
             scope.add(f"free({p.pb});")
 
 
-class _Geometry:
-    """Sizes of one packed kernel: C type, vector lanes, panel width, tile rows, rows and
+class Vec:
+    """The C names of one dtype's scalars and vector registers, for a panel of `panel` columns:
+    PANEL_VECTORS registers (256- or 512-bit, runtime/target.py; the action's panel says which)."""
+
+    def __init__(self, dt: DType, panel: int) -> None:
+        self.ct, self.size, self.lanes = ctype(dt), dt.itemsize, panel // PANEL_VECTORS
+        self.vt, self.fma = vector_names(dt, self.lanes)
+
+
+class _Geometry(Vec):
+    """Sizes of one packed kernel: its C names (`Vec`), panel width, tile rows, rows and
     columns."""
 
     def __init__(self, dt: DType, ni: int, nj: int, pack: Pack) -> None:
-        self.ct = ctype(dt)
+        super().__init__(dt, pack.panel)
         # (streamed, a "panel" is the columns read at a time, in registers of the panel's width)
         self.tj, self.ti = pack.stream or pack.panel, pack.tile
         self.pack_x = pack.pack_a
         self.group = pack.group
         self.ready = ""  # the shared panels' ready marks, when threads share them
-        # a panel is PANEL_VECTORS registers (256- or 512-bit: the action's panel says which)
-        self.lanes = pack.panel // PANEL_VECTORS
-        self.vt, self.fma = vector_names(dt, self.lanes)
         self.ni, self.nj = ni, nj
         self.npanels = -(-nj // self.tj)
 
@@ -338,16 +366,16 @@ def pack_y(r: KernelRenderer, panel: Scope, j: UOp, nj: int, prods, pv: str, tj:
     for p in prods:
         at = "" if per_panel else f"{pv} * {p.k * tj} + "
         # a panel's row is copied as vectors (gcc does not see through the index arithmetic
-        # alone), unless a read is gated: gcc 12.2 has dropped lanes of those (flags.py)
-        gated = any(n.op is Ops.LOAD and len(n.src) > 1 for n in toposort(p.y))
+        # alone), unless a read is gated (`gated`)
+        simd = not gated(p.y)
 
-        def copy(scope: Scope, count: int, p=p, at: str = at, gated: bool = gated) -> None:
+        def copy(scope: Scope, count: int, p=p, at: str = at, simd: bool = simd) -> None:
             if copy_panel(r, scope, p.y, p.ks, j, p.k, count, f"{pv} * {tj}",
                           f"{p.pb} + {at}0", tj, lanes):
                 return
             kscope, kk = k_loops(r, scope, p.ks)
             jscope, jj = _bind(r, kscope, j, f"{pv} * {tj}", count, None, unroll=False,
-                               simd=not gated)
+                               simd=simd)
             jscope.add(f"{p.pb}[{at}{kk} * {tj} + {jj}] = {r.emit(p.y)};")
             close_inside(r, scope)
             if count < tj:
@@ -375,7 +403,7 @@ def _by_panel(r: KernelRenderer, parent: Scope, pv: str, nj: int, tj: int, body)
 
 def _row_tiles(r: KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j: UOp,
                prods: list[_Product], pv: str, panel_head: str, pragma: str,
-               g: _Geometry, claim: str = "", grab: int = 1) -> None:
+               g: _Geometry, counter: str = "", grab: int = 1) -> None:
     """Tiles of TI rows in one loop (threaded, the last tile is shared out with the others
     instead of running on one core after them). When TI does not divide the rows, the last
     tile computes TI rows too, those past the end on the last row's values (its index clamped),
@@ -390,8 +418,8 @@ def _row_tiles(r: KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j:
     if any(p.block for p in prods):
         r.choices.append("BLOCKS from the block library")
     tv = r.fresh("tl")
-    if claim:  # a launched kernel's threads claim `grab` tiles at a time from a counter
-        take = f"__atomic_fetch_add(&{claim}, 1, __ATOMIC_RELAXED)"
+    if counter:  # a launched kernel's threads claim `grab` tiles at a time from a counter
+        take = claim(counter)
         if grab == 1:
             loop = r.open_counter(parent, f"for (int64_t {tv} = {take}; {tv} < {tiles}; "
                                           f"{tv} = {take})")
@@ -423,11 +451,9 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
     if g.pack_x:
         for p in prods:
             pa = r.fresh("pa")
-            if p.k * rows * (4 if g.ct == "float" else 8) > STACK_PANEL_BYTES:  # a long sum
-                tile.add(f"{g.ct} *{pa} = ({g.ct} *)rg_alloc({p.k * rows} * sizeof({g.ct}));")
+            if p.k * rows * g.size > STACK_PANEL_BYTES:  # a long sum
                 heap.append(pa)
-            else:
-                tile.add(f"{g.ct} {pa}[{p.k * rows}] __attribute__((aligned(64)));")
+            tile.add(array(g.ct, pa, p.k * rows, pa in heap))
             if len(i) > 1:  # rows of several ranges (a convolution's pixels): the k loops
                 # outside, so each step's index arithmetic serves the tile's rows
                 x = offsets.of(p.x)
@@ -446,9 +472,8 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                 # each step its own element: `omp simd` (render.py's `_simd_fills`). gcc's
                 # very cheap cost model left a computed row scalar (an MLP's layer norm, a
                 # division per element: a tenth of its first product's time on one core);
-                # not with a gated read, whose lanes gcc 12.2 has dropped (see pack_y)
-                inner.fills = not any(n.op is Ops.LOAD and len(n.src) > 1
-                                      for n in toposort(p.x))
+                # not with a gated read (`gated`)
+                inner.fills = not gated(p.x)
             close_inside(r, tile)
             xs[p] = pa
     if panel_head:
@@ -475,9 +500,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
             return iscope, ii, f"{xs[p]}[{kk} * {rows} + {ii}]" if p in xs else r.emit(xo)
 
         def cell(p: _Product = p) -> tuple[str, int]:
-            p.cell = r.fresh("acc")
-            r.vartypes[p.cell] = f"{g.ct} *"
-            tile.add(f"{g.ct} {p.cell}[{rows * g.tj}] __attribute__((aligned(64)));")
+            _cell(r, g, tile, p, rows)
             return p.cell, g.tj
 
         fma_block(r, tile, g, rows, g.tj, f"{p.pb} + {at}", k_open, row_open, cell)
@@ -485,8 +508,8 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
     # the output's contiguous axis innermost: the columns (a matmul's rows), or the rows (a
     # convolution's pixels, where the columns are channels a plane apart)
     # the row's columns as one vector loop (gcc unrolls the 16 columns of a bias and relu into
-    # scalar code otherwise), unless a read is gated (see pack_y)
-    gated = any(n.op is Ops.LOAD and len(n.src) > 1 for n in toposort(st.src[1]))
+    # scalar code otherwise), unless a read is gated (`gated`)
+    simd = not gated(st.src[1])
 
     store = st.replace(src=(offsets.of(st.src[0], index=True), *st.src[1:]))
     sums = frozenset(p.red for p in prods)
@@ -500,7 +523,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
             iscope, ii = _bind_rows(r, scope, i, base, rows, unroll=False, size=size,
                                     bind=offsets.reads_rows(*store.src[:2], named=sums))
             cell, jj = _bind(r, iscope, j, f"{pv} * {g.tj}", count, None, unroll=False,
-                             simd=not gated)
+                             simd=simd)
         for p in prods:
             name = r.fresh()
             cell.add(r.stmt(name, g.ct, f"{p.cell}[{ii} * {g.tj} + {jj}]"))
@@ -824,20 +847,25 @@ def _call_block(r: KernelRenderer, g: _Geometry, tile: Scope, p: _Product,
         if xr is None:  # (_plan_block asks what _RowOffsets needs for a pointer per row)
             raise RenderError("a product planned for the block library whose x has no row "
                               "pointers")
-    p.cell = r.fresh("acc")
-    r.vartypes[p.cell] = f"{g.ct} *"
-    tile.add(f"{g.ct} {p.cell}[{rows * g.tj}] __attribute__((aligned(64)));")
+    _cell(r, g, tile, p, rows)
     if p.stream is not None:
         buf, fixed, sk = p.stream
         src = f"{r.lookup(buf)} + {r.emit(fixed)}"
         first = f"{pv} * {g.tj}"
-        cols = f"({g.nj} - {first} < {g.tj} ? {g.nj} - {first} : {g.tj})"
+        cols = columns_left(g.nj, first, g.tj)
         fn = r.call(stream_name(p.red.dtype, g.lanes, rows))
         tile.add(f"{fn}({p.k}, {xr}, {table}, {stride}, {src} + ({first}), {sk}, {cols}, "
                  f"{p.cell}, {g.tj});")
         return
     fn = r.call(block_name(p.red.dtype, g.lanes, rows))
     tile.add(f"{fn}({p.k}, {xr}, {table}, {stride}, {p.pb} + {at}0, {p.cell}, {g.tj});")
+
+
+def _cell(r: KernelRenderer, g: _Geometry, tile: Scope, p: _Product, rows: int) -> None:
+    """p's results for the tile (`p.cell`): `rows` rows of TJ, declared in `tile`."""
+    p.cell = r.fresh("acc")
+    r.vartypes[p.cell] = f"{g.ct} *"
+    tile.add(array(g.ct, p.cell, rows * g.tj))
 
 
 def affine(r: KernelRenderer, idx: UOp, rows: tuple[UOp, ...]

@@ -25,7 +25,6 @@ contract of runtime/semantics.py's docstring, as the packed loops of gemm.py).
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 from rulegrad.rules.flash_helpers import Flash, local_product
@@ -43,28 +42,25 @@ from .ctext import (
     block_library,
     loop_count,
 )
-from .gemm import Vec, array, batch_loops, close_inside, flat, fma_block, k_loops, pack_y
+from .gemm import Product, Vec, array, batch_loops, close_inside, flat, fma_block, k_loops, pack_y
 
 if TYPE_CHECKING:
     from .render import KernelRenderer
 
 
 
-class _Product:
-    """One sum of products: its REDUCE, the row operand `x`, the packed operand `y`, its
-    columns' range, its panel width `tj` and the C names of its dtype `v` (a local product may
-    be of another dtype than the output: float32 scores of a float64 softmax); `pb` names its
-    packed panels."""
+class _Product(Product):
+    """One sum of products (gemm.py's `Product`: its REDUCE, the row operand `x`, the packed
+    operand `y`, its packed panels `pb`), its columns' range, its panel width `tj` and the C
+    names of its dtype `v` (a local product may be of another dtype than the output: float32
+    scores of a float64 softmax)."""
 
     def __init__(self, red: UOp, x: UOp, y: UOp, cols: UOp, tj: int) -> None:
-        self.red, self.x, self.y, self.cols, self.tj = red, x, y, cols, tj
-        self.v = Vec(red.dtype, tj)
-        self.ks = red.src[1:]
-        self.k = math.prod(loop_count(r) for r in self.ks)
+        super().__init__(red, x, y)
+        self.cols, self.tj, self.v = cols, tj, Vec(red.dtype, tj)
         self.n = loop_count(cols)
         self.npanels = -(-self.n // tj)
         self.width = self.npanels * tj  # a row of its results, padded to whole panels
-        self.pb = ""
 
 
 def render_flash(r: KernelRenderer, st: UOp) -> bool:

@@ -67,7 +67,7 @@ if TYPE_CHECKING:
 STACK_PANEL_BYTES = stack_bytes() // 8
 
 
-class _Product:
+class Product:
     """One REDUCE as sum_k x * y; `pb` (on the heap or not) and `cell` name its packed panel
     and its results."""
 
@@ -86,7 +86,7 @@ class _Product:
         self.stream: tuple[UOp, UOp, int] | None = None
 
 
-def plan(r: KernelRenderer, st: UOp) -> tuple[Pack, tuple[UOp, ...], UOp, list[_Product]] | None:
+def plan(r: KernelRenderer, st: UOp) -> tuple[Pack, tuple[UOp, ...], UOp, list[Product]] | None:
     """The STORE's packing action (rules/opt.rules' `pack_store` put a `Pack` in its arg), with
     its row and column ranges and its products, or None when it has none."""
     pack = st.arg
@@ -100,12 +100,12 @@ def plan(r: KernelRenderer, st: UOp) -> tuple[Pack, tuple[UOp, ...], UOp, list[_
         if xy is None:
             raise RenderError(f"a packed STORE whose {red.op.name} is not a product over its rows "
                               "and columns")
-        prods.append(_Product(red, *xy))
+        prods.append(Product(red, *xy))
     return pack, rows, j, prods
 
 
 def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...], j: UOp,
-                  prods: list[_Product]) -> None:
+                  prods: list[Product]) -> None:
     """Emit the packed loop nest for STORE `st` (see the module docstring), as `pack` says."""
     dt = prods[0].red.dtype
     if pack.stream and not _streamable(r, prods, rows, j, pack):
@@ -195,7 +195,7 @@ def batch_loops(r: KernelRenderer, batch: list[UOp] | tuple[UOp, ...], threaded:
 
 
 def _panels_threaded(r: KernelRenderer, st: UOp, scope: Scope, rows: tuple[UOp, ...], j: UOp,
-                     prods: list[_Product], pv: str, g: _Geometry, shared: bool) -> None:
+                     prods: list[Product], pv: str, g: _Geometry, shared: bool) -> None:
     """The columns split across cores (`Pack.parallel` "panels": too few row tiles to share):
     each thread claims a panel, packs it into a buffer of its own and runs every row tile on
     it, waiting on no other thread. Launched when `shared` (the claim counter in the
@@ -222,7 +222,7 @@ def _panels_threaded(r: KernelRenderer, st: UOp, scope: Scope, rows: tuple[UOp, 
 
 
 def _panel_groups(r: KernelRenderer, st: UOp, region: Scope, head, rows: tuple[UOp, ...],
-                  j: UOp, prods: list[_Product], pv: str, g: _Geometry, group: int) -> None:
+                  j: UOp, prods: list[Product], pv: str, g: _Geometry, group: int) -> None:
     """Panel after panel, each packed into the products' buffers (`_scratch`, `group` panels
     wide) and run over by every row tile; `head(variable, count)` is the loop's header (one
     core, or threads claiming). With `group` > 1 the loop is over groups of that many panels,
@@ -256,7 +256,7 @@ def _panel_groups(r: KernelRenderer, st: UOp, region: Scope, head, rows: tuple[U
         p.pb = buffers[p]
 
 
-def _scratch(r: KernelRenderer, scope: Scope, prods: list[_Product], g: _Geometry,
+def _scratch(r: KernelRenderer, scope: Scope, prods: list[Product], g: _Geometry,
              panels: int) -> None:
     """The packed panels (`panels` of them, TJ wide) of every product, in `scope`: on the stack
     when all of them fit in STACK_PANEL_BYTES (each thread has its own when the scope is a
@@ -306,7 +306,7 @@ def _alone(r: KernelRenderer) -> bool:
             and all(n.op is not Ops.DEFINE_VAR for n in toposort(r.ast)))
 
 
-def _shared_scratch(r: KernelRenderer, prods: list[_Product], g: _Geometry,
+def _shared_scratch(r: KernelRenderer, prods: list[Product], g: _Geometry,
                     grab: int) -> tuple[str, str]:
     """Name the scratch area's parts (`s_`, RenderedKernel.shared): two claim counters, then
     with `prods` the panels' ready marks and each product's panels, 64-byte aligned (without,
@@ -327,7 +327,7 @@ def _shared_scratch(r: KernelRenderer, prods: list[_Product], g: _Geometry,
     return f"{nx}[0]", f"{nx}[1]"
 
 
-def _free(scope: Scope, prods: list[_Product]) -> None:
+def _free(scope: Scope, prods: list[Product]) -> None:
     """Free the heap panels of `scope`, after everything that reads them."""
     for p in prods:
         if p.heap:
@@ -402,7 +402,7 @@ def _by_panel(r: KernelRenderer, parent: Scope, pv: str, nj: int, tj: int, body)
 
 
 def _row_tiles(r: KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j: UOp,
-               prods: list[_Product], pv: str, panel_head: str, pragma: str,
+               prods: list[Product], pv: str, panel_head: str, pragma: str,
                g: _Geometry, counter: str = "", grab: int = 1) -> None:
     """Tiles of TI rows in one loop (threaded, the last tile is shared out with the others
     instead of running on one core after them). When TI does not divide the rows, the last
@@ -437,7 +437,7 @@ def _row_tiles(r: KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j:
 
 
 def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
-          prods: list[_Product], base: str, rows: int, pv: str, panel_head: str, g: _Geometry,
+          prods: list[Product], base: str, rows: int, pv: str, panel_head: str, g: _Geometry,
           size: int | None) -> None:
     """`rows` output rows from `base`: per panel, each product's register block summed over k
     in order (x broadcast, fused-multiply-added), then the epilogue. With a `panel_head` the
@@ -445,7 +445,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
     `size`, rows from `size` on are computed as row size - 1 and not stored."""
     last = None if size is None else size - 1
     offsets = _RowOffsets(r, tile, i, base, rows, last)
-    xs: dict[_Product, str] = {}
+    xs: dict[Product, str] = {}
     heap: list[str] = []  # packed tiles of x on the heap, freed after the panels
     outer = tile
     if g.pack_x:
@@ -486,20 +486,20 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
             _call_block(r, g, tile, p, offsets, xs.get(p), rows, at, pv)
             continue
 
-        def k_open(scope: Scope, p: _Product = p) -> tuple[Scope, str]:
+        def k_open(scope: Scope, p: Product = p) -> tuple[Scope, str]:
             if p in xs:  # both operands packed: the k loops are one flat loop over the panels
                 kk = r.fresh("k")
                 return r.open_counter(scope, Loop(kk, p.k)), kk
             return k_loops(r, scope, p.ks)
 
-        def row_open(kscope: Scope, kk: str, p: _Product = p) -> tuple[Scope, str, str]:
+        def row_open(kscope: Scope, kk: str, p: Product = p) -> tuple[Scope, str, str]:
             xo = p.x if p in xs else offsets.of(p.x)
             iscope, ii = _bind_rows(r, kscope, i, base, rows, last=last,
                                     bind=p not in xs and offsets.reads_rows(xo))
             offsets.name(iscope, ii)
             return iscope, ii, f"{xs[p]}[{kk} * {rows} + {ii}]" if p in xs else r.emit(xo)
 
-        def cell(p: _Product = p) -> tuple[str, int]:
+        def cell(p: Product = p) -> tuple[str, int]:
             _cell(r, g, tile, p, rows)
             return p.cell, g.tj
 
@@ -699,7 +699,7 @@ class _RowOffsets:
         self.tile.items[self.at:self.at] = [" ".join(decls), loop]
 
 
-def _streamable(r: KernelRenderer, prods: list[_Product], rows: tuple[UOp, ...], j: UOp,
+def _streamable(r: KernelRenderer, prods: list[Product], rows: tuple[UOp, ...], j: UOp,
                 pack: Pack) -> bool:
     """Whether every product's y can be read in place by the block library's streamed block
     (noted in `p.stream`: a load at buf[fixed + step * sk + column], `_in_place`) and its x by
@@ -786,7 +786,7 @@ def plain_load(r: KernelRenderer, x: UOp) -> bool:
 TABLE_MAX = 4096
 
 
-def _plan_block(r: KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp, ...],
+def _plan_block(r: KernelRenderer, parent: Scope, p: Product, rows: tuple[UOp, ...],
                 packed: bool, count: int) -> None:
     """Whether p's register block is the block library's (`p.block`): when x is packed per
     tile (pa[k][row]), or a load whose index is, per row, a pointer into its buffer plus an
@@ -812,7 +812,7 @@ def _plan_block(r: KernelRenderer, parent: Scope, p: _Product, rows: tuple[UOp, 
         p.block = (table, "0", "")
 
 
-def _x_block(r: KernelRenderer, p: _Product, rows: tuple[UOp, ...]
+def _x_block(r: KernelRenderer, p: Product, rows: tuple[UOp, ...]
              ) -> tuple[UOp, str | None] | None:
     """When a block may read p's x in place (a plain load whose index is, per row, a pointer
     into its buffer plus an offset of k alone): that offset, and its stride when it is k times
@@ -832,7 +832,7 @@ def _x_block(r: KernelRenderer, p: _Product, rows: tuple[UOp, ...]
     return rest, stride
 
 
-def _call_block(r: KernelRenderer, g: _Geometry, tile: Scope, p: _Product,
+def _call_block(r: KernelRenderer, g: _Geometry, tile: Scope, p: Product,
                 offsets: _RowOffsets, packed: str | None, rows: int, at: str, pv: str) -> None:
     """p's register block as a call of the block library's, into p's cell (its streamed block
     over panel `pv`'s columns when y is read in place)."""
@@ -861,7 +861,7 @@ def _call_block(r: KernelRenderer, g: _Geometry, tile: Scope, p: _Product,
     tile.add(f"{fn}({p.k}, {xr}, {table}, {stride}, {p.pb} + {at}0, {p.cell}, {g.tj});")
 
 
-def _cell(r: KernelRenderer, g: _Geometry, tile: Scope, p: _Product, rows: int) -> None:
+def _cell(r: KernelRenderer, g: _Geometry, tile: Scope, p: Product, rows: int) -> None:
     """p's results for the tile (`p.cell`): `rows` rows of TJ, declared in `tile`."""
     p.cell = r.fresh("acc")
     r.vartypes[p.cell] = f"{g.ct} *"

@@ -17,7 +17,7 @@ from rulegrad.rules.opt_helpers import along, vector_reducible, vector_values
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import REDUCE_VECTORS, VECTOR_LANES, vector_bytes
+from rulegrad.runtime.target import vector_bytes
 from rulegrad.runtime.uop import UOp
 
 # the ops a pair of a float32 reduce's 8-lane vectors computes as one 16-lane value (`paired`)
@@ -92,9 +92,10 @@ def filled(red: UOp) -> UOp | None:
 def fills_sum(row: UOp) -> bool:
     """Whether a "fill" sum of kernel-local `row` is added up in the row's own loop (render.py's
     `_close_local`: each 16-lane block two of the vector reduce's vectors): where the row is
-    filled 16 lanes at a time (`wide_fill`) in whole blocks of the vector reduce's
-    (REDUCE_VECTORS vectors of VECTOR_LANES). A row with values past its last block sent each
-    of those to its partial sum one lane at a time, which cost rows of 1000 and 4099 more than
-    the pass it saved (5%); those, and every row elsewhere, are read back by the vector
-    reduce's loop."""
-    return wide_fill(row) and (range_size(row.src[1]) or 1) % (REDUCE_VECTORS * VECTOR_LANES) == 0
+    filled 16 lanes at a time (`wide_fill`), any length. The row's blocks of REDUCE_VECTORS
+    vectors of VECTOR_LANES are added as they are stored; what is past the last (fewer than
+    32 values) is read back after the loop in the vector reduce's steps (render.py's
+    `_fill_tail`), so the same bits. (Sending those values to their partial sums one lane at
+    a time inside the loop cost rows of 1000 and 4099 more than the pass it saved.) Every row
+    elsewhere is read back by the vector reduce's loop."""
+    return wide_fill(row)

@@ -62,7 +62,7 @@ from rulegrad.rules.wide_exps import fills_sum, paired, wide_fill
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import GroupOp, Ops
-from rulegrad.runtime.target import vector_bytes, vector_lanes
+from rulegrad.runtime.target import REDUCE_VECTORS, vector_bytes, vector_lanes
 from rulegrad.runtime.uop import UOp, toposort
 
 from . import vexp
@@ -1200,11 +1200,11 @@ class KernelRenderer:
         wide = self.vector is None and wide_fill(dl)  # 16 lanes at a time (wide_exps')
         sums = []  # its "fill" reduces: a scalar accumulator each, and two 16-lane vectors
         for red in self.fills.get(dl, ()) if wide and fills_sum(dl) else ():
-            acc, lanes = self.fresh("acc"), self.fresh("acc")
+            acc, lo, hi = self.fresh("acc"), self.fresh("acc"), self.fresh("acc")
             host.add(f"float {acc} = 0x0.0p+0f;")  # (the vector reduce's scalar start, +0.0)
-            host.add(f"rg_zf32 {lanes}[2] = {{rg_zset_f32(0x0.0p+0f), rg_zset_f32(0x0.0p+0f)}};")
-            self.vartypes[acc], self.vartypes[lanes] = "float", "rg_zf32 *"
-            sums.append((red, acc, lanes))
+            host.add(f"rg_zf32 {lo} = rg_zset_f32(0x0.0p+0f), {hi} = {lo};")
+            self.vartypes[acc], self.vartypes[lo], self.vartypes[hi] = "float", "rg_zf32", "rg_zf32"
+            sums.append((red, acc, (lo, hi)))
         for r in dl.src[1:]:
             scope = self._open_vector(scope, r, None, lanes=16) if wide else \
                 self.open_loop(scope, r)
@@ -1235,13 +1235,22 @@ class KernelRenderer:
         inner.repeats = len(dl.src) == 2  # (one loop: its array is read only after it)
         inner.itemsize = dl.dtype.itemsize
         host = self.stack[-len(dl.src)]
-        for _, _, lanes in sums:  # 16 values at 16k: vectors 2k, 2k+1 of the vector reduce's
-            block = f"{lanes}[({self.loop_names[dl.src[-1]]}_v >> 4) & 1]"  # 4 (fills_sum)
-            inner.add(f"{block} = ({block} + {value});")
+        var, n = self.loop_names[dl.src[-1]], loop_count(dl.src[-1])
+        whole = n - n % (REDUCE_VECTORS * VECTOR_LANES)  # the row's blocks of 32
+        for _, _, (lo, hi) in sums:
+            # 16 values at 16k: vectors 2k, 2k+1 of the vector reduce's 4 (fills_sum), added to
+            # lo, which then trades places with hi: after each even number of blocks lo holds
+            # vectors 0 and 1, hi 2 and 3 (an accumulator picked by k's parity was a store and
+            # a load per block: gcc keeps no array indexed so in registers)
+            add = f"{{ const rg_zf32 s_ = {hi}; {hi} = ({lo} + {value}); {lo} = s_; }}"
+            inner.add(add if whole == n else f"if ({var}_v < {whole}) {add}")
         self._leave(mark)
         for red, acc, lanes in sums:  # the vector reduce's combine: ((a0 + a1) + a2) + a3
-            host.add(f"for (int u_ = 0; u_ < 8; u_++) {acc} = ({acc} + ((({lanes}[0][u_] + "
-                     f"{lanes}[0][u_ + 8]) + {lanes}[1][u_]) + {lanes}[1][u_ + 8]));")
+            lo, hi = lanes
+            for step in _fill_tail(name, acc, lanes, whole, n):
+                host.add(step)
+            host.add(f"for (int u_ = 0; u_ < 8; u_++) {acc} = ({acc} + ((({lo}[u_] + "
+                     f"{lo}[u_ + 8]) + {hi}[u_]) + {hi}[u_ + 8]));")
             host.names[red] = acc
         host.names[dl] = name
 
@@ -1591,6 +1600,20 @@ def _has_plain_innermost(root: Scope) -> bool:
     as when this read the header text."""
     return any(s.head and not (s.loop is not None and s.loop.vector)
                and not any(isinstance(x, Scope) for x in s.items) for s in root.tree())
+
+
+def _fill_tail(row: str, acc: str, lanes: tuple[str, str], whole: int, n: int) -> list[str]:
+    """A "fill" sum's values past its row's last block of 32 (`_close_local`), read back from
+    the row in the vector reduce's steps (rg_reduce_add_f32's): up to three vectors of 8 into
+    its partial results 0, 1 and 2 (halves of the two 16-lane accumulators, `lanes`), then the
+    rest one at a time into the scalar sum, before the partial results are combined into it."""
+    steps = [f"for (int u_ = 0; u_ < 8; u_++) {lanes[v // 2]}[u_ + {8 * (v % 2)}] = "
+             f"({lanes[v // 2]}[u_ + {8 * (v % 2)}] + {row}[{whole + 8 * v} + u_]);"
+             for v in range((n - whole) // 8)]
+    rest = whole + (n - whole) // 8 * 8
+    if rest < n:
+        steps.append(f"for (int64_t k_ = {rest}; k_ < {n}; k_++) {acc} = ({acc} + {row}[k_]);")
+    return steps
 
 
 def _row_major(ranges: tuple[UOp, ...], names: dict[UOp, str]) -> tuple[str, ...]:

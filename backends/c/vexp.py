@@ -24,13 +24,16 @@ library's function, LIBM_ULPS, is 4).
 The core: x clamped to [-104, 88.8] (NaN kept: below -104 exp rounds to +0, above 88.8 to
 inf, so -inf gives 0 and +inf gives inf), k = round(x / ln 2) by the 1.5 * 2^23 shift,
 r = x - k ln 2 in two fused steps (Cody-Waite, Cephes' split of ln 2: k times its 9-bit high
-part is exact), exp(r) = 1 + r + r^2 P(r) with Cephes' expf polynomial (degree 5, fused
-multiply-adds), then times 2^k rounded once: AVX-512's scalef, or 2^(k >> 1) (exact: the
-product stays normal) times 2^(k - (k >> 1)), which rounds once into the subnormals and gives
-the same bits. Without FMA instructions (RULEGRAD_CFLAGS without -march=native, or a CPU
-without them) each fused step is a multiply and an add: within 1.2 ulp, and still one core for
-every lane. Over every float32 of the range (a C loop against double exp): 0.894 ulp with
-FMA instructions (AVX-512's and AVX2's), 1.189 without.
+part is exact), exp(r) = 1 + r + r^2 P(r), P of degree 4 (six fused multiply-adds for exp(r)),
+then times 2^k rounded once: AVX-512's scalef, or 2^(k >> 1) (exact: the product stays normal)
+times 2^(k - (k >> 1)), which rounds once into the subnormals and gives the same bits. P is a
+minimax fit of exp's relative error on |r| <= ln 2 / 2 (bench/exp_poly.py --fit): 3e-9, 0.03
+ulp, so the steps' roundings make the error, as they did with Cephes' P of degree 5 (a fused
+step more, the same 0.894 ulp; this core runs 16 lanes 1.12x as fast as that one did, one
+thread on an L1 row, CPU time). Without FMA instructions (RULEGRAD_CFLAGS without
+-march=native, or a CPU without them) each fused step is a multiply and an add: within 1.2 ulp,
+and still one core for every lane. Over every float32 of the range (bench/exp_poly.py --step 1,
+a C loop against double exp): 0.894 ulp with FMA instructions (AVX-512's and AVX2's), 1.176 without.
 """
 
 from __future__ import annotations
@@ -73,9 +76,9 @@ typedef float rg_xf16 __attribute__((vector_size(64)));
 typedef int32_t rg_xi8 __attribute__((vector_size(32)));
 #define RG_EXP_SHIFT 0x1.8p23f
 #define RG_EXP_POLY(FMA, B, p, r) \
-  p = B(0x1.a0d2cep-13f); p = FMA(p, r, B(0x1.6e879cp-10f)); p = FMA(p, r, B(0x1.11121p-7f)); \
-  p = FMA(p, r, B(0x1.555382p-5f)); p = FMA(p, r, B(0x1.555554p-3f)); \
-  p = FMA(p, r, B(0.5f)); p = FMA(p, r, B(1.0f)); p = FMA(p, r, B(1.0f))
+  p = B(0x1.6a241ap-10f); p = FMA(p, r, B(0x1.1239f2p-7f)); p = FMA(p, r, B(0x1.5558f2p-5f)); \
+  p = FMA(p, r, B(0x1.555492p-3f)); p = FMA(p, r, B(0x1.fffffcp-2f)); \
+  p = FMA(p, r, B(1.0f)); p = FMA(p, r, B(1.0f))
 #if defined(__FMA__) && defined(__GNUC__) && !defined(__clang__)
 #define RG_FMA1(a, b, c) __builtin_fmaf(a, b, c)
 #define RG_FMA8(a, b, c) __builtin_ia32_vfmaddps256(a, b, c)

@@ -64,6 +64,12 @@ def _crowded(far: list[UOp], j: UOp) -> bool:
     return 2 * busiest > ways
 
 
+def _reads_back(st: UOp) -> bool:
+    """Whether the STORE's value loads from the buffer it stores into (an in-place update)."""
+    buf = st.src[0].src[0]
+    return any(n.op is Ops.LOAD and n.src[0].src[0] is buf for n in toposort(st.src[1]))
+
+
 def transposed(st: UOp) -> UOp | None:
     """The STORE with the outer loop i that every far load (`_far_loads`) reads contiguously
     run in blocks of a vector's width of that load's elements, the blocks' points innermost;
@@ -102,10 +108,13 @@ def transposed(st: UOp) -> UOp | None:
             outer, inner = split_range(i, block, "loop", fresh, mapping)
             loops = [outer if r is i else r for r in ranges] + [inner]
             idx = st.src[0].substitute(mapping)
-            if range_size(i) % block:  # type: ignore[operator]
+            if range_size(i) % block and _reads_back(st):  # type: ignore[operator]
                 # the last block overlaps the one before it: the rows that block wrote are not
                 # stored again (i + 1 > outer * block), as interchange's blocks: an in-place
-                # update (a += b.T) read them back already updated and added b twice
+                # update (a += b.T) read them back already updated and added b twice. A store
+                # that reads nothing of its buffer writes those rows again with the same values,
+                # ungated: gcc unrolls the block loop (16 floats), and 3x1021x509's transpose,
+                # gated, ran a rolled loop with a branch per element
                 gate = (outer * block).alu(Ops.CMPLT, mapping[i] + 1)
                 idx = idx.replace(src=(*idx.src, gate))
             return st.replace(src=(idx, st.src[1].substitute(mapping), *loops))

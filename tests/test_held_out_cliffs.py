@@ -5,6 +5,7 @@ inside, the actions applied, the threads taken), never by time."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -55,6 +56,35 @@ def test_a_transpose_reads_a_cache_line_per_step(monkeypatch, a, b, c, tiled):
     assert any(s.startswith("TILE") for s in acts) is tiled, acts
     want = x.transpose(0, 2, 1) * 2 + x.astype(np.float64).sum(0).T
     np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-3)
+
+
+def _gated_stores(t: Tensor) -> tuple[int, bool]:
+    """The stores printed under an `if` in t's kernels, and whether a transpose tile was taken."""
+    from rulegrad.backends.c import run
+    from rulegrad.backends.c.render import render_kernel
+
+    gated, tiled = 0, False
+    for i, item in enumerate(t.schedule()):
+        low = run.lower_only(item.ast)
+        opt = run.optimize_kernel(low)
+        tiled |= any(a.startswith("TILE") for a in run.actions(low, opt))
+        gated += len(re.findall(r"if \([^;]*\) p\d+\[", render_kernel(opt, f"k{i}").source))
+    return gated, tiled
+
+
+@pytest.mark.parametrize("a, b, c, dt", [(3, 1021, 509, "float32"), (1, 1023, 67, "float32"),
+                                         (2, 509, 1021, "float64"), (2, 509, 1021, "int16")])
+def test_a_transpose_tile_stores_its_overlapping_last_block_ungated(monkeypatch, a, b, c, dt):
+    # the last block of c overlaps the one before it (509 = 31 * 16 + 13); a store that reads
+    # nothing of its own buffer writes the overlapped rows again, with the same values: gated,
+    # each element of the block loop was a branch, and gcc kept the loop rolled. (An in-place
+    # a += b.T reads a back and keeps the gate: tests/test_review_49b.py, b added twice)
+    monkeypatch.setenv("RULEGRAD_L1_BYTES", "32K")
+    x = np.random.default_rng(4).integers(-9, 9, (a, b, c)).astype(dt)
+    t = Tensor(x).transpose(1, 2) * 2 + Tensor(x).sum(0).transpose(0, 1)
+    assert _gated_stores(t) == (0, True)
+    want = x.transpose(0, 2, 1) * 2 + x.sum(0, dtype=x.dtype).T
+    np.testing.assert_array_equal(t.numpy(), want)
 
 
 def _conv_np(x: np.ndarray, w: np.ndarray, stride: int, dil: int, pad: int) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Helpers of `opt.rules`' transpose-tile action: an elementwise STORE written contiguously along
 its innermost loop j but reading some buffer far apart along j (a transpose) and contiguously
-along an outer output loop i runs i in blocks of a vector's width, the block's points innermost.
+along an outer output loop i runs i in blocks of a vector's width (at most L1's ways), the block's
+points innermost.
 
 In: a lowered STORE (backends/KERNEL_AST.md, "after lowering") with no action yet and no reduce
 in its value. Out: `transposed(st)`, the STORE with i split into outer * block + inner (the
@@ -13,10 +14,10 @@ uses one element of it; by the time the next row of i comes back to that line it
 cache (a 1021-long row of lines a page apart). Only when a pass of j touches more than half of
 L1 holds, and they spread over its sets: a short j (97 steps) finds its lines again at the
 next row, and is left whole, unless its lines are a multiple of a page apart (`_crowded`).
-With the block's points innermost, the far read takes a whole line per step of j (the block: a
-vector's width of the line), and the block's rows of the output are each written one element
-per step of j, a few lines each in flight. Every output element is computed from the same
-reads as before: bit for bit.
+With the block's points innermost, the far read takes a vector's width of a line per step of j
+(or as many elements as L1 has ways, `_block`), and the block's rows of the output are each
+written one element per step of j, a few lines each in flight. Every output element is computed
+from the same reads as before: bit for bit.
 """
 
 from __future__ import annotations
@@ -70,6 +71,16 @@ def _reads_back(st: UOp) -> bool:
     return any(n.op is Ops.LOAD and n.src[0].src[0] is buf for n in toposort(st.src[1]))
 
 
+def _block(itemsize: int) -> int:
+    """The rows of a block: a vector's width of the far load's elements, but no more rows than
+    L1 has ways (L1 / page; a power of two: 12 ways take 8 rows). Each row of the block keeps a
+    line of the output in flight at every step of j. The kernel alone, one core, best of 41
+    (a loaded machine): 8 rows of 777 took 2.5 ms at 4x777x1031, 16 rows 5 to 30 ms; 4x1021x1040
+    3.6 against 17; within 12% either way where rows are short (128 to 1024 floats)."""
+    ways = max(1, cache_bytes(1) // page_bytes())
+    return max(1, min(vector_bytes() // itemsize, 1 << (ways.bit_length() - 1)))
+
+
 def transposed(st: UOp) -> UOp | None:
     """The STORE with the outer loop i that every far load (`_far_loads`) reads contiguously
     run in blocks of a vector's width of that load's elements, the blocks' points innermost;
@@ -99,7 +110,7 @@ def transposed(st: UOp) -> UOp | None:
         if row is None or abs(row) * st.src[1].dtype.itemsize >= page_bytes():
             continue
         if all(stride(n.src[0].src[1], i) == 1 for n in far):
-            block = max(1, vector_bytes() // far[0].dtype.itemsize)
+            block = _block(far[0].dtype.itemsize)
             if range_size(i) < 2 * block:  # type: ignore[operator]
                 return None
             fresh = itertools.count(1 + max(n.arg[0] for n in toposort(st)
@@ -113,8 +124,8 @@ def transposed(st: UOp) -> UOp | None:
                 # stored again (i + 1 > outer * block), as interchange's blocks: an in-place
                 # update (a += b.T) read them back already updated and added b twice. A store
                 # that reads nothing of its buffer writes those rows again with the same values,
-                # ungated: gcc unrolls the block loop (16 floats), and 3x1021x509's transpose,
-                # gated, ran a rolled loop with a branch per element
+                # ungated: gcc unrolls the block loop, where 3x1021x509's transpose, gated, ran
+                # a rolled loop of 16 floats with a branch per element
                 gate = (outer * block).alu(Ops.CMPLT, mapping[i] + 1)
                 idx = idx.replace(src=(*idx.src, gate))
             return st.replace(src=(idx, st.src[1].substitute(mapping), *loops))

@@ -12,6 +12,9 @@ import pytest
 from optimizer_actions import schedule_actions as _actions
 
 from rulegrad import Tensor
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.backends.c.opt import actions, optimize_kernel
+from rulegrad.backends.c.render import render_kernel
 from rulegrad.runtime.ops import Ops
 
 
@@ -60,14 +63,11 @@ def test_a_transpose_reads_a_cache_line_per_step(monkeypatch, a, b, c, tiled):
 
 def _gated_stores(t: Tensor) -> tuple[int, bool]:
     """The stores printed under an `if` in t's kernels, and whether a transpose tile was taken."""
-    from rulegrad.backends.c import run
-    from rulegrad.backends.c.render import render_kernel
-
     gated, tiled = 0, False
     for i, item in enumerate(t.schedule()):
-        low = run.lower_only(item.ast)
-        opt = run.optimize_kernel(low)
-        tiled |= any(a.startswith("TILE") for a in run.actions(low, opt))
+        low = lower_only(item.ast)
+        opt = optimize_kernel(low)
+        tiled |= any(a.startswith("TILE") for a in actions(low, opt))
         gated += len(re.findall(r"if \([^;]*\) p\d+\[", render_kernel(opt, f"k{i}").source))
     return gated, tiled
 
@@ -75,7 +75,7 @@ def _gated_stores(t: Tensor) -> tuple[int, bool]:
 @pytest.mark.parametrize("a, b, c, dt", [(3, 1021, 509, "float32"), (1, 1023, 67, "float32"),
                                          (2, 509, 1021, "float64"), (2, 509, 1021, "int16")])
 def test_a_transpose_tile_stores_its_overlapping_last_block_ungated(monkeypatch, a, b, c, dt):
-    # the last block of c overlaps the one before it (509 = 31 * 16 + 13); a store that reads
+    # the last block of c overlaps the one before it (no block divides 509); a store that reads
     # nothing of its own buffer writes the overlapped rows again, with the same values: gated,
     # each element of the block loop was a branch, and gcc kept the loop rolled. (An in-place
     # a += b.T reads a back and keeps the gate: tests/test_review_49b.py, b added twice)
@@ -83,6 +83,27 @@ def test_a_transpose_tile_stores_its_overlapping_last_block_ungated(monkeypatch,
     x = np.random.default_rng(4).integers(-9, 9, (a, b, c)).astype(dt)
     t = Tensor(x).transpose(1, 2) * 2 + Tensor(x).sum(0).transpose(0, 1)
     assert _gated_stores(t) == (0, True)
+    want = x.transpose(0, 2, 1) * 2 + x.sum(0, dtype=x.dtype).T
+    np.testing.assert_array_equal(t.numpy(), want)
+
+
+@pytest.mark.parametrize("a, b, c, dt", [(3, 1021, 509, "float32"), (1, 1023, 67, "float32"),
+                                         (2, 509, 1021, "float32"), (2, 509, 1021, "float64"),
+                                         (2, 509, 1021, "int16"), (2, 509, 1021, "int8")])
+def test_a_transpose_tile_writes_no_more_rows_than_l1_has_ways(monkeypatch, a, b, c, dt):
+    # each row of the tile's block keeps a line of the output in flight per step of b: 16 rows
+    # (a 512-bit vector of floats) of 777 to 1021 ran 2x to 10x slower than 8 (the kernel
+    # alone, one core: rules/transpose_helpers.py's `_block`). A 32 KB L1 of 8 ways and
+    # 512-bit vectors: at most 8 rows, whatever the vector holds (16 floats, 32 int16, 64 int8)
+    monkeypatch.setenv("RULEGRAD_L1_BYTES", "32K")
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")
+    rng = np.random.default_rng(3)
+    x = rng.integers(-9, 9, (a, b, c)).astype(dt)
+    t = Tensor(x).transpose(1, 2) * 2 + Tensor(x).sum(0).transpose(0, 1)
+    tiles = [s for s in _actions(t) if s.startswith("TILE")]
+    assert tiles, _actions(t)
+    rows = [int(s.split("in blocks of ")[1].split(",")[0]) for s in tiles]
+    assert all(2 <= r <= 8 for r in rows), tiles
     want = x.transpose(0, 2, 1) * 2 + x.sum(0, dtype=x.dtype).T
     np.testing.assert_array_equal(t.numpy(), want)
 

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: d884659a77b95ba84d4125f39e601e5ca7e83758635b3f731329ebe998631d48
+# source sha256: 24234fdffef9aec4b14fe94553bb52a4f7f608078f42c3b9a95a1146f9da2c9d
 # imports rules/symbolic.rules sha256: 1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece
 'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, opt.'
 
@@ -37,7 +37,7 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = 'd884659a77b95ba84d4125f39e601e5ca7e83758635b3f731329ebe998631d48'
+SOURCE_SHA256 = '24234fdffef9aec4b14fe94553bb52a4f7f608078f42c3b9a95a1146f9da2c9d'
 DEPENDENCIES = (('rules/symbolic.rules', '1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece'), )
 _CAST = Ops.CAST
 _CONST = Ops.CONST

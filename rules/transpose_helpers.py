@@ -1,7 +1,7 @@
 """Helpers of `opt.rules`' transpose-tile action: an elementwise STORE written contiguously along
 its innermost loop j but reading some buffer far apart along j (a transpose) and contiguously
-along an outer output loop i runs i in blocks of a vector's width (at most L1's ways), the block's
-points innermost.
+along an outer output loop i runs i in blocks of a vector's width (whose output rows span at most
+L1), the block's points innermost.
 
 In: a lowered STORE (backends/KERNEL_AST.md, "after lowering") with no action yet and no reduce
 in its value. Out: `transposed(st)`, the STORE with i split into outer * block + inner (the
@@ -15,9 +15,9 @@ cache (a 1021-long row of lines a page apart). Only when a pass of j touches mor
 L1 holds, and they spread over its sets: a short j (97 steps) finds its lines again at the
 next row, and is left whole, unless its lines are a multiple of a page apart (`_crowded`).
 With the block's points innermost, the far read takes a vector's width of a line per step of j
-(or as many elements as L1 has ways, `_block`), and the block's rows of the output are each
-written one element per step of j, a few lines each in flight. Every output element is computed
-from the same reads as before: bit for bit.
+(fewer when the block's output rows would span more than L1, `_block`), and the block's rows of
+the output are each written one element per step of j, a few lines each in flight. Every output
+element is computed from the same reads as before: bit for bit.
 """
 
 from __future__ import annotations
@@ -71,14 +71,18 @@ def _reads_back(st: UOp) -> bool:
     return any(n.op is Ops.LOAD and n.src[0].src[0] is buf for n in toposort(st.src[1]))
 
 
-def _block(itemsize: int) -> int:
-    """The rows of a block: a vector's width of the far load's elements, but no more rows than
-    L1 has ways (L1 / page; a power of two: 12 ways take 8 rows). Each row of the block keeps a
-    line of the output in flight at every step of j. The kernel alone, one core, best of 41
-    (a loaded machine): 8 rows of 777 took 2.5 ms at 4x777x1031, 16 rows 5 to 30 ms; 4x1021x1040
-    3.6 against 17; within 12% either way where rows are short (128 to 1024 floats)."""
-    ways = max(1, cache_bytes(1) // page_bytes())
-    return max(1, min(vector_bytes() // itemsize, 1 << (ways.bit_length() - 1)))
+def _block(itemsize: int, row_bytes: int) -> int:
+    """The rows of a block: a vector's width of the far load's elements, halved while the
+    block's output rows (`row_bytes` apart) span more than L1. Each row keeps a line of the
+    output in flight at every step of j; within an L1-sized span those lines never take more
+    of a set than its ways (a VIPT L1 holds any such span whole). Rows of 777 to 1021 floats
+    in blocks of 16 (a 512-bit vector) ran 2x to 10x slower than in blocks of 8 (the kernel
+    alone, one core: 4x777x1031 5-30 ms against 2.5); rows of 128 floats kept 16 (8 ran 0.72x
+    to 0.86x as fast in the pipeline, 64x128x128)."""
+    block = max(1, vector_bytes() // itemsize)
+    while block > 1 and block * row_bytes > cache_bytes(1):
+        block //= 2
+    return block
 
 
 def transposed(st: UOp) -> UOp | None:
@@ -110,7 +114,7 @@ def transposed(st: UOp) -> UOp | None:
         if row is None or abs(row) * st.src[1].dtype.itemsize >= page_bytes():
             continue
         if all(stride(n.src[0].src[1], i) == 1 for n in far):
-            block = _block(far[0].dtype.itemsize)
+            block = _block(far[0].dtype.itemsize, abs(row) * st.src[1].dtype.itemsize)
             if range_size(i) < 2 * block:  # type: ignore[operator]
                 return None
             fresh = itertools.count(1 + max(n.arg[0] for n in toposort(st)

@@ -1,6 +1,7 @@
 """Helpers of `opt.rules`' transpose-tile action: an elementwise STORE written contiguously along
 its innermost loop j but reading some buffer far apart along j (a transpose) and contiguously
-along an outer output loop i runs i in blocks of a vector's width, the block's points innermost.
+along an outer output loop i runs i in blocks of a vector's width (whose output rows span at most
+L1), the block's points innermost.
 
 In: a lowered STORE (backends/KERNEL_AST.md, "after lowering") with no action yet and no reduce
 in its value. Out: `transposed(st)`, the STORE with i split into outer * block + inner (the
@@ -13,10 +14,10 @@ uses one element of it; by the time the next row of i comes back to that line it
 cache (a 1021-long row of lines a page apart). Only when a pass of j touches more than half of
 L1 holds, and they spread over its sets: a short j (97 steps) finds its lines again at the
 next row, and is left whole, unless its lines are a multiple of a page apart (`_crowded`).
-With the block's points innermost, the far read takes a whole line per step of j (the block: a
-vector's width of the line), and the block's rows of the output are each written one element
-per step of j, a few lines each in flight. Every output element is computed from the same
-reads as before: bit for bit.
+With the block's points innermost, the far read takes a vector's width of a line per step of j
+(fewer when the block's output rows would span more than L1, `_block`), and the block's rows of
+the output are each written one element per step of j, a few lines each in flight. Every output
+element is computed from the same reads as before: bit for bit.
 """
 
 from __future__ import annotations
@@ -64,6 +65,26 @@ def _crowded(far: list[UOp], j: UOp) -> bool:
     return 2 * busiest > ways
 
 
+def _reads_back(st: UOp) -> bool:
+    """Whether the STORE's value loads from the buffer it stores into (an in-place update)."""
+    buf = st.src[0].src[0]
+    return any(n.op is Ops.LOAD and n.src[0].src[0] is buf for n in toposort(st.src[1]))
+
+
+def _block(itemsize: int, row_bytes: int) -> int:
+    """The rows of a block: a vector's width of the far load's elements, halved while the
+    block's output rows (`row_bytes` apart) span more than L1. Each row keeps a line of the
+    output in flight at every step of j; within an L1-sized span those lines never take more
+    of a set than its ways (a VIPT L1 holds any such span whole). Rows of 777 to 1021 floats
+    in blocks of 16 (a 512-bit vector) ran 2x to 10x slower than in blocks of 8 (the kernel
+    alone, one core: 4x777x1031 5-30 ms against 2.5); rows of 128 floats kept 16 (8 ran 0.72x
+    to 0.86x as fast in the pipeline, 64x128x128)."""
+    block = max(1, vector_bytes() // itemsize)
+    while block > 1 and block * row_bytes > cache_bytes(1):
+        block //= 2
+    return block
+
+
 def transposed(st: UOp) -> UOp | None:
     """The STORE with the outer loop i that every far load (`_far_loads`) reads contiguously
     run in blocks of a vector's width of that load's elements, the blocks' points innermost;
@@ -93,7 +114,7 @@ def transposed(st: UOp) -> UOp | None:
         if row is None or abs(row) * st.src[1].dtype.itemsize >= page_bytes():
             continue
         if all(stride(n.src[0].src[1], i) == 1 for n in far):
-            block = max(1, vector_bytes() // far[0].dtype.itemsize)
+            block = _block(far[0].dtype.itemsize, abs(row) * st.src[1].dtype.itemsize)
             if range_size(i) < 2 * block:  # type: ignore[operator]
                 return None
             fresh = itertools.count(1 + max(n.arg[0] for n in toposort(st)
@@ -102,10 +123,13 @@ def transposed(st: UOp) -> UOp | None:
             outer, inner = split_range(i, block, "loop", fresh, mapping)
             loops = [outer if r is i else r for r in ranges] + [inner]
             idx = st.src[0].substitute(mapping)
-            if range_size(i) % block:  # type: ignore[operator]
+            if range_size(i) % block and _reads_back(st):  # type: ignore[operator]
                 # the last block overlaps the one before it: the rows that block wrote are not
                 # stored again (i + 1 > outer * block), as interchange's blocks: an in-place
-                # update (a += b.T) read them back already updated and added b twice
+                # update (a += b.T) read them back already updated and added b twice. A store
+                # that reads nothing of its buffer writes those rows again with the same values,
+                # ungated: gcc unrolls the block loop, where 3x1021x509's transpose, gated, ran
+                # a rolled loop of 16 floats with a branch per element
                 gate = (outer * block).alu(Ops.CMPLT, mapping[i] + 1)
                 idx = idx.replace(src=(*idx.src, gate))
             return st.replace(src=(idx, st.src[1].substitute(mapping), *loops))

@@ -5,12 +5,16 @@ inside, the actions applied, the threads taken), never by time."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
 from optimizer_actions import schedule_actions as _actions
 
 from rulegrad import Tensor
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.backends.c.opt import actions, optimize_kernel
+from rulegrad.backends.c.render import render_kernel
 from rulegrad.runtime.ops import Ops
 
 
@@ -55,6 +59,51 @@ def test_a_transpose_reads_a_cache_line_per_step(monkeypatch, a, b, c, tiled):
     assert any(s.startswith("TILE") for s in acts) is tiled, acts
     want = x.transpose(0, 2, 1) * 2 + x.astype(np.float64).sum(0).T
     np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-3)
+
+
+def _gated_stores(t: Tensor) -> tuple[int, bool]:
+    """The stores printed under an `if` in t's kernels, and whether a transpose tile was taken."""
+    gated, tiled = 0, False
+    for i, item in enumerate(t.schedule()):
+        low = lower_only(item.ast)
+        opt = optimize_kernel(low)
+        tiled |= any(a.startswith("TILE") for a in actions(low, opt))
+        gated += len(re.findall(r"if \([^;]*\) p\d+\[", render_kernel(opt, f"k{i}").source))
+    return gated, tiled
+
+
+@pytest.mark.parametrize("a, b, c, dt", [(3, 1021, 509, "float32"), (1, 1023, 67, "float32"),
+                                         (2, 509, 1021, "float64"), (2, 509, 1021, "int16")])
+def test_a_transpose_tile_stores_its_overlapping_last_block_ungated(monkeypatch, a, b, c, dt):
+    # the last block of c overlaps the one before it (no block divides 509); a store that reads
+    # nothing of its own buffer writes the overlapped rows again, with the same values: gated,
+    # each element of the block loop was a branch, and gcc kept the loop rolled. (An in-place
+    # a += b.T reads a back and keeps the gate: tests/test_review_49b.py, b added twice)
+    monkeypatch.setenv("RULEGRAD_L1_BYTES", "32K")
+    x = np.random.default_rng(4).integers(-9, 9, (a, b, c)).astype(dt)
+    t = Tensor(x).transpose(1, 2) * 2 + Tensor(x).sum(0).transpose(0, 1)
+    assert _gated_stores(t) == (0, True)
+    want = x.transpose(0, 2, 1) * 2 + x.sum(0, dtype=x.dtype).T
+    np.testing.assert_array_equal(t.numpy(), want)
+
+
+# (a, b, c, dtype, the block's rows): 16 float32 rows (a 512-bit vector) of b elements each span
+# 16 * 4 * b bytes of the output, more than a 32 KB L1 from b = 513 on (then 8 rows)
+@pytest.mark.parametrize("a, b, c, dt, rows", [
+    (3, 1021, 509, "float32", 8), (1, 1023, 67, "float32", 8), (4, 777, 1031, "float32", 8),
+    (2, 509, 1021, "float32", 16), (64, 128, 128, "float32", 16), (2, 509, 1021, "float64", 8)])
+def test_a_transpose_tiles_block_of_output_rows_spans_at_most_l1(monkeypatch, a, b, c, dt, rows):
+    # each row of the tile's block keeps a line of the output in flight per step of b: 16 rows
+    # of 777 to 1021 floats ran 2x to 10x slower than 8 (the kernel alone, one core), rows of
+    # 128 as fast or faster (rules/transpose_helpers.py's `_block`). A 32 KB L1, 512-bit vectors
+    monkeypatch.setenv("RULEGRAD_L1_BYTES", "32K")
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")
+    x = np.random.default_rng(3).integers(-9, 9, (a, b, c)).astype(dt)
+    t = Tensor(x).transpose(1, 2) * 2 + Tensor(x).sum(0).transpose(0, 1)
+    tiles = [s for s in _actions(t) if s.startswith("TILE")]
+    assert [int(s.split("in blocks of ")[1].split(",")[0]) for s in tiles] == [rows], tiles
+    want = x.transpose(0, 2, 1) * 2 + x.sum(0, dtype=x.dtype).T
+    np.testing.assert_array_equal(t.numpy(), want)
 
 
 def _conv_np(x: np.ndarray, w: np.ndarray, stride: int, dil: int, pad: int) -> np.ndarray:

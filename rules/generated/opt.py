@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: eac590b0785f5f24a4884cef330cefa783730ead5f5e8e9202c16cc1be1c2875
+# source sha256: 0dec7e6bbafe245ac4c59d9ca85365329bbe2f902f93eed548a5b3abef2c5bd5
 # imports rules/symbolic.rules sha256: 1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece
 'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, opt.'
 
@@ -37,7 +37,7 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = 'eac590b0785f5f24a4884cef330cefa783730ead5f5e8e9202c16cc1be1c2875'
+SOURCE_SHA256 = '0dec7e6bbafe245ac4c59d9ca85365329bbe2f902f93eed548a5b3abef2c5bd5'
 DEPENDENCIES = (('rules/symbolic.rules', '1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece'), )
 _CAST = Ops.CAST
 _CONST = Ops.CONST
@@ -51,12 +51,12 @@ _UNSET = object()  # a context's field not given to its constructor
 
 
 def widens(w, k):
-    """`def widens`, declared at rules/opt.rules:142."""
+    """`def widens`, declared at rules/opt.rules:143."""
     return w.dtype.is_float and k.dtype.is_float and w.dtype.itemsize > k.dtype.itemsize
 
 
 def exp_rounded(d, h, f):
-    """`def exp_rounded`, declared at rules/opt.rules:144."""
+    """`def exp_rounded`, declared at rules/opt.rules:145."""
     return _new(UOp, Ops.EXP, (_t1 := d.cast(h.dtype).cast(f.dtype)).dtype, (_t1,))
 
 
@@ -76,15 +76,15 @@ _opt_actions_rules = (
     RuleInfo('flash_store', 'rules/opt.rules', 93, 'flash_store: STORE as st if p is not None -> p where p = flashed(st)'),
     RuleInfo('pack_store', 'rules/opt.rules', 99, 'pack_store: STORE as st if p is not None -> p where p = packed(st)'),
     RuleInfo('interchange_store', 'rules/opt.rules', 110, 'interchange_store: STORE as st if p is not None -> p where p = interchanged(st)'),
-    RuleInfo('transpose_store', 'rules/opt.rules', 116, 'transpose_store: STORE as st if p is not None -> p where p = transposed(st)'),
-    RuleInfo('stage_operands', 'rules/opt.rules', 122, 'stage_operands: SINK as s if p is not None -> p where p = staged(s)'),
-    RuleInfo('peel_loops', 'rules/opt.rules', 129, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
-    RuleInfo('parallel_loops', 'rules/opt.rules', 135, 'parallel_loops: SINK as s -> parallel(s)'),
+    RuleInfo('transpose_store', 'rules/opt.rules', 117, 'transpose_store: STORE as st if p is not None -> p where p = transposed(st)'),
+    RuleInfo('stage_operands', 'rules/opt.rules', 123, 'stage_operands: SINK as s if p is not None -> p where p = staged(s)'),
+    RuleInfo('peel_loops', 'rules/opt.rules', 130, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
+    RuleInfo('parallel_loops', 'rules/opt.rules', 136, 'parallel_loops: SINK as s -> parallel(s)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_SINK(n, ctx):
-    # rule stage_operands at rules/opt.rules:122
+    # rule stage_operands at rules/opt.rules:123
     #   stage_operands: SINK as s if p is not None -> p where p = staged(s)
     if _opt_actions_st: _opt_actions_st.attempts[15] += 1
     # s = n
@@ -94,7 +94,7 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[15]
-    # rule peel_loops at rules/opt.rules:129
+    # rule peel_loops at rules/opt.rules:130
     #   peel_loops: SINK as s if p is not None -> p where p = peeled(s)
     if _opt_actions_st: _opt_actions_st.attempts[16] += 1
     # s = n
@@ -104,7 +104,7 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[16]
-    # rule parallel_loops at rules/opt.rules:135
+    # rule parallel_loops at rules/opt.rules:136
     #   parallel_loops: SINK as s -> parallel(s)
     if _opt_actions_st: _opt_actions_st.attempts[17] += 1
     # s = n
@@ -173,7 +173,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[13]
-    # rule transpose_store at rules/opt.rules:116
+    # rule transpose_store at rules/opt.rules:117
     #   transpose_store: STORE as st if p is not None -> p where p = transposed(st)
     if _opt_actions_st: _opt_actions_st.attempts[14] += 1
     # st = n
@@ -271,10 +271,10 @@ _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
 
 # ======================================================================== mask_actions
 _mask_actions_rules = (
-    RuleInfo('exp_where_else', 'rules/opt.rules', 152, 'exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))'),
-    RuleInfo('exp_where_then', 'rules/opt.rules', 153, 'exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))'),
-    RuleInfo('exp_where_half_else', 'rules/opt.rules', 157, 'exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))'),
-    RuleInfo('exp_where_half_then', 'rules/opt.rules', 159, 'exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))'),
+    RuleInfo('exp_where_else', 'rules/opt.rules', 153, 'exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))'),
+    RuleInfo('exp_where_then', 'rules/opt.rules', 154, 'exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))'),
+    RuleInfo('exp_where_half_else', 'rules/opt.rules', 158, 'exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))'),
+    RuleInfo('exp_where_half_then', 'rules/opt.rules', 160, 'exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))'),
 )
 _mask_actions_st = match_stats('mask_actions', _mask_actions_rules)  # None unless counting
 
@@ -287,7 +287,7 @@ def _mask_actions_EXP(n, ctx):
                 if n0_0.op is _WHERE and len(n0_0.src) == 3:
                     n0_0_0, n0_0_1, n0_0_2 = n0_0.src
                     if n0_0_2.op is _CONST:
-                        # rule exp_where_else at rules/opt.rules:152
+                        # rule exp_where_else at rules/opt.rules:153
                         #   exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))
                         if _mask_actions_st: _mask_actions_st.attempts[0] += 1
                         # a = n0_0_1, c = n0_0_0, k = n0_0_2, y = n0_1
@@ -296,7 +296,7 @@ def _mask_actions_EXP(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _mask_actions_rules[0]
                     if n0_0_1.op is _CONST:
-                        # rule exp_where_then at rules/opt.rules:153
+                        # rule exp_where_then at rules/opt.rules:154
                         #   exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))
                         if _mask_actions_st: _mask_actions_st.attempts[1] += 1
                         # b = n0_0_2, c = n0_0_0, k = n0_0_1, y = n0_1
@@ -317,7 +317,7 @@ def _mask_actions_EXP(n, ctx):
                                 if n0_0_0_0_0.op is _WHERE and len(n0_0_0_0_0.src) == 3:
                                     n0_0_0_0_0_0, n0_0_0_0_0_1, n0_0_0_0_0_2 = n0_0_0_0_0.src
                                     if n0_0_0_0_0_2.op is _CONST:
-                                        # rule exp_where_half_else at rules/opt.rules:157
+                                        # rule exp_where_half_else at rules/opt.rules:158
                                         #   exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))
                                         if _mask_actions_st: _mask_actions_st.attempts[2] += 1
                                         # a = n0_0_0_0_0_1, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_2, w = n0_0_0_0, y = n0_0_0_1
@@ -327,7 +327,7 @@ def _mask_actions_EXP(n, ctx):
                                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                                 if _r is not n: return _r, _mask_actions_rules[2]
                                     if n0_0_0_0_0_1.op is _CONST:
-                                        # rule exp_where_half_then at rules/opt.rules:159
+                                        # rule exp_where_half_then at rules/opt.rules:160
                                         #   exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))
                                         if _mask_actions_st: _mask_actions_st.attempts[3] += 1
                                         # b = n0_0_0_0_0_2, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_1, w = n0_0_0_0, y = n0_0_0_1

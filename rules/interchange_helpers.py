@@ -27,9 +27,9 @@ import itertools
 import math
 from typing import NamedTuple
 
-from rulegrad.rules.choices import current, pick
+from rulegrad.rules.choices import current, least_parallel_work, pick
 from rulegrad.rules.opt_helpers import VECTOR_LANES, along, vector_values
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, PARALLEL_SHARES, packed
+from rulegrad.rules.pack_helpers import PARALLEL_SHARES, packed
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import Ops
@@ -259,7 +259,7 @@ def _plan(st: UOp) -> Plan | None:
         # too few channels to share as blocks (3 colours): one channel per core, as it was,
         # beats streaming them all on one (2-2.3x faster streams than runs of a page, 1.1x
         # than runs of 16 pages: less than the second core)
-        big = _work(j, outer, deps) >= pick(current().parallel_min_work, PARALLEL_MIN_WORK)
+        big = _work(j, outer, deps) >= least_parallel_work()
         return None if len(ranges) == 1 and plan.block is None and big else plan
     if packed(st) is not None:  # the packing action's (a float sum of products)
         return None
@@ -302,8 +302,7 @@ def _columns(st: UOp, j: UOp, reds: list[UOp], rows: int,
     """The interchange of reduces `reds` with one accumulator per column of j: j's blocks
     shared by the threads when no output loop is around it, else whole or in blocks."""
     ranges = st.src[2:]
-    least = pick(current().parallel_min_work, PARALLEL_MIN_WORK)
-    if len(ranges) == 1 and _work(j, reds, deps) >= least:
+    if len(ranges) == 1 and _work(j, reds, deps) >= least_parallel_work():
         block = _block(range_size(j), block_j(range_size(j),  # type: ignore[arg-type]
                                               reds[0].dtype.itemsize))
         if block is not None and block <= INTERCHANGE_MAX:  # (no equal split may fit)

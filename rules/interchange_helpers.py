@@ -278,14 +278,17 @@ def _plan(st: UOp) -> Plan | None:
             and _reuses(reds[0], ranges[-2], j, deps)
             and not _costly_outside(reds[0], j, deps)):
         return Plan((TILE_I, TILE_J))
-    # registers for a row's columns under an output loop, or with none where the threads do
-    # not share j's blocks (one core, too little work, a prime width) and one block of vectors
-    # holds the row, read once: in memory a step loaded and stored each accumulator, a max four
-    # ops each (100003 x 13 on one core: its narrow_reduce shares 2.3x, their sum 1.2x faster)
+    # registers for a row's columns under an output loop; with none, for a max or min whose
+    # threads share no blocks of j (one core, too little work, a prime width) and whose row
+    # one block of vectors holds, read once: in memory each step loaded, blended in four ops
+    # and stored each accumulator (100003 x 13 on one core: narrow_reduce's 52 partials 2.3x
+    # faster). A sum's step there is one add gcc vectorizes at the target's width, rows per pass:
+    # as fast or faster than 8-lane registers (100003 x 5, 7, 13, 16 on one core: 1.3-1.4x)
     alone, size = len(ranges) == 1 and _shared_block(j, reds, deps) is None, range_size(j)
+    mx = reds[0].arg in (Ops.MAX, Ops.MIN)
     if len(reds) == 1 and not per_row and (len(ranges) >= 2 or alone):
         vectors = _vectors(st, reds[0], j)
-        if vectors is not None and (not alone or vectors * VECTOR_LANES >= size):
+        if vectors is not None and (not alone or (vectors * VECTOR_LANES >= size and mx)):
             return Plan(None, vectors=vectors, prefetch=prefetch_rows())
     # with no output loop around j, every reduce's rows several per pass (when they divide)
     per_pass = max(1, pick(current().rows_per_pass, ROWS_PER_PASS))

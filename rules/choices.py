@@ -6,8 +6,8 @@ In: nothing (a `Choices` is built by the caller: the default, or one found by se
 `optimize_kernel`).
 
 Every field is None by default, and a helper reading None uses its own heuristic (the module
-constant named beside it, e.g. pack_helpers.PARALLEL_MIN_WORK), so `Choices()` is exactly the
-optimizer without search. A search (`RULEGRAD_BEAM`, backends/c/beam.py) times records that
+constant named beside it, e.g. runtime/target.py's PARALLEL_MIN_WORK), so `Choices()` is exactly
+the optimizer without search. A search (`RULEGRAD_BEAM`, backends/c/beam.py) times records that
 set some fields and keeps the fastest. Each field only moves a threshold or a size of an action
 that keeps its values (threads, packing, tiles, register blocks) or stays within the reduction
 contract (runtime/semantics.py): no choice here can ask for another computation.
@@ -24,6 +24,7 @@ import contextvars
 from collections.abc import Iterator
 
 from rulegrad.runtime.record import FrozenRecord
+from rulegrad.runtime.target import parallel_min_work
 
 
 class Choices(FrozenRecord):
@@ -33,7 +34,7 @@ class Choices(FrozenRecord):
     __slots__ = ("parallel_min_work", "pack_min_work", "pack_layout", "grab_tiles",
                  "grabs_per_thread", "rows_per_pass", "vectors_max")
     # loop iterations x loads (or multiply-adds) from which a loop nest takes threads
-    # (pack_helpers.PARALLEL_MIN_WORK: packing, PARALLEL, THREAD, an interchange's blocks)
+    # (target.PARALLEL_MIN_WORK: packing, PARALLEL, THREAD, an interchange's blocks)
     parallel_min_work: int | None
     # multiply-adds from which a sum of products is packed (pack_helpers.MIN_WORK)
     pack_min_work: int | None
@@ -83,6 +84,12 @@ _current: contextvars.ContextVar[Choices] = contextvars.ContextVar("rulegrad_cho
 def current() -> Choices:
     """The choices of the kernel being optimized (the default outside `chosen`)."""
     return _current.get()
+
+
+def least_parallel_work() -> int:
+    """The work from which the kernel being optimized takes threads: the searched choice, else
+    the machine model's (runtime/target.py's `parallel_min_work()`)."""
+    return pick(current().parallel_min_work, parallel_min_work())
 
 
 def pick(value: int | None, heuristic: int) -> int:

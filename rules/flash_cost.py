@@ -26,10 +26,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, balanced
+from rulegrad.rules.pack_helpers import balanced
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import cache_bytes, stack_bytes, threads
+from rulegrad.runtime.target import cache_bytes, parallel_min_work, stack_bytes, threads
 from rulegrad.runtime.uop import UOp, toposort
 
 
@@ -46,7 +46,7 @@ PANEL = 16
 
 def shares_threads(rows: int, values: int) -> bool:
     """`rows` (two or more) share the threads evenly, or `values` are too few to thread at all."""
-    return (rows > 1 and balanced(rows, threads())) or values < PARALLEL_MIN_WORK
+    return (rows > 1 and balanced(rows, threads())) or values < parallel_min_work()
 
 
 def local_max_array() -> int:

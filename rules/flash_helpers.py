@@ -24,15 +24,9 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.rules.choices import current, pick
+from rulegrad.rules.choices import least_parallel_work
 from rulegrad.rules.flash_mask import key_windows
-from rulegrad.rules.pack_helpers import (
-    PARALLEL_MIN_WORK,
-    TILE_ROWS,
-    batch_shares,
-    panel_width,
-    split,
-)
+from rulegrad.rules.pack_helpers import TILE_ROWS, batch_shares, panel_width, split
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import Ops
@@ -215,7 +209,7 @@ def _threads(ranges: tuple[UOp, ...], work: int) -> str:
     (pack_helpers' `batch_shares`), else the tiles of rows (each head's panels then packed on
     one thread: a copy of K and V against a head's two products over them)."""
     batch = ranges[:-2]
-    if work < pick(current().parallel_min_work, PARALLEL_MIN_WORK):  # (or searched)
+    if work < least_parallel_work():  # (or searched)
         return ""
     heads, rows = range_size(batch[0]) if batch else 0, range_size(ranges[-2])
     if heads >= 2 and batch_shares(heads, rows, work):  # type: ignore[operator,arg-type]

@@ -27,9 +27,9 @@ import itertools
 import math
 from typing import NamedTuple
 
-from rulegrad.rules.choices import current, pick
+from rulegrad.rules.choices import current, least_parallel_work, pick
 from rulegrad.rules.opt_helpers import VECTOR_LANES, along, vector_values
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, PARALLEL_SHARES, packed
+from rulegrad.rules.pack_helpers import PARALLEL_SHARES, packed
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import Ops
@@ -259,7 +259,7 @@ def _plan(st: UOp) -> Plan | None:
         # too few channels to share as blocks (3 colours): one channel per core, as it was,
         # beats streaming them all on one (2-2.3x faster streams than runs of a page, 1.1x
         # than runs of 16 pages: less than the second core)
-        big = _work(j, outer, deps) >= pick(current().parallel_min_work, PARALLEL_MIN_WORK)
+        big = _work(j, outer, deps) >= least_parallel_work()
         return None if len(ranges) == 1 and plan.block is None and big else plan
     if packed(st) is not None:  # the packing action's (a float sum of products)
         return None
@@ -278,9 +278,17 @@ def _plan(st: UOp) -> Plan | None:
             and _reuses(reds[0], ranges[-2], j, deps)
             and not _costly_outside(reds[0], j, deps)):
         return Plan((TILE_I, TILE_J))
-    if len(reds) == 1 and not per_row and len(ranges) >= 2:
+    # registers for a row's columns under an output loop; with none, for a max or min whose
+    # threads share no blocks of j (one core, too little work, a prime width) and whose row
+    # one block of vectors holds, read once: in memory each step loaded, blended in four ops
+    # and stored each accumulator (100003 x 13 on one core: narrow_reduce's 52 partials 2.3x
+    # faster). A sum's step there is one add gcc vectorizes at the target's width, rows per pass:
+    # as fast or faster than 8-lane registers (100003 x 5, 7, 13, 16 on one core: 1.3-1.4x)
+    alone, size = len(ranges) == 1 and _shared_block(j, reds, deps) is None, range_size(j)
+    mx = reds[0].arg in (Ops.MAX, Ops.MIN)
+    if len(reds) == 1 and not per_row and (len(ranges) >= 2 or alone):
         vectors = _vectors(st, reds[0], j)
-        if vectors is not None:
+        if vectors is not None and (not alone or (vectors * VECTOR_LANES >= size and mx)):
             return Plan(None, vectors=vectors, prefetch=prefetch_rows())
     # with no output loop around j, every reduce's rows several per pass (when they divide)
     per_pass = max(1, pick(current().rows_per_pass, ROWS_PER_PASS))
@@ -297,17 +305,23 @@ def _work(j: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]) -> int:
                                          for k in n.src[1:]) for r in reds)
 
 
+def _shared_block(j: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]) -> int | None:
+    """The width of the blocks of j the threads share with no output loop around it, None when
+    they share none: one thread, too little work, no even split (`_block`)."""
+    if threads() == 1 or _work(j, reds, deps) < least_parallel_work():
+        return None
+    size = range_size(j)
+    block = _block(size, block_j(size, reds[0].dtype.itemsize))  # type: ignore[arg-type]
+    return block if block is not None and block <= INTERCHANGE_MAX else None  # (none may fit)
+
+
 def _columns(st: UOp, j: UOp, reds: list[UOp], rows: int,
              deps: dict[UOp, frozenset[UOp]]) -> Plan | None:
     """The interchange of reduces `reds` with one accumulator per column of j: j's blocks
     shared by the threads when no output loop is around it, else whole or in blocks."""
-    ranges = st.src[2:]
-    least = pick(current().parallel_min_work, PARALLEL_MIN_WORK)
-    if len(ranges) == 1 and _work(j, reds, deps) >= least:
-        block = _block(range_size(j), block_j(range_size(j),  # type: ignore[arg-type]
-                                              reds[0].dtype.itemsize))
-        if block is not None and block <= INTERCHANGE_MAX:  # (no equal split may fit)
-            return Plan(None, block, rows=rows)
+    block = _shared_block(j, reds, deps) if len(st.src) == 3 else None
+    if block is not None:
+        return Plan(None, block, rows=rows)
     size = range_size(j)
     if size <= INTERCHANGE_MAX:  # type: ignore[operator]
         return Plan(None, rows=rows)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.rules.choices import current, pick
+from rulegrad.rules.choices import current, least_parallel_work, pick
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import GroupOp, Ops
@@ -54,11 +54,8 @@ def tile_rows(rows: int) -> int:
 # multiply-adds below which the plain loops are as good: packing's fixed cost (a panel copy, a
 # team) against its speed-up, a ratio of times no machine file gives; search would tune it
 MIN_WORK = 1 << 15
-# work below which a loop nest runs on one core (every action's: the packed loops', in
-# multiply-adds): waking the thread team (microseconds) costs more than the split saves. A ratio
-# of a latency to an operation's time, neither a size nor a width: a constant until search
-# (RULEGRAD_BEAM) times it per machine
-PARALLEL_MIN_WORK = 1 << 20
+# (the work below which a loop nest runs on one core: runtime/target.py's PARALLEL_MIN_WORK,
+# read through choices.least_parallel_work)
 # Iterations per thread past which the one share longer than the rest (when the threads do not
 # divide a threaded loop) leaves the others idle at most 1/PARALLEL_SHARES of the time: a
 # fraction, not a machine fact (every action's: the parallel loops', the packed products')
@@ -92,11 +89,10 @@ def batch_shares(batch: int, rows: int, work: int) -> bool:
     """Whether the threads split a loop of `batch` iterations (heads, a batch of products) of
     `work` multiply-adds in all, rather than the row tiles (TILE_ROWS each) of each iteration's
     `rows`: when the batch shares evenly (`balanced`) or no worse than the tiles, or an
-    iteration is too little work for a team of its own (PARALLEL_MIN_WORK: the team is woken
+    iteration is too little work for a team of its own (`least_parallel_work`: the team is woken
     once per iteration). Each iteration is a large share: 3 on 2 threads ran as 2 and 1."""
     nthreads, tiles = threads(), -(-rows // tile_rows(rows))
-    if balanced(batch, nthreads) or work // batch < pick(current().parallel_min_work,
-                                                         PARALLEL_MIN_WORK):
+    if balanced(batch, nthreads) or work // batch < least_parallel_work():
         return True
     return idle(batch, nthreads) <= idle(tiles, nthreads)
 
@@ -354,7 +350,7 @@ def _plan(st: UOp) -> Pack | None:
     panel = panel_width(reds[0].dtype, [range_size(j)])  # type: ignore[list-item]
     npanels = -(-range_size(j) // panel)  # type: ignore[operator]
     batch = [r for r in ranges if r is not j and r not in rows]
-    if macs < pick(current().parallel_min_work, PARALLEL_MIN_WORK):
+    if macs < least_parallel_work():
         parallel = ""
     elif (batch and range_size(batch[0]) >= batch_parallel_min()  # type: ignore[operator]
           and batch_shares(range_size(batch[0]), ni, macs)):  # type: ignore[arg-type]

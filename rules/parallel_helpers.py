@@ -36,10 +36,10 @@ from __future__ import annotations
 import itertools
 import math
 
-from rulegrad.rules.choices import current, pick
+from rulegrad.rules.choices import least_parallel_work
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import columns, split_range
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK, Pack, balanced, idle
+from rulegrad.rules.pack_helpers import Pack, balanced, idle
 from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.record import FrozenRecord
@@ -206,7 +206,7 @@ def _threads(sink: UOp) -> tuple[tuple[int, ...], ...]:
         loops = _outermost(stores, nthreads)
         if not loops:
             continue
-        if _work(stores, order, deps) >= pick(current().parallel_min_work, PARALLEL_MIN_WORK):
+        if _work(stores, order, deps) >= least_parallel_work():
             chosen.append(tuple(r.arg[0] for r in loops))
     return tuple(chosen)
 

@@ -28,9 +28,8 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.rules.choices import current, pick
+from rulegrad.rules.choices import least_parallel_work
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK
 from rulegrad.runtime.loops import free_ranges, loops_within, range_size
 from rulegrad.runtime.ops import Ops, reduce_identity
 from rulegrad.runtime.target import SPLIT_PARTS
@@ -63,7 +62,7 @@ def threadable(red: UOp) -> bool:
 def _worth_threads(red: UOp) -> bool:
     """Whether the loops of red (its own and those nested in it) run PARALLEL_MIN_WORK times."""
     sizes = [range_size(r) for r in (*red.src[1:], *loops_within(red, red.src[1:]))]
-    least = pick(current().parallel_min_work, PARALLEL_MIN_WORK)  # (or the searched choice)
+    least = least_parallel_work()  # (or the searched choice)
     return None not in sizes and math.prod(sizes) >= least  # type: ignore[arg-type]
 
 

@@ -170,6 +170,20 @@ VECTORS_MAX = 8
 SPLIT_MIN_ROWS = 32768
 
 
+# Work below which a loop nest runs on one core (loop iterations x loads, or a packed product's
+# multiply-adds; every action's: packing, PARALLEL, THREAD, FLASH, an interchange's blocks, and
+# the scheduler's questions of what the threads share): waking the thread team (microseconds)
+# costs more than the split saves. A ratio of a latency to an operation's time, neither a size
+# nor a width: a constant until search (RULEGRAD_BEAM's `parallel_min_work`) times it per
+# machine. Read through `parallel_min_work()`, so a test patches it here, once
+PARALLEL_MIN_WORK = 1 << 20
+
+
+def parallel_min_work() -> int:
+    """The least work a loop nest takes threads for (`PARALLEL_MIN_WORK`, read at each call)."""
+    return PARALLEL_MIN_WORK
+
+
 # The most bytes of arrays one kernel declares on one thread's stack, all of them together: every
 # array the optimizer sizes from a cache fact (the flash kernel's panels and tiles, kernel-local
 # rows, staged operands, packed panels) is capped by it, whatever the caches say. A safety bound,

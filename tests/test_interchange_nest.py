@@ -17,7 +17,7 @@ from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.backends.kernel_interp import run_kernel
-from rulegrad.runtime import semantics
+from rulegrad.runtime import semantics, target
 from rulegrad.runtime.ops import Ops
 
 SPECIAL = (np.nan, -0.0, 0.0, np.inf, -np.inf)
@@ -74,11 +74,8 @@ def _int_matmul(shape):
 ])
 def test_an_interchanged_store_is_its_loop_nest_printed_and_interpreted(monkeypatch, make, shape,
                                                                         kinds, want):
-    from rulegrad.rules import interchange_helpers, parallel_helpers
-
     monkeypatch.setenv("RULEGRAD_BACKEND", "c")
-    for mod in (interchange_helpers, parallel_helpers):  # (so these small kernels take threads)
-        monkeypatch.setattr(mod, "PARALLEL_MIN_WORK", 1000)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 1000)  # (so these small kernels take threads)
     x, t, oracle = make(shape)
     (item,) = t.schedule()
     low = lower_only(item.ast)

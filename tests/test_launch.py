@@ -20,6 +20,7 @@ from test_c_gemm import _conv_np
 from rulegrad import Tensor
 from rulegrad.backends.c import build, launch, run
 from rulegrad.backends.c.render import render_kernel
+from rulegrad.runtime import target
 from rulegrad.runtime.dtype import dtypes
 
 _COUNT = r"""
@@ -97,10 +98,8 @@ _REDUCTIONS = {
 def test_launched_reductions_split_unevenly_are_exact(threads, case, monkeypatch):
     """Reductions launched on teams their loops' counts do not divide: each output is
     computed once, as numpy's (a NaN included)."""
-    from rulegrad.rules import interchange_helpers, parallel_helpers
 
-    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 64)
-    monkeypatch.setattr(interchange_helpers, "PARALLEL_MIN_WORK", 64)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 64)
     with _team(threads):
         op, shape = _REDUCTIONS[case]
         x = np.random.default_rng(len(case)).standard_normal(shape).astype(np.float32)

@@ -19,7 +19,7 @@ from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.backends.c.render import render_kernel
-from rulegrad.runtime import semantics
+from rulegrad.runtime import semantics, target
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
 
@@ -45,9 +45,7 @@ def _idle(iterations: int, nthreads: int) -> float:
 def test_a_short_outer_loop_is_flattened_with_the_next_so_every_thread_gets_an_even_share(
         monkeypatch, nthreads, op, dt):
     # 5 rows on 2 threads is 3:2, on 4 threads 2:1; 5 x 7 = 35 rows shares within 1/8
-    from rulegrad.rules import parallel_helpers
-
-    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 1000)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 1000)
     monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
     if dt is np.int32:
         x = np.random.default_rng(1).integers(-1000, 1000, (5, 7, 1009)).astype(dt)
@@ -74,9 +72,7 @@ def test_a_short_outer_loop_is_flattened_with_the_next_so_every_thread_gets_an_e
                                             (4, "PARALLEL r0 r1 (30 iterations: 6x5)")])
 def test_outer_loops_are_flattened_only_when_the_outermost_shares_unevenly(monkeypatch, nthreads,
                                                                             want):
-    from rulegrad.rules import parallel_helpers
-
-    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 1000)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 1000)
     monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
     x = _data((6, 5, 331), np.float32, seed=3)
     t = Tensor(x).max(axis=2)
@@ -89,9 +85,7 @@ def test_outer_loops_are_flattened_only_when_the_outermost_shares_unevenly(monke
 def test_an_interchanged_reduce_flattens_its_outer_loops_not_its_columns(monkeypatch, nthreads):
     # a max down the third axis of 3x5x40x24: the loops over 3 and 5 flattened, the 24
     # columns still the accumulators' vectors inside them
-    from rulegrad.rules import parallel_helpers
-
-    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 1000)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 1000)
     monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
     x = _data((3, 5, 40, 24), np.float32, seed=4)
     t = Tensor(x).max(axis=2)
@@ -105,9 +99,7 @@ def test_an_interchanged_reduce_flattens_its_outer_loops_not_its_columns(monkeyp
 def test_a_vector_loop_is_never_flattened(monkeypatch):
     # 2x + 1 over 3x1009 rows of a 3x1013 array (a slice: the rows are not one contiguous run,
     # so MERGE keeps them apart): the rows alone take the threads; the vector loop stays one
-    from rulegrad.rules import parallel_helpers
-
-    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 1000)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 1000)
     monkeypatch.setenv("RULEGRAD_THREADS", "2")
     x = np.random.default_rng(5).standard_normal((3, 1013)).astype(np.float32)
     t = Tensor(x)[:, :1009] * 2 + 1
@@ -253,10 +245,7 @@ def test_a_column_reduce_of_a_prime_width_shares_its_columns_in_blocks_the_last_
         monkeypatch, op, dt, rows, cols):
     # no equal split of 1031 columns: blocks whole vectors wide, the last narrower, each
     # column's reduce still row after row
-    from rulegrad.rules import interchange_helpers, parallel_helpers
-
-    for mod in (interchange_helpers, parallel_helpers):
-        monkeypatch.setattr(mod, "PARALLEL_MIN_WORK", 1000)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 1000)
     if dt is np.int32:
         x = np.random.default_rng(cols).integers(-1000, 1000, (rows, cols)).astype(dt)
     elif op == "max":
@@ -295,10 +284,7 @@ def test_a_product_of_one_row_streams_each_threads_share_of_the_columns_as_one_b
         monkeypatch, nthreads, cols, want):
     # x (1 x k) @ w (k x cols): no output loop around the columns, so the threads share blocks
     # of them; each block streams its columns of every row of w, the wider the longer the run
-    from rulegrad.rules import interchange_helpers, parallel_helpers
-
-    for mod in (interchange_helpers, parallel_helpers):
-        monkeypatch.setattr(mod, "PARALLEL_MIN_WORK", 1000)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 1000)
     monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
     rng = np.random.default_rng(cols)
     k = 64

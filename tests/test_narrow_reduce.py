@@ -228,3 +228,25 @@ def test_many_short_columns_share_the_rows_not_the_columns():
     if threads() > 1:
         assert any(a.startswith("PARALLEL") for a in acts), acts
     np.testing.assert_array_equal(t.numpy(), x.max(axis=(1, 2)))
+
+
+@pytest.mark.parametrize("rows, cols", [(100003, 13), (65521, 5), (999983, 2), (4099, 7),
+                                        (300, 13), (97, 8)])
+@pytest.mark.parametrize("op", ["max", "min", "sum"])
+def test_on_one_core_a_rows_columns_stay_in_registers_read_once(monkeypatch, rows, cols, op):
+    # one core: no thread takes a block of the columns, so no block is made (each block read
+    # every row again), and a max or min whose row fits one block of 8-lane vectors keeps its
+    # accumulators in registers (a narrow reduce's 52 partials of 13 columns, or the 13
+    # columns themselves), not in memory, where a step loaded, blended in four ops and stored
+    # each one; a sum's one add a step is gcc's, at the target's width, rows per pass
+    monkeypatch.setenv("RULEGRAD_THREADS", "1")
+    x = _data(np.random.default_rng(rows * cols), (rows, cols), np.float32)
+    t = getattr(Tensor(x), op)(axis=0)
+    kernels = _kernels(t)
+    columns = [acts for _, acts in kernels if acts and acts[0].startswith("INTERCHANGE")]
+    assert columns, [a for _, a in kernels]
+    for acts in columns:
+        registers = "accumulators in registers" in acts[0]
+        assert registers == (op != "sum") and ("blocks of" in acts[0]) == registers, acts
+        assert not any(a.startswith(("PARALLEL", "LAUNCH")) for a in acts), acts
+    _check(t.numpy(), getattr(x, op)(axis=0), op, rows)

@@ -17,9 +17,8 @@ from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import optimize_kernel
 from rulegrad.backends.c.render import render_kernel
 from rulegrad.rules.generated.rangeify import local_max_row
-from rulegrad.rules.pack_helpers import PARALLEL_MIN_WORK
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import SPLIT_MIN_ROWS, vector_bytes
+from rulegrad.runtime.target import PARALLEL_MIN_WORK, SPLIT_MIN_ROWS, vector_bytes
 from rulegrad.runtime.uop import toposort
 
 SHAPES = [(13, 7), (7, 1009), (1, 50257), (8, 64, 1000), (1024, 1024), (4096, 1024)]

@@ -19,7 +19,8 @@ from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.backends.c.render import render_kernel
-from rulegrad.runtime import semantics
+from rulegrad.rules.choices import DEFAULT, Choices
+from rulegrad.runtime import semantics, target
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp
 
@@ -31,11 +32,11 @@ def _data(shape: tuple[int, ...], dt: type, seed: int = 0) -> np.ndarray:
     return sprinkled(shape, dt, seed, SPECIAL)
 
 
-def _kernel(t: Tensor):
+def _kernel(t: Tensor, choices: Choices = DEFAULT):
     """The one kernel of t's schedule: (lowered AST, optimized AST, rendered C)."""
     (item,) = t.schedule()
     low = lower_only(item.ast)
-    opt = optimize_kernel(low)
+    opt = optimize_kernel(low, choices)
     return low, opt, render_kernel(opt, "k")
 
 
@@ -358,9 +359,8 @@ def _check_reduce(op: str, x: np.ndarray, axes: tuple[int, ...], got: np.ndarray
                                     (np.int32, "sum"), (np.int64, "max")])
 @pytest.mark.parametrize("shape", [(3001,), (37, 129)])
 def test_full_reduce_splits_its_outer_loop_across_threads(monkeypatch, dt, op, shape):
-    from rulegrad.rules import thread_helpers
 
-    monkeypatch.setattr(thread_helpers, "PARALLEL_MIN_WORK", 1000)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 1000)
     if dt in (np.int32, np.int64):  # int sums wrap
         x = np.random.default_rng(9).integers(-2**31, 2**31, shape).astype(dt)
     elif op == "sum":
@@ -545,9 +545,7 @@ def _middle_sum(n: int) -> tuple[Tensor, np.ndarray]:
 def test_parallel_action_threads_the_outermost_loop_where_the_work_pays(monkeypatch, make, arg,
                                                                         want):
     # the action's threshold lowered to these small kernels, then raised past them
-    from rulegrad.rules import parallel_helpers
-
-    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 1000)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 1000)
     t, ref = make(arg)
     low, opt, rk = _kernel(t)
     assert [a for a in actions(low, opt) if a.startswith("PARALLEL")] == [want]
@@ -556,7 +554,7 @@ def test_parallel_action_threads_the_outermost_loop_where_the_work_pays(monkeypa
         np.testing.assert_allclose(t.numpy(), ref, rtol=1e-5, atol=1e-5)
     else:
         _same_bits(t.numpy(), ref)
-    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 1 << 30)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 1 << 30)
     t, ref = make(arg)
     low, opt, rk = _kernel(t)
     assert not any(a.startswith("PARALLEL") for a in actions(low, opt))
@@ -569,9 +567,8 @@ def test_a_libm_call_counts_as_loads_in_the_work_that_pays_for_threads(monkeypat
     f(a + b) are 3,200 iterations of 2 loads (6,400, under a threshold of 10,000) and 3 of
     them per libm call (16,000, past it), so f(a + b) takes threads and a - b does not (a
     softmax's exp kernels over rows past LOCAL_MAX_ROW ran on one core); numpy's values."""
-    from rulegrad.rules import parallel_helpers
 
-    monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", 10_000)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 10_000)
     rng = np.random.default_rng(8)
     a, b = (rng.uniform(1, 2, (16, 200)).astype(np.float32) for _ in range(2))
     for t, ref, threaded in ((getattr(Tensor(a) + Tensor(b), fn)(), getattr(np, fn)(a + b), True),
@@ -582,19 +579,18 @@ def test_a_libm_call_counts_as_loads_in_the_work_that_pays_for_threads(monkeypat
         np.testing.assert_allclose(t.numpy(), ref, rtol=1e-6)
 
 
-def test_kernels_with_threads_of_their_own_take_no_parallel_action(monkeypatch):
+def test_kernels_with_threads_of_their_own_take_no_parallel_action():
     # a full sum's threads are its reduce's (THREAD); a column sum's are the parallel action's,
-    # over the interchange's column blocks (a "block" range), never over its columns
-    from rulegrad.rules import interchange_helpers, parallel_helpers, thread_helpers
-
-    for mod in (parallel_helpers, thread_helpers, interchange_helpers):
-        monkeypatch.setattr(mod, "PARALLEL_MIN_WORK", 100)
+    # over the interchange's column blocks (a "block" range), never over its columns. The
+    # optimizer's threshold alone lowered (a search's choice): at target's, lowered for the
+    # scheduler too, the full sum's rows would be two kernels (split_reduceop)
+    low_work = Choices(parallel_min_work=100)
     x = np.random.default_rng(7).standard_normal((37, 1000)).astype(np.float32)
-    low, opt, rk = _kernel(Tensor(x).sum())
+    low, opt, rk = _kernel(Tensor(x).sum(), low_work)
     acts = actions(low, opt)
     assert any(a.startswith("THREAD") for a in acts) and rk.launch > 0, acts
     assert not any(a.startswith("PARALLEL") for a in acts), acts
-    low, opt, rk = _kernel(Tensor(x).sum(axis=0))
+    low, opt, rk = _kernel(Tensor(x).sum(axis=0), low_work)
     blocks = {n.arg[0] for n in opt.toposort() if n.op is Ops.RANGE and n.arg[1] == "block"}
     assert opt.arg.ranges == blocks and len(blocks) == 1 and rk.launch == 2, actions(low, opt)
 
@@ -606,10 +602,7 @@ def test_kernels_with_threads_of_their_own_take_no_parallel_action(monkeypatch):
                                            ((40, 17), None)])               # prime: one core
 def test_column_reduce_splits_its_columns_across_threads(monkeypatch, dt, op, shape, blocks):
     # a sum down the columns has no output loop around its columns to thread: blocks of them
-    from rulegrad.rules import interchange_helpers, parallel_helpers
-
-    for mod in (interchange_helpers, parallel_helpers):
-        monkeypatch.setattr(mod, "PARALLEL_MIN_WORK", 100)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 100)
     if dt is np.int32:
         x = np.random.default_rng(11).integers(-2**31, 2**31, shape).astype(dt)
     elif op == "sum":
@@ -619,7 +612,10 @@ def test_column_reduce_splits_its_columns_across_threads(monkeypatch, dt, op, sh
     t = getattr(Tensor(x), op)(axis=0, keepdim=True)
     low, opt, rk = _kernel(t)
     want = "INTERCHANGE r0 inside the reduce loops" + (f", in {blocks}" if blocks else "")
-    want += ", 4 rows per pass" if shape[0] % 4 == 0 else ""  # (40 rows: 10 passes of 4)
+    if blocks is None and dt is np.float32 and op == "max":  # (no thread's blocks: registers)
+        want += ", in blocks of 3 vectors of 8 accumulators in registers, rows fetched 8 ahead"
+    else:
+        want += ", 4 rows per pass" if shape[0] % 4 == 0 else ""  # (40 rows: 10 passes of 4)
     # the blocks (a range of the kernel, r2) are the loop the parallel action threads
     threads = [f"PARALLEL r2 ({blocks.split()[0]} iterations)"] if blocks else []
     assert actions(low, opt) == [want, *threads]
@@ -635,11 +631,9 @@ def test_column_sum_adds_its_rows_in_order_several_per_pass(monkeypatch, dt, sha
     """A sum down the columns adds ROWS_PER_PASS rows per pass over its accumulators when they
     divide the rows (threaded column blocks or not), each column's sum still row after row: the
     bits of a running sum in numpy, one row at a time."""
-    from rulegrad.rules import interchange_helpers, parallel_helpers
     from rulegrad.rules.interchange_helpers import ROWS_PER_PASS
 
-    for mod in (interchange_helpers, parallel_helpers):
-        monkeypatch.setattr(mod, "PARALLEL_MIN_WORK", 100)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 100)
     x = np.random.default_rng(shape[0]).standard_normal(shape).astype(dt)
     t = Tensor(x).sum(axis=0)
     low, opt, rk = _kernel(t)
@@ -791,7 +785,6 @@ def test_a_rows_passes_add_up_in_the_work_that_pays_for_threads(monkeypatch, pro
     product of the row's loops (4 x 200**3 of them: a 2 x 40009 layernorm took threads for 2
     rows of short passes). Under a threshold of 10 per element: one core; under 1 per element
     (each element is loaded at least once): threads. numpy's values."""
-    from rulegrad.rules import parallel_helpers
 
     x = np.random.default_rng(9).standard_normal((4, 200)).astype(np.float32)
     make = {"layernorm": (lambda t: t.layernorm(),
@@ -802,7 +795,7 @@ def test_a_rows_passes_add_up_in_the_work_that_pays_for_threads(monkeypatch, pro
                         / np.exp(a - a.max(-1, keepdims=True)).sum(-1, keepdims=True))}
     program_of, ref = make[program]
     for per_element, threaded in ((10, False), (1, True)):
-        monkeypatch.setattr(parallel_helpers, "PARALLEL_MIN_WORK", per_element * x.size)
+        monkeypatch.setattr(target, "PARALLEL_MIN_WORK", per_element * x.size)
         t = program_of(Tensor(x))
         low, opt, _ = _kernel(t)
         acts = actions(low, opt)

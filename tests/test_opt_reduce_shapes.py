@@ -22,7 +22,7 @@ from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.backends.c.render import render_kernel
-from rulegrad.runtime import semantics
+from rulegrad.runtime import semantics, target
 from rulegrad.runtime.kernelize import SCHEDULERS
 from rulegrad.runtime.ops import Ops
 
@@ -220,11 +220,10 @@ def test_column_max_wider_than_the_stack_accumulators_is_interchanged():
     (134, "in 3 blocks of 48"),  # 2 x 67: no equal split fits, the last block overlapping
 ])
 def test_threaded_column_blocks_stay_within_the_stack_accumulators(monkeypatch, width, want):
-    from rulegrad.rules import interchange_helpers, parallel_helpers
+    from rulegrad.rules import interchange_helpers
 
     monkeypatch.setattr(interchange_helpers, "INTERCHANGE_MAX", 64)
-    for mod in (interchange_helpers, parallel_helpers):
-        monkeypatch.setattr(mod, "PARALLEL_MIN_WORK", 100)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 100)
     x = _data((33, width), np.float32, seed=width)
     t = Tensor(x).max(axis=0)
     acts, _ = _acts(t)

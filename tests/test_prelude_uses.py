@@ -21,6 +21,7 @@ from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import optimize_kernel
 from rulegrad.backends.c.render import prelude, render_kernel
+from rulegrad.runtime import target
 
 CC = shutil.which("gcc") or shutil.which("cc")
 rng = np.random.default_rng(5)
@@ -106,9 +107,7 @@ def test_a_threaded_reduce_uses_its_reduction_unless_launched(monkeypatch, dt, o
     # a loop of 3001 split in 93 blocks of 32 and a tail, the blocks across threads: float32's
     # is launched (render._launched: no OpenMP region, no reduction clause printed), float64's
     # min is an OpenMP region with the prelude's NaN-propagating reduction
-    from rulegrad.rules import thread_helpers
-
-    monkeypatch.setattr(thread_helpers, "PARALLEL_MIN_WORK", 1000)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 1000)
     _check(getattr(_t(3001, dtype=dt), op)())
 
 

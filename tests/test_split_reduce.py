@@ -19,7 +19,7 @@ from rulegrad.backends.c import run
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.backends.c.render import render_kernel
-from rulegrad.runtime import semantics
+from rulegrad.runtime import semantics, target
 from rulegrad.runtime.ops import Ops
 
 NAMES = {"sum": "ADD", "max": "MAX", "min": "MIN"}
@@ -30,9 +30,8 @@ def low_threshold(monkeypatch):
     """Threads from 4096 iterations (RULEGRAD_BEAM's smallest parallel_min_work: what a search
     may choose on a machine where threads pay sooner than the heuristic's 1M), with programs
     built afresh (the table keys programs by their kernels, not by this constant)."""
-    from rulegrad.rules import thread_helpers
 
-    monkeypatch.setattr(thread_helpers, "PARALLEL_MIN_WORK", 4096)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 4096)
     run._programs.clear()
     yield
     run._programs.clear()

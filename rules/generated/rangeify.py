@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 02c0490a2335e571531118b694729c157c09df616a1361e82d8c1d26cb448a06
+# source sha256: 96bdefce3c749930862f344583b103a3a720fd146fec44c35f88de346dceaf06
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: 1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
@@ -17,7 +17,6 @@ from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.rules.buffer_limit import BufferLimit
 from rulegrad.rules.rangeify_helpers import FIRST_RANGE
-from rulegrad.rules.flash_cost import PARALLEL_MIN_WORK
 from rulegrad.runtime.target import SPLIT_MIN_ROWS
 from rulegrad.runtime.target import SPLIT_PARTS
 from rulegrad.runtime.target import VECTORS_MAX
@@ -36,6 +35,7 @@ from rulegrad.rules.flash_cost import local_max_array
 from rulegrad.rules.rangeify_helpers import local_value_row
 from rulegrad.rules.rangeify_helpers import map_reduce
 from rulegrad.rules.rangeify_helpers import outer_loops
+from rulegrad.runtime.target import parallel_min_work
 from rulegrad.runtime.window_stack import parts_max
 from rulegrad.rules.rangeify_helpers import predict_buffers
 from rulegrad.rules.rangeify_helpers import predict_local_values
@@ -55,7 +55,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '02c0490a2335e571531118b694729c157c09df616a1361e82d8c1d26cb448a06'
+SOURCE_SHA256 = '96bdefce3c749930862f344583b103a3a720fd146fec44c35f88de346dceaf06'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', '1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
@@ -197,7 +197,7 @@ def batched(x, red):
 
 def shared_rows(s):
     """`def shared_rows`, declared at rules/rangeify.rules:254."""
-    return s[0] < threads() and -(-s[2] // threads()) <= VECTORS_MAX * VECTOR_LANES and prod(s) >= PARALLEL_MIN_WORK
+    return s[0] < threads() and -(-s[2] // threads()) <= VECTORS_MAX * VECTOR_LANES and prod(s) >= parallel_min_work()
 
 
 def few_columns(red, s):

@@ -87,72 +87,72 @@ def watch(roots: Sequence[UOp]) -> list[tuple[int, tuple[tuple[Buffer, int], ...
     targets = wanted()
     if not targets:
         return None
-    # reach: shared by the roots, and not walked below DETACH or ASSIGN (an optimizer step's
-    # roots are ASSIGNs and detached gradients: no walk at all)
+    # one walk of the roots' joint graph (below DETACH and ASSIGN too: what they read is read),
+    # then a pass over it, sources first, for what reaches a target; the reads come from the
+    # same walk (before, a second walk of the reached roots' graphs found them). A root that
+    # is a DETACH or an ASSIGN reaches nothing: not walked (an optimizer step's ASSIGNs)
+    order = _joint_order([r for r in roots if r.op is not _DETACH and r.op is not _ASSIGN])
     reach: dict[UOp, bool] = {}
-
-    def known(n: UOp) -> bool:
-        if n in reach:
-            return True
-        if n.op in _NO_GRAD:
-            reach[n] = n in targets
-            return True
-        return False
-
-    reached: list[int] = []
-    for i, root in enumerate(roots):
-        for n in toposort(root, stop=known):
-            # (a realized value kept for a gradient reaches one through its own graph)
-            r = n in targets
-            if not r:
-                for s in n.src:  # (a loop, not any(...): no generator frame per node)
-                    if reach[s]:
-                        r = True
-                        break
-                else:
-                    r = n.op in _VIEWED and _origin_of(n) is not None
-            reach[n] = r
-        if reach[root] and root.op not in _NO_GRAD:
-            reached.append(i)
+    for n in order:
+        # (a realized value kept for a gradient reaches one through its own graph)
+        r = n in targets
+        if not r and n.op is not _DETACH and n.op is not _ASSIGN:
+            for s in n.src:  # (a loop, not any(...): no generator frame per node)
+                if reach[s]:
+                    r = True
+                    break
+            else:
+                r = n.op in _VIEWED and _origin_of(n) is not None
+        reach[n] = r
+    reached = [i for i, root in enumerate(roots) if root.op not in _NO_GRAD and reach[root]]
     if not reached:
         return None
     # (a root realized twice, the loss of `opt.step(loss)` that is also a reader of the step:
     # its reads found once)
+    if len(roots) == 1:  # (the walk is the root's graph: every buffer in it is read)
+        return [(0, tuple([(n.arg, n.arg.version) for n in order
+                           if n.op is _BUFFER and n.arg.data is not None]))]
     unique = list(dict.fromkeys(roots[i] for i in reached))
-    reads = dict(zip(unique, _reads(unique)))
+    reads = dict(zip(unique, _reads(unique, order)))
     return [(i, reads[roots[i]]) for i in reached]
 
 
 _VIEWED = (_BUFFER, _RESHAPE, _SHRINK)  # (the ops a node `_origin_of` answers for has)
+_DETACH, _ASSIGN = _NO_GRAD
 
 
-def _reads(roots: Sequence[UOp]) -> list[tuple[tuple[Buffer, int], ...]]:
-    """Per root, (buffer, version now) of each allocated buffer its graph reads. One walk of
-    all the roots' graphs, not one per root (an optimizer step realizes the loss and every
-    gradient: graphs that share the forward pass), then one pass, users before sources, that
-    marks each node with the roots it is under (a bit per root). (A root's buffers come in
-    the joint walk's order: a stale value's message names the first of them written since.)"""
-    if len(roots) == 1:
-        return [tuple((n.arg, n.arg.version) for n in toposort(roots[0])
-                      if n.op is _BUFFER and n.arg.data is not None)]
+def _joint_order(roots: Sequence[UOp]) -> list[UOp]:
+    """The nodes of the roots' graphs, each once, sources before users: each root's `toposort`
+    in turn, less what an earlier root's walk gave (one root's: its toposort)."""
+    if len(roots) == 1:  # (no set: most realizes have one root)
+        return toposort(roots[0])
     seen: set[UOp] = set()
     order: list[UOp] = []
     for root in roots:
         part = toposort(root, stop=seen.__contains__)
         seen.update(part)
         order += part
+    return order
+
+
+def _reads(roots: Sequence[UOp], order: list[UOp]) -> list[tuple[tuple[Buffer, int], ...]]:
+    """Per root, (buffer, version now) of each allocated buffer its graph reads, from `order`,
+    a walk of the roots' graphs (and maybe more: `_joint_order` of more roots), sources first:
+    one pass, users before sources, marks each node with the roots it is under (a bit per
+    root). (A root's buffers come in the walk's order: a stale value's message names the first
+    of them written since.)"""
     under: dict[UOp, int] = {}
     for bit, root in enumerate(roots):
         under[root] = under.get(root, 0) | 1 << bit
     get = under.get
-    for n in reversed(order):  # (each node under some root: its users' bits are all in)
-        m = under[n]
-        for s in n.src:
-            under[s] = get(s, 0) | m
-    bufs = [(n, n.arg, n.arg.version) for n in order
-            if n.op is _BUFFER and n.arg.data is not None]
-    return [tuple([(b, v) for n, b, v in bufs if under[n] >> bit & 1])
-            for bit in range(len(roots))]
+    for n in reversed(order):  # (a node's users come after it: their bits are all in)
+        m = get(n, 0)
+        if m:
+            for s in n.src:
+                under[s] = get(s, 0) | m
+    bufs = [(m, n.arg, n.arg.version) for n in order
+            if n.op is _BUFFER and n.arg.data is not None and (m := get(n, 0))]
+    return [tuple([(b, v) for m, b, v in bufs if m >> bit & 1]) for bit in range(len(roots))]
 
 
 def keep(watched: list[tuple[int, tuple[tuple[Buffer, int], ...]]], roots: Sequence[UOp],

@@ -163,7 +163,7 @@ def keep(watched: list[tuple[int, tuple[tuple[Buffer, int], ...]]], roots: Seque
         root, node = roots[i], results[i]
         buf = _buffer_under(node)
         if buf is None or result_node(buf, root.shape) is not node or \
-                any(b is buf for b, _ in reads):
+                any([b is buf for b, _ in reads]):
             continue  # sharded, or a view of a buffer the graph reads
         buf.origin = Origin(root, buf.version, reads)
 
@@ -211,10 +211,17 @@ def _stored_under(node: UOp) -> Buffer | None:
 def _origin_of(node: UOp) -> Origin | None:
     """The origin of the value `node` reads, when it is a realized tensor's node whose buffer
     was not written since (cheap for any other node: most are no BUFFER's view)."""
-    if node.op is not _BUFFER and node.op is not _RESHAPE and node.op is not _SHRINK:
+    op = node.op
+    if op is not _BUFFER and op is not _RESHAPE and op is not _SHRINK:
         return None
-    buf = _buffer_under(node)
-    if buf is None or (o := buf.origin) is None or o.version != buf.version:
+    # (`_buffer_under`, inline: a realize's watch asks every view of a buffer in its graph)
+    under = node.src[0] if op is _SHRINK else node
+    if under.op is _RESHAPE:
+        under = under.src[0]
+    if under.op is not _BUFFER:
+        return None
+    buf = under.arg
+    if (o := buf.origin) is None or o.version != buf.version:
         return None
     if o.graph is None:  # (`lose`: any view of it is the value too)
         return o

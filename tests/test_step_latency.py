@@ -239,3 +239,33 @@ def test_a_step_realize_walks_the_graph_it_watches_once(batch):
     # gradient through it is refused, as torch refuses one through a graph changed in place
     with pytest.raises(GradientError, match="written since"):
         loss.backward()
+
+
+@pytest.mark.parametrize("batch", [1, 6])
+def test_a_warm_step_makes_few_python_calls(batch):
+    """A warm training step run as it is (no jit: forward built, backward, the step realized by
+    the schedule cache's replay, the loss read) makes 1,460 to 1,570 Python calls, and trains
+    as numpy. Before, 1,900 to 2,050: a product read its operands' shapes and ranks twenty times
+    (a property call each, two for a tensor's), the realize's watch walked its graph twice, and
+    a realize's small loops over roots, buffers and kernels were generators (a call per item)."""
+    w, x, y, p, tx, ty, opt = _model(batch)
+
+    def step() -> float:
+        opt.zero_grad()
+        loss = _forward(p, tx, ty)
+        loss.backward()
+        opt.step(loss)
+        return loss.item()
+
+    for _ in range(3):
+        want = _numpy_step(w, x, y)
+        np.testing.assert_allclose(step(), want, rtol=1e-4, atol=1e-6)
+    want = _numpy_step(w, x, y)
+    got: list[float] = []
+    calls = python_calls(lambda: got.append(step()))
+    np.testing.assert_allclose(got[0], want, rtol=1e-4, atol=1e-6)
+    for k in w:
+        np.testing.assert_allclose(p[k].numpy(), w[k], rtol=1e-4, atol=1e-6)
+    assert calls["schedule_cache.py:cached_schedule"] == 1  # (the step's schedule replayed)
+    total = sum(n for name, n in calls.items() if not name.startswith("C:"))
+    assert total <= 1750, total

@@ -101,8 +101,11 @@ def watch(roots: Sequence[UOp]) -> list[tuple[int, tuple[tuple[Buffer, int], ...
                 if reach[s]:
                     r = True
                     break
-            else:
-                r = n.op in _VIEWED and _origin_of(n) is not None
+            else:  # (a buffer whose origin does not hold is no such value: no call)
+                op = n.op
+                r = (op is _RESHAPE or op is _SHRINK or op is _BUFFER and
+                     (o := n.arg.origin) is not None and o.version == n.arg.version) and \
+                    _origin_of(n) is not None
         reach[n] = r
     reached = [i for i, root in enumerate(roots) if root.op not in _NO_GRAD and reach[root]]
     if not reached:
@@ -304,15 +307,21 @@ def _first_graph_if_no_origin(roots: Sequence[UOp]) -> list[UOp] | None:
     first root's walk ends); None when one is."""
     seen: set[UOp] = set()
     first: list[UOp] | None = None
+    # a node reads a value with an origin only over a BUFFER (in the graph too) whose origin
+    # holds: the buffers are looked at first, each view only when one holds (most gradients:
+    # none, and no call per view of the graph)
+    held = False
     for root in roots:
         part = toposort(root, stop=seen.__contains__)
         for n in part:
-            if (n.op is _BUFFER or n.op is _RESHAPE or n.op is _SHRINK) and \
-                    _origin_of(n) is not None:
-                return None
+            if n.op is _BUFFER and (o := n.arg.origin) is not None and \
+                    o.version == n.arg.version:
+                held = True
         seen.update(part)
         if first is None:
             first = part
+    if held and any([n.op in _VIEWED and _origin_of(n) is not None for n in seen]):
+        return None
     return first if first is not None else []
 
 

@@ -38,7 +38,7 @@ def unshrink(shrink: UOp) -> tuple[tuple[int, int], ...]:
 
 def sum_to(grad: UOp, shape: tuple[int, ...]) -> UOp:
     """EXPAND's gradient: the sum over the broadcast axes (kept as size 1, so shapes match)."""
-    axes = tuple(i for i, (a, b) in enumerate(zip(shape, grad.shape)) if a != b)
+    axes = tuple([i for i, (a, b) in enumerate(zip(shape, grad.shape)) if a != b])
     return UOp(Ops.REDUCE_AXIS, grad.dtype, (grad,), (Ops.ADD, axes)) if axes else grad
 
 

@@ -34,7 +34,9 @@ import numpy as np
 
 from .dtype import DType
 from .ops import Ops
-from .uop import UOp
+from .uop import UOp, new_uop
+
+_BUFFER = Ops.BUFFER  # (a global's load: `Ops.X` goes through EnumType.__getattr__)
 
 _ids = itertools.count()
 
@@ -257,8 +259,8 @@ def addresses(bufs: Iterable[Buffer]) -> list[int]:
     a pooled array's, one asked before: every input of a loop over fresh arrays) is read
     without a method call of its own (a frame per input of every run of a form plan)."""
     out = list(map(_known_address, bufs))
-    if 0 in out:  # (some address not known yet: asked, which allocates if need be)
-        out = [b.address() for b in bufs]
+    if 0 in out:  # (some address not known yet, a kernel's fresh output: those asked, which
+        out = [a or b.address() for a, b in zip(out, bufs)]  # allocates if need be)
     return out
 
 
@@ -276,8 +278,8 @@ def address_of(arr: np.ndarray) -> int:
 def result_node(buf: Buffer, shape: tuple) -> UOp:
     """What a tensor of `shape` realized into `buf` reads: BUFFER.reshape(shape); for a
     symbolic shape (bound variables in it), the bound rows of the vmax rows the buffer holds."""
-    node = UOp(Ops.BUFFER, buf.dtype, (), buf)
-    if any(isinstance(s, UOp) for s in shape):
+    node = new_uop(UOp, _BUFFER, buf.dtype, (), buf)
+    if UOp in map(type, shape):  # (no generator frame: every realized tensor's node)
         stored = tuple(int(s.vmax) if isinstance(s, UOp) else s for s in shape)
         return node.reshape(stored).shrink(tuple((0, s) for s in shape))
     return node.reshape(shape)

@@ -87,72 +87,75 @@ def watch(roots: Sequence[UOp]) -> list[tuple[int, tuple[tuple[Buffer, int], ...
     targets = wanted()
     if not targets:
         return None
-    # reach: shared by the roots, and not walked below DETACH or ASSIGN (an optimizer step's
-    # roots are ASSIGNs and detached gradients: no walk at all)
+    # one walk of the roots' joint graph (below DETACH and ASSIGN too: what they read is read),
+    # then a pass over it, sources first, for what reaches a target; the reads come from the
+    # same walk (before, a second walk of the reached roots' graphs found them). A root that
+    # is a DETACH or an ASSIGN reaches nothing: not walked (an optimizer step's ASSIGNs)
+    order = _joint_order([r for r in roots if r.op is not _DETACH and r.op is not _ASSIGN])
     reach: dict[UOp, bool] = {}
-
-    def known(n: UOp) -> bool:
-        if n in reach:
-            return True
-        if n.op in _NO_GRAD:
-            reach[n] = n in targets
-            return True
-        return False
-
-    reached: list[int] = []
-    for i, root in enumerate(roots):
-        for n in toposort(root, stop=known):
-            # (a realized value kept for a gradient reaches one through its own graph)
-            r = n in targets
-            if not r:
-                for s in n.src:  # (a loop, not any(...): no generator frame per node)
-                    if reach[s]:
-                        r = True
-                        break
-                else:
-                    r = n.op in _VIEWED and _origin_of(n) is not None
-            reach[n] = r
-        if reach[root] and root.op not in _NO_GRAD:
-            reached.append(i)
+    for n in order:
+        # (a realized value kept for a gradient reaches one through its own graph)
+        r = n in targets
+        if not r and n.op is not _DETACH and n.op is not _ASSIGN:
+            for s in n.src:  # (a loop, not any(...): no generator frame per node)
+                if reach[s]:
+                    r = True
+                    break
+            else:  # (a buffer whose origin does not hold is no such value: no call)
+                op = n.op
+                r = (op is _RESHAPE or op is _SHRINK or op is _BUFFER and
+                     (o := n.arg.origin) is not None and o.version == n.arg.version) and \
+                    _origin_of(n) is not None
+        reach[n] = r
+    reached = [i for i, root in enumerate(roots) if root.op not in _NO_GRAD and reach[root]]
     if not reached:
         return None
     # (a root realized twice, the loss of `opt.step(loss)` that is also a reader of the step:
     # its reads found once)
+    if len(roots) == 1:  # (the walk is the root's graph: every buffer in it is read)
+        return [(0, tuple([(n.arg, n.arg.version) for n in order
+                           if n.op is _BUFFER and n.arg.data is not None]))]
     unique = list(dict.fromkeys(roots[i] for i in reached))
-    reads = dict(zip(unique, _reads(unique)))
+    reads = dict(zip(unique, _reads(unique, order)))
     return [(i, reads[roots[i]]) for i in reached]
 
 
 _VIEWED = (_BUFFER, _RESHAPE, _SHRINK)  # (the ops a node `_origin_of` answers for has)
+_DETACH, _ASSIGN = _NO_GRAD
 
 
-def _reads(roots: Sequence[UOp]) -> list[tuple[tuple[Buffer, int], ...]]:
-    """Per root, (buffer, version now) of each allocated buffer its graph reads. One walk of
-    all the roots' graphs, not one per root (an optimizer step realizes the loss and every
-    gradient: graphs that share the forward pass), then one pass, users before sources, that
-    marks each node with the roots it is under (a bit per root). (A root's buffers come in
-    the joint walk's order: a stale value's message names the first of them written since.)"""
-    if len(roots) == 1:
-        return [tuple((n.arg, n.arg.version) for n in toposort(roots[0])
-                      if n.op is _BUFFER and n.arg.data is not None)]
+def _joint_order(roots: Sequence[UOp]) -> list[UOp]:
+    """The nodes of the roots' graphs, each once, sources before users: each root's `toposort`
+    in turn, less what an earlier root's walk gave (one root's: its toposort)."""
+    if len(roots) == 1:  # (no set: most realizes have one root)
+        return toposort(roots[0])
     seen: set[UOp] = set()
     order: list[UOp] = []
     for root in roots:
         part = toposort(root, stop=seen.__contains__)
         seen.update(part)
         order += part
+    return order
+
+
+def _reads(roots: Sequence[UOp], order: list[UOp]) -> list[tuple[tuple[Buffer, int], ...]]:
+    """Per root, (buffer, version now) of each allocated buffer its graph reads, from `order`,
+    a walk of the roots' graphs (and maybe more: `_joint_order` of more roots), sources first:
+    one pass, users before sources, marks each node with the roots it is under (a bit per
+    root). (A root's buffers come in the walk's order: a stale value's message names the first
+    of them written since.)"""
     under: dict[UOp, int] = {}
     for bit, root in enumerate(roots):
         under[root] = under.get(root, 0) | 1 << bit
     get = under.get
-    for n in reversed(order):  # (each node under some root: its users' bits are all in)
-        m = under[n]
-        for s in n.src:
-            under[s] = get(s, 0) | m
-    bufs = [(n, n.arg, n.arg.version) for n in order
-            if n.op is _BUFFER and n.arg.data is not None]
-    return [tuple([(b, v) for n, b, v in bufs if under[n] >> bit & 1])
-            for bit in range(len(roots))]
+    for n in reversed(order):  # (a node's users come after it: their bits are all in)
+        m = get(n, 0)
+        if m:
+            for s in n.src:
+                under[s] = get(s, 0) | m
+    bufs = [(m, n.arg, n.arg.version) for n in order
+            if n.op is _BUFFER and n.arg.data is not None and (m := get(n, 0))]
+    return [tuple([(b, v) for m, b, v in bufs if m >> bit & 1]) for bit in range(len(roots))]
 
 
 def keep(watched: list[tuple[int, tuple[tuple[Buffer, int], ...]]], roots: Sequence[UOp],
@@ -163,7 +166,7 @@ def keep(watched: list[tuple[int, tuple[tuple[Buffer, int], ...]]], roots: Seque
         root, node = roots[i], results[i]
         buf = _buffer_under(node)
         if buf is None or result_node(buf, root.shape) is not node or \
-                any(b is buf for b, _ in reads):
+                any([b is buf for b, _ in reads]):
             continue  # sharded, or a view of a buffer the graph reads
         buf.origin = Origin(root, buf.version, reads)
 
@@ -211,10 +214,17 @@ def _stored_under(node: UOp) -> Buffer | None:
 def _origin_of(node: UOp) -> Origin | None:
     """The origin of the value `node` reads, when it is a realized tensor's node whose buffer
     was not written since (cheap for any other node: most are no BUFFER's view)."""
-    if node.op is not _BUFFER and node.op is not _RESHAPE and node.op is not _SHRINK:
+    op = node.op
+    if op is not _BUFFER and op is not _RESHAPE and op is not _SHRINK:
         return None
-    buf = _buffer_under(node)
-    if buf is None or (o := buf.origin) is None or o.version != buf.version:
+    # (`_buffer_under`, inline: a realize's watch asks every view of a buffer in its graph)
+    under = node.src[0] if op is _SHRINK else node
+    if under.op is _RESHAPE:
+        under = under.src[0]
+    if under.op is not _BUFFER:
+        return None
+    buf = under.arg
+    if (o := buf.origin) is None or o.version != buf.version:
         return None
     if o.graph is None:  # (`lose`: any view of it is the value too)
         return o
@@ -297,15 +307,21 @@ def _first_graph_if_no_origin(roots: Sequence[UOp]) -> list[UOp] | None:
     first root's walk ends); None when one is."""
     seen: set[UOp] = set()
     first: list[UOp] | None = None
+    # a node reads a value with an origin only over a BUFFER (in the graph too) whose origin
+    # holds: the buffers are looked at first, each view only when one holds (most gradients:
+    # none, and no call per view of the graph)
+    held = False
     for root in roots:
         part = toposort(root, stop=seen.__contains__)
         for n in part:
-            if (n.op is _BUFFER or n.op is _RESHAPE or n.op is _SHRINK) and \
-                    _origin_of(n) is not None:
-                return None
+            if n.op is _BUFFER and (o := n.arg.origin) is not None and \
+                    o.version == n.arg.version:
+                held = True
         seen.update(part)
         if first is None:
             first = part
+    if held and any([n.op in _VIEWED and _origin_of(n) is not None for n in seen]):
+        return None
     return first if first is not None else []
 
 

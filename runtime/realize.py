@@ -165,8 +165,10 @@ def _realize_scheduled(uops: Sequence[UOp], run_schedule: Callable[..., object],
     prog = run_schedule(items, var_vals=var_vals)
     bufs = [_need_buffer(out) for out in outs]
     # (a root on its own device: once any program used several devices, every root names one)
-    if plan_key is not None and all(e[0] == "one" and e[2] in (None, bufs[e[1]].device)
-                                    for e in lowered):
+    # (lists, not generators, here and in realize_tensors: one frame, not one resumption per
+    # root of every realize; an optimizer step's has a root per parameter and gradient)
+    if plan_key is not None and all([e[0] == "one" and e[2] in (None, bufs[e[1]].device)
+                                     for e in lowered]):
         from . import plans
 
         plans.record(plan_key, items, prog, [bufs[e[1]] for e in lowered], var_vals)
@@ -247,7 +249,7 @@ def realize(uops: Sequence[UOp]) -> list[Buffer | Shards]:
 def _realize_unplanned(uops: Sequence[UOp]) -> list[Buffer | Shards]:
     """`realize` once no plan served the roots: the backend, for the roots not yet buffers."""
     out: list[Buffer | Shards | None] = [buffer_of(u) or shards_of(u) for u in uops]
-    todo = list(dict.fromkeys(u for u, b in zip(uops, out) if b is None))
+    todo = list(dict.fromkeys([u for u, b in zip(uops, out) if b is None]))
     if todo:
         for u in todo:
             if u.op is Ops.ASSIGN:  # an array handed out by .numpy() keeps its values
@@ -294,7 +296,7 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
                 break
         else:
             return
-        if any(t.uop.op in VIEW_OPS for t in tensors):  # (a view of storage is realized already)
+        if any([t.uop.op in VIEW_OPS for t in tensors]):  # (a view of storage: realized already)
             tensors = [t for t in tensors if not stored_view(t.uop)]
             if not tensors:
                 return

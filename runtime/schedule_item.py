@@ -16,6 +16,8 @@ from .ops import Ops
 from .record import FrozenRecord
 from .uop import UOp, toposort
 
+_set = object.__setattr__  # (a frozen record's fields are set past its __setattr__)
+
 
 class ScheduleItem(FrozenRecord):
     """One kernel: `bufs[i]` is its DEFINE_GLOBAL i (bufs[0] is the output)."""
@@ -26,7 +28,11 @@ class ScheduleItem(FrozenRecord):
     bufs: tuple[Buffer, ...]
 
     def __init__(self, name: str, ast: UOp, bufs: tuple[Buffer, ...]):
-        self._init(name, ast, bufs)
+        # (the three fields set here, not by `_init`'s loop: a replayed schedule makes one
+        # item per kernel at every realize)
+        _set(self, "name", name)
+        _set(self, "ast", ast)
+        _set(self, "bufs", bufs)
 
     @property
     def shape(self) -> tuple[int, ...]:

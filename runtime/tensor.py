@@ -1522,15 +1522,17 @@ class Tensor(TensorOps, NNOps):
 
     # ------------------------------------------------------------------ reductions
     def _axis(self, axis: int) -> int:
-        if not isinstance(axis, (int, np.integer)) or not -self.ndim <= axis < self.ndim:
+        ndim = self.ndim  # (once: a property call per read)
+        if not isinstance(axis, (int, np.integer)) or not -ndim <= axis < ndim:
             raise AxisError(f"axis {axis} is out of range for a tensor of shape {show(self.shape)}")
-        return int(axis) % self.ndim
+        return int(axis) % ndim
 
     def _axes(self, axis: int | Sequence[int] | None) -> tuple[int, ...]:
+        ndim = self.ndim
         if axis is None:
-            return tuple(range(self.ndim))
+            return tuple(range(ndim))
         items = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
-        if self.ndim == 0 and all(a in (0, -1) for a in items):
+        if ndim == 0 and all(a in (0, -1) for a in items):
             return ()  # a 0-d tensor's axis 0 (or -1) is the tensor itself, as in torch/tinygrad
         axes = [self._axis(a) for a in items]
         if len(set(axes)) != len(axes):
@@ -1550,7 +1552,7 @@ class Tensor(TensorOps, NNOps):
         elif start is not None:  # no axis: start op x, as one step of the loop
             uop = uop.alu(op, uop.const_like(start))
         if not keepdim:
-            uop = uop.reshape(tuple(s for i, s in enumerate(self.shape) if i not in axes))
+            uop = uop.reshape(tuple([s for i, s in enumerate(self.shape) if i not in axes]))
         return Tensor(uop)
 
     def sum(self, axis: Any = None, keepdim: bool = False,
@@ -1615,32 +1617,36 @@ class Tensor(TensorOps, NNOps):
     def matmul(self, w: Any) -> Tensor:
         """numpy's matmul (1-D and batched N-D), built as reshape + expand + mul + sum."""
         w = w if isinstance(w, Tensor) else Tensor(w)
-        if self.ndim == 0 or w.ndim == 0:
+        # (each shape read once: a property call per read, some twenty per product)
+        a_shape, b_shape = self.shape, w.shape
+        if not a_shape or not b_shape:
             raise InvalidArgument(f"matmul needs operands with at least 1 dimension, got shapes "
-                             f"{show(self.shape)} and {show(w.shape)}")
-        x1 = self.reshape(1, -1) if self.ndim == 1 else self
-        w1 = w.reshape(-1, 1) if w.ndim == 1 else w
-        if x1.shape[-1] != w1.shape[-2]:
-            raise InvalidArgument(f"matmul shapes {show(self.shape)} and {show(w.shape)} do not "
+                             f"{show(a_shape)} and {show(b_shape)}")
+        x1 = self.reshape(1, -1) if len(a_shape) == 1 else self
+        w1 = w.reshape(-1, 1) if len(b_shape) == 1 else w
+        x_shape, w_shape = x1.shape, w1.shape
+        if x_shape[-1] != w_shape[-2]:
+            raise InvalidArgument(f"matmul shapes {show(a_shape)} and {show(b_shape)} do not "
                                   f"match: the contracted axes' sizes "
-                                  f"{show((x1.shape[-1], w1.shape[-2]))} differ")
+                                  f"{show((x_shape[-1], w_shape[-2]))} differ")
         try:
-            batch = broadcast_shape(x1.shape[:-2], w1.shape[:-2])
+            batch = broadcast_shape(x_shape[:-2], w_shape[:-2])
         except ValueError:
-            raise InvalidArgument(f"matmul batch dimensions of shapes {show(self.shape)} and "
-                                  f"{show(w.shape)} "
+            raise InvalidArgument(f"matmul batch dimensions of shapes {show(a_shape)} and "
+                                  f"{show(b_shape)} "
                              f"cannot be broadcast together") from None
         dt = _probe(_np_matmul, self, w)
-        (n, k), m = x1.shape[-2:], w1.shape[-1]
+        (n, k), m = x_shape[-2:], w_shape[-1]
         full = batch + (n, m, k)
-        xs = _broadcast_uop(x1.uop.cast(dt).reshape(x1.shape[:-1] + (1, k)), full)
-        wt = w1.uop.cast(dt).permute(tuple(range(w1.ndim - 2)) + (w1.ndim - 1, w1.ndim - 2))
+        xs = _broadcast_uop(x1.uop.cast(dt).reshape(x_shape[:-1] + (1, k)), full)
+        wn = len(w_shape)
+        wt = w1.uop.cast(dt).permute(tuple(range(wn - 2)) + (wn - 1, wn - 2))
         ws = _broadcast_uop(wt.reshape(wt.shape[:-2] + (1, m, k)), full)
         prod = xs.alu(Ops.AND if dt is dtypes.bool else Ops.MUL, ws)
         out = Tensor(prod)._reduce(Ops.ADD, -1, keepdim=False)
-        if self.ndim == 1:
+        if len(a_shape) == 1:
             out = out.reshape(out.shape[:-2] + out.shape[-1:])
-        if w.ndim == 1:
+        if len(b_shape) == 1:
             out = out.reshape(out.shape[:-1])
         return out
 

@@ -264,8 +264,8 @@ class UOp:
             srcs = (self, o if isinstance(o, UOp) else self.const_like(o),
                     p if isinstance(p, UOp) else self.const_like(p))
         else:
-            srcs = (self,) + tuple(o if isinstance(o, UOp) else self.const_like(o)
-                                   for o in others)
+            srcs = (self,) + tuple([o if isinstance(o, UOp) else self.const_like(o)
+                                    for o in others])
         if op is _WHERE:
             dtype = srcs[1].dtype
         elif op in _Comparison:
@@ -304,13 +304,21 @@ class UOp:
     def _mop(self, op: Ops, arg: Any) -> UOp:
         return new_uop(UOp, op, self.dtype, (self,), arg)
 
+    # (reshape and expand run for most nodes a tensor op or a gradient rule builds: the shape
+    # cached on the node is read in place, the property only when it is not derived yet)
     def reshape(self, shape: Shape) -> UOp:
         shape = tuple(shape)
-        return self if self.shape == shape else self._mop(_RESHAPE, shape)
+        have = self._shape
+        if have is _UNSET:
+            have = self.shape
+        return self if have == shape else new_uop(UOp, _RESHAPE, self.dtype, (self,), shape)
 
     def expand(self, shape: Shape) -> UOp:
         shape = tuple(shape)
-        return self if self.shape == shape else self._mop(_EXPAND, shape)
+        have = self._shape
+        if have is _UNSET:
+            have = self.shape
+        return self if have == shape else new_uop(UOp, _EXPAND, self.dtype, (self,), shape)
 
     def permute(self, order: tuple[int, ...]) -> UOp:
         order = tuple(order)
@@ -612,7 +620,7 @@ def _derive_shape(n: UOp) -> Shape | None:
         return shape  # FLIP
     if op is _REDUCE_AXIS:
         shape = n.src[0].shape
-        return tuple(1 if i in arg[1] else s for i, s in enumerate(shape))
+        return tuple([1 if i in arg[1] else s for i, s in enumerate(shape)])
     if op is _BUFFERIZE:
         return tuple(int(r.vmax) + 1 for r in n.src[1:] if r.op is not _CONST)
     return None

@@ -27,6 +27,7 @@ import numpy as np
 
 from rulegrad.rules.choices import DEFAULT
 from rulegrad.runtime import capture
+from rulegrad.runtime.buffer import addresses
 from rulegrad.runtime.env import env_int, raw_reader
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
@@ -208,7 +209,8 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
     flags = tuple(restrict) if restrict is not None else (True,) * len(pairs)
     # the settings the optimizer's choices read are part of the key: the same kernels compile
     # to other C with the optimizer off, or for other vectors or caches
-    key = (_choice_settings(), *((name, ast, r) for (name, ast), r in zip(pairs, flags)))
+    # (a list, not a generator: one frame, not one resumption per kernel of every realize)
+    key = (_choice_settings(), *[(name, ast, r) for (name, ast), r in zip(pairs, flags)])
     prog = _programs.get(key)
     if prog is not None:
         _programs.move_to_end(key)
@@ -265,10 +267,11 @@ def run_schedule(schedule: Sequence[Any], timings: list[float] | None = None,
                  var_vals: dict[str, int] | None = None) -> CProgram:
     """Compile and run a list of `ScheduleItem`s, allocating output buffers as needed;
     `var_vals` gives each symbolic size (DEFINE_VAR) its value for this run."""
-    restrict = [len({id(b) for b in item.bufs}) == len(item.bufs) for item in schedule]
+    # (no comprehension's frame per kernel, no call per buffer whose address is known: a
+    # replayed training step's kernels read some seventy buffers)
+    restrict = [len(set(map(id, item.bufs))) == len(item.bufs) for item in schedule]
     prog = compile_program(schedule, restrict)
-    addrs = [[b.address() for b in item.bufs[:k.nparams]]
-             for item, k in zip(schedule, prog.kernels)]
+    addrs = [addresses(item.bufs[:k.nparams]) for item, k in zip(schedule, prog.kernels)]
     debug = env_int("DEBUG", 0)
     if timings is None and debug >= 1:
         timings = []  # DEBUG=1: kernel count and time per kernel

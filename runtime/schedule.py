@@ -29,7 +29,7 @@ from .record import FrozenRecord
 from .rewrite import graph_rewrite
 from .schedule_cache import cached_schedule, note_reads
 from .schedule_item import ScheduleItem, order_assigns, schedule_items
-from .target import cache_bytes
+from .target import cache_bytes, parallel_min_work, threads, vector_bytes
 from .uop import OP_BIT, UOp, print_graph, toposort
 
 if TYPE_CHECKING:  # the contexts are declared in rangeify.rules
@@ -180,10 +180,11 @@ def schedule_with_outputs(uops: list[UOp],
     # kernelize's views hold ints: a graph with symbolic sizes (variables) is rangeify's
     kernelized = name == "kernelize" and not has_variables(uops)
     run = schedule_kernelize if kernelized else schedule_rangeify
-    # the rules' cost guards read the cache sizes (rules/flash_cost.py): a form scheduled under
-    # other sizes (RULEGRAD_L1_BYTES, RULEGRAD_L2_BYTES) may fuse differently
+    # the rules' cost guards read the machine model (rules/flash_cost.py, narrow_reduce's
+    # shares): a form scheduled under other cache sizes (RULEGRAD_L1_BYTES, RULEGRAD_L2_BYTES),
+    # threads, vector width or threading threshold may fuse or split differently
     salt = (user_passes_key() + cache_salt(name), max_kernel_buffers(), cache_bytes(1),
-            cache_bytes(2))
+            cache_bytes(2), threads(), vector_bytes(), parallel_min_work())
     items, outs = cached_schedule(list(uops), run, salt=salt)
     debug = env_int("DEBUG", 0)
     if debug >= 2:

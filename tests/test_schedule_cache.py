@@ -90,3 +90,26 @@ def test_threads_realizing_one_program_share_the_entry() -> None:
     for x, got in zip(arrays, results):
         np.testing.assert_allclose(got, np.maximum(x @ x.T, 0), rtol=1e-5, atol=1e-5)
     assert len(schedule_cache._cache) == 1
+
+
+def test_a_form_scheduled_under_other_threads_is_scheduled_again(monkeypatch) -> None:
+    # narrow_reduce gives each thread its share of a short-rowed sum's rows (RULEGRAD_THREADS
+    # may change between programs): a schedule made for three threads, replayed on one,
+    # would keep three shares of partials a fresh schedule on one thread does not make
+    x = np.random.default_rng(3).standard_normal((65521, 13)).astype(np.float32)
+
+    def sizes(threads: str) -> list[list[int]]:
+        monkeypatch.setenv("RULEGRAD_THREADS", threads)
+        t = Tensor(x).sum(axis=0)
+        return [[b.size for b in item.bufs] for item in t.schedule()]
+
+    fresh = {}
+    for threads in ("1", "3"):
+        schedule_cache.clear()
+        fresh[threads] = sizes(threads)
+    assert fresh["1"] != fresh["3"]  # the program's schedule depends on the threads
+    schedule_cache.clear()
+    sizes("3")
+    assert sizes("1") == fresh["1"]
+    np.testing.assert_allclose(Tensor(x).sum(axis=0).numpy(), x.sum(axis=0, dtype=np.float64),
+                               rtol=1e-5, atol=1e-6 * np.abs(x).sum(axis=0).max())

@@ -37,15 +37,21 @@ CI_EXAMPLES = 10
 # is fixed, and the check runs its kernels before and after it)
 KNOWN_UNSOUND: dict[str, str] = {}
 
+# this run's verdicts, one per rule, in a folder its xdist workers share (tests/conftest.py): a
+# rule the whole check below checked is read by its own test, and the other way round, so each
+# rule is checked once per run
+VERDICTS = os.environ.get("RULEGRAD_TEST_VERDICTS")
+
 # one test per rule of rules/*.rules, named file:line:rule (the plugin's helper form)
 test_rule_is_sound = soundness_tests([str(p) for p in package_rules_files()],
-                                     examples=CI_EXAMPLES, known_unsound=KNOWN_UNSOUND)
+                                     examples=CI_EXAMPLES, known_unsound=KNOWN_UNSOUND,
+                                     verdicts=VERDICTS)
 
 
 @pytest.mark.long  # every rule of rules/ checked again, and the termination probes
 def test_all_rules_check_clean(capsys):
     # its cost is measured by bench/check.py (against the 60 s budget), never timed here
-    report = check_paths(None, examples=CI_EXAMPLES, seed=0)
+    report = check_paths(None, examples=CI_EXAMPLES, seed=0, verdicts=VERDICTS)
     refuted = [r for r in report.rules if r.verdict == "refuted"
                and r.rule.name not in KNOWN_UNSOUND]
     assert not refuted, "\n".join(f"{r.line()}\n{r.counterexample}" for r in refuted)

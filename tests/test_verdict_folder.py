@@ -39,11 +39,11 @@ def _counting(monkeypatch) -> list[str]:
 def test_a_rule_checked_once_is_read_by_every_other_checker(tmp_path, monkeypatch):
     items = [it for it in rules_to_check(load(str(MUTATIONS)), None)
              if it.rule.name in ("mul_one", "mul_two", "max_empty")]
-    fresh = [Checker(10, 0).check(it) for it in items]  # the oracle: no folder
+    fresh = [Checker(5, 0).check(it) for it in items]  # the oracle: no folder
     checked = _counting(monkeypatch)
-    first = [Checker(10, 0, verdicts=tmp_path).check(it) for it in items]
+    first = [Checker(5, 0, verdicts=tmp_path).check(it) for it in items]
     assert checked == ["mul_one", "mul_two", "max_empty"]
-    again = Checker(10, 0, verdicts=tmp_path).check_all(items)
+    again = Checker(5, 0, verdicts=tmp_path).check_all(items)
     assert checked == ["mul_one", "mul_two", "max_empty"]  # read, not checked again
     for a, b, c in zip(fresh, first, again, strict=True):
         assert a.line() == b.line() == c.line()
@@ -51,9 +51,9 @@ def test_a_rule_checked_once_is_read_by_every_other_checker(tmp_path, monkeypatc
         assert _no_ids(a.counterexample) == _no_ids(b.counterexample)
         assert c.rule is a.rule
     assert [r.verdict for r in again] == ["proved", "refuted", "refuted"]
-    # other settings are another question: 20 examples are checked anew
-    Checker(20, 0, verdicts=tmp_path).check(items[2])
-    assert checked[-1] == "max_empty" and len(checked) == 4
+    # other settings are another question: 6 examples are checked anew
+    Checker(6, 0, verdicts=tmp_path).check(items[1])
+    assert checked[-1] == "mul_two" and len(checked) == 4
 
 
 def test_an_edited_rules_file_is_checked_again(tmp_path):
@@ -73,9 +73,9 @@ def test_a_kept_verdict_carries_the_loops_its_examples_ran_into(tmp_path, monkey
         return RuleReport(it.rule, "mutations.rules:8", "examples", "passed", examples=3)
 
     monkeypatch.setattr(Checker, "_check", looping)
-    Checker(10, 0, verdicts=tmp_path).check(item)
+    Checker(5, 0, verdicts=tmp_path).check(item)
     monkeypatch.undo()
-    reader = Checker(10, 0, verdicts=tmp_path)
+    reader = Checker(5, 0, verdicts=tmp_path)
     checked = _counting(monkeypatch)
     report = reader.check(item)
     assert not checked and report.examples == 3 and report.method == "examples"

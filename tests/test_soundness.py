@@ -1,7 +1,8 @@
 """`rulegrad check` on rulegrad's own rules, and the checker's parts on hand-built rules.
 
 The rules of rules/ get one test each through the pytest plugin (bounded examples); the whole
-check runs once more as CI would, asserting zero refutations (bench/check.py times it). The z3
+check runs as CI would, asserting zero refutations (bench/check.py times it), and reads the
+verdicts of the rules their own tests checked already, and the other way round. The z3
 translation is tested against C semantics computed independently in Python, and the command
 line against its documented exit statuses.
 """

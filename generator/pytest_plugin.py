@@ -89,18 +89,22 @@ def _run_one(item: Any, checker: Any, allow_unknown: bool = False) -> None:
 
 def soundness_tests(paths: list[str], examples: int = DEFAULT_EXAMPLES, seed: int = 0,
                     rlimit: int | None = None, known_unsound: dict[str, str] | None = None,
-                    allow_unknown: bool = False) -> Any:
+                    allow_unknown: bool = False, verdicts: str | Path | None = None) -> Any:
     """A parametrized test function: assign it to a `test_...` name in a test module.
 
     Rules marked `# check: structural` get no test here: they are checked by running programs
     (rulegrad's own suite asserts that its fuzzer fires every one of them).
 
     `known_unsound` maps a rule name to the reason it is known to be refuted (an open bug):
-    its test is an expected failure until the rule is fixed, then it passes again."""
+    its test is an expected failure until the rule is fixed, then it passes again.
+
+    `verdicts` names a folder of verdicts shared with other processes (generator/verdicts.py):
+    a rule another xdist worker checked with the same settings, or a whole `check_paths(...,
+    verdicts=)` of the same run, is read from it, not checked again."""
     from .soundness import DEFAULT_RLIMIT, Checker
 
     items = _rule_items(paths)
-    checker = Checker(examples, seed, rlimit or DEFAULT_RLIMIT)
+    checker = Checker(examples, seed, rlimit or DEFAULT_RLIMIT, verdicts=verdicts)
     known = known_unsound or {}
     params = []
     for it in items:

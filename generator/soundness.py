@@ -40,6 +40,8 @@ verdict `unchecked`, so no rule escapes silently.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import re
 import signal
 import sys
@@ -56,6 +58,7 @@ from rulegrad.dsl.check import gradient_rules
 from rulegrad.generator.paths import in_package, package_rules_files
 
 from .limits import DEFAULT_RLIMIT, HANG_SECONDS, HANG_WALL_FACTOR
+from .verdicts import VerdictFolder
 
 # A mark is a comment of its own that ends its line (`...  # check: structural`), never words
 # inside prose ("# rules that are not check: structural ...") nor inside a string literal
@@ -287,9 +290,13 @@ class Checker:
     """Runs the checks of one rule at a time; holds the matchers built per rule set."""
 
     def __init__(self, examples: int = 100, seed: int = 0, rlimit: int = DEFAULT_RLIMIT,
-                 hang_seconds: float = HANG_SECONDS, max_ulp: int = MAX_ULP):
+                 hang_seconds: float = HANG_SECONDS, max_ulp: int = MAX_ULP,
+                 verdicts: str | Path | None = None):
         self.examples, self.seed, self.rlimit = examples, seed, rlimit
         self.hang_seconds, self.max_ulp = hang_seconds, max_ulp
+        # a folder other processes keep verdicts in (verdicts.py): a rule one of them checked
+        # is read, not checked again
+        self.verdicts = VerdictFolder(verdicts) if verdicts is not None else None
         self._recorded: set[str] | None = None  # rules in the recorded programs' passes
         self._helpers: dict[int, dict[str, Any]] = {}
         self._sets: dict[tuple[str, str], Any] = {}
@@ -319,8 +326,57 @@ class Checker:
         return interpret_ruleset(alone, self.helpers(item.checked))
 
     def check(self, item: RuleToCheck) -> RuleReport:
-        """The rule's report; whatever the rule's own code does (raise, exit, hang) is that
-        rule's `error`, never the run's."""
+        """The rule's report: the one kept in `verdicts`, else checked (and kept there)."""
+        if self.verdicts is None:
+            return self._check_guarded(item)
+        kept = self.verdicts.answer(self._verdict_key(item), lambda: self._kept(item))
+        return self._from_kept(item, kept)
+
+    def check_all(self, items: list[RuleToCheck],
+                  progress: Callable[[int, int, str], None] | None = None) -> list[RuleReport]:
+        """Every item's report, in order. With `verdicts`, the rules no other process is
+        checking now come first, then the others' verdicts are waited for (and `progress`,
+        which shows each rule as it is checked, is not called)."""
+        if self.verdicts is None:
+            out = []
+            for k, item in enumerate(items):
+                if progress is not None:
+                    progress(k, len(items), item.rule.name)
+                out.append(self._check_guarded(item))
+            return out
+        keys = [self._verdict_key(item) for item in items]
+        by_key = dict(zip(keys, items, strict=True))
+        kept = self.verdicts.answer_all(keys, lambda key: self._kept(by_key[key]))
+        return [self._from_kept(item, kept[key]) for key, item in zip(keys, items, strict=True)]
+
+    def _verdict_key(self, item: RuleToCheck) -> str:
+        """What a rule's verdict depends on: its file's `verdict_key`, where and what the rule
+        is, and this checker's settings."""
+        assert self.verdicts is not None
+        r = item.rule
+        parts = [self.verdicts.file_key(r.span.path), r.name, r.span.line, r.span.col,
+                 item.ruleset.name, item.structural, item.ulp, item.unreachable,
+                 self.examples, self.seed, self.rlimit, self.hang_seconds, self.max_ulp]
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+    def _kept(self, item: RuleToCheck) -> dict:
+        """The rule checked, as a verdict folder keeps it: the report's fields, and the loops
+        its examples ran into (`loops_seen`, which the termination check reads)."""
+        before = set(self.loops_seen)
+        report = self._check_guarded(item)
+        fields = {f.name: getattr(report, f.name) for f in dataclasses.fields(report)
+                  if f.name != "rule"}
+        loops = [[*key, msg] for key, msg in self.loops_seen.items() if key not in before]
+        return {"report": fields, "loops": loops}
+
+    def _from_kept(self, item: RuleToCheck, kept: dict) -> RuleReport:
+        for set_name, rule_name, msg in kept["loops"]:
+            self.loops_seen.setdefault((set_name, rule_name), msg)
+        return RuleReport(item.rule, **kept["report"])
+
+    def _check_guarded(self, item: RuleToCheck) -> RuleReport:
+        """The rule's report, checked now; whatever the rule's own code does (raise, exit,
+        hang) is that rule's `error`, never the run's."""
         t0 = time.monotonic()
         notes = []
         if item.ulp > self.max_ulp:
@@ -614,20 +670,19 @@ def with_imports(files: list[Path]) -> list[A.CheckedFile]:
 def check_paths(paths: list[str] | None = None, examples: int = 100, seed: int = 0,
                 rule: str | None = None, rlimit: int = DEFAULT_RLIMIT,
                 progress: Callable[[int, int, str], None] | None = None,
-                hang_seconds: float = HANG_SECONDS, max_ulp: int = MAX_ULP) -> CheckReport:
+                hang_seconds: float = HANG_SECONDS, max_ulp: int = MAX_ULP,
+                verdicts: str | Path | None = None) -> CheckReport:
     """Check every rule of the files and of the files they import (a set may hold imported
     rules, and they run with it: a file's verdict is not its own rules' alone); raises
-    RulesError for a file that does not load."""
+    RulesError for a file that does not load. `verdicts`: a folder of verdicts shared with
+    other processes (verdicts.py), read for the rules they checked and written for the rest."""
     files = rules_files(paths) if paths else package_rules_files()
     checked = with_imports(files)
     items = [it for cf in checked for it in rules_to_check(cf, rule)]
-    checker = Checker(examples, seed, rlimit, hang_seconds, max_ulp)
+    checker = Checker(examples, seed, rlimit, hang_seconds, max_ulp, verdicts)
     report = CheckReport()
     t0 = time.monotonic()
-    for k, item in enumerate(items):
-        if progress is not None:
-            progress(k, len(items), item.rule.name)
-        report.rules.append(checker.check(item))
+    report.rules = checker.check_all(items, progress)
     if progress is not None:
         progress(len(items), len(items), "termination")
     report.loops = find_loops(checker, items, checked) if rule is None else [

@@ -15,16 +15,16 @@ call, a literal in a pattern): the schedule cache keeps such values in its key
 
 `refutations` is what `add_rules` asks before it runs a user's rule set: the rules of the file
 and of the files it imports that `rulegrad check` refutes (each with its counterexample). The
-verdict is kept by the content of everything it depends on (`verdict_key`: the rules file and
-the files it imports, its helper modules, the semantics table and the checker's own modules; not
-where the file is), in memory and beside the generated module (`<stem>.check`), so adding the
-same file again, or a copy of it from another folder, costs no check.
+verdict is kept by the content of everything it depends on (`verdict_key` of verdicts.py: the
+rules file and the files it imports, its helper modules, the semantics table and the checker's
+own modules; not where the file is), in memory and beside the generated module
+(`<stem>.check`), so adding the same file again, or a copy of it from another folder, costs no
+check.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
 import shlex
@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 from rulegrad.dsl import ast as A
 from rulegrad.dsl.check import gradient_rules
+
+from .verdicts import content_key, verdict_key, write_json
 
 if TYPE_CHECKING:
     from rulegrad.runtime.matcher import RuleMatcher
@@ -160,58 +162,6 @@ def _resolve(name: str, me: Path) -> Path:
     return me if name == "" else me.parent / name
 
 
-def _checker_files() -> list[Path]:
-    """The files a verdict depends on besides the user's: the semantics table (the meaning of
-    every op) and the checker (this package's modules: a better checker checks again)."""
-    spec = importlib.util.find_spec("rulegrad.runtime.semantics")
-    semantics = [Path(spec.origin)] if spec is not None and spec.origin else []
-    return semantics + sorted(Path(__file__).parent.glob("*.py"))
-
-
-def _module_file(module: str) -> Path | None:
-    try:
-        spec = importlib.util.find_spec(module)
-    except (ImportError, ValueError):
-        return None
-    return Path(spec.origin) if spec is not None and spec.origin else None
-
-
-def verdict_key(rules: str | Path) -> str:
-    """The hash of what `rulegrad check`'s verdict on `rules` depends on: `content_key` and
-    `_checker_files`."""
-    h = hashlib.sha256(content_key(rules).encode())
-    for path in _checker_files():
-        h.update(f"checker {path.name}\0".encode() + path.read_bytes() + b"\0")
-    return h.hexdigest()
-
-
-def content_key(rules: str | Path) -> str:
-    """The hash of the text of `rules`, of the rules files it imports and of its helper
-    modules; not of their names or folders."""
-    from rulegrad.dsl import load
-
-    from .paths import in_package
-
-    cf = load(str(rules))
-    h = hashlib.sha256()
-    stack, seen = [cf], set()
-    while stack:  # the file and every file it imports (no recursion on the import graph)
-        f = stack.pop()
-        if f.file.path in seen:
-            continue
-        seen.add(f.file.path)
-        # not its name or folder (a copy elsewhere is the same content: a fuzz program's file
-        # in a fresh temporary folder still hits; an import names its file in the text), but
-        # whether it is one of the package's files (the checker honours their recorded firings)
-        h.update(f"rules {in_package(f.file.path)}\0{f.file.source}\0".encode())
-        for helper in f.helpers:
-            path = Path(helper.file) if helper.file else _module_file(helper.module)
-            data = path.read_bytes() if path is not None and path.is_file() else b"?"
-            h.update(f"helper {helper.module}\0".encode() + data + b"\0")
-        stack.extend(f.imported)
-    return h.hexdigest()
-
-
 def refutations(rules: str | Path, module_dir: str | Path | None = None
                 ) -> tuple[Refutation, ...]:
     """The rules of `rules` that `rulegrad check` refutes (its default settings), or shows
@@ -265,9 +215,7 @@ def _write_verdict(path: Path, key: str, found: tuple[_Kept, ...]) -> None:
     data = {"key": key, "found": [r.__dict__ for r in found]}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".check.tmp")
-        tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
-        tmp.replace(path)
+        write_json(path, data)
     except OSError:
         pass  # a folder we cannot write: the verdict is kept in memory only
 

@@ -12,6 +12,10 @@ optimizer's sizes come from (runtime/target.py: cache sizes, threads) are pinned
 project's machine's, so a test's kernels are the same on every machine; tests/test_machine.py
 reads the machine itself.
 
+The rules check's verdicts are kept per session in a folder of the cache
+(`RULEGRAD_TEST_VERDICTS`): a rule one worker checked is read by the other
+(generator/verdicts.py).
+
 The printed kernels' index (backends/c/kernel_index.py) is off (`RULEGRAD_KERNEL_INDEX=0`):
 tests change the optimizer's and printer's module constants (`PARALLEL_MIN_WORK`, `SEGMENT`,
 ...) or count their work, which no key of a kernel can see; tests/test_kernel_index.py turns it
@@ -25,6 +29,8 @@ import shutil
 import tempfile
 
 _MARK = "RULEGRAD_TEST_SESSION_CACHE"
+# `rulegrad check`'s verdicts, one per rule, shared by the run's workers (tests/test_soundness.py)
+VERDICTS = "RULEGRAD_TEST_VERDICTS"
 # the `pytester` fixture: tests of the pytest plugin run pytest in their own process
 pytest_plugins = ["pytester"]
 
@@ -41,14 +47,19 @@ def pytest_configure(config) -> None:
     path = chosen or tempfile.mkdtemp(prefix="rulegrad-test-cache-")
     os.environ["RULEGRAD_CACHE"] = path
     os.environ[_MARK] = path
+    # this run's rule verdicts (a folder of its own, even in a kept cache: a verdict that ran
+    # kernels depends on all of rulegrad's code, which may change before the next run)
+    os.environ[VERDICTS] = config._rulegrad_session_verdicts = tempfile.mkdtemp(
+        prefix="verdicts-", dir=path)
     if not chosen:
         config._rulegrad_session_cache = path
 
 
 def pytest_unconfigure(config) -> None:
-    path = getattr(config, "_rulegrad_session_cache", None)
-    if path:
-        shutil.rmtree(path, ignore_errors=True)
+    for name in ("_rulegrad_session_verdicts", "_rulegrad_session_cache"):
+        path = getattr(config, name, None)
+        if path:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(items) -> None:

@@ -297,6 +297,7 @@ def test_rewrite_budget_grows_with_the_graph(monkeypatch) -> None:
     assert out.arg == 1 and out.src[0].arg == 1
 
 
+@pytest.mark.long  # the suite's longest test (~90 s of CPU): started first, it ends no run
 def test_a_chain_of_1_25m_ops_is_exact_through_c() -> None:
     # the load test: 1.25M elementwise ops through the Tensor API settle (the rewrite
     # budget is per node), become one kernel, build (a run of statements is split into functions

@@ -1,7 +1,8 @@
 """`rulegrad check` on rulegrad's own rules, and the checker's parts on hand-built rules.
 
 The rules of rules/ get one test each through the pytest plugin (bounded examples); the whole
-check runs once more as CI would, asserting zero refutations (bench/check.py times it). The z3
+check runs as CI would, asserting zero refutations (bench/check.py times it), and reads the
+verdicts of the rules their own tests checked already, and the other way round. The z3
 translation is tested against C semantics computed independently in Python, and the command
 line against its documented exit statuses.
 """
@@ -9,8 +10,6 @@ line against its documented exit statuses.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -37,15 +36,21 @@ CI_EXAMPLES = 10
 # is fixed, and the check runs its kernels before and after it)
 KNOWN_UNSOUND: dict[str, str] = {}
 
+# this run's verdicts, one per rule, in a folder its xdist workers share (tests/conftest.py): a
+# rule the whole check below checked is read by its own test, and the other way round, so each
+# rule is checked once per run
+VERDICTS = os.environ.get("RULEGRAD_TEST_VERDICTS")
+
 # one test per rule of rules/*.rules, named file:line:rule (the plugin's helper form)
 test_rule_is_sound = soundness_tests([str(p) for p in package_rules_files()],
-                                     examples=CI_EXAMPLES, known_unsound=KNOWN_UNSOUND)
+                                     examples=CI_EXAMPLES, known_unsound=KNOWN_UNSOUND,
+                                     verdicts=VERDICTS)
 
 
 @pytest.mark.long  # every rule of rules/ checked again, and the termination probes
 def test_all_rules_check_clean(capsys):
     # its cost is measured by bench/check.py (against the 60 s budget), never timed here
-    report = check_paths(None, examples=CI_EXAMPLES, seed=0)
+    report = check_paths(None, examples=CI_EXAMPLES, seed=0, verdicts=VERDICTS)
     refuted = [r for r in report.rules if r.verdict == "refuted"
                and r.rule.name not in KNOWN_UNSOUND]
     assert not refuted, "\n".join(f"{r.line()}\n{r.counterexample}" for r in refuted)
@@ -218,21 +223,21 @@ def test_seed_reproduces_a_counterexample(capsys):
     assert strip == [ln for ln in second.splitlines() if "Buffer(#" not in ln and " in " not in ln]
 
 
-def test_pytest_plugin_ini_option(tmp_path):
-    (tmp_path / "rules").mkdir()
-    (tmp_path / "rules" / "mine.rules").write_text(textwrap.dedent("""\
+def test_pytest_plugin_ini_option(pytester):
+    # pytest runs in this process (pytester), the plugin loaded from its entry point as in a
+    # child, which would import rulegrad and z3 again (several seconds of CPU)
+    pytester.mkdir("rules")
+    (pytester.path / "rules" / "mine.rules").write_text(textwrap.dedent("""\
         rules mine = {
           add_zero: ADD[x:ints, 0] -> x
           bad_mul:  MUL[x, 2] -> x
         }
         """))
-    (tmp_path / "pytest.ini").write_text("[pytest]\nrulegrad_rules = rules/*.rules\n"
-                                         "rulegrad_examples = 5\n")
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          "rules"], cwd=tmp_path, capture_output=True, text=True, env=env)
-    assert "1 failed, 2 passed" in res.stdout, res.stdout + res.stderr
-    assert "bad_mul" in res.stdout
+    (pytester.path / "pytest.ini").write_text("[pytest]\nrulegrad_rules = rules/*.rules\n"
+                                              "rulegrad_examples = 5\n")
+    res = pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider", "-p", "no:xdist", "rules")
+    res.assert_outcomes(failed=1, passed=2)  # the two rules and the file's termination check
+    assert "bad_mul" in res.stdout.str()
 
 
 def test_an_example_checked_rule_may_run_its_files_pipeline(tmp_path):

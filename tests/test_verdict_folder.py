@@ -1,0 +1,112 @@
+"""A folder of rule verdicts shared by processes (generator/verdicts.py).
+
+The suite's two checks of every rule (`test_rule_is_sound` per rule, `test_all_rules_check_clean`
+whole) share one: a rule checked once is read everywhere else. The oracle for a kept verdict is
+the same rule checked with no folder; for the lock, the order in which answers are computed.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+
+from rulegrad.dsl import load
+from rulegrad.generator.soundness import Checker, RuleReport, check_paths, rules_to_check
+from rulegrad.generator.verdicts import VerdictFolder
+
+MUTATIONS = Path(__file__).resolve().parent / "soundness" / "mutations.rules"
+
+
+def _no_ids(text: str | None) -> str | None:
+    """A counterexample without its buffers' numbers (they count the process's buffers)."""
+    return None if text is None else re.sub(r"Buffer\(#\d+", "Buffer(#", text)
+
+
+def _counting(monkeypatch) -> list[str]:
+    """The names of the rules the checker really checks from now on."""
+    checked: list[str] = []
+    real = Checker._check
+
+    def counted(self, item):
+        checked.append(item.rule.name)
+        return real(self, item)
+
+    monkeypatch.setattr(Checker, "_check", counted)
+    return checked
+
+
+def test_a_rule_checked_once_is_read_by_every_other_checker(tmp_path, monkeypatch):
+    items = [it for it in rules_to_check(load(str(MUTATIONS)), None)
+             if it.rule.name in ("mul_one", "mul_two", "max_empty")]
+    fresh = [Checker(5, 0).check(it) for it in items]  # the oracle: no folder
+    checked = _counting(monkeypatch)
+    first = [Checker(5, 0, verdicts=tmp_path).check(it) for it in items]
+    assert checked == ["mul_one", "mul_two", "max_empty"]
+    again = Checker(5, 0, verdicts=tmp_path).check_all(items)
+    assert checked == ["mul_one", "mul_two", "max_empty"]  # read, not checked again
+    for a, b, c in zip(fresh, first, again, strict=True):
+        assert a.line() == b.line() == c.line()
+        assert b.counterexample == c.counterexample
+        assert _no_ids(a.counterexample) == _no_ids(b.counterexample)
+        assert c.rule is a.rule
+    assert [r.verdict for r in again] == ["proved", "refuted", "refuted"]
+    # other settings are another question: 6 examples are checked anew
+    Checker(6, 0, verdicts=tmp_path).check(items[1])
+    assert checked[-1] == "mul_two" and len(checked) == 4
+
+
+def test_an_edited_rules_file_is_checked_again(tmp_path):
+    rules = tmp_path / "t.rules"
+    rules.write_text("rules t = {\n  r: MUL[x:ints, 2] -> x\n}\n")
+    folder = tmp_path / "verdicts"
+    assert check_paths([str(rules)], examples=10, verdicts=folder).rules[0].verdict == "refuted"
+    rules.write_text("rules t = {\n  r: MUL[x:ints, 1] -> x\n}\n")  # same name, same line
+    assert check_paths([str(rules)], examples=10, verdicts=folder).rules[0].verdict == "proved"
+
+
+def test_a_kept_verdict_carries_the_loops_its_examples_ran_into(tmp_path, monkeypatch):
+    item = next(it for it in rules_to_check(load(str(MUTATIONS)), "mul_one"))
+
+    def looping(self, it):  # examples that ran into the rewrite budget
+        self.loops_seen[("sound", it.rule.name)] = "rewrite budget exhausted"
+        return RuleReport(it.rule, "mutations.rules:8", "examples", "passed", examples=3)
+
+    monkeypatch.setattr(Checker, "_check", looping)
+    Checker(5, 0, verdicts=tmp_path).check(item)
+    monkeypatch.undo()
+    reader = Checker(5, 0, verdicts=tmp_path)
+    checked = _counting(monkeypatch)
+    report = reader.check(item)
+    assert not checked and report.examples == 3 and report.method == "examples"
+    assert reader.loops_seen == {("sound", "mul_one"): "rewrite budget exhausted"}
+
+
+def test_one_process_answers_a_question_while_the_others_wait(tmp_path):
+    folder, other = VerdictFolder(tmp_path), VerdictFolder(tmp_path)  # two holders, two locks
+    started, release = threading.Event(), threading.Event()
+    computed: list[str] = []
+
+    def slow() -> dict:
+        computed.append("a by the first")
+        started.set()
+        assert release.wait(30)
+        return {"value": 1}
+
+    first = threading.Thread(target=lambda: folder.answer("a", slow))
+    first.start()
+    assert started.wait(30)
+    assert other.answer("a", lambda: {"value": 2}, wait=False) is None  # being answered
+
+    def free(key: str) -> dict:
+        computed.append(f"{key} by the second")
+        if key == "b":
+            release.set()  # the first finishes only once the second has a free question
+        return {"value": 3}
+
+    answers = other.answer_all(["a", "b"], free)
+    first.join(30)
+    # the second took the free question first, then waited for the first's answer to a
+    assert computed == ["a by the first", "b by the second"]
+    assert answers == {"a": {"value": 1}, "b": {"value": 3}}
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == ["a.json", "b.json"]

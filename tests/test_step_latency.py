@@ -75,6 +75,25 @@ def _forward(p, tx, ty) -> Tensor:
     return -(logits.log_softmax(1) * ty).sum(1).mean()
 
 
+def _fourth_step_to_realize(batch: int):
+    """Three steps of the MLP (each loss checked against numpy), then the fourth's loss and
+    gradients built and its update scheduled, not realized: (numpy's weights after it, the
+    parameters, the loss, numpy's loss, the tensors whose realize the step is)."""
+    w, x, y, p, tx, ty, opt = _model(batch)
+    for _ in range(3):
+        want = _numpy_step(w, x, y)
+        opt.zero_grad()
+        loss = _forward(p, tx, ty)
+        loss.backward()
+        opt.step(loss)
+        np.testing.assert_allclose(loss.item(), want, rtol=1e-4, atol=1e-6)
+    want = _numpy_step(w, x, y)
+    opt.zero_grad()
+    loss = _forward(p, tx, ty)
+    loss.backward()
+    return w, p, loss, want, opt.schedule_step() + [loss]
+
+
 def _warm_step_walks(batch: int) -> tuple[int, int]:
     """Three steps of the MLP, then a fourth whose graph walks are counted: (nodes walked, the
     size of the step's graph); every step's loss and parameters checked against numpy."""
@@ -168,19 +187,7 @@ def test_roots_realized_together_each_keep_the_reads_of_their_own_graph():
 def test_a_replayed_schedule_makes_no_python_call_per_node_or_buffer():
     """A warm step's realize replays the schedule of its form: the form's key is a walk with no
     call per node, and each kernel's buffers are picked by a C call, not a call per buffer."""
-    w, x, y, p, tx, ty, opt = _model(8)
-    for _ in range(3):
-        want = _numpy_step(w, x, y)
-        opt.zero_grad()
-        loss = _forward(p, tx, ty)
-        loss.backward()
-        opt.step(loss)
-        np.testing.assert_allclose(loss.item(), want, rtol=1e-4, atol=1e-6)
-    want = _numpy_step(w, x, y)
-    opt.zero_grad()
-    loss = _forward(p, tx, ty)
-    loss.backward()
-    tensors = opt.schedule_step() + [loss]
+    w, p, loss, want, tensors = _fourth_step_to_realize(8)
     calls = python_calls(lambda: realize_tensors(tensors))
     np.testing.assert_allclose(loss.item(), want, rtol=1e-4, atol=1e-6)
     for k in w:
@@ -214,19 +221,7 @@ def test_a_step_realize_walks_the_graph_it_watches_once(batch):
     in one walk of the loss's and gradients' joint graph (the ASSIGNs reach no gradient: not
     walked). Before, the buffers were found by a second walk of the same graphs (120 nodes
     walked for a graph of 102)."""
-    w, x, y, p, tx, ty, opt = _model(batch)
-    for _ in range(3):
-        want = _numpy_step(w, x, y)
-        opt.zero_grad()
-        loss = _forward(p, tx, ty)
-        loss.backward()
-        opt.step(loss)
-        np.testing.assert_allclose(loss.item(), want, rtol=1e-4, atol=1e-6)
-    want = _numpy_step(w, x, y)
-    opt.zero_grad()
-    loss = _forward(p, tx, ty)
-    loss.backward()
-    tensors = opt.schedule_step() + [loss]
+    w, p, loss, want, tensors = _fourth_step_to_realize(batch)
     watched = [t.uop for t in tensors if t.uop.op is not Ops.ASSIGN]
     assert len(watched) < len(tensors)  # (the parameters' ASSIGNs are among the roots)
     nodes = len(toposort(UOp.sink(*watched))) - 1

@@ -71,11 +71,13 @@ def takes_requires_grad(fn: Any) -> Any:
 
 
 def half_in_float32(fn: Any) -> Any:
-    """A float function of several ops (sigmoid, tanh, gelu, silu) computed on a float16 x in
+    """A float function of several ops (sigmoid, tanh, gelu, silu, and the other functions of
+    exps: sinh, cosh, elu, celu, selu, softplus, mish, logsigmoid) computed on a float16 x in
     float32 and rounded to float16 once, as torch's half kernels and numpy's half loops
     compute one function: op by op in float16, each of tanh's dozen ops rounded (more error
-    than the one rounding), and each rounding is two conversions gcc 12 keeps in one chain per
-    vector (a float16 sigmoid-and-tanh chain ran 0.3x torch's time; bench/sweep.py
+    than the one rounding; the functions of exps were 1.6 to 8.5 ulps off torch's), and each
+    rounding is two conversions gcc 12 keeps in one chain per vector (a float16
+    sigmoid-and-tanh chain ran 0.3x torch's time; bench/sweep.py
     --held-out-4). Other dtypes: fn itself."""
 
     @functools.wraps(fn)
@@ -719,6 +721,7 @@ class TensorOps:
     def exp2(self) -> Tensor: return self._unary_float(Ops.EXP2)
     def log10(self) -> Tensor: return self.log2() * math.log10(2)
     def rsqrt(self) -> Tensor: return self.sqrt().reciprocal()
+    @half_in_float32
     def sinh(self) -> Tensor:
         """Below |x| = 1, -expm1(-2x) e^x / 2 for x >= 0 and expm1(2x) e^-x / 2 below (each
         expm1 reads a value <= 0); above, (e^x - e^-x) / 2, which cancelled near 0: sinh(1e-9)
@@ -731,6 +734,7 @@ class TensorOps:
         m = _expm1_nonpositive(pos.where(-2 * xs, 2 * xs))
         near = pos.where(-m * xs.exp(), m * (-xs).exp()) / 2
         return small.where(near, _half_exp(xl) - _half_exp(-xl))
+    @half_in_float32
     def cosh(self) -> Tensor:
         x = self._float()
         return _half_exp(x) + _half_exp(-x)
@@ -963,29 +967,36 @@ class TensorOps:
     @half_in_float32
     def swish(self) -> Tensor: return self * self.sigmoid()
     def silu(self) -> Tensor: return self.swish()
+    @half_in_float32
     def elu(self, alpha: float = 1.0) -> Tensor:
         # the slope at 0 is alpha, as torch's; exp reads min(x, 0), so a large x gives no
         # inf to the backward graph (0 * inf = NaN); expm1, so elu(-1e-8) is -1e-8 in float32
         # (exp(x) - 1 rounded it to 0) and elu(-0.0) is -0.0, torch's
         return (self > 0).where(self, alpha * _expm1_nonpositive((self > 0).where(0.0, self)))
 
+    @half_in_float32
     def celu(self, alpha: float = 1.0) -> Tensor:
         # torch's: elu with exp(x / alpha); exp reads min(x, 0), so celu(inf)'s gradient is 1
         # (it was NaN: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) met 0 * inf)
         below = (self > 0).where(0.0, self) / alpha
         return (self > 0).where(self, alpha * _expm1_nonpositive(below))
 
+    @half_in_float32
     def selu(self, alpha: float = 1.6732632423543772, gamma: float = 1.0507009873554805
              ) -> Tensor:
         # torch's constants (tinygrad's 1.67326 and 1.0507 are off by 2e-6 relative), and
         # its slope at 0: gamma * alpha
         return gamma * self.elu(alpha)
 
+    @half_in_float32
     def softplus(self, beta: float = 1.0) -> Tensor:
         return (1 / beta) * (self * beta).logaddexp(0.0)
 
+    # (of a float16 x: its softplus rounded to float16 first was 8.5 ulps off below -15)
+    @half_in_float32
     def mish(self) -> Tensor: return self * self.softplus().tanh()
     # 0 - softplus: logsigmoid(inf) is +0.0, torch's (a negation gave -0.0)
+    @half_in_float32
     def logsigmoid(self) -> Tensor: return 0.0 - (-self).softplus()
     def softsign(self) -> Tensor: return self / (1 + self.abs())
 
@@ -1018,11 +1029,14 @@ class TensorOps:
         return self.std(axis, keepdim, correction), self.mean(axis, keepdim)
 
     def logsumexp(self, axis: Any = None, keepdim: bool = False) -> Tensor:
-        """log(sum(exp(x))) shifted by the max, so large inputs do not overflow."""
-        x = self._float()
+        """log(sum(exp(x))) shifted by the max, so large inputs do not overflow; a float16 x's in
+        float32, rounded once (torch's: in float16 the max and the log of the sum, each rounded,
+        cancelled, 10 ulps off near 0)."""
+        out_dt = least_float(self.dtype)
+        x = self.cast(accumulate_float(out_dt))
         m = x.max(axis, keepdim=True)
         m = (m.isinf()).where(0, m)  # all -inf (or an inf max): no shift, exp gives 0 or inf
-        out = (x - m).exp().sum(axis, keepdim=True).log() + m
+        out = ((x - m).exp().sum(axis, keepdim=True).log() + m).cast(out_dt)
         return out if keepdim else out.reshape(x.max(axis).shape)
 
     def softmin(self, axis: int = -1) -> Tensor:

@@ -135,30 +135,35 @@ class VerdictFolder:
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
-    def answer(self, key: str, compute: Callable[[], dict], wait: bool = True) -> dict | None:
+    def answer(self, key: str, compute: Callable[[], dict], wait: bool = True,
+               usable: Callable[[dict], bool] = lambda kept: True) -> dict | None:
         """The answer kept under `key`, else `compute()`'s, kept; None when `wait` is False
-        and another process is answering it now."""
+        and another process is answering it now. A kept answer that is not `usable` (an entry
+        of another shape: edited, or written by another version) is computed again and
+        replaced."""
         with self._locked(key, wait) as held:
             if not held:
                 return None
             kept = read_json(self.folder / f"{key}.json")
-            if isinstance(kept, dict):
+            if isinstance(kept, dict) and usable(kept):
                 return kept
             found = compute()
             write_json(self.folder / f"{key}.json", found)
             return found
 
-    def answer_all(self, keys: Iterable[str], compute: Callable[[str], dict]) -> dict[str, dict]:
+    def answer_all(self, keys: Iterable[str], compute: Callable[[str], dict],
+                   usable: Callable[[dict], bool] = lambda kept: True) -> dict[str, dict]:
         """Every key's answer: first those no other process is answering (computed or read, in
         order), then the rest, each waited for; no process idles while a question is free."""
         out: dict[str, dict] = {}
         later = []
         for key in keys:
-            found = self.answer(key, lambda k=key: compute(k), wait=False)
+            found = self.answer(key, lambda k=key: compute(k), wait=False, usable=usable)
             if found is None:
                 later.append(key)
             else:
                 out[key] = found
         for key in later:
-            out[key] = self.answer(key, lambda k=key: compute(k))  # type: ignore[assignment]
+            out[key] = self.answer(key, lambda k=key: compute(k),  # type: ignore[assignment]
+                                   usable=usable)
         return out

@@ -112,7 +112,10 @@ class VerdictFolder:
 
     def __init__(self, folder: str | Path):
         self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            pass  # (read-only: what it holds is read, what is checked now kept in no folder)
         self._file_keys: dict[str, str] = {}
 
     def file_key(self, rules: str | Path) -> str:
@@ -124,7 +127,12 @@ class VerdictFolder:
 
     @contextmanager
     def _locked(self, key: str, wait: bool) -> Iterator[bool]:
-        with open(self.folder / f"{key}.lock", "a") as f:
+        try:
+            f = open(self.folder / f"{key}.lock", "a")  # noqa: SIM115 - closed below
+        except OSError:  # a folder this process may not write: no lock, its answer not kept
+            yield True
+            return
+        with f:
             try:
                 fcntl.flock(f, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
             except BlockingIOError:
@@ -148,7 +156,10 @@ class VerdictFolder:
             if isinstance(kept, dict) and usable(kept):
                 return kept
             found = compute()
-            write_json(self.folder / f"{key}.json", found)
+            try:
+                write_json(self.folder / f"{key}.json", found)
+            except OSError:
+                pass  # (a read-only folder: the answer is this process's only)
             return found
 
     def answer_all(self, keys: Iterable[str], compute: Callable[[str], dict],

@@ -30,3 +30,24 @@ def test_a_verdict_entry_of_another_shape_is_checked_again(tmp_path: Path, entry
     again = check_paths([str(rules)], examples=5, verdicts=folder).rules[0]
     assert (again.verdict, again.method) == (alone.verdict, alone.method) == ("refuted", "z3")
     assert '"report"' in kept.read_text()  # replaced by the verdict checked again
+
+
+def test_a_folder_this_process_may_not_write_checks_the_rule(tmp_path: Path, monkeypatch):
+    """A verdict folder the process may not write (read-only, another user's): its entries are
+    read, the rest checked and not kept; before, the lock file's open raised PermissionError
+    out of `check_paths`. Simulated (the suite may run as root, whom a mode does not stop):
+    every open for writing and every temporary file in the folder refused."""
+    from rulegrad.generator import verdicts
+
+    rules, folder = tmp_path / "t.rules", tmp_path / "verdicts"
+    rules.write_text(REFUTED)
+    folder.mkdir()
+
+    def refused(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(args[0] if args else ""))
+
+    monkeypatch.setattr(verdicts, "open", refused, raising=False)
+    monkeypatch.setattr(verdicts.tempfile, "mkstemp", refused)
+    report = check_paths([str(rules)], examples=5, verdicts=folder).rules[0]
+    assert (report.verdict, report.method) == ("refuted", "z3")
+    assert not list(folder.iterdir())

@@ -286,6 +286,20 @@ def rules_to_check(cf: A.CheckedFile, only: str | None) -> Iterator[RuleToCheck]
 
 
 # ---------------------------------------------------------------------- checking one rule
+def _kept_shape(kept: dict) -> bool:
+    """Whether a verdict folder's entry is one `Checker._kept` wrote: a report with the fields
+    of `RuleReport` (its rule aside) and a list of (set, rule, message) loops. Any other (a
+    truncated or edited entry, one of another version) is checked again, not read."""
+    report, loops = kept.get("report"), kept.get("loops")
+    if not isinstance(report, dict) or not isinstance(loops, list):
+        return False
+    fields = {f.name: f for f in dataclasses.fields(RuleReport) if f.name != "rule"}
+    required = {name for name, f in fields.items()
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+    return set(report) <= set(fields) and required <= set(report) and all(
+        isinstance(e, list) and len(e) == 3 and all(isinstance(v, str) for v in e) for e in loops)
+
+
 class Checker:
     """Runs the checks of one rule at a time; holds the matchers built per rule set."""
 
@@ -329,8 +343,9 @@ class Checker:
         """The rule's report: the one kept in `verdicts`, else checked (and kept there)."""
         if self.verdicts is None:
             return self._check_guarded(item)
-        kept = self.verdicts.answer(self._verdict_key(item), lambda: self._kept(item))
-        return self._from_kept(item, kept)
+        kept = self.verdicts.answer(self._verdict_key(item), lambda: self._kept(item),
+                                    usable=_kept_shape)
+        return self._from_kept(item, kept)  # type: ignore[return-value]
 
     def check_all(self, items: list[RuleToCheck],
                   progress: Callable[[int, int, str], None] | None = None) -> list[RuleReport]:
@@ -346,8 +361,10 @@ class Checker:
             return out
         keys = [self._verdict_key(item) for item in items]
         by_key = dict(zip(keys, items, strict=True))
-        kept = self.verdicts.answer_all(keys, lambda key: self._kept(by_key[key]))
-        return [self._from_kept(item, kept[key]) for key, item in zip(keys, items, strict=True)]
+        kept = self.verdicts.answer_all(keys, lambda key: self._kept(by_key[key]),
+                                        usable=_kept_shape)
+        return [self._from_kept(item, kept[key])  # type: ignore[misc]
+                for key, item in zip(keys, items, strict=True)]
 
     def _verdict_key(self, item: RuleToCheck) -> str:
         """What a rule's verdict depends on: its file's `verdict_key`, where and what the rule
@@ -369,7 +386,10 @@ class Checker:
         loops = [[*key, msg] for key, msg in self.loops_seen.items() if key not in before]
         return {"report": fields, "loops": loops}
 
-    def _from_kept(self, item: RuleToCheck, kept: dict) -> RuleReport:
+    def _from_kept(self, item: RuleToCheck, kept: dict) -> RuleReport | None:
+        """The report a kept verdict holds, or None when it holds none (`_kept_shape`)."""
+        if not _kept_shape(kept):
+            return None
         for set_name, rule_name, msg in kept["loops"]:
             self.loops_seen.setdefault((set_name, rule_name), msg)
         return RuleReport(item.rule, **kept["report"])

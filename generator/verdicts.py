@@ -112,7 +112,10 @@ class VerdictFolder:
 
     def __init__(self, folder: str | Path):
         self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            pass  # (read-only: what it holds is read, what is checked now kept in no folder)
         self._file_keys: dict[str, str] = {}
 
     def file_key(self, rules: str | Path) -> str:
@@ -124,7 +127,12 @@ class VerdictFolder:
 
     @contextmanager
     def _locked(self, key: str, wait: bool) -> Iterator[bool]:
-        with open(self.folder / f"{key}.lock", "a") as f:
+        try:
+            f = open(self.folder / f"{key}.lock", "a")  # noqa: SIM115 - closed below
+        except OSError:  # a folder this process may not write: no lock, its answer not kept
+            yield True
+            return
+        with f:
             try:
                 fcntl.flock(f, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
             except BlockingIOError:
@@ -135,30 +143,38 @@ class VerdictFolder:
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
-    def answer(self, key: str, compute: Callable[[], dict], wait: bool = True) -> dict | None:
+    def answer(self, key: str, compute: Callable[[], dict], wait: bool = True,
+               usable: Callable[[dict], bool] = lambda kept: True) -> dict | None:
         """The answer kept under `key`, else `compute()`'s, kept; None when `wait` is False
-        and another process is answering it now."""
+        and another process is answering it now. A kept answer that is not `usable` (an entry
+        of another shape: edited, or written by another version) is computed again and
+        replaced."""
         with self._locked(key, wait) as held:
             if not held:
                 return None
             kept = read_json(self.folder / f"{key}.json")
-            if isinstance(kept, dict):
+            if isinstance(kept, dict) and usable(kept):
                 return kept
             found = compute()
-            write_json(self.folder / f"{key}.json", found)
+            try:
+                write_json(self.folder / f"{key}.json", found)
+            except OSError:
+                pass  # (a read-only folder: the answer is this process's only)
             return found
 
-    def answer_all(self, keys: Iterable[str], compute: Callable[[str], dict]) -> dict[str, dict]:
+    def answer_all(self, keys: Iterable[str], compute: Callable[[str], dict],
+                   usable: Callable[[dict], bool] = lambda kept: True) -> dict[str, dict]:
         """Every key's answer: first those no other process is answering (computed or read, in
         order), then the rest, each waited for; no process idles while a question is free."""
         out: dict[str, dict] = {}
         later = []
         for key in keys:
-            found = self.answer(key, lambda k=key: compute(k), wait=False)
+            found = self.answer(key, lambda k=key: compute(k), wait=False, usable=usable)
             if found is None:
                 later.append(key)
             else:
                 out[key] = found
         for key in later:
-            out[key] = self.answer(key, lambda k=key: compute(k))  # type: ignore[assignment]
+            out[key] = self.answer(key, lambda k=key: compute(k),  # type: ignore[assignment]
+                                   usable=usable)
         return out

@@ -1,8 +1,9 @@
 """What a `rulegrad check` verdict depends on, and a folder that keeps verdicts for other processes.
 
-In: a `.rules` file. Out: `content_key` (the hash of its text, of the rules files it imports and
-of its helper modules; not of their names or folders) and `verdict_key` (that, plus the
-semantics table and the checker's own modules: what the check's verdict on the file depends on).
+In: a `.rules` file. Out: `content_key` (the hash of its text, of the rules files it imports, of
+its helper modules and of the user's modules they import; not of their names or folders) and
+`verdict_key` (that, plus the semantics table and the checker's own modules: what the check's
+verdict on the file depends on).
 `add_rules` keeps a file's refutations under `verdict_key` (generator/user.py).
 
 `VerdictFolder` keeps one verdict per rule in a folder that several processes share (the test
@@ -17,11 +18,14 @@ one run of one tree (the suite's is made per session), never a later one.
 
 from __future__ import annotations
 
+import ast
 import fcntl
+import functools
 import hashlib
 import importlib.util
 import json
 import os
+import sysconfig
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -77,8 +81,61 @@ def content_key(rules: str | Path) -> str:
             path = Path(helper.file) if helper.file else _module_file(helper.module)
             data = path.read_bytes() if path is not None and path.is_file() else b"?"
             h.update(f"helper {helper.module}\0".encode() + data + b"\0")
+            package = "" if helper.file else helper.module.rpartition(".")[0]
+            for used in _users_modules(path, package) if data != b"?" else ():
+                h.update(f"uses {used.name}\0".encode() + used.read_bytes() + b"\0")
         stack.extend(f.imported)
     return h.hexdigest()
+
+
+@functools.cache
+def _not_users() -> tuple[Path, ...]:
+    """The folders of the standard library, installed packages and rulegrad itself (the folder
+    that holds this package: the installed package's, or a source tree's root)."""
+    paths = {Path(p).resolve() for k, p in sysconfig.get_paths().items()
+             if k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return (*sorted(paths), Path(__file__).resolve().parent.parent)
+
+
+def _users_modules(helper: Path, package: str) -> list[Path]:
+    """The files of the user's modules `helper` imports, and theirs in turn: a helper's answer
+    changes with them (an edited `util.py` that `helpers.py` imports a constant from must be
+    checked again). Not the standard library's, installed packages' or rulegrad's own modules,
+    which the verdict's other parts or a new version cover."""
+    outside = _not_users()
+    if any(helper.resolve().is_relative_to(o) for o in outside):
+        return []
+    found: list[Path] = []
+    stack, seen = [(helper, package)], {helper.resolve()}
+    while stack:  # (no recursion on the import graph)
+        path, pkg = stack.pop()
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError, OSError):
+            continue
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    if not pkg:
+                        continue
+                    base = importlib.util.resolve_name("." * node.level + base, pkg)
+                names = [base] + [f"{base}.{a.name}" for a in node.names]
+            for name in filter(None, names):
+                spec_file = _module_file(name)
+                for file in (spec_file, path.parent / (name.replace(".", "/") + ".py")):
+                    if file is None or not file.is_file():
+                        continue
+                    real = file.resolve()
+                    if real in seen or any(real.is_relative_to(o) for o in outside):
+                        continue
+                    seen.add(real)
+                    found.append(real)
+                    stack.append((real, name.rpartition(".")[0] if file is spec_file else ""))
+    return sorted(found)
 
 
 def write_json(path: Path, data: Any) -> None:

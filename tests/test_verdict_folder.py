@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rulegrad.dsl import load
 from rulegrad.generator.soundness import Checker, RuleReport, check_paths, rules_to_check
-from rulegrad.generator.verdicts import VerdictFolder
+from rulegrad.generator.verdicts import VerdictFolder, verdict_key
 
 MUTATIONS = Path(__file__).resolve().parent / "soundness" / "mutations.rules"
 
@@ -110,3 +110,28 @@ def test_one_process_answers_a_question_while_the_others_wait(tmp_path):
     assert computed == ["a by the first", "b by the second"]
     assert answers == {"a": {"value": 1}, "b": {"value": 3}}
     assert sorted(p.name for p in tmp_path.glob("*.json")) == ["a.json", "b.json"]
+
+
+def test_a_rule_is_checked_again_after_a_module_its_helper_imports_is_edited(tmp_path,
+                                                                            monkeypatch):
+    # the helper's own text is unchanged; its answer changes with the constant it imports
+    pkg = tmp_path / "vf_user_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helpers.py").write_text("from vf_user_pkg.util import K\n\n\n"
+                                    "def is_k(c):\n    return c.arg == K\n")
+    (pkg / "util.py").write_text("K = 2\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    rules = tmp_path / "t.rules"
+    rules.write_text("use vf_user_pkg.helpers: is_k\n"
+                     "rules t = {\n  r: MUL(x:ints, c:CONST) if is_k(c) -> x\n}\n")
+    folder = tmp_path / "verdicts"
+    before = verdict_key(rules)
+    assert check_paths([str(rules)], examples=10, verdicts=folder).rules[0].verdict == "refuted"
+    checked = _counting(monkeypatch)
+    check_paths([str(rules)], examples=10, verdicts=folder)
+    assert checked == []  # nothing edited: the kept verdict is read
+    (pkg / "util.py").write_text("K = 1\n")
+    assert verdict_key(rules) != before
+    check_paths([str(rules)], examples=10, verdicts=folder)
+    assert checked == ["r"]  # checked again, not the verdict kept for K = 2

@@ -36,7 +36,6 @@ are the same on every run, whatever a search left in the cache. Nothing is shipp
 
 from __future__ import annotations
 
-import hashlib
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -107,13 +106,9 @@ def kernel_key(low: UOp, restrict: bool, settings: tuple, width: int) -> str:
     settings (`settings`: run.py's CHOICE_SETTINGS' values), `restrict` and the beam's width."""
     cc = compiler()
     build = tuple(env_get(name) for name in _BUILD_SETTINGS)
-    h = hashlib.sha256()
-    for part in (_VERSION, ast_text(low), machine_id(), "\0".join(cc),
-                 compiler_version(tuple(cc)), repr(build), repr(settings), str(restrict),
-                 str(width)):
-        h.update(part.encode())
-        h.update(b"\0")
-    return h.hexdigest()[:40]
+    return disk.key_of(_VERSION, ast_text(low), machine_id(), "\0".join(cc),
+                       compiler_version(tuple(cc)), repr(build), repr(settings), str(restrict),
+                       str(width))
 
 
 def searchable(low: UOp, nbufs: int) -> bool:

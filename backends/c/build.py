@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import _ctypes
 import ctypes
-import hashlib
 import os
 import shlex
 import shutil
@@ -249,13 +248,9 @@ def full_source(kernels: list[RenderedKernel]) -> str:
 
 def cache_key(source: str, cc: list[str], flags: list[str]) -> str:
     """`flags`: every flag a library's build used (`_key_flags`)."""
-    h = hashlib.sha256()
     link = link_flags(cc, flags)
-    for part in (_FORMAT, source, "\0".join(cc), "\0".join(flags + _REQUIRED + link),
-                 compiler_version(tuple(cc))):
-        h.update(part.encode())
-        h.update(b"\0")
-    return h.hexdigest()[:40]
+    return disk.key_of(_FORMAT, source, "\0".join(cc), "\0".join(flags + _REQUIRED + link),
+                       compiler_version(tuple(cc)))
 
 
 # ---------------------------------------------------------------------------- libraries

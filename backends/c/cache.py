@@ -245,6 +245,14 @@ def read_regular(path: Path, limit: int) -> bytes | None:
         os.close(fd)
 
 
+def key_of(*parts: str) -> str:
+    """An entry's key: the sha256 of its parts, each ended by a NUL (40 hex digits)."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode() + b"\0")
+    return h.hexdigest()[:40]
+
+
 def _sidecar_text(key: str, data: bytes) -> bytes:
     return f"{key} {hashlib.sha256(data).hexdigest()}\n".encode()
 
@@ -345,48 +353,12 @@ def _install_in(d: Path, key: str, data: bytes) -> Path:
     return so
 
 
-# ---------------------------------------------------------------------------- searched choices
-# `RULEGRAD_BEAM`'s winners (backends/c/beam.py): `rg_<key>.beam`, a small JSON object that names
-# its own key, beside the libraries, evicted and cleared with them
+# ---------------------------------------------------------------------------- other entries
+# `RULEGRAD_BEAM`'s winners (backends/c/beam.py) and printed kernels (kernel_index.py), each
+# naming its own key, beside the libraries, evicted and cleared with them
 _CHOICE_BYTES = 4096
 
 
-def lookup_choice(key: str) -> dict | None:
-    """The stored winner for `key` (its JSON object); None when there is none or the entry is
-    not a regular file, not JSON, or names another key (a miss: searched again)."""
-    import json  # (here and in install_choice: only a search reads or writes a winner)
-
-    dirs = [d for d in (_readable_dir(), _fallback.get(configured_dir())) if d is not None]
-    for d in dirs:
-        path = d / f"rg_{key}.beam"
-        data = read_regular(path, _CHOICE_BYTES)
-        if data is None:
-            continue
-        try:
-            entry = json.loads(data.decode("ascii"))
-        except (UnicodeDecodeError, ValueError):
-            continue
-        if isinstance(entry, dict) and entry.get("key") == key:
-            _touch(path)
-            return entry
-    return None
-
-
-def install_choice(key: str, entry: dict) -> None:
-    """Store a winner (a JSON-able object; its key is added). A cache that cannot be written
-    keeps nothing (the winner stays in the process's memory); RULEGRAD_CACHE_MAX=0 neither."""
-    if max_bytes() == 0:
-        return
-    import json
-
-    data = json.dumps({**entry, "key": key}, sort_keys=True).encode("ascii")
-    try:
-        atomic_write(write_dir() / f"rg_{key}.beam", data)
-    except OSError:
-        pass
-
-
-# ---------------------------------------------------------------------------- other entries
 def lookup_entry(key: str, suffix: str, limit: int) -> bytes | None:
     """The bytes of the entry `rg_<key>.<suffix>` (marked as just used), if it is a regular
     file of at most `limit` bytes; the caller checks that they name `key`."""
@@ -408,6 +380,27 @@ def install_entry(key: str, suffix: str, data: bytes) -> None:
     except OSError:
         return
     _evict_when_due(path, len(data))
+
+
+def lookup_choice(key: str) -> dict | None:
+    """The stored winner for `key` (its JSON object); None when there is none or the entry is
+    not a regular file, not JSON, or names another key (a miss: searched again)."""
+    import json  # (here and in install_choice: only a search reads or writes a winner)
+
+    data = lookup_entry(key, "beam", _CHOICE_BYTES)
+    try:
+        entry = json.loads(data.decode("ascii")) if data is not None else None
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return entry if isinstance(entry, dict) and entry.get("key") == key else None
+
+
+def install_choice(key: str, entry: dict) -> None:
+    """Store a winner (a JSON-able object; its key is added). A cache that cannot be written
+    keeps nothing (the winner stays in the process's memory)."""
+    import json
+
+    install_entry(key, "beam", json.dumps({**entry, "key": key}, sort_keys=True).encode("ascii"))
 
 
 # ---------------------------------------------------------------------------- bounds
@@ -437,9 +430,6 @@ class Entry:
     def __init__(self, key: str, files: list[Path], size: int, used: float):
         self.key, self.files, self.size = key, files, size
         self.used = used  # the library's mtime: its last build or load
-
-    def __repr__(self) -> str:
-        return f"Entry({self.key!r}, {self.files!r}, {self.size!r}, {self.used!r})"
 
 
 def entries(d: Path) -> list[Entry]:
@@ -533,8 +523,8 @@ def clear() -> tuple[int, int, OSError | None]:
 
 
 def _human(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1024 or unit == "GB":
+    for unit in ("B", "KB", "MB"):
+        if n < 1024:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n:.1f} GB"

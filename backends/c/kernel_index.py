@@ -93,12 +93,8 @@ def key(ast: UOp, cname: str, restrict: bool, settings: tuple) -> str:
     """The entry's key (`settings`: run.py's CHOICE_SETTINGS' values, the printer's block
     library setting among them)."""
     machine = (machine_id(), cache_bytes(1), cache_bytes(2), cache_bytes(3), vector_bytes())
-    h = hashlib.sha256()
-    for part in (_VERSION, code_stamp(), ast_text(ast), cname, str(restrict), repr(settings),
-                 repr(machine)):
-        h.update(part.encode())
-        h.update(b"\0")
-    return h.hexdigest()[:40]
+    return disk.key_of(_VERSION, code_stamp(), ast_text(ast), cname, str(restrict),
+                       repr(settings), repr(machine))
 
 
 def lookup(k: str) -> RenderedKernel | None:

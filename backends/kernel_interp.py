@@ -296,15 +296,9 @@ def _eval(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int], ndim: int
 def _load(idx: UOp, values: dict[UOp, np.ndarray], bufs: list[np.ndarray],
           ndim: int) -> np.ndarray:
     data = bufs[idx.src[0].arg]
-    off = values[idx.src[1]]
     if len(idx.src) == 2:
-        return data[off]
-    valid = values[idx.src[2]].astype(bool)
-    off, valid = np.broadcast_arrays(off, valid)
-    if data.size == 0:
-        return np.zeros(off.shape, dtype=data.dtype)
-    # an invalid read never touches memory: it gathers element 0 and is replaced by 0
-    return np.where(valid, data[np.where(valid, off, 0)], np.zeros((), dtype=data.dtype))
+        return data[values[idx.src[1]]]
+    return _read(data, values[idx.src[1]], values[idx.src[2]], np.zeros((), dtype=data.dtype))
 
 
 def _load_local(idx: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int]) -> np.ndarray:
@@ -334,10 +328,16 @@ def _load_local(idx: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int]) -
 
 
 def _gated(n: UOp, values: dict[UOp, np.ndarray], bufs: list[np.ndarray]) -> np.ndarray:
-    data = bufs[n.src[0].src[0].arg]
-    off, gate = np.broadcast_arrays(values[n.src[0].src[1]], values[n.src[1]].astype(bool))
+    return _read(bufs[n.src[0].src[0].arg], values[n.src[0].src[1]], values[n.src[1]],
+                 values[n.src[2]]).astype(n.dtype.np, copy=False)
+
+
+def _read(data: np.ndarray, off: np.ndarray, gate: np.ndarray, alt: np.ndarray) -> np.ndarray:
+    """data[off] where `gate` holds, else `alt`: a read the gate turns off never touches
+    memory (it gathers element 0, then is replaced)."""
+    off, gate = np.broadcast_arrays(off, gate.astype(bool))
     read = data[np.where(gate, off, 0)] if data.size else np.zeros(off.shape, data.dtype)
-    return np.where(gate, read, values[n.src[2]]).astype(n.dtype.np, copy=False)
+    return np.where(gate, read, alt)
 
 
 def _reduce(n: UOp, value: np.ndarray, axes: dict[UOp, int],

@@ -407,15 +407,8 @@ def merged(red: UOp) -> UOp | None:
     update = red.src[0]
     if red.arg is None or len(update.src) != 2 or update.src[0].op is not Ops.DEFINE_REG:
         return None
-    ranges, value = list(red.src[1:]), update.src[1]
     first = 1 if not free_ranges(red)[red] else 0
-    zero = UOp.const(dtypes.index, 0)
-    for i in range(len(ranges) - 2, first - 1, -1):
-        a, b = ranges[i], ranges[i + 1]
-        if _contiguous_pair(value, a, b):
-            m = b.replace(src=(UOp.const(dtypes.index, range_size(a) * range_size(b)),))
-            value = value.substitute({a: zero, b: m})
-            ranges[i:i + 2] = [m]
+    (value,), ranges = _merge_pairs((update.src[1],), list(red.src[1:]), first, "reduce")
     if len(ranges) == len(red.src) - 1:
         return None
     reg = update.src[0].replace(src=tuple(ranges))
@@ -427,21 +420,27 @@ def merged_store(st: UOp) -> UOp | None:
     loops that it writes and reads only as one contiguous run as one loop, as `merged` does
     for a reduce's: a batch norm's output, (N, C, H, W) with a per-channel scale, is N*C runs
     of H*W, which `upcast_store` vectorizes whole, not H loops of W. None when no pair merges."""
-    ranges = list(st.src[2:])
-    if st.arg is not None or len(ranges) < 2 or any(r.arg[1] != "loop" for r in ranges) \
+    if st.arg is not None or len(st.src) < 4 or any(r.arg[1] != "loop" for r in st.src[2:]) \
             or any(n.op is Ops.REDUCE for n in toposort(st.src[1])):
         return None
-    index, value = st.src[0], st.src[1]
-    zero = UOp.const(dtypes.index, 0)
-    for i in range(len(ranges) - 2, -1, -1):
-        a, b = ranges[i], ranges[i + 1]
-        if _contiguous_pair(index, a, b, "loop") and _contiguous_pair(value, a, b, "loop"):
-            m = b.replace(src=(UOp.const(dtypes.index, range_size(a) * range_size(b)),))
-            index, value = (x.substitute({a: zero, b: m}) for x in (index, value))
-            ranges[i:i + 2] = [m]
+    (index, value), ranges = _merge_pairs(st.src[:2], list(st.src[2:]), 0, "loop")
     if len(ranges) == len(st.src) - 2:
         return None
     return st.replace(src=(index, value, *ranges))
+
+
+def _merge_pairs(values: tuple[UOp, ...], ranges: list[UOp], first: int, kind: str
+                 ) -> tuple[tuple[UOp, ...], list[UOp]]:
+    """`values` and `ranges` with each pair of adjacent loops of `ranges` (from `first` on) that
+    every value reads as one contiguous run (`_contiguous_pair`) as one loop."""
+    zero = UOp.const(dtypes.index, 0)
+    for i in range(len(ranges) - 2, first - 1, -1):
+        a, b = ranges[i], ranges[i + 1]
+        if all(_contiguous_pair(v, a, b, kind) for v in values):
+            m = b.replace(src=(UOp.const(dtypes.index, range_size(a) * range_size(b)),))
+            values = tuple(v.substitute({a: zero, b: m}) for v in values)
+            ranges[i:i + 2] = [m]
+    return values, ranges
 
 
 def _contiguous_pair(value: UOp, a: UOp, b: UOp, kind: str = "reduce") -> bool:

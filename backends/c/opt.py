@@ -19,6 +19,8 @@ values; a way to tell the optimizer's fault from the rest's.
 
 from __future__ import annotations
 
+import math
+
 from rulegrad.rules import matcher
 from rulegrad.rules.choices import DEFAULT, Choices, chosen
 from rulegrad.rules.flash_helpers import Flash
@@ -56,10 +58,7 @@ def optimize_kernel(ast: UOp, choices: Choices = DEFAULT) -> UOp:
 
 def _values(red: UOp) -> int:
     """How many values a REDUCE of constant loops combines."""
-    count = 1
-    for r in red.src[1:]:
-        count *= int(r.src[0].arg)
-    return count
+    return math.prod(int(r.src[0].arg) for r in red.src[1:])
 
 
 def _masked_exps(k: UOp) -> int:
@@ -119,11 +118,8 @@ def actions(before: UOp, after: UOp) -> list[str]:
                         f"r{outer.arg[0]} x r{inner.arg[0]} ({blocks} blocks of {block}{tail})")
             continue
         if n.op is Ops.REDUCE and ids(n) not in kept:
-            sizes = [int(r.src[0].arg) for r in n.src[1:]]
             names = " ".join(f"r{r.arg[0]}" for r in n.src[1:])
-            count = 1
-            for s in sizes:
-                count *= s
+            count = _values(n)
             into = next((k for k in after_ids if set(k) < set(ids(n)) and ids(n)[-1] in k
                          and _values(after_ids[k]) == count and after_ids[k].arg is n.arg), None)
             outer = nests.get(n)

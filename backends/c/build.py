@@ -30,7 +30,6 @@ import ctypes
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 import sysconfig
 import threading
@@ -199,7 +198,7 @@ def partition(kernels: list[RenderedKernel], jobs: int) -> list[list[RenderedKer
     return [list(kernels)]
 
 
-_probes: dict[tuple[str, ...], subprocess.Popen[str] | OSError] = {}
+_probes: dict[tuple[str, ...], stages.Question] = {}
 _versions: dict[tuple[str, ...], str] = {}
 _probe_lock = threading.Lock()
 if hasattr(os, "register_at_fork"):  # a forked child cannot wait for its parent's probe
@@ -214,12 +213,7 @@ def probe_compiler(cc: list[str] | None = None) -> None:
     with _probe_lock:
         if key in _probes or key in _versions:
             return
-        try:
-            _probes[key] = subprocess.Popen([*key, "--version"], stdout=subprocess.PIPE,
-                                            stderr=subprocess.DEVNULL, text=True,
-                                            env=_flags.compiler_env())
-        except OSError as e:
-            _probes[key] = e
+        _probes[key] = stages.Question([*key, "--version"])
 
 
 def compiler_version(cc: tuple[str, ...]) -> str:
@@ -229,15 +223,10 @@ def compiler_version(cc: tuple[str, ...]) -> str:
     with _probe_lock:
         if cc in _versions:
             return _versions[cc]
-        proc = _probes.pop(cc)
-        if isinstance(proc, OSError):
-            raise CompilerNotFound(list(cc), proc.strerror or str(proc)) from None
-        try:
-            out, _ = proc.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, _ = proc.communicate()
-        _versions[cc] = out.strip()
+        question = _probes.pop(cc)
+        if (e := question.error) is not None:
+            raise CompilerNotFound(list(cc), e.strerror or str(e)) from None
+        _versions[cc] = (question.answer() or "").strip()
         return _versions[cc]
 
 

@@ -68,7 +68,7 @@ def plan(cmd: list[str], name: str) -> list[list[list[str]]] | None:
 
 def _ask(cmd: list[str]) -> list[list[list[str]]] | None:
     """The driver's own plan for `cmd`, or None where it is not cc1 | as, then collect2."""
-    out = _Question([*cmd, "-###"]).answer(stderr=True)
+    out = Question([*cmd, "-###"]).answer(stderr=True)
     if out is None:
         return None
     steps: list[list[list[str]]] = []
@@ -148,7 +148,7 @@ def linker_of(plan_text: str, program: str) -> str | None:
                     if ln.startswith("COMPILER_PATH=")), None)
     if folders is not None and not any(_has_linker(f) for f in folders if f):
         return "ld"
-    return (_Question([program, "-print-prog-name=ld"]).answer() or "").strip() or None
+    return (Question([program, "-print-prog-name=ld"]).answer() or "").strip() or None
 
 
 def _has_linker(folder: str) -> bool:
@@ -159,16 +159,18 @@ def _has_linker(folder: str) -> bool:
     return any(n == "ld" or n.endswith("-ld") for n in names)
 
 
-class _Question:
-    """A question to the driver, started now; `answer` is what it printed, or None."""
+class Question:
+    """A question to the compiler, started now; `answer` is what it printed, or None (it
+    failed, took over a minute, or did not start: `error` says why)."""
 
     def __init__(self, cmd: list[str]):
+        self.error: OSError | None = None
         try:
             self.proc: subprocess.Popen[str] | None = subprocess.Popen(
                 cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                 env=compiler_env())
-        except OSError:
-            self.proc = None
+        except OSError as e:
+            self.proc, self.error = None, e
 
     def answer(self, stderr: bool = False) -> str | None:
         if self.proc is None:

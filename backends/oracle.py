@@ -339,10 +339,6 @@ def _buffer(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
     return buf.ensure()
 
 
-def _const(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
-    return np.array(node.arg, dtype=node.dtype.np)
-
-
 def _define_var(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
     name = node.arg[0]
     if name not in var_vals:
@@ -406,14 +402,6 @@ def _reduce_axis(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.nda
 
 
 # ---------------------------------------------------------------------- markers and effects
-def _identity_op(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> Any:
-    return srcs[0]
-
-
-def _copy(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
-    return np.array(srcs[0], copy=True)
-
-
 def _assign(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
     target, value = srcs[0], srcs[1]
     base = node.src[0].base
@@ -517,29 +505,19 @@ def _view(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
     return out.reshape(top)
 
 
-def _sink(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> tuple:
-    return tuple(srcs)
-
-
-def _no_value(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> None:
-    return None
-
-
-def _bind(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
-    return srcs[1]
-
-
 # not an array of the node's shape (MSTACK: one per device, stacked)
 _NO_ARRAY = frozenset({Ops.SINK, Ops.DEVICE, Ops.UNIQUE, Ops.MSTACK})
 _HANDLERS: dict[Ops, Callable[[UOp, list[Any], dict[str, int]], Any]] = {
-    Ops.BUFFER: _buffer, Ops.CONST: _const, Ops.DEFINE_VAR: _define_var, Ops.BIND: _bind,
+    Ops.BUFFER: _buffer, Ops.DEFINE_VAR: _define_var,
+    Ops.CONST: lambda node, srcs, _: np.array(node.arg, dtype=node.dtype.np),
+    Ops.BIND: lambda node, srcs, _: srcs[1], Ops.SINK: lambda node, srcs, _: tuple(srcs),
     **{op: _movement for op in _MOVEMENT},
     **{op: _alu for op in _ALU_OPS},
     Ops.CAST: _cast, Ops.BITCAST: _bitcast, Ops.REDUCE_AXIS: _reduce_axis,
-    **{op: _identity_op for op in (Ops.CONTIGUOUS, Ops.REALIZE, Ops.DETACH, Ops.FUSE,
-                                   Ops.CONTIGUOUS_BACKWARD, Ops.NOOP)},
-    Ops.COPY: _copy, Ops.ASSIGN: _assign, Ops.SINK: _sink,
+    **{op: lambda node, srcs, _: srcs[0] for op in (Ops.CONTIGUOUS, Ops.REALIZE, Ops.DETACH,
+                                                     Ops.FUSE, Ops.CONTIGUOUS_BACKWARD, Ops.NOOP)},
+    Ops.COPY: lambda node, srcs, _: np.array(srcs[0], copy=True), Ops.ASSIGN: _assign,
     Ops.MSTACK: _mstack, Ops.MSELECT: _mselect, Ops.MULTI: _multi, Ops.VIEW: _view,
-    Ops.DEVICE: _no_value, Ops.UNIQUE: _no_value,
+    Ops.DEVICE: lambda *_: None, Ops.UNIQUE: lambda *_: None,
 }
 _DISPATCH = {op: (handler, op not in _NO_ARRAY) for op, handler in _HANDLERS.items()}

@@ -55,20 +55,21 @@ def _holds(atoms: list[UOp], r: UOp, at: UOp) -> bool:
     return all(bool(a.substitute({r: at}).vmin) for a in atoms)
 
 
+def _index(v: int) -> UOp:
+    return UOp.const(dtypes.index, v)
+
+
 def _interior(atoms: list[UOp], r: UOp, n: int) -> tuple[int, int] | None:
     """[lo, hi): the iterations of loop r (n of them) where every atom holds, when they are
     one run that leaves a border of at most PEEL_MAX at either end (and some border)."""
-    def const(v: int) -> UOp:
-        return UOp.const(dtypes.index, v)
-
-    lo = next((v for v in range(min(n, PEEL_MAX + 1)) if _holds(atoms, r, const(v))), None)
+    lo = next((v for v in range(min(n, PEEL_MAX + 1)) if _holds(atoms, r, _index(v))), None)
     hi = next((v + 1 for v in range(n - 1, max(-1, n - PEEL_MAX - 2), -1)
-               if _holds(atoms, r, const(v))), None)
+               if _holds(atoms, r, _index(v))), None)
     if lo is None or hi is None or hi - lo < 1 or (lo == 0 and hi == n):
         return None
     # the whole run at once: its bounds say every atom holds across it (an affine condition
     # true at both ends is true between them; any other is checked here, not assumed)
-    inside = UOp(Ops.RANGE, r.dtype, (const(hi - lo),), r.arg) + lo
+    inside = UOp(Ops.RANGE, r.dtype, (_index(hi - lo),), r.arg) + lo
     return (lo, hi) if _holds(atoms, r, inside) else None
 
 
@@ -102,15 +103,12 @@ def _segments(atoms: list[UOp], r: UOp, n: int) -> list[int] | None:
     atom is decided at either end of the loop and changes its state at most twice (false,
     either, true), so its cuts are where it first leaves its first state and last leaves its
     last one (found by bisection); every run is then checked whole, not assumed."""
-    def const(v: int) -> UOp:
-        return UOp.const(dtypes.index, v)
-
     def first_change(atom: UOp, values: range) -> int:
-        begin = _state(atom, r, const(values[0]))
+        begin = _state(atom, r, _index(values[0]))
         lo, hi = 0, len(values)  # values[lo - 1] (or none) in the first state; find the first
         while lo < hi:  # index whose state differs (len(values) if none)
             mid = (lo + hi) // 2
-            if _state(atom, r, const(values[mid])) == begin:
+            if _state(atom, r, _index(values[mid])) == begin:
                 lo = mid + 1
             else:
                 hi = mid
@@ -118,7 +116,7 @@ def _segments(atoms: list[UOp], r: UOp, n: int) -> list[int] | None:
 
     cuts = {0, n}
     for atom in atoms:
-        if _state(atom, r, const(0)) < 0 or _state(atom, r, const(n - 1)) < 0:
+        if _state(atom, r, _index(0)) < 0 or _state(atom, r, _index(n - 1)) < 0:
             return None
         cuts.add(first_change(atom, range(n)))
         cuts.add(n - first_change(atom, range(n - 1, -1, -1)))
@@ -126,7 +124,7 @@ def _segments(atoms: list[UOp], r: UOp, n: int) -> list[int] | None:
     if len(out) < 3:
         return None
     for start, end in zip(out, out[1:]):
-        run = UOp(Ops.RANGE, r.dtype, (const(end - start),), r.arg) + start
+        run = UOp(Ops.RANGE, r.dtype, (_index(end - start),), r.arg) + start
         if any(_state(a, r, run) < 0 for a in atoms):
             return None
     return out

@@ -32,7 +32,6 @@ the two backends cannot drift apart on what an op means.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from collections.abc import Iterator, Sequence
@@ -43,6 +42,7 @@ import numpy as np
 from rulegrad.runtime import semantics
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops, reduce_identity
+from rulegrad.runtime.target import cpu
 from rulegrad.runtime.uop import UOp, toposort
 
 CHUNK = 1 << 20  # grid elements evaluated at once: 8 MB per int64 or float64 array of a block
@@ -466,19 +466,10 @@ def _fused_chains(st: UOp) -> set[UOp]:
     contract): float32 sums of products over one range, on a CPU with FMA."""
     from rulegrad.rules.pack_helpers import Pack, operands
 
-    if not isinstance(st.arg, Pack) or not _has_fma():
+    if not isinstance(st.arg, Pack) or "fma" not in cpu().flags:
         return set()
     return {n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and len(n.src) >= 2
             and n.dtype.np == np.float32 and operands(n) is not None}
-
-
-@functools.cache
-def _has_fma() -> bool:
-    try:
-        with open("/proc/cpuinfo") as f:
-            return "fma" in f.read().split()
-    except OSError:
-        return False
 
 
 def _fused_chain(n: UOp, values: dict[UOp, np.ndarray], axes: dict[UOp, int]) -> np.ndarray:

@@ -269,10 +269,7 @@ def lookup(key: str) -> bytes | None:
     for d in dirs:
         so, side = entry_paths(key, d)
         data = read_regular(so, MAX_ENTRY_BYTES)
-        if data is None:
-            continue
-        expected = read_regular(side, _SIDECAR_BYTES)
-        if expected is not None and expected == _sidecar_text(key, data):
+        if data is not None and read_regular(side, _SIDECAR_BYTES) == _sidecar_text(key, data):
             _touch(so)
             return data
     return None

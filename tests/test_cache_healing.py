@@ -286,6 +286,21 @@ def test_entries_another_process_added_are_evicted_within_a_share_of_installs(ca
     assert _cache_bytes(cache) <= 100 * per_entry
 
 
+def test_searched_winners_are_evicted_past_the_limit(cache, monkeypatch):
+    """A searched winner (`rg_<key>.beam`, beam.py) is an entry as a library is: storing
+    winners past RULEGRAD_CACHE_MAX evicts the least recently used entries, and the folder
+    stays within the limit (the oracle: the files' sizes on disk); the newest is kept."""
+    from rulegrad.backends.c import cache as disk
+
+    monkeypatch.setattr(disk, "_counted", {})
+    monkeypatch.setenv("RULEGRAD_CACHE_MAX", "20000")
+    for i in range(200):  # ~300 bytes each: 60 KB stored in all
+        disk.install_choice(f"{i:040x}", {"choices": {"grab_tiles": 4}, "note": "x" * 250})
+        assert sum(p.stat().st_size for p in cache.glob("rg_*")) <= 20000
+    assert disk.lookup_choice(f"{199:040x}") == {
+        "choices": {"grab_tiles": 4}, "note": "x" * 250, "key": f"{199:040x}"}
+
+
 @pytest.mark.parametrize("text, expect", [("500M", 500 * 1024**2), ("2G", 2 * 1024**3),
                                           ("1048576", 1048576), ("64kb", 65536), ("0", 0)])
 def test_cache_max_parses_sizes(monkeypatch, text, expect):

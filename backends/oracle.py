@@ -456,18 +456,15 @@ def _mstack(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> PerDevice:
 
 
 def _mselect(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
-    if type(srcs[0]) is not PerDevice:
-        return srcs[0]  # a value with no device is the same on every device
-    return srcs[0][node.arg]
+    # (a value with no device is the same on every device)
+    return srcs[0][node.arg] if type(srcs[0]) is PerDevice else srcs[0]
 
 
 def _multi(node: UOp, srcs: list[Any], var_vals: dict[str, int]) -> np.ndarray:
     """A sharded tensor: its parts joined along the sharded axis (replicas: the first)."""
     axis = node.arg[0]
-    if type(srcs[0]) is not PerDevice:  # a value with no device: every part is that value
-        parts = [srcs[0]] * len(node.arg[1])
-    else:
-        parts = list(srcs[0])
+    # (a value with no device: every part is that value)
+    parts = list(srcs[0]) if type(srcs[0]) is PerDevice else [srcs[0]] * len(node.arg[1])
     return parts[0] if axis is None else np.concatenate(parts, axis)
 
 

@@ -63,11 +63,16 @@ def _mvec() -> list[str]:
     """glibc's vector math library when this system has it (exp, log, sin in SIMD). Asked of the
     dynamic loader (its soname, well under a millisecond), not `ctypes.util.find_library`, which
     runs `ldconfig -p` in every process's first build (~10 ms)."""
+    return ["-DRG_MVEC", "-lmvec"] if _opens("libmvec.so.1") else []
+
+
+def _opens(soname: str, mode: int = ctypes.DEFAULT_MODE) -> bool:
+    """Whether the dynamic loader can load the shared library `soname` (it is then loaded)."""
     try:
-        ctypes.CDLL("libmvec.so.1")
+        ctypes.CDLL(soname, mode=mode)
     except OSError:
-        return []
-    return ["-DRG_MVEC", "-lmvec"]
+        return False
+    return True
 
 
 def link_flags(cc: list[str], flags: list[str]) -> list[str]:
@@ -97,11 +102,7 @@ def _runtime(lib: str) -> bool:
     undefined symbols in it). libgomp reads its environment when it loads: the OpenMP
     defaults are set first."""
     _openmp_defaults()
-    try:
-        ctypes.CDLL(_SONAMES[lib], mode=os.RTLD_NOW | os.RTLD_GLOBAL)
-    except OSError:
-        return False
-    return True
+    return _opens(_SONAMES[lib], os.RTLD_NOW | os.RTLD_GLOBAL)
 
 
 def compiler() -> list[str]:

@@ -331,10 +331,6 @@ class Scope:
         self.repeats = False
         self.itemsize = 0  # the widest value its stores write (0: not known): `omp simd`'s lanes
 
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
-        return f"Scope({fields})"
-
     @property
     def loop(self) -> Loop | None:
         """The `for` loop this scope is, if it is one."""

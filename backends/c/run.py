@@ -64,9 +64,6 @@ class CKernel:
         # how `fn` calls it (RenderedKernel's launch, combine, shared): for driver.py's C loop
         self.launch = launch
 
-    def __repr__(self) -> str:
-        return f"CKernel({self.name!r}, {self.cname!r}, nparams={self.nparams})"
-
     def values(self, var_vals: dict[str, int] | None) -> list[int]:
         return [var_vals[v] for v in self.var_names] if self.var_names else []  # type: ignore[index]
 
@@ -91,9 +88,6 @@ class CProgram:
         self.key = key  # its entry in the table of programs
         self.threaded = threaded  # some kernel runs OpenMP threads (RULEGRAD_THREADS applies)
         self.touched = -1  # `_added` when it was last moved to the table's end
-
-    def __repr__(self) -> str:
-        return f"CProgram({len(self.kernels)} kernels, key={self.key!r})"
 
     @staticmethod
     def calls(kernels: Sequence[CKernel]) -> Calls | None:

@@ -46,9 +46,9 @@ def nodes_walked(fn) -> int:
 
 @pytest.fixture(autouse=True)
 def _one_device(monkeypatch):
-    # the work counted is a program's that never used a second device: an earlier test in
-    # this process that sharded a tensor turns on the device checks and the multi pass for
-    # good (some 1,500 calls more per step)
+    # the work counted is a one-device program's: an earlier test in this process may keep
+    # a value on another device alive (a plan holds its graph's buffers, runtime/plans.py),
+    # which keeps the device checks on (runtime/device_use.py; some 100 calls per step)
     monkeypatch.setitem(device.in_use, "devices", False)
     monkeypatch.setitem(device.in_use, "multi", False)
 

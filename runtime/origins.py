@@ -92,7 +92,8 @@ def watch(roots: Sequence[UOp]) -> list[tuple[int, tuple[tuple[Buffer, int], ...
     # same walk (before, a second walk of the reached roots' graphs found them). A root that
     # reaches nothing, whatever its graph holds, is not walked: a DETACH or an ASSIGN (an
     # optimizer step's ASSIGNs), or one-source nodes over one (its gradients)
-    order = _joint_order([r for r in roots if not _blocked(r, targets)])
+    walked = [r for r in roots if not _blocked(r, targets)]
+    order = _joint_order(walked)
     reach: dict[UOp, bool] = {}
     for n in order:
         # (a realized value kept for a gradient reaches one through its own graph)
@@ -114,10 +115,13 @@ def watch(roots: Sequence[UOp]) -> list[tuple[int, tuple[tuple[Buffer, int], ...
         return None
     # (a root realized twice, the loss of `opt.step(loss)` that is also a reader of the step:
     # its reads found once)
-    if len(roots) == 1:  # (the walk is the root's graph: every buffer in it is read)
-        return [(0, tuple([(n.arg, n.arg.version) for n in order
-                           if n.op is _BUFFER and n.arg.data is not None]))]
-    unique = list(dict.fromkeys(roots[i] for i in reached))
+    unique = list(dict.fromkeys([roots[i] for i in reached]))
+    if len(unique) == 1 and all([r is unique[0] for r in walked]):
+        # the walk is that root's graph alone (a realize of one root; an optimizer step's, its
+        # gradients not walked): every buffer in it is read, no pass to find whose
+        one = tuple([(n.arg, n.arg.version) for n in order
+                     if n.op is _BUFFER and n.arg.data is not None])
+        return [(i, one) for i in reached]
     reads = dict(zip(unique, _reads(unique, order)))
     return [(i, reads[roots[i]]) for i in reached]
 

@@ -293,5 +293,8 @@ def test_a_warm_step_makes_few_python_calls(batch):
     for k in w:
         np.testing.assert_allclose(p[k].numpy(), w[k], rtol=1e-4, atol=1e-6)
     assert calls["schedule_cache.py:cached_schedule"] == 1  # (the step's schedule replayed)
+    # the realize's watch walks the loss's graph alone (the gradients reach no variable): its
+    # reads are every buffer of that walk, no pass over it to find whose (origins.py's _reads)
+    assert calls["origins.py:_reads"] == 0, calls["origins.py:_reads"]
     total = sum(n for name, n in calls.items() if not name.startswith("C:"))
     assert total <= 1750, total

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from .device_use import born_placed
 from .dtype import DType
 from .ops import Ops
 from .uop import UOp, new_uop
@@ -101,14 +102,17 @@ class Buffer:
     # `version`: how many times it was written in place (or written again by a plan): what a
     # realized value's `origin` (runtime/origins.py: the graph it was computed from, kept for
     # gradients) checks to know the buffers it read still hold what they held
+    # (`__weakref__`: a buffer on another device is counted while it lives, runtime/device_use.py)
     __slots__ = ("uid", "size", "dtype", "device", "data", "_address", "_pooled", "version",
-                 "origin")
+                 "origin", "__weakref__")
     positions = False  # a Positions buffer: its element i is i (schedule_cache keys on it)
 
     def __init__(self, size: int, dtype: DType, data: np.ndarray | None = None,
                  device: str = "CPU"):
         # `device`: the virtual device it belongs to (runtime/device.py); all are host memory
         self.uid, self.size, self.dtype, self.device = next(_ids), size, dtype, device
+        if device != "CPU":
+            born_placed(self)
         self.data: np.ndarray | None = None
         self._address = 0
         self._pooled = False  # storage we allocated, which may go back to the pool
@@ -176,9 +180,22 @@ class Buffer:
         # an assign into an unpickled tensor wrote the original's memory, or, in another
         # process, memory of no one's), nor the graph it was computed from (which would take
         # every input of that graph along: runtime/origins.py)
-        state = {k: getattr(self, k) for k in Buffer.__slots__ if hasattr(self, k)}
+        state = {k: getattr(self, k) for k in Buffer.__slots__
+                 if k != "__weakref__" and hasattr(self, k)}
         state["_address"], state["origin"] = 0, None
         return None, state
+
+    def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
+        for k, v in state[1].items():
+            setattr(self, k, v)
+        if self.device != "CPU":  # (counted as a buffer made on its device is)
+            born_placed(self)
+
+    def place(self, device: str) -> None:
+        """Put a fresh buffer, which no graph has read yet, on `device`."""
+        self.device = device
+        if device != "CPU":
+            born_placed(self)
 
     def __deepcopy__(self, memo: dict) -> Buffer:
         # a buffer is an identity (graphs and contexts name memory by it): copying a context

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from .device_use import in_use  # noqa: F401  (re-exported: whether another device is in use)
 from .errors import InvalidArgument
 from .ops import Ops
 from .uop import UNSET, UOp, fill_facts
@@ -34,9 +35,6 @@ Device = str | tuple[str, ...] | None
 _NAME = re.compile(r"^CPU(?::(\d+))?$")
 
 
-# whether any program placed a tensor off the default device or sharded one: until then every
-# node is on "CPU" (or none), so nothing needs checking and no MULTI needs lowering
-in_use = {"devices": False, "multi": False}
 
 
 class DeviceMismatch(InvalidArgument):

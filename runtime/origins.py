@@ -90,8 +90,10 @@ def watch(roots: Sequence[UOp]) -> list[tuple[int, tuple[tuple[Buffer, int], ...
     # one walk of the roots' joint graph (below DETACH and ASSIGN too: what they read is read),
     # then a pass over it, sources first, for what reaches a target; the reads come from the
     # same walk (before, a second walk of the reached roots' graphs found them). A root that
-    # is a DETACH or an ASSIGN reaches nothing: not walked (an optimizer step's ASSIGNs)
-    order = _joint_order([r for r in roots if r.op is not _DETACH and r.op is not _ASSIGN])
+    # reaches nothing, whatever its graph holds, is not walked: a DETACH or an ASSIGN (an
+    # optimizer step's ASSIGNs), or one-source nodes over one (its gradients)
+    walked = [r for r in roots if not _blocked(r, targets)]
+    order = _joint_order(walked)
     reach: dict[UOp, bool] = {}
     for n in order:
         # (a realized value kept for a gradient reaches one through its own graph)
@@ -107,21 +109,40 @@ def watch(roots: Sequence[UOp]) -> list[tuple[int, tuple[tuple[Buffer, int], ...
                      (o := n.arg.origin) is not None and o.version == n.arg.version) and \
                     _origin_of(n) is not None
         reach[n] = r
-    reached = [i for i, root in enumerate(roots) if root.op not in _NO_GRAD and reach[root]]
+    reached = [i for i, root in enumerate(roots) if root.op not in _NO_GRAD and
+               reach.get(root, False)]
     if not reached:
         return None
     # (a root realized twice, the loss of `opt.step(loss)` that is also a reader of the step:
     # its reads found once)
-    if len(roots) == 1:  # (the walk is the root's graph: every buffer in it is read)
-        return [(0, tuple([(n.arg, n.arg.version) for n in order
-                           if n.op is _BUFFER and n.arg.data is not None]))]
-    unique = list(dict.fromkeys(roots[i] for i in reached))
+    unique = list(dict.fromkeys([roots[i] for i in reached]))
+    if len(unique) == 1 and all([r is unique[0] for r in walked]):
+        # the walk is that root's graph alone (a realize of one root; an optimizer step's, its
+        # gradients not walked): every buffer in it is read, no pass to find whose
+        one = tuple([(n.arg, n.arg.version) for n in order
+                     if n.op is _BUFFER and n.arg.data is not None])
+        return [(i, one) for i in reached]
     reads = dict(zip(unique, _reads(unique, order)))
     return [(i, reads[roots[i]]) for i in reached]
 
 
 _VIEWED = (_BUFFER, _RESHAPE, _SHRINK)  # (the ops a node `_origin_of` answers for has)
 _DETACH, _ASSIGN = _NO_GRAD
+
+
+def _blocked(root: UOp, targets: set[UOp]) -> bool:
+    """Whether `root` reaches no target through any graph under it: it is a DETACH or an
+    ASSIGN, or a chain of one-source nodes, none a target, down to one that is no target (an
+    optimizer step realizes each gradient as CONTIGUOUS(DETACH(g)): before, watch walked each
+    gradient's graph, some twice the loss's, to find that it reaches nothing)."""
+    n = root
+    if n.op is _DETACH or n.op is _ASSIGN:
+        return True
+    while n not in targets and len(n.src) == 1:
+        n = n.src[0]
+        if n.op is _DETACH or n.op is _ASSIGN:
+            return n not in targets
+    return False
 
 
 def _joint_order(roots: Sequence[UOp]) -> list[UOp]:

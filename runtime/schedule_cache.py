@@ -136,8 +136,12 @@ def note_reads(sink: UOp, roots: frozenset[Ops] | None, depth: int) -> None:
             level = {s for m in level for s in m.src} if k <= depth else set()
 
 
-_cache: OrderedDict[tuple, _Entry] = OrderedDict()
-_forms: OrderedDict[tuple, _Form] = OrderedDict()
+# Both tables are keyed by the form's hash (and the floats' values): a graph's key is a tuple
+# of a node's entry per node, and hashing it costs some 0.2 us per node (a tuple's hash is not
+# kept), so it is hashed once per lookup, not at each get, `in` and move_to_end. Each value
+# holds the form's key, compared once on a hit (two forms with one hash: the later one wins).
+_cache: OrderedDict[tuple[int, tuple], tuple[tuple, _Entry]] = OrderedDict()
+_forms: OrderedDict[int, tuple[tuple, _Form]] = OrderedDict()
 _lock = threading.Lock()
 stats = {"hits": 0, "misses": 0}
 
@@ -300,15 +304,21 @@ def cached_schedule(uops: list[UOp],
     lift = float_params.enabled()
     key, inputs, floats = graph_key(uops, lift)
     form_key = (salt, key)
-    key = (salt, key, tuple(v.hex() for _, v in floats))
+    form_hash = hash(form_key)  # (the one hash of the whole key: see _cache)
+    key = (form_hash, tuple([v.hex() for _, v in floats]))
     with _lock:  # realize may run in several threads; the LRU bookkeeping is not atomic
-        form = _forms.get(form_key) if floats else None
-        entry = form.entry if form is not None and form.serves(floats) else _cache.get(key)
-        if entry is not None:
-            if key in _cache:
+        got = _forms.get(form_hash) if floats else None
+        form = got[1] if got is not None and got[0] == form_key else None
+        if form is not None and form.serves(floats):
+            entry = form.entry
+            _forms.move_to_end(form_hash)
+            if key in _cache:  # (the same values as a miss's: that entry is used too)
                 _cache.move_to_end(key)
-            else:
-                _forms.move_to_end(form_key)
+        else:
+            got = _cache.get(key)
+            entry = got[1] if got is not None and got[0] == form_key else None
+            if entry is not None:
+                _cache.move_to_end(key)
     if entry is not None:
         stats["hits"] += 1
         return _replay(entry, inputs, floats)
@@ -322,17 +332,19 @@ def cached_schedule(uops: list[UOp],
     if floats:  # this run too reads its floats as arguments: its library serves every value
         entry = _lift(entry, floats)
     with _lock:
-        _cache[key] = entry
+        _cache[key] = (form_key, entry)
+        _cache.move_to_end(key)
         if len(_cache) > MAX_ENTRIES:
             _cache.popitem(last=False)
         if floats:
-            form = _forms.get(form_key)
-            if form is None:
-                _forms[form_key] = _Form(tuple(floats), entry, pinned=pinned)
+            got = _forms.get(form_hash)
+            if got is None or got[0] != form_key:
+                _forms[form_hash] = (form_key, _Form(tuple(floats), entry, pinned=pinned))
+                _forms.move_to_end(form_hash)
                 if len(_forms) > MAX_ENTRIES:
                     _forms.popitem(last=False)
             else:
-                form.learn(floats, entry, pinned)
+                got[1].learn(floats, entry, pinned)
     return _replay(entry, inputs, floats) if floats else (items, outs)
 
 

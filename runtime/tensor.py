@@ -701,8 +701,7 @@ class Tensor(TensorOps, NNOps):
         if device is not None:  # host data is placed there; anything else is copied there
             dev = canonical(device)
             if self.uop.base.op is Ops.BUFFER and not isinstance(data, (UOp, Tensor)):
-                self.uop.base.arg.device = dev  # a fresh buffer no graph has seen yet
-                in_use["devices"] |= dev != DEFAULT
+                self.uop.base.arg.place(dev)  # a fresh buffer no graph has seen yet
             else:
                 self.uop = self.to(dev).uop
         if requires_grad is not None:  # (after the node: a variable needs one of its own)
@@ -1863,7 +1862,6 @@ class Tensor(TensorOps, NNOps):
         dev = canonical(device)
         if device_of(self.uop) == dev:
             return self
-        in_use["devices"] |= dev != DEFAULT
         return Tensor(to_device(self.uop, dev))
 
     def shard(self, devices: Sequence[str], axis: int | None = None) -> Tensor:
@@ -1888,7 +1886,6 @@ class Tensor(TensorOps, NNOps):
                                       f"of {len(devs)}")
         from .multi import relayout
 
-        in_use["devices"] = in_use["multi"] = True
         out = Tensor(relayout(self.uop, axis, devs))  # (part i cut, then moved to device i)
         if self.requires_grad:  # (tinygrad's shard keeps it: the sharded tensor gets a .grad)
             out.requires_grad = True

@@ -15,6 +15,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from .device_use import born_multi, born_placed
 from .dtype import DType, dtypes
 from .ops import GroupOp, Ops
 
@@ -123,6 +124,10 @@ _WHERE, _CMPLT, _CMPNE, _CMPEQ, _AND, _OR, _CAST = (
 _FDIV, _XOR, _SINK, _FLIP, _VIEW, _MULTI = (
     Ops.FDIV, Ops.XOR, Ops.SINK, Ops.FLIP, Ops.VIEW, Ops.MULTI)
 _index, _bool, _void = dtypes.index, dtypes.bool, dtypes.void
+# the nodes that put a value on a device other than the default (a DEVICE, a copy's
+# destination) or shard it: runtime/device_use.py counts them while they live
+_DEVICE = Ops.DEVICE
+_PLACING = frozenset({Ops.DEVICE, Ops.MULTI, Ops.MSTACK, Ops.MSELECT})
 
 # the first item of a variable's mark, the tag `(VARIABLE_MARK, n)` that makes a leaf's node its
 # own (runtime/tensor.py's `_marked`; the schedule cache numbers them, the schedulers drop them)
@@ -176,6 +181,8 @@ class UOp:
         node._ops = ops
         entry = _cache[key] = _Entry(node, _drop_entry)
         entry.key = key
+        if op in _PLACING:  # (a node that puts a value on a device: counted while it lives)
+            (born_placed if op is _DEVICE else born_multi)(node)
         if op is _CONST and (type(arg) is int or type(arg) is bool) and not src and tag is None \
                 and -SMALL_CONST <= arg <= SMALL_CONST:
             _immortal.append(node)

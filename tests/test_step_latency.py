@@ -46,9 +46,9 @@ def nodes_walked(fn) -> int:
 
 @pytest.fixture(autouse=True)
 def _one_device(monkeypatch):
-    # the work counted is a program's that never used a second device: an earlier test in
-    # this process that sharded a tensor turns on the device checks and the multi pass for
-    # good (some 1,500 calls more per step)
+    # the work counted is a one-device program's: an earlier test in this process may keep
+    # a value on another device alive (a plan holds its graph's buffers, runtime/plans.py),
+    # which keeps the device checks on (runtime/device_use.py; some 100 calls per step)
     monkeypatch.setitem(device.in_use, "devices", False)
     monkeypatch.setitem(device.in_use, "multi", False)
 
@@ -246,6 +246,27 @@ def test_a_step_realize_walks_the_graph_it_watches_once(batch):
         loss.backward()
 
 
+@pytest.mark.parametrize("batch", [1, 7])
+def test_a_step_realize_walks_no_gradient_graph(batch):
+    """The gradients an optimizer step realizes (each CONTIGUOUS(DETACH(g)), as backward left
+    it) reach no tensor that requires a gradient, whatever their graphs hold: the realize looks
+    for the values that keep a graph in the loss's graph alone (before, in the joint graph of
+    the loss and the gradients, 102 nodes walked for a loss graph of 60)."""
+    w, p, loss, want, tensors = _fourth_step_to_realize(batch)
+    grads = [q.grad.uop for q in p.values()]
+    assert all(g.op is Ops.CONTIGUOUS and g.src[0].op is Ops.DETACH for g in grads)
+    loss_nodes = len(toposort(loss.uop))
+    assert len(toposort(UOp.sink(loss.uop, *grads))) - 1 > 1.5 * loss_nodes
+    walked = nodes_walked(lambda: realize_tensors(tensors))
+    assert walked <= loss_nodes, (walked, loss_nodes)
+    np.testing.assert_allclose(loss.item(), want, rtol=1e-4, atol=1e-6)
+    for k in w:
+        np.testing.assert_allclose(p[k].numpy(), w[k], rtol=1e-4, atol=1e-6)
+    # the loss still keeps its graph, and knows the step wrote what it read
+    with pytest.raises(GradientError, match="written since"):
+        loss.backward()
+
+
 @pytest.mark.parametrize("batch", [1, 6])
 def test_a_warm_step_makes_few_python_calls(batch):
     """A warm training step run as it is (no jit: forward built, backward, the step realized by
@@ -272,5 +293,8 @@ def test_a_warm_step_makes_few_python_calls(batch):
     for k in w:
         np.testing.assert_allclose(p[k].numpy(), w[k], rtol=1e-4, atol=1e-6)
     assert calls["schedule_cache.py:cached_schedule"] == 1  # (the step's schedule replayed)
+    # the realize's watch walks the loss's graph alone (the gradients reach no variable): its
+    # reads are every buffer of that walk, no pass over it to find whose (origins.py's _reads)
+    assert calls["origins.py:_reads"] == 0, calls["origins.py:_reads"]
     total = sum(n for name, n in calls.items() if not name.startswith("C:"))
     assert total <= 1750, total

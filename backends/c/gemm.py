@@ -586,15 +586,23 @@ def _bind_rows(r: KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: st
     if not bind:
         return scope, f"{var}_u"
     scope.items.append(f"const int64_t {var} = {clamped(f'{base} + {var}_u', last)};")
-    inner = 1
-    for rng in reversed(rows):
+    for rng, value in row_values(rows, var).items():
         name = r.loop_names.setdefault(rng, f"r{len(r.loop_names)}")
-        size = loop_count(rng)
-        scope.items.append(f"const int64_t {name} = ({var} / {inner}) % {size};")
+        scope.items.append(f"const int64_t {name} = {value};")
         scope.names[rng] = name
         r.vartypes[name] = "int64_t"
-        inner *= size
     return scope, f"{var}_u"
+
+
+def row_values(rows: tuple[UOp, ...], row: str) -> dict[UOp, str]:
+    """Each row range's value (C) from the flat row number `row`, the last range fastest; the
+    first needs no remainder (a row, clamped or guarded, is below the rows' count)."""
+    values, inner = {}, 1
+    for rng in reversed(rows):
+        value = row if inner == 1 else f"({row} / {inner})"
+        values[rng] = value if rng is rows[0] else f"{value} % {loop_count(rng)}"
+        inner *= loop_count(rng)
+    return values
 
 
 class _RowOffsets:
@@ -681,14 +689,7 @@ class _RowOffsets:
         row = clamped(f"{self.base} + q_", self.last)
         loop = Scope(Loop("q_", self.count), self.tile.bound)
         loop.items.append(f"const int64_t row_ = {row};")
-        values, inner = {}, 1
-        for rng in reversed(self.rows):  # the last range fastest, as _bind_rows
-            size = loop_count(rng)
-            value = "row_" if inner == 1 else f"(row_ / {inner})"
-            # (the first range needs no remainder: a row, clamped, is below the rows' count)
-            values[rng] = value if rng is self.rows[0] else f"{value} % {size}"
-            inner *= size
-        decls = []
+        values, decls = row_values(self.rows, "row_"), []
         for name, coeffs, _, base, ct in self.arrays:
             terms = [f"{c} * ({values[rng]})" for rng, c in coeffs.items() if c] or ["0"]
             loop.items.append(f"{name}[q_] = {base + ' + ' if base else ''}{' + '.join(terms)};")

@@ -41,18 +41,7 @@ from .ctext import (
     block_library,
     loop_count,
 )
-from .gemm import (
-    Product,
-    Vec,
-    array,
-    batch_loops,
-    bind_tile,
-    close_inside,
-    flat,
-    fma_block,
-    k_loops,
-    pack_y,
-)
+from .gemm import Product, Vec, array, batch_loops, bind, close_inside, fma_block, k_loops, pack_y
 
 if TYPE_CHECKING:
     from .render import KernelRenderer
@@ -182,7 +171,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,
         rowname[dl] = (s, p.width)
     if out is None:  # each row's values and its store, as plain loops over its columns
         n = loop_count(i)
-        row, ii = bind_tile(r, tile, i, base, rows, n, fills=last is not None)
+        row, ii = bind(r, tile, i, base, rows, n, fills=last is not None)
         for dl, (s, width) in rowname.items():
             row.names[dl] = f"({s} + {ii} * {width})"
         col = r.open_loop(row, st.src[-1])
@@ -204,8 +193,8 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,
 
     def store(panel: Scope, pv: str) -> None:
         # (rows past the end: none)
-        erow, eu = bind_tile(r, panel, i, base, rows, loop_count(i), fills=True)
-        col, cu = bind_tile(r, erow, out.cols, f"{pv} * {tj}", tj, out.n, fills=True)
+        erow, eu = bind(r, panel, i, base, rows, loop_count(i), fills=True)
+        col, cu = bind(r, erow, out.cols, f"{pv} * {tj}", tj, out.n, fills=True)
         name = r.fresh()
         col.add(r.stmt(name, v.ct, f"{cells[-1]}[{eu} * {tj} + {cu}]"))
         col.names[out.red] = name
@@ -235,7 +224,7 @@ def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tupl
     if last is not None:
         tile.add(f"if ({base} + {rows} > {n}) for (int64_t u_ = {n} - ({base}); u_ < {rows}; "
                  f"u_++) for (int64_t q_ = 0; q_ < {p.k}; q_++) {pa}[u_ * {p.k} + q_] = 0;")
-    row, ii = bind_tile(r, tile, i, base, rows, n, fills=last is not None)
+    row, ii = bind(r, tile, i, base, rows, n, fills=last is not None)
     for dl, (s, width) in rowname.items():
         row.names[dl] = f"({s} + {ii} * {width})"
     kscope, kk = k_loops(r, row, p.ks)
@@ -252,8 +241,8 @@ def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tupl
                  f"for (int u_ = 0; u_ < {rows}; u_++) {xq}[u_] = {pa} + u_ * {p.k}{first};")
         xrows = (xq, "1")
 
-    def x_of(kscope: Scope) -> str:
-        return f"{pa}[{r.loop_names[i]}_u * {p.k} + {flat(r, p.ks)}]"
+    def x_of(kk: str) -> str:  # (kk: the flat step, k_loops')
+        return f"{pa}[{r.loop_names[i]}_u * {p.k} + {kk}]"
     return x_of, xrows
 
 
@@ -289,7 +278,7 @@ def _register_tiles(r: KernelRenderer, tile: Scope, i: UOp, p: _Product, base: s
         def row_open(kscope: Scope, kk: str) -> tuple[Scope, str, str]:
             rs = r.open_loop(kscope, i, f"#pragma GCC unroll {rows}", base, rows, last)
             r.stack.append(rs)
-            return rs, f"{rs.names[i]}_u", x_of(rs)
+            return rs, f"{rs.names[i]}_u", x_of(kk)
 
         fma_block(r, panel, v, rows, tj, f"{p.pb} + {pv} * {p.k * tj} + ",
                   lambda scope: k_loops(r, scope, p.ks, keys), row_open, lambda: (out, ldo))

@@ -373,7 +373,7 @@ def pack_y(r: KernelRenderer, panel: Scope, j: UOp, nj: int, prods, pv: str, tj:
                           f"{p.pb} + {at}0", tj, lanes):
                 return
             kscope, kk = k_loops(r, scope, p.ks)
-            jscope, jj = bind_tile(r, kscope, j, f"{pv} * {tj}", count, simd=simd)
+            jscope, jj = bind(r, kscope, j, f"{pv} * {tj}", count, simd=simd)
             jscope.add(f"{p.pb}[{at}{kk} * {tj} + {jj}] = {r.emit(p.y)};")
             close_inside(r, scope)
             if count < tj:
@@ -457,7 +457,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                 x = offsets.of(p.x)
                 kscope, kk = k_loops(r, tile, p.ks)
                 inner, ii = _bind_rows(r, kscope, i, base, rows, last=last,
-                                       bind=offsets.reads_rows(x))
+                                       values=offsets.reads_rows(x))
                 offsets.name(inner, ii)
                 inner.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(x)};")
             else:  # one row range: each row read contiguously along k (and written so for
@@ -493,7 +493,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         def row_open(kscope: Scope, kk: str, p: Product = p) -> tuple[Scope, str, str]:
             xo = p.x if p in xs else offsets.of(p.x)
             iscope, ii = _bind_rows(r, kscope, i, base, rows, last=last,
-                                    bind=p not in xs and offsets.reads_rows(xo))
+                                    values=p not in xs and offsets.reads_rows(xo))
             offsets.name(iscope, ii)
             return iscope, ii, f"{xs[p]}[{kk} * {rows} + {ii}]" if p in xs else r.emit(xo)
 
@@ -514,13 +514,13 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
 
     def epilogue(scope: Scope, count: int) -> None:
         if st.src[-1] in i:
-            jscope, jj = bind_tile(r, scope, j, f"{pv} * {g.tj}", count)
+            jscope, jj = bind(r, scope, j, f"{pv} * {g.tj}", count)
             cell, ii = _bind_rows(r, jscope, i, base, rows, size=size,
-                                  bind=offsets.reads_rows(*store.src[:2], named=sums))
+                                  values=offsets.reads_rows(*store.src[:2], named=sums))
         else:
             iscope, ii = _bind_rows(r, scope, i, base, rows, unroll=False, size=size,
-                                    bind=offsets.reads_rows(*store.src[:2], named=sums))
-            cell, jj = bind_tile(r, iscope, j, f"{pv} * {g.tj}", count, simd=simd)
+                                    values=offsets.reads_rows(*store.src[:2], named=sums))
+            cell, jj = bind(r, iscope, j, f"{pv} * {g.tj}", count, simd=simd)
         for p in prods:
             name = r.fresh()
             cell.add(r.stmt(name, g.ct, f"{p.cell}[{ii} * {g.tj} + {jj}]"))
@@ -545,9 +545,9 @@ def close_inside(r: KernelRenderer, keep: Scope) -> None:
     del r.stack[depth + 1:]
 
 
-def bind_tile(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
-              size: int | None = None, unroll: bool = False, simd: bool = False,
-              last: int | None = None, fills: bool = False) -> tuple[Scope, str]:
+def bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
+         size: int | None = None, unroll: bool = False, simd: bool = False,
+         last: int | None = None, fills: bool = False) -> tuple[Scope, str]:
     """`count` values of RANGE rng from `base` (the renderer's tile of a loop: with a `last`,
     values past it are `last`), all unrolled when `unroll`, `omp simd` when `simd`; with a
     `size` that `count` does not divide, values past it are skipped (the guard binds the
@@ -569,21 +569,21 @@ def bind_tile(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
 
 def _bind_rows(r: KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: str, count: int,
                unroll: bool = True, size: int | None = None, last: int | None = None,
-               bind: bool = True) -> tuple[Scope, str]:
+               values: bool = True) -> tuple[Scope, str]:
     """`count` flat rows from `base`, unrolled: each row range's value from the flat row number
-    (the last range fastest), as `bind_tile` binds one (`size`: rows past it skipped; `last`:
-    rows past it are `last`; not `bind`: the loop over the rows only, for code that reads no
+    (the last range fastest), as `bind` binds one (`size`: rows past it skipped; `last`:
+    rows past it are `last`; not `values`: the loop over the rows only, for code that reads no
     row range but through `_RowOffsets`; one range is bound either way, a statement gcc
     drops when nothing reads it)."""
     if len(rows) == 1:
-        return bind_tile(r, parent, rows[0], base, count, size, unroll, last=last)
+        return bind(r, parent, rows[0], base, count, size, unroll, last=last)
     var = r.fresh("row")
     pragma = f"#pragma GCC unroll {count}" if unroll else ""
     scope = r.open_counter(parent, Loop(f"{var}_u", count, pragma=pragma))
     if size is not None:
         scope = r.open_counter(scope, Guard(f"{base} + {var}_u < {size}"))
     scope.bound = scope.bound | set(rows)
-    if not bind:
+    if not values:
         return scope, f"{var}_u"
     scope.items.append(f"const int64_t {var} = {clamped(f'{base} + {var}_u', last)};")
     for rng, value in row_values(rows, var).items():

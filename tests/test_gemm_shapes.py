@@ -68,6 +68,25 @@ def test_convolution_matches_numpy(shape: tuple) -> None:
     _close(got, _conv_np(x, w, stride, groups))
 
 
+# (n, c, hw, o, kernel, stride, padding)
+@pytest.mark.parametrize("shape", [(2, 8, 9, 16, 3, 1, 1), (1, 3, 17, 8, 3, 2, 1),
+                                   (3, 5, 13, 24, 5, 1, 2), (2, 4, 7, 10, 3, 1, 1)])
+def test_padded_convolution_with_a_residual_matches_numpy(shape: tuple) -> None:
+    """A padded convolution whose epilogue adds a residual read at each output pixel: the
+    packed tile's rows are several ranges (image, pixel row, pixel column) and both the padded
+    window's gates and the residual read them, so the tile's row loops bind each range from
+    the flat row number (gemm.py's `_bind_rows`, `row_values`), the last tile's rows clamped
+    or guarded."""
+    n, c, hw, o, ks, stride, pad = shape
+    rng = np.random.default_rng(sum(shape) + 1)
+    x, w = _rand(rng, n, c, hw, hw), _rand(rng, o, c, ks, ks)
+    oh = (hw + 2 * pad - ks) // stride + 1
+    res = _rand(rng, n, o, oh, oh)
+    got = (Tensor(x).conv2d(Tensor(w), stride=stride, padding=pad) + Tensor(res)).relu().numpy()
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    _close(got, np.maximum(_conv_np(xp, w, stride, 1) + res, 0))
+
+
 @pytest.mark.parametrize("shape", [(1, 32, 23, 32, 3, 1, 32), (2, 16, 17, 16, 3, 2, 16),
                                    (1, 8, 12, 16, 3, 1, 8)])
 def test_depthwise_window_is_unrolled_and_vectorized(shape: tuple) -> None:

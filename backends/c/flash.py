@@ -34,7 +34,6 @@ from rulegrad.runtime.uop import UOp, toposort
 
 from .blocks import name as block_name
 from .ctext import (
-    Guard,
     Loop,
     RenderError,
     Scope,
@@ -42,7 +41,7 @@ from .ctext import (
     block_library,
     loop_count,
 )
-from .gemm import Product, Vec, array, batch_loops, close_inside, flat, fma_block, k_loops, pack_y
+from .gemm import Product, Vec, array, batch_loops, bind, close_inside, fma_block, k_loops, pack_y
 
 if TYPE_CHECKING:
     from .render import KernelRenderer
@@ -172,11 +171,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,
         rowname[dl] = (s, p.width)
     if out is None:  # each row's values and its store, as plain loops over its columns
         n = loop_count(i)
-        row = _bind(r, tile, i, base, rows, n) if last is not None else \
-            r.open_loop(tile, i, "", base, rows)
-        if last is None:
-            r.stack.append(row)
-        ii = f"{row.names[i]}_u"
+        row, ii = bind(r, tile, i, base, rows, n, fills=last is not None)
         for dl, (s, width) in rowname.items():
             row.names[dl] = f"({s} + {ii} * {width})"
         col = r.open_loop(row, st.src[-1])
@@ -197,11 +192,11 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,
         return array(v.ct, cell, rows * tj), cell, tj
 
     def store(panel: Scope, pv: str) -> None:
-        erow = _bind(r, panel, i, base, rows, loop_count(i))  # (rows past the end: none)
-        col = _bind(r, erow, out.cols, f"{pv} * {tj}", tj, out.n)
+        # (rows past the end: none)
+        erow, eu = bind(r, panel, i, base, rows, loop_count(i), fills=True)
+        col, cu = bind(r, erow, out.cols, f"{pv} * {tj}", tj, out.n, fills=True)
         name = r.fresh()
-        col.add(r.stmt(name, v.ct, f"{cells[-1]}[{erow.names[i]}_u * {tj} + "
-                                      f"{col.names[out.cols]}_u]"))
+        col.add(r.stmt(name, v.ct, f"{cells[-1]}[{eu} * {tj} + {cu}]"))
         col.names[out.red] = name
         r.emit_store(st)
 
@@ -225,15 +220,11 @@ def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tupl
     # value is computed for them
     tile.add(array(p.v.ct, pa, p.k * rows))
     r.windows = dict.fromkeys(narrowed, keys) if keys else {}
-    if last is None:
-        row = r.open_loop(tile, i, "", base, rows)
-        r.stack.append(row)
-    else:
-        n = loop_count(i)
+    n = loop_count(i)
+    if last is not None:
         tile.add(f"if ({base} + {rows} > {n}) for (int64_t u_ = {n} - ({base}); u_ < {rows}; "
                  f"u_++) for (int64_t q_ = 0; q_ < {p.k}; q_++) {pa}[u_ * {p.k} + q_] = 0;")
-        row = _bind(r, tile, i, base, rows, n)
-    ii = f"{row.names[i]}_u"
+    row, ii = bind(r, tile, i, base, rows, n, fills=last is not None)
     for dl, (s, width) in rowname.items():
         row.names[dl] = f"({s} + {ii} * {width})"
     kscope, kk = k_loops(r, row, p.ks)
@@ -250,8 +241,8 @@ def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tupl
                  f"for (int u_ = 0; u_ < {rows}; u_++) {xq}[u_] = {pa} + u_ * {p.k}{first};")
         xrows = (xq, "1")
 
-    def x_of(kscope: Scope) -> str:
-        return f"{pa}[{r.loop_names[i]}_u * {p.k} + {flat(r, p.ks)}]"
+    def x_of(kk: str) -> str:  # (kk: the flat step, k_loops')
+        return f"{pa}[{r.loop_names[i]}_u * {p.k} + {kk}]"
     return x_of, xrows
 
 
@@ -287,28 +278,10 @@ def _register_tiles(r: KernelRenderer, tile: Scope, i: UOp, p: _Product, base: s
         def row_open(kscope: Scope, kk: str) -> tuple[Scope, str, str]:
             rs = r.open_loop(kscope, i, f"#pragma GCC unroll {rows}", base, rows, last)
             r.stack.append(rs)
-            return rs, f"{rs.names[i]}_u", x_of(rs)
+            return rs, f"{rs.names[i]}_u", x_of(kk)
 
         fma_block(r, panel, v, rows, tj, f"{p.pb} + {pv} * {p.k * tj} + ",
                   lambda scope: k_loops(r, scope, p.ks, keys), row_open, lambda: (out, ldo))
     if after is not None:
         after(panel, pv)
     close_inside(r, tile)
-
-
-def _bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
-          size: int) -> Scope:
-    """`count` values of RANGE rng from `base`, those past `size` skipped (the guard binds the
-    range, so nothing reading it is hoisted above the guard)."""
-    loop = r.open_loop(parent, rng, "", base, count)
-    loop.fills = True  # (a panel's copy, a row's stores: each value its own element)
-    r.stack.append(loop)
-    if size % count == 0:
-        return loop
-    var = loop.names[rng]
-    loop.names.pop(rng)
-    loop.bound = loop.bound - {rng}
-    guard = Scope(Guard(f"{var} < {size}"), parent.bound | {rng})
-    guard.names[rng] = var
-    r.stack.append(loop.open(guard))
-    return guard

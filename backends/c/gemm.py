@@ -113,18 +113,17 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
         pack = pack.replace(stream=0)
     g = _Geometry(dt, math.prod(loop_count(i) for i in rows), loop_count(j), pack)
     batch = [x for x in st.src[2:] if x is not j and x not in rows]
-    # dynamic: a thread the OS takes off its core (a loaded machine) leaves its tiles to the
-    # others instead of holding up the join; each tile is whole outputs, so values are the same
-    omp = "#pragma omp parallel for schedule(dynamic)"
-    inner_pragma = omp + "\n" if pack.parallel not in ("", "batch") else ""
     scope = batch_loops(r, batch, pack.parallel == "batch")
     pv = r.fresh("pn")
+    # dynamic: a thread the OS takes off its core (a loaded machine) leaves its tiles to the
+    # others instead of holding up the join; each tile is whole outputs, so values are the same
     grab = f", {pack.grab}" if pack.grab > 1 else ""
-    tiles_pragma = f"#pragma omp for schedule(dynamic{grab})\n" if inner_pragma else ""
+    threaded = pack.parallel == "tiles"  # ("panels" is below, "batch" the loops above)
+    tiles_pragma = f"#pragma omp for schedule(dynamic{grab})\n" if threaded else ""
     panel_head = f"for (int64_t {pv} = 0; {pv} < {g.npanels}; {pv}++)"
     if pack.parallel == "panels":  # threads claim panels, each a thread's own, all its tiles
         _panels_threaded(r, st, scope, rows, j, prods, pv, g, shared=not batch and _alone(r))
-    elif g.npanels > 1 and inner_pragma:  # threaded: the panels shared, then row tiles
+    elif g.npanels > 1 and threaded:  # threaded: the panels shared, then row tiles
         # each panel packed once, by the thread that claims it (a counter), then marked ready;
         # a thread claims panels until none is left, then takes row tiles, and waits on a
         # panel's mark only while another thread is still copying it. No barrier: a thread the
@@ -160,7 +159,7 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
         _row_tiles(r, st, scope, rows, j, prods, pv, panel_head, "", g)
         close_inside(r, scope)
         _free(scope, prods)
-    elif inner_pragma:  # one panel: each thread packs it for itself, then takes row tiles
+    elif threaded:  # one panel: each thread packs it for itself, then takes row tiles
         tile_claim = ""
         if not batch and _alone(r):  # launched: the tile counter in the launcher's scratch
             _, tile_claim = _shared_scratch(r, [], g, pack.grab)
@@ -374,8 +373,7 @@ def pack_y(r: KernelRenderer, panel: Scope, j: UOp, nj: int, prods, pv: str, tj:
                           f"{p.pb} + {at}0", tj, lanes):
                 return
             kscope, kk = k_loops(r, scope, p.ks)
-            jscope, jj = _bind(r, kscope, j, f"{pv} * {tj}", count, None, unroll=False,
-                               simd=simd)
+            jscope, jj = bind(r, kscope, j, f"{pv} * {tj}", count, simd=simd)
             jscope.add(f"{p.pb}[{at}{kk} * {tj} + {jj}] = {r.emit(p.y)};")
             close_inside(r, scope)
             if count < tj:
@@ -459,7 +457,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                 x = offsets.of(p.x)
                 kscope, kk = k_loops(r, tile, p.ks)
                 inner, ii = _bind_rows(r, kscope, i, base, rows, last=last,
-                                       bind=offsets.reads_rows(x))
+                                       values=offsets.reads_rows(x))
                 offsets.name(inner, ii)
                 inner.add(f"{pa}[{kk} * {rows} + {ii}] = {r.emit(x)};")
             else:  # one row range: each row read contiguously along k (and written so for
@@ -495,7 +493,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
         def row_open(kscope: Scope, kk: str, p: Product = p) -> tuple[Scope, str, str]:
             xo = p.x if p in xs else offsets.of(p.x)
             iscope, ii = _bind_rows(r, kscope, i, base, rows, last=last,
-                                    bind=p not in xs and offsets.reads_rows(xo))
+                                    values=p not in xs and offsets.reads_rows(xo))
             offsets.name(iscope, ii)
             return iscope, ii, f"{xs[p]}[{kk} * {rows} + {ii}]" if p in xs else r.emit(xo)
 
@@ -516,14 +514,13 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
 
     def epilogue(scope: Scope, count: int) -> None:
         if st.src[-1] in i:
-            jscope, jj = _bind(r, scope, j, f"{pv} * {g.tj}", count, None, unroll=False)
+            jscope, jj = bind(r, scope, j, f"{pv} * {g.tj}", count)
             cell, ii = _bind_rows(r, jscope, i, base, rows, size=size,
-                                  bind=offsets.reads_rows(*store.src[:2], named=sums))
+                                  values=offsets.reads_rows(*store.src[:2], named=sums))
         else:
             iscope, ii = _bind_rows(r, scope, i, base, rows, unroll=False, size=size,
-                                    bind=offsets.reads_rows(*store.src[:2], named=sums))
-            cell, jj = _bind(r, iscope, j, f"{pv} * {g.tj}", count, None, unroll=False,
-                             simd=simd)
+                                    values=offsets.reads_rows(*store.src[:2], named=sums))
+            cell, jj = bind(r, iscope, j, f"{pv} * {g.tj}", count, simd=simd)
         for p in prods:
             name = r.fresh()
             cell.add(r.stmt(name, g.ct, f"{p.cell}[{ii} * {g.tj} + {jj}]"))
@@ -548,55 +545,64 @@ def close_inside(r: KernelRenderer, keep: Scope) -> None:
     del r.stack[depth + 1:]
 
 
-def _bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
-          size: int | None, unroll: bool = True, simd: bool = False,
-          last: int | None = None) -> tuple[Scope, str]:
-    """`count` values of RANGE rng from `base`, unrolled (or vectorized: `simd`); with a
-    `size`, values past it are skipped (the guard binds the range, so nothing reading it is
-    hoisted above the guard); with a `last`, values past it are `last`."""
-    var = r.loop_names.setdefault(rng, f"r{len(r.loop_names)}")
-    loop = r.open_counter(parent, _unrolled(f"{var}_u", count, unroll, simd))
-    guard = Guard(f"{base} + {var}_u < {size}") if size is not None and size % count else ""
-    scope = loop.open(Scope(guard, loop.bound | {rng}))
-    r.stack.append(scope)
-    scope.items.append(f"const int64_t {var} = {clamped(f'{base} + {var}_u', last)};")
-    scope.names[rng] = var
-    r.vartypes[var] = "int64_t"
-    return scope, f"{var}_u"
-
-
-def _unrolled(var: str, count: int, unroll: bool, simd: bool = False) -> Loop:
-    """A loop of `var` from 0 to `count`, all unrolled when `unroll`."""
-    return Loop(var, count, pragma=f"#pragma GCC unroll {count}" if unroll else "", simd=simd)
+def bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
+         size: int | None = None, unroll: bool = False, simd: bool = False,
+         last: int | None = None, fills: bool = False) -> tuple[Scope, str]:
+    """`count` values of RANGE rng from `base` (the renderer's tile of a loop: with a `last`,
+    values past it are `last`), all unrolled when `unroll`, `omp simd` when `simd`; with a
+    `size` that `count` does not divide, values past it are skipped (the guard binds the
+    range, so nothing reading it is hoisted above the guard). The scope and the counter."""
+    pragma = f"#pragma GCC unroll {count}" if unroll else ""
+    loop = r.open_loop(parent, rng, pragma, base, count, last, simd)
+    loop.fills = fills  # (a panel's copy, a row's stores: each value its own element)
+    r.stack.append(loop)
+    var = loop.names[rng]
+    if size is None or size % count == 0:
+        return loop, f"{var}_u"
+    del loop.names[rng]
+    loop.bound = loop.bound - {rng}
+    guard = Scope(Guard(f"{var} < {size}"), parent.bound | {rng})
+    guard.names[rng] = var
+    r.stack.append(loop.open(guard))
+    return guard, f"{var}_u"
 
 
 def _bind_rows(r: KernelRenderer, parent: Scope, rows: tuple[UOp, ...], base: str, count: int,
                unroll: bool = True, size: int | None = None, last: int | None = None,
-               bind: bool = True) -> tuple[Scope, str]:
+               values: bool = True) -> tuple[Scope, str]:
     """`count` flat rows from `base`, unrolled: each row range's value from the flat row number
-    (the last range fastest), as `_bind` binds one (`size`: rows past it skipped; `last`: rows
-    past it are `last`; not `bind`: the loop over the rows only, for code that reads no row
-    range but through `_RowOffsets`; one range is bound either way, a statement gcc drops
-    when nothing reads it)."""
+    (the last range fastest), as `bind` binds one (`size`: rows past it skipped; `last`:
+    rows past it are `last`; not `values`: the loop over the rows only, for code that reads no
+    row range but through `_RowOffsets`; one range is bound either way, a statement gcc
+    drops when nothing reads it)."""
     if len(rows) == 1:
-        return _bind(r, parent, rows[0], base, count, size, unroll, last=last)
+        return bind(r, parent, rows[0], base, count, size, unroll, last=last)
     var = r.fresh("row")
-    scope = r.open_counter(parent, _unrolled(f"{var}_u", count, unroll))
+    pragma = f"#pragma GCC unroll {count}" if unroll else ""
+    scope = r.open_counter(parent, Loop(f"{var}_u", count, pragma=pragma))
     if size is not None:
         scope = r.open_counter(scope, Guard(f"{base} + {var}_u < {size}"))
     scope.bound = scope.bound | set(rows)
-    if not bind:
+    if not values:
         return scope, f"{var}_u"
     scope.items.append(f"const int64_t {var} = {clamped(f'{base} + {var}_u', last)};")
-    inner = 1
-    for rng in reversed(rows):
+    for rng, value in row_values(rows, var).items():
         name = r.loop_names.setdefault(rng, f"r{len(r.loop_names)}")
-        size = loop_count(rng)
-        scope.items.append(f"const int64_t {name} = ({var} / {inner}) % {size};")
+        scope.items.append(f"const int64_t {name} = {value};")
         scope.names[rng] = name
         r.vartypes[name] = "int64_t"
-        inner *= size
     return scope, f"{var}_u"
+
+
+def row_values(rows: tuple[UOp, ...], row: str) -> dict[UOp, str]:
+    """Each row range's value (C) from the flat row number `row`, the last range fastest; the
+    first needs no remainder (a row, clamped or guarded, is below the rows' count)."""
+    values, inner = {}, 1
+    for rng in reversed(rows):
+        value = row if inner == 1 else f"({row} / {inner})"
+        values[rng] = value if rng is rows[0] else f"{value} % {loop_count(rng)}"
+        inner *= loop_count(rng)
+    return values
 
 
 class _RowOffsets:
@@ -683,14 +689,7 @@ class _RowOffsets:
         row = clamped(f"{self.base} + q_", self.last)
         loop = Scope(Loop("q_", self.count), self.tile.bound)
         loop.items.append(f"const int64_t row_ = {row};")
-        values, inner = {}, 1
-        for rng in reversed(self.rows):  # the last range fastest, as _bind_rows
-            size = loop_count(rng)
-            value = "row_" if inner == 1 else f"(row_ / {inner})"
-            # (the first range needs no remainder: a row, clamped, is below the rows' count)
-            values[rng] = value if rng is self.rows[0] else f"{value} % {size}"
-            inner *= size
-        decls = []
+        values, decls = row_values(self.rows, "row_"), []
         for name, coeffs, _, base, ct in self.arrays:
             terms = [f"{c} * ({values[rng]})" for rng, c in coeffs.items() if c] or ["0"]
             loop.items.append(f"{name}[q_] = {base + ' + ' if base else ''}{' + '.join(terms)};")

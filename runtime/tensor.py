@@ -386,10 +386,13 @@ def _normalized(x: Tensor, s: Tensor) -> Tensor:
     2 ulps of x / s where 1 / s is normal (always here: a softmax's sum is in [1, n], a
     layernorm's deviation at least sqrt(eps) and at most sqrt(float max)); zeros, infinities
     and NaN give what x / s gives (docs/tensor.md, tests/test_normalized_rows.py). float16
-    keeps the divide: its 1 / s rounded to a half would cost up to an ulp more of 11 bits."""
+    keeps the divide: its 1 / s rounded to a half would cost up to an ulp more of 11 bits.
+    The reciprocal is of s broadcast to x's shape, as the divide read it: kernelize's fused
+    softmax (`.fuse()`) realized a reciprocal of the row's sum before its broadcast apart
+    (test_kernelize); the C computes it once per row either way (the loop's invariant)."""
     if x.dtype is dtypes.float16:
         return x / s
-    return x * s.reciprocal()
+    return x * s.expand(x.shape).reciprocal()
 
 
 _BOOL_OPS = {Ops.ADD: Ops.OR, Ops.MUL: Ops.AND}

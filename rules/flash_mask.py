@@ -195,19 +195,31 @@ def _guarded(root: UOp, s: UOp, i: UOp, deps: dict[UOp, frozenset[UOp]]
     return list(masks)
 
 
+def _shares(x: UOp) -> tuple[UOp, UOp] | None:
+    """(e, total) of x = e / total, or of e * (1 / total) (Tensor.softmax's form): either way a
+    dropped key's +0 weight stays +0 over a finite total, and NaN with a NaN one."""
+    if x.op is Ops.FDIV:
+        return x.src[0], x.src[1]
+    if x.op is Ops.MUL:
+        recips = [n for n in x.src if n.op is Ops.RECIPROCAL]
+        if len(recips) == 1:
+            return x.src[1] if recips[0] is x.src[0] else x.src[0], recips[0].src[0]
+    return None
+
+
 def key_windows(st: UOp, i: UOp, out: UOp, x: UOp, scores: list[UOp], tile: int,
                 deps: dict[UOp, frozenset[UOp]]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """Per tile of `tile` rows of range i, the keys [lo, hi) (flat: lo0, hi0, lo1, ...) of the
-    output's sum (over its one range, x(i, j) = e(i, j) / sum of e) and of the local `scores`
-    (each read only under a mask), and the ranges of the row's passes that visit them too
-    (`_row_passes`); None when they are not so, or when no tile skips a key."""
+    output's sum (over its one range, x(i, j) = e(i, j) / sum of e, or e(i, j) * (1 / sum))
+    and of the local `scores` (each read only under a mask), and the ranges of the row's passes
+    that visit them too (`_row_passes`); None when they are not so, or when no tile skips a key."""
     ks = out.src[1:]
     if len(ks) != 1 or len(scores) != 1:
         return None
-    x = _unselected(x, ks[0], deps)
-    if x.op is not Ops.FDIV:
+    shares = _shares(_unselected(x, ks[0], deps))
+    if shares is None:
         return None
-    j, (load, total) = ks[0], x.src
+    j, (load, total) = ks[0], shares
     if load.op is not Ops.LOAD or load.src[0].op is not Ops.INDEX:
         return None
     e, at = load.src[0].src[0], load.src[0].src[1:]

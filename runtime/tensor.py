@@ -379,6 +379,22 @@ def _float_relu(x: UOp) -> UOp:
     return at_most.alu(Ops.WHERE, below.alu(Ops.WHERE, zero, x).f(Ops.DETACH), x)
 
 
+def _normalized(x: Tensor, s: Tensor) -> Tensor:
+    """x / s for s a value per row (softmax's sum of exps, layernorm's deviation) as jax
+    computes it: 1 / s once per row, then x * (1 / s), a multiply per element where a divide
+    cost a 1024x1024 softmax a fifth of its time. Not x / s's bits: two roundings, so within
+    2 ulps of x / s where 1 / s is normal (always here: a softmax's sum is in [1, n], a
+    layernorm's deviation at least sqrt(eps) and at most sqrt(float max)); zeros, infinities
+    and NaN give what x / s gives (docs/tensor.md, tests/test_normalized_rows.py). float16
+    keeps the divide: its 1 / s rounded to a half would cost up to an ulp more of 11 bits.
+    The reciprocal is of s broadcast to x's shape, as the divide read it: kernelize's fused
+    softmax (`.fuse()`) realized a reciprocal of the row's sum before its broadcast apart
+    (test_kernelize); the C computes it once per row either way (the loop's invariant)."""
+    if x.dtype is dtypes.float16:
+        return x / s
+    return x * s.expand(x.shape).reciprocal()
+
+
 _BOOL_OPS = {Ops.ADD: Ops.OR, Ops.MUL: Ops.AND}
 
 
@@ -1598,7 +1614,7 @@ class Tensor(TensorOps, NNOps):
         # the shift by the max only guards exp against overflow: no gradient flows through it
         # (tinygrad's choice; it cancels exactly, and the backward graph needs no max mask)
         e = (x - x.max(axis, keepdim=True).detach()).exp()
-        return e / e.sum(axis, keepdim=True)
+        return _normalized(e, e.sum(axis, keepdim=True))
 
     def log_softmax(self, axis: int = -1) -> Tensor:
         x = self.cast(least_float(self.dtype))
@@ -1611,7 +1627,7 @@ class Tensor(TensorOps, NNOps):
         out = least_float(self.dtype)
         x = self.cast(accumulate_float(out))
         dev = x - x.mean(axis, keepdim=True)
-        return (dev / ((dev * dev).mean(axis, keepdim=True) + eps).sqrt()).cast(out)
+        return _normalized(dev, ((dev * dev).mean(axis, keepdim=True) + eps).sqrt()).cast(out)
 
     def matmul(self, w: Any) -> Tensor:
         """numpy's matmul (1-D and batched N-D), built as reshape + expand + mul + sum."""

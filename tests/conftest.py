@@ -31,8 +31,9 @@ import tempfile
 _MARK = "RULEGRAD_TEST_SESSION_CACHE"
 # `rulegrad check`'s verdicts, one per rule, shared by the run's workers (tests/test_soundness.py)
 VERDICTS = "RULEGRAD_TEST_VERDICTS"
-# the `pytester` fixture: tests of the pytest plugin run pytest in their own process
-pytest_plugins = ["pytester"]
+# the `pytester` fixture: tests of the pytest plugin run pytest in their own process;
+# suite_costs: each test's CPU seconds and compiler runs, when RULEGRAD_TEST_COSTS names a file
+pytest_plugins = ["pytester", "suite_costs"]
 
 
 def pytest_configure(config) -> None:

@@ -300,11 +300,23 @@ def test_z3_matches_table(cell):
     xs = operands(op, dt)
     want = reference(op, out, xs)
     got = np.empty_like(want)
+    # each operand value's term built once: a binary cell's pairs repeat each value once per
+    # partner, and building the terms was half the test's time. A value of its dtype is in range,
+    # so its term leaves nothing in the world it was built in (const_val's `undefined`)
+    terms: dict[tuple[str, bytes], smt.Sym] = {}
     for i in range(want.size):
         w = _z3_world()
-        syms = tuple(_z3_const(w, d, x[i]) for d, x in zip(operand_dtypes(cell), xs))
+        syms = tuple(_z3_term(terms, w, d, x[i]) for d, x in zip(operand_dtypes(cell), xs))
         got[i] = _z3_value(w.alu(op, out, syms), out)
     assert_same("z3", cell, xs, got, want)
+
+
+def _z3_term(terms: dict, world: smt.World, dt: DType, x) -> smt.Sym:
+    key = (dt.name, np.asarray(x).tobytes())
+    if key not in terms:
+        terms[key] = _z3_const(world, dt, x)
+        assert not world.undefined, (dt, x)  # (so the term serves every world of the cell)
+    return terms[key]
 
 
 # ---------------------------------------------------------------------------- numpy itself

@@ -8,8 +8,12 @@ the same rule checked with no folder; for the lock, the order in which answers a
 from __future__ import annotations
 
 import re
+import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from rulegrad.dsl import load
 from rulegrad.generator.soundness import Checker, RuleReport, check_paths, rules_to_check
@@ -112,16 +116,28 @@ def test_one_process_answers_a_question_while_the_others_wait(tmp_path):
     assert sorted(p.name for p in tmp_path.glob("*.json")) == ["a.json", "b.json"]
 
 
-def test_a_rule_is_checked_again_after_a_module_its_helper_imports_is_edited(tmp_path,
+@pytest.fixture()
+def on_path(tmp_path, monkeypatch) -> Iterator[Path]:
+    """tmp_path on sys.path; the modules imported from it leave sys.modules after the test (a
+    later test's package of the same name would be that one)."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    for name, mod in list(sys.modules.items()):
+        files = [getattr(mod, "__file__", None), *(getattr(mod, "__path__", None) or ())]
+        if any(f and Path(f).is_relative_to(tmp_path) for f in files):
+            del sys.modules[name]
+
+
+def test_a_rule_is_checked_again_after_a_module_its_helper_imports_is_edited(on_path,
                                                                             monkeypatch):
     # the helper's own text is unchanged; its answer changes with the constant it imports
+    tmp_path = on_path
     pkg = tmp_path / "vf_user_pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "helpers.py").write_text("from vf_user_pkg.util import K\n\n\n"
                                     "def is_k(c):\n    return c.arg == K\n")
     (pkg / "util.py").write_text("K = 2\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
     rules = tmp_path / "t.rules"
     rules.write_text("use vf_user_pkg.helpers: is_k\n"
                      "rules t = {\n  r: MUL(x:ints, c:CONST) if is_k(c) -> x\n}\n")
@@ -135,3 +151,27 @@ def test_a_rule_is_checked_again_after_a_module_its_helper_imports_is_edited(tmp
     assert verdict_key(rules) != before
     check_paths([str(rules)], examples=10, verdicts=folder)
     assert checked == ["r"]  # checked again, not the verdict kept for K = 2
+
+
+def test_keying_a_rules_file_imports_no_module(on_path):
+    """The key finds the files of the modules a helper names without importing them: the
+    helper's import inside its function (never run by a check that refutes nothing) named a
+    package whose `__init__` ran, and a module of it, only to key the file."""
+    tmp_path = on_path
+    pkg = tmp_path / "vf_lazy_pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("raise RuntimeError('vf_lazy_pkg imported')\n")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "util.py").write_text("K = 2\n")
+    (tmp_path / "helpers.py").write_text("def is_k(c):\n    from vf_lazy_pkg.sub.util import K\n"
+                                         "    return c.arg == K\n")
+    rules = tmp_path / "t.rules"
+    rules.write_text("use .helpers: is_k\n"
+                     "rules t = {\n  r: MUL(x:ints, c:CONST) if is_k(c) -> x\n}\n")
+    verdict_key(MUTATIONS)  # (what keying any rules file imports of rulegrad's own)
+    before = set(sys.modules)
+    key = verdict_key(rules)
+    assert set(sys.modules) - before == set()
+    (pkg / "sub" / "util.py").write_text("K = 1\n")  # the module is still part of the key
+    assert verdict_key(rules) != key
+    assert set(sys.modules) - before == set()

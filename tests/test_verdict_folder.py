@@ -121,10 +121,10 @@ def on_path(tmp_path, monkeypatch) -> Iterator[Path]:
     """tmp_path on sys.path; the modules imported from it leave sys.modules after the test (a
     later test's package of the same name would be that one)."""
     monkeypatch.syspath_prepend(str(tmp_path))
+    before = set(sys.modules)
     yield tmp_path
-    for name, mod in list(sys.modules.items()):
-        files = [getattr(mod, "__file__", None), *(getattr(mod, "__path__", None) or ())]
-        if any(f and Path(f).is_relative_to(tmp_path) for f in files):
+    for name in set(sys.modules) - before:  # (a package or a module of tmp_path's)
+        if (tmp_path / name.split(".")[0]).exists() or (tmp_path / f"{name}.py").exists():
             del sys.modules[name]
 
 

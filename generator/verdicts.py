@@ -51,18 +51,27 @@ def _module_file(module: str) -> Path | None:
     even in an import it never makes.)"""
     if (mod := sys.modules.get(module)) is not None:
         file = getattr(mod, "__file__", None)
-        return Path(file) if file else None
+        return Path(file) if isinstance(file, str) and file else None
     parts, path, spec = module.split("."), None, None
     for i in range(len(parts)):
         name = ".".join(parts[:i + 1])
         if i < len(parts) - 1 and (mod := sys.modules.get(name)) is not None:
-            path = list(getattr(mod, "__path__", None) or ())
+            path = _folders(mod)
         else:
             spec = _find_spec(name, path)
             path = list(spec.submodule_search_locations or ()) if spec is not None else []
         if not path and i < len(parts) - 1:
             return None  # no module, or a module and no package: nothing under it
     return Path(spec.origin) if spec is not None and spec.has_location and spec.origin else None
+
+
+def _folders(package: Any) -> list[str]:
+    """An imported package's folders (`__path__`); none when it has none, or something that is
+    no list of folders (torch's `torch._classes` has an object of its own there)."""
+    try:
+        return [p for p in getattr(package, "__path__", None) or () if isinstance(p, str)]
+    except Exception:  # noqa: BLE001 - a module's attributes are its own code
+        return []
 
 
 def _find_spec(name: str, path: list[str] | None) -> ModuleSpec | None:

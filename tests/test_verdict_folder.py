@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import sys
 import threading
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -175,3 +176,19 @@ def test_keying_a_rules_file_imports_no_module(on_path):
     (pkg / "sub" / "util.py").write_text("K = 1\n")  # the module is still part of the key
     assert verdict_key(rules) != key
     assert set(sys.modules) - before == set()
+
+
+def test_a_package_whose_path_is_no_list_of_folders_is_keyed(on_path, monkeypatch):
+    """An imported package's `__path__` that is no list of folders (torch's `torch._classes`)
+    names no file: the helper importing from it is keyed, not a TypeError."""
+
+    class Odd(types.ModuleType):
+        __path__ = property(lambda self: 1 / 0)
+
+    monkeypatch.setitem(sys.modules, "vf_odd", Odd("vf_odd"))
+    (on_path / "helpers.py").write_text("def is_k(c):\n    from vf_odd.sub import K\n"
+                                        "    return c.arg == K\n")
+    rules = on_path / "t.rules"
+    rules.write_text("use .helpers: is_k\n"
+                     "rules t = {\n  r: MUL(x:ints, c:CONST) if is_k(c) -> x\n}\n")
+    assert len(verdict_key(rules)) == 64

@@ -25,10 +25,12 @@ import hashlib
 import importlib.util
 import json
 import os
+import sys
 import sysconfig
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from importlib.machinery import ModuleSpec
 from pathlib import Path
 from typing import Any
 
@@ -36,17 +38,54 @@ from typing import Any
 def _checker_files() -> list[Path]:
     """The files a verdict depends on besides the user's: the semantics table (the meaning of
     every op) and the checker (this package's modules: a better checker checks again)."""
-    spec = importlib.util.find_spec("rulegrad.runtime.semantics")
-    semantics = [Path(spec.origin)] if spec is not None and spec.origin else []
+    file = _module_file("rulegrad.runtime.semantics")
+    semantics = [file] if file is not None else []
     return semantics + sorted(Path(__file__).parent.glob("*.py"))
 
 
 def _module_file(module: str) -> Path | None:
+    """The file of `module`, found without importing anything: its own when it is imported,
+    else the import system's finders asked level by level, each package's folders taken from
+    its imported module or from the spec found for it. (`importlib.util.find_spec` imports the
+    parent packages: keying a rules file ran the `__init__` of every package a helper names,
+    even in an import it never makes.)"""
+    if (mod := sys.modules.get(module)) is not None:
+        file = getattr(mod, "__file__", None)
+        return Path(file) if isinstance(file, str) and file else None
+    parts, path, spec = module.split("."), None, None
+    for i in range(len(parts)):
+        name = ".".join(parts[:i + 1])
+        if i < len(parts) - 1 and (mod := sys.modules.get(name)) is not None:
+            path = _folders(mod)
+        else:
+            spec = _find_spec(name, path)
+            path = list(spec.submodule_search_locations or ()) if spec is not None else []
+        if not path and i < len(parts) - 1:
+            return None  # no module, or a module and no package: nothing under it
+    return Path(spec.origin) if spec is not None and spec.has_location and spec.origin else None
+
+
+def _folders(package: Any) -> list[str]:
+    """An imported package's folders (`__path__`); none when it has none, or something that is
+    no list of folders (torch's `torch._classes` has an object of its own there)."""
     try:
-        spec = importlib.util.find_spec(module)
-    except (ImportError, ValueError):
-        return None
-    return Path(spec.origin) if spec is not None and spec.origin else None
+        return [p for p in getattr(package, "__path__", None) or () if isinstance(p, str)]
+    except Exception:  # noqa: BLE001 - a module's attributes are its own code
+        return []
+
+
+def _find_spec(name: str, path: list[str] | None) -> ModuleSpec | None:
+    """What the import system's finders say of `name` under the folders `path` (None: a
+    top-level name, sys.path); a finder asks no parent and runs no module."""
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        try:
+            spec = find(name, path) if find is not None else None
+        except (ImportError, ValueError, TypeError, AttributeError):
+            continue
+        if spec is not None:
+            return spec
+    return None
 
 
 def verdict_key(rules: str | Path) -> str:

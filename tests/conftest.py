@@ -20,6 +20,8 @@ The printed kernels' index (backends/c/kernel_index.py) is off (`RULEGRAD_KERNEL
 tests change the optimizer's and printer's module constants (`PARALLEL_MIN_WORK`, `SEGMENT`,
 ...) or count their work, which no key of a kernel can see; tests/test_kernel_index.py turns it
 on over caches of its own.
+
+Fixtures by name: `one_device` (the counted work of a program that never used a second device).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+
+import pytest
 
 _MARK = "RULEGRAD_TEST_SESSION_CACHE"
 # `rulegrad check`'s verdicts, one per rule, shared by the run's workers (tests/test_soundness.py)
@@ -68,3 +72,15 @@ def pytest_collection_modifyitems(items) -> None:
     tests out in this order, so the run's last tests are short ones and neither worker is left
     idle while the other finishes a long test."""
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
+@pytest.fixture()
+def one_device(monkeypatch) -> None:
+    """A program's work as one that never used a second device sees it: an earlier test in the
+    process may keep a value on another device alive (a plan holds its graph's buffers,
+    runtime/plans.py), which keeps the device checks on (runtime/device_use.py; some 100 calls
+    per training step). For tests that count calls or nodes."""
+    from rulegrad.runtime import device
+
+    monkeypatch.setitem(device.in_use, "devices", False)
+    monkeypatch.setitem(device.in_use, "multi", False)

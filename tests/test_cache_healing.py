@@ -266,6 +266,31 @@ def test_installs_scan_the_folder_a_bounded_share_of_the_time(cache, monkeypatch
         assert _cache_bytes(cache) <= limit
 
 
+def test_installs_into_a_full_folder_scan_it_a_bounded_share_of_the_time(cache, monkeypatch):
+    """A folder at its limit (the shared cache of a loaded machine: 63,000 entries, 5 s a scan)
+    used to be evicted only back to the limit, so every later install passed it and scanned
+    the folder again: a cold `rulegrad fuzz --opt` program spent 108 of its 117 s listing it.
+    Past the limit, eviction now goes an eighth below it, and the installs after it do not
+    scan until that room is used; the folder still stays within the limit."""
+    from rulegrad.backends.c import cache as disk
+
+    monkeypatch.setattr(disk, "_counted", {})
+    data = b"\0" * 1000
+    for i in range(100):
+        disk.install(f"{i:040x}", data)
+    limit = _cache_bytes(cache)  # full: exactly at the limit
+    monkeypatch.setenv("RULEGRAD_CACHE_MAX", str(limit))
+    scans = []
+    real = disk.entries
+    monkeypatch.setattr(disk, "entries", lambda d: scans.append(d) or real(d))
+    for i in range(100, 300):
+        disk.install(f"{i:040x}", data)
+        assert _cache_bytes(cache) <= limit
+    # (a scan per eighth of the entries or of the room: about 200 / 10, one per install before)
+    assert len(scans) < 200 // 4, len(scans)
+    assert len(list(cache.glob("rg_*.so"))) >= 100 - 100 // disk.RESCAN_SHARE - 1
+
+
 def test_entries_another_process_added_are_evicted_within_a_share_of_installs(cache,
                                                                                monkeypatch):
     """Bytes other processes write are not in this process's count: its next scan, within an

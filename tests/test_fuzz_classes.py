@@ -196,3 +196,25 @@ def test_topk_is_held_to_the_stable_sort_and_agrees_with_torch_as_numbers():
     assert "stable sort" in fuzz._compare_topk(ns, later_zero, want)
     ns["tk"] = np.array([np.nan, 1.0, 1.0], np.float32)  # torch's topk disagreeing as numbers
     assert "torch's topk" in fuzz._compare_topk(ns, stable, want)
+
+
+def test_the_command_prints_its_progress_on_stderr(monkeypatch, capsys):
+    """A long run (`--opt --n 300`, cold: minutes) printed nothing until its tables, so a slow
+    run looked hung: it now prints `[done/n] failed, seconds` on stderr every tenth of its
+    programs, and at least every PROGRESS_SECONDS."""
+    ran = []
+
+    def fake(case, backend, scheduler, count_actions):  # (the harness, not the programs)
+        ran.append(case.seed)
+        return fuzz.Outcome(case.cls, case.seed, "fail" if case.seed == 3 else "ok", "x")
+
+    monkeypatch.setattr(fuzz, "run_case", fake)
+    monkeypatch.setattr(fuzz, "PROGRESS_SECONDS", 1e9, raising=False)
+    assert fuzz.main(["--class", "sort", "--class", "pick", "--n", "20"]) == 1
+    lines = [ln.split(",")[0] for ln in capsys.readouterr().err.splitlines()]
+    assert len(ran) == 40
+    # (seed 3 fails in each class: programs 4 and 24)
+    assert lines == [f"[{k}/40] {(k > 3) + (k > 23)} failed" for k in range(4, 41, 4)]
+    monkeypatch.setattr(fuzz, "PROGRESS_SECONDS", 0.0)  # a slow run: a line per program
+    assert fuzz.main(["--class", "pick", "--seed", "4", "--n", "5"]) == 0
+    assert len(capsys.readouterr().err.splitlines()) == 5

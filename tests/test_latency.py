@@ -20,7 +20,7 @@ from call_counts import python_calls
 
 import rulegrad
 from rulegrad import Tensor
-from rulegrad.runtime import buffer, device, plans
+from rulegrad.runtime import buffer, plans
 from rulegrad.runtime.dtype import to_dtype
 
 
@@ -32,12 +32,8 @@ def _env_reads(calls: collections.Counter) -> list[str]:
 
 
 @pytest.fixture()
-def inputs(monkeypatch):
+def inputs(monkeypatch, one_device):
     monkeypatch.setenv("RULEGRAD_BACKEND", "c")
-    # one device, as a program that never used a second sees it: an earlier test in this
-    # process that did turns on the device checks for good (a frame more per op)
-    monkeypatch.setitem(device.in_use, "devices", False)
-    monkeypatch.setitem(device.in_use, "multi", False)
     plans.clear()
     rng = np.random.default_rng(33)
     x, y = rng.standard_normal((2, 16)).astype(np.float32)

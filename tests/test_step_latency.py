@@ -15,12 +15,14 @@ from call_counts import python_calls
 
 from rulegrad import Tensor, Variable
 from rulegrad.nn.optim import SGD
-from rulegrad.runtime import device
 from rulegrad.runtime import uop as uop_module
 from rulegrad.runtime.autograd import GradientError
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import realize_tensors
 from rulegrad.runtime.uop import UOp, toposort
+
+# every test here counts a program's work as one that never used a second device sees it
+pytestmark = pytest.mark.usefixtures("one_device")
 
 D, H, C = 13, 7, 5  # (primes: no size is a vector's multiple)
 LR = 0.05
@@ -42,15 +44,6 @@ def nodes_walked(fn) -> int:
         sys.setprofile(None)
     return total[0]
 
-
-
-@pytest.fixture(autouse=True)
-def _one_device(monkeypatch):
-    # the work counted is a one-device program's: an earlier test in this process may keep
-    # a value on another device alive (a plan holds its graph's buffers, runtime/plans.py),
-    # which keeps the device checks on (runtime/device_use.py; some 100 calls per step)
-    monkeypatch.setitem(device.in_use, "devices", False)
-    monkeypatch.setitem(device.in_use, "multi", False)
 
 def _numpy_step(w: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray) -> float:
     """One SGD step of the MLP in float64 numpy, in place; the loss before it."""

@@ -8,8 +8,13 @@ the same rule checked with no folder; for the lock, the order in which answers a
 from __future__ import annotations
 
 import re
+import sys
 import threading
+import types
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from rulegrad.dsl import load
 from rulegrad.generator.soundness import Checker, RuleReport, check_paths, rules_to_check
@@ -112,16 +117,28 @@ def test_one_process_answers_a_question_while_the_others_wait(tmp_path):
     assert sorted(p.name for p in tmp_path.glob("*.json")) == ["a.json", "b.json"]
 
 
-def test_a_rule_is_checked_again_after_a_module_its_helper_imports_is_edited(tmp_path,
+@pytest.fixture()
+def on_path(tmp_path, monkeypatch) -> Iterator[Path]:
+    """tmp_path on sys.path; the modules imported from it leave sys.modules after the test (a
+    later test's package of the same name would be that one)."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    before = set(sys.modules)
+    yield tmp_path
+    for name in set(sys.modules) - before:  # (a package or a module of tmp_path's)
+        if (tmp_path / name.split(".")[0]).exists() or (tmp_path / f"{name}.py").exists():
+            del sys.modules[name]
+
+
+def test_a_rule_is_checked_again_after_a_module_its_helper_imports_is_edited(on_path,
                                                                             monkeypatch):
     # the helper's own text is unchanged; its answer changes with the constant it imports
+    tmp_path = on_path
     pkg = tmp_path / "vf_user_pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     (pkg / "helpers.py").write_text("from vf_user_pkg.util import K\n\n\n"
                                     "def is_k(c):\n    return c.arg == K\n")
     (pkg / "util.py").write_text("K = 2\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
     rules = tmp_path / "t.rules"
     rules.write_text("use vf_user_pkg.helpers: is_k\n"
                      "rules t = {\n  r: MUL(x:ints, c:CONST) if is_k(c) -> x\n}\n")
@@ -135,3 +152,43 @@ def test_a_rule_is_checked_again_after_a_module_its_helper_imports_is_edited(tmp
     assert verdict_key(rules) != before
     check_paths([str(rules)], examples=10, verdicts=folder)
     assert checked == ["r"]  # checked again, not the verdict kept for K = 2
+
+
+def test_keying_a_rules_file_imports_no_module(on_path):
+    """The key finds the files of the modules a helper names without importing them: the
+    helper's import inside its function (never run by a check that refutes nothing) named a
+    package whose `__init__` ran, and a module of it, only to key the file."""
+    tmp_path = on_path
+    pkg = tmp_path / "vf_lazy_pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("raise RuntimeError('vf_lazy_pkg imported')\n")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "util.py").write_text("K = 2\n")
+    (tmp_path / "helpers.py").write_text("def is_k(c):\n    from vf_lazy_pkg.sub.util import K\n"
+                                         "    return c.arg == K\n")
+    rules = tmp_path / "t.rules"
+    rules.write_text("use .helpers: is_k\n"
+                     "rules t = {\n  r: MUL(x:ints, c:CONST) if is_k(c) -> x\n}\n")
+    verdict_key(MUTATIONS)  # (what keying any rules file imports of rulegrad's own)
+    before = set(sys.modules)
+    key = verdict_key(rules)
+    assert set(sys.modules) - before == set()
+    (pkg / "sub" / "util.py").write_text("K = 1\n")  # the module is still part of the key
+    assert verdict_key(rules) != key
+    assert set(sys.modules) - before == set()
+
+
+def test_a_package_whose_path_is_no_list_of_folders_is_keyed(on_path, monkeypatch):
+    """An imported package's `__path__` that is no list of folders (torch's `torch._classes`)
+    names no file: the helper importing from it is keyed, not a TypeError."""
+
+    class Odd(types.ModuleType):
+        __path__ = property(lambda self: 1 / 0)
+
+    monkeypatch.setitem(sys.modules, "vf_odd", Odd("vf_odd"))
+    (on_path / "helpers.py").write_text("def is_k(c):\n    from vf_odd.sub import K\n"
+                                        "    return c.arg == K\n")
+    rules = on_path / "t.rules"
+    rules.write_text("use .helpers: is_k\n"
+                     "rules t = {\n  r: MUL(x:ints, c:CONST) if is_k(c) -> x\n}\n")
+    assert len(verdict_key(rules)) == 64

@@ -31,7 +31,8 @@ reciprocal, trunc, pow, integer and float division and remainder, xor, shifts, b
 in every dtype the Tensor API gives them, uint8 and bool included, on safe inputs). A crash
 or a refusal counts as a failure. Per class it prints programs, passed and failed; `--opt`
 runs class `opt` (every family in each program) and prints, per optimizer action, the
-programs it fired on (at least 200 each are asked for: `--opt --n 300`).
+programs it fired on (at least 200 each are asked for: `--opt --n 300`). A progress line,
+`[done/n] failed, seconds`, goes to stderr every tenth of the run and at least every 30 s.
 
     rulegrad fuzz --class all --n 500                  # per-class counts
     rulegrad fuzz --opt --n 300                        # each optimizer action on 200+
@@ -1567,6 +1568,7 @@ class Outcome:
     actions: frozenset[str] = frozenset()  # the optimizer rules that fired on its kernels
     blamed: frozenset[str] = frozenset()   # those of the kernels of a wrong output
     output: int | None = None  # the wrong output
+    seconds: float = 0.0  # (printed with -v: which programs are slow)
 
 
 def run_case(case: Case, backend: str = "c", scheduler: str = "rangeify",
@@ -1653,12 +1655,15 @@ def _schedule_outcome(seed: int, backend: str, scheduler: str) -> Outcome:
 def run_classes(classes: Sequence[str], n: int, start: int = 0, backend: str = "c",
                 scheduler: str = "rangeify", count_actions: bool = False,
                 report: Callable[[Outcome, str], None] | None = None,
-                verbose: bool = False) -> list[Outcome]:
+                verbose: bool = False,
+                progress: Callable[[int, int, int], None] | None = None) -> list[Outcome]:
     """n programs of each class (seeds start..start+n-1); `report(outcome, reproducer)` is
-    called on each failure (on every program with `verbose`)."""
-    out = []
+    called on each failure (on every program with `verbose`), `progress(done, programs,
+    failed)` after each program."""
+    out: list[Outcome] = []
     for cls in classes:
         for seed in range(start, start + n):
+            t0 = time.perf_counter()
             if cls == "schedule":
                 res = _schedule_outcome(seed, backend, scheduler)
                 repro = generate(seed).source()
@@ -1666,9 +1671,12 @@ def run_classes(classes: Sequence[str], n: int, start: int = 0, backend: str = "
                 case = CLASS_GENERATORS[cls](seed)
                 res = run_case(case, backend, scheduler, count_actions)
                 repro = case.program(res.output)
+            res.seconds = time.perf_counter() - t0
             out.append(res)
             if report is not None and (res.status != "ok" or verbose):
                 report(res, repro)
+            if progress is not None:
+                progress(len(out), n * len(classes), sum(o.status != "ok" for o in out))
     return out
 
 
@@ -1749,11 +1757,12 @@ def _main(argv: list[str] | None = None) -> int:
 
     def report(o: Outcome, repro: str) -> None:
         head = "FAIL" if o.status != "ok" else "ok"
-        print(f"{head} {o.cls} seed {o.seed}{': ' + o.message if o.message else ''}\n{repro}",
-              flush=True)
+        print(f"{head} {o.cls} seed {o.seed} ({o.seconds:.1f}s)"
+              f"{': ' + o.message if o.message else ''}\n{repro}", flush=True)
 
     outcomes = run_classes(classes, args.n, args.seed, backend, args.scheduler,
-                           count_actions=args.opt, report=report, verbose=args.verbose)
+                           count_actions=args.opt, report=report, verbose=args.verbose,
+                           progress=progress_printer(t0, "failed"))
     print(class_table(outcomes))
     failed = sum(o.status != "ok" for o in outcomes)
     enough = True
@@ -1766,16 +1775,29 @@ def _main(argv: list[str] | None = None) -> int:
     return 1 if failed or not enough else 0
 
 
+PROGRESS_SECONDS = 30.0  # a progress line at least this often (a cold program can take a while)
+
+
+def progress_printer(t0: float, failed: str) -> Callable[[int, int, int], None]:
+    """A `progress(done, n, failures)` that prints `[done/n] failures <failed>, seconds` on
+    stderr every tenth of the run, and when PROGRESS_SECONDS passed since its last line, so a
+    long run is visibly alive."""
+    last = [t0]
+
+    def progress(done: int, n: int, failures: int) -> None:
+        now = time.perf_counter()
+        if done % max(1, n // 10) == 0 or now - last[0] >= PROGRESS_SECONDS:
+            last[0] = now
+            print(f"[{done}/{n}] {failures} {failed}, {now - t0:.0f}s", file=sys.stderr,
+                  flush=True)
+
+    return progress
+
+
 def _main_schedule(args: argparse.Namespace, t0: float) -> int:
     """The random programs (class schedule), shrunk on failure, as before."""
-
-    def progress(done: int, n: int, failed: int) -> None:  # a line every ~10% on stderr
-        if done % max(1, n // 10) == 0:
-            print(f"[{done}/{n}] {failed} mismatches, {time.perf_counter() - t0:.0f}s",
-                  file=sys.stderr, flush=True)
-
-    failures = fuzz(args.n, args.seed, args.verbose, args.backend or "interp", progress,
-                    args.scheduler)
+    failures = fuzz(args.n, args.seed, args.verbose, args.backend or "interp",
+                    progress_printer(t0, "mismatches"), args.scheduler)
     dt = time.perf_counter() - t0
     print(f"{args.n} programs, {len(failures)} mismatches, {dt:.1f}s")
     return 1 if failures else 0

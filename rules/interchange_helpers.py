@@ -226,6 +226,42 @@ def _costly_outside(red: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> bool:
     return any(n.op in _COSTLY and j not in deps[n] for n in toposort(red.src[0]))
 
 
+def _repeats(red: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> list[UOp]:
+    """The values of the reduce's body that vary with j but not with its loops, read by one
+    that does, when more of the body is theirs than varies with its loops (else none): the
+    plain order computes them once per column, the interchange once per row and column (an
+    argmax's max, its partials combined in the reader: 16 loads a step down 4096 x 3, 38x
+    slower). `_hoisted` computes them once per column into an array."""
+    own, ops = set(red.src[1:]), [n for n in toposort(red.src[0]) if n.dtype is not dtypes.index
+                                   and n.op not in (Ops.CONST, Ops.DEFINE_REG)]
+    varying = [n for n in ops if deps[n] & own]
+    fixed = [n for n in ops if j in deps[n] and not deps[n] & own]
+    if len(fixed) <= len(varying):
+        return []
+    return list(dict.fromkeys(s for n in varying for s in n.src if s in fixed))
+
+
+def _hoisted(st: UOp) -> UOp | None:
+    """The STORE with each value `_repeats` names read from a kernel-local array over a fresh
+    range of j's size ("local": the renderer fills it once, where its other loops are bound);
+    None when there are none, or its last range is no loop or shorter than a vector (4096 x 3:
+    3 columns a step, 0.7x the plain order's speed)."""
+    j, deps = st.src[-1], free_ranges(st)
+    if len(st.src) < 3 or j.arg[1] != "loop" or (range_size(j) or 0) < VECTOR_LANES:
+        return None
+    reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in deps[n]]
+    fixed = list(dict.fromkeys(v for r in reds for v in _repeats(r, j, deps)))
+    if not fixed:
+        return None
+    fresh = 1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE)
+    reads = {}
+    for i, v in enumerate(fixed):
+        own = UOp.range(range_size(j), fresh + i, "local")  # type: ignore[arg-type]
+        array = UOp(Ops.DEFINE_LOCAL, v.dtype, (v.substitute({j: own}), own))
+        reads[v] = UOp(Ops.LOAD, v.dtype, (UOp(Ops.INDEX, v.dtype, (array, j)),))
+    return st.replace(src=(st.src[0], st.src[1].substitute(reads), *st.src[2:]))
+
+
 def _plan(st: UOp) -> Plan | None:
     ranges = st.src[2:]
     if st.arg is not None or not ranges or any(range_size(r) is None for r in ranges):
@@ -267,6 +303,8 @@ def _plan(st: UOp) -> Plan | None:
     if short:
         return _columns(st, j, reds, short, deps)
     if not all(_prefers_interchange(r, j, r.src[-1]) for r in reds):
+        return None
+    if any(_repeats(r, j, deps) for r in reds):
         return None
     # a tile binds the row index innermost: what is computed once per row (a kernel-local
     # array or reduction) would be recomputed per step of k, so those kernels keep rows
@@ -421,7 +459,7 @@ def interchanged(st: UOp) -> UOp | None:
     "unroll", after the outer ones). Every sum keeps its order."""
     plan = _plan(st)
     if plan is None:
-        moved = _reordered(st)
+        moved = _reordered(st) or _hoisted(st)
         plan = _plan(moved) if moved is not None else None
         if plan is None:
             return None

@@ -397,6 +397,8 @@ def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
             red.arg not in (Ops.ADD, Ops.MAX, Ops.MIN):
         return None
     lanes = vector_lanes(dt.itemsize)
+    if dt is not dtypes.float32 and red.arg is Ops.ADD:
+        return None  # (a float64 or int sum's partials: rangeify.rules' `partial_lanes`)
     if size < lanes or st.src[1].dtype is not dt:  # type: ignore[operator]
         return None
     if stride(st.src[0].src[1], j) != 1:

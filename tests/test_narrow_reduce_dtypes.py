@@ -71,12 +71,13 @@ def _actions(t: Tensor) -> list[list[str]]:
             (lower_only(item.ast) for item in t.schedule())]
 
 
-@pytest.mark.parametrize("dt, lanes", [("float64", 4), ("int32", 8), ("float32", 8)])
+@pytest.mark.parametrize("dt, lanes", [("float64", 4), ("float32", 8)])
 @pytest.mark.parametrize("op", ["max", "min"])
 def test_a_max_down_few_columns_keeps_its_dtype_lanes_in_registers(monkeypatch, dt, lanes, op):
     # one core: the partials' max or min keeps its accumulators in registers, vectors of the
     # dtype's lanes, each row read once; float64's were a block of 52 in memory (each step
-    # loading, blending and storing every one: 13 vectors of 4 do not fit), int32's too
+    # loading, blending and storing every one: 13 vectors of 4 do not fit). (An int32 max
+    # alone keeps gcc's loop: one max instruction a step at the target's width)
     monkeypatch.setenv("RULEGRAD_THREADS", "1")
     x = _data((100003, 13), dt, 7)
     t = getattr(Tensor(x), op)(axis=0)

@@ -33,7 +33,7 @@ from rulegrad.rules.pack_helpers import PARALLEL_SHARES, packed
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import VECTORS_MAX, cache_bytes, page_bytes, threads
+from rulegrad.runtime.target import VECTORS_MAX, cache_bytes, page_bytes, threads, vector_lanes
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 # an interchanged reduce keeps at most this many accumulators on the stack: a wider output row
@@ -131,8 +131,9 @@ def describe(st: UOp) -> str | None:
         ks = [k for n in toposort(st.src[1]) if n.op is Ops.REDUCE for k in n.src[1:]
               if k.arg[1] == "prefetch"]
         ahead = f", rows fetched {ks[0].arg[2]} ahead" if ks else ""
-        return (line + f", in blocks of {-(-range_size(j) // VECTOR_LANES)} vectors of "  # type: ignore
-                f"{VECTOR_LANES} accumulators in registers{ahead}")
+        lanes = vector_lanes(st.src[1].dtype.itemsize)
+        return (line + f", in blocks of {-(-range_size(j) // lanes)} vectors of "  # type: ignore
+                f"{lanes} accumulators in registers{ahead}")
     if outer is not None and outer.arg[1] == "block":  # (threaded or not: PARALLEL says)
         line += f", in {range_size(outer)} blocks of {range_size(j)}"
     rows = max((_chain(n) for n in toposort(st.src[1]) if n.op is Ops.REDUCE), default=1)
@@ -226,6 +227,42 @@ def _costly_outside(red: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> bool:
     return any(n.op in _COSTLY and j not in deps[n] for n in toposort(red.src[0]))
 
 
+def _repeats(red: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> list[UOp]:
+    """The values of the reduce's body that vary with j but not with its loops, read by one
+    that does, when more of the body is theirs than varies with its loops (else none): the
+    plain order computes them once per column, the interchange once per row and column (an
+    argmax's max, its partials combined in the reader: 16 loads a step down 4096 x 3, 38x
+    slower). `_hoisted` computes them once per column into an array."""
+    own, ops = set(red.src[1:]), [n for n in toposort(red.src[0]) if n.dtype is not dtypes.index
+                                   and n.op not in (Ops.CONST, Ops.DEFINE_REG)]
+    varying = [n for n in ops if deps[n] & own]
+    fixed = [n for n in ops if j in deps[n] and not deps[n] & own]
+    if len(fixed) <= len(varying):
+        return []
+    return list(dict.fromkeys(s for n in varying for s in n.src if s in fixed))
+
+
+def _hoisted(st: UOp) -> UOp | None:
+    """The STORE with each value `_repeats` names read from a kernel-local array over a fresh
+    range of j's size ("local": the renderer fills it once, where its other loops are bound);
+    None when there are none, or its last range is no loop or shorter than a vector (4096 x 3:
+    3 columns a step, 0.7x the plain order's speed)."""
+    j, deps = st.src[-1], free_ranges(st)
+    if len(st.src) < 3 or j.arg[1] != "loop" or (range_size(j) or 0) < VECTOR_LANES:
+        return None
+    reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in deps[n]]
+    fixed = list(dict.fromkeys(v for r in reds for v in _repeats(r, j, deps)))
+    if not fixed:
+        return None
+    fresh = 1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE)
+    reads = {}
+    for i, v in enumerate(fixed):
+        own = UOp.range(range_size(j), fresh + i, "local")  # type: ignore[arg-type]
+        array = UOp(Ops.DEFINE_LOCAL, v.dtype, (v.substitute({j: own}), own))
+        reads[v] = UOp(Ops.LOAD, v.dtype, (UOp(Ops.INDEX, v.dtype, (array, j)),))
+    return st.replace(src=(st.src[0], st.src[1].substitute(reads), *st.src[2:]))
+
+
 def _plan(st: UOp) -> Plan | None:
     ranges = st.src[2:]
     if st.arg is not None or not ranges or any(range_size(r) is None for r in ranges):
@@ -268,10 +305,17 @@ def _plan(st: UOp) -> Plan | None:
         return _columns(st, j, reds, short, deps)
     if not all(_prefers_interchange(r, j, r.src[-1]) for r in reds):
         return None
+    if any(_repeats(r, j, deps) for r in reds):
+        return None
     # a tile binds the row index innermost: what is computed once per row (a kernel-local
     # array or reduction) would be recomputed per step of k, so those kernels keep rows
     per_row = any(n.op is Ops.DEFINE_LOCAL or (n.op is Ops.REDUCE and n not in reds)
                   for n in toposort(st.src[1]))
+    # (vectors run j alone inside the reduce's loops: an array over neither, `_hoisted`'s, is
+    # filled once outside them in either order)
+    loops = {j, *(k for r in reds for k in r.src[1:])}
+    per_row_v = any((n.op is Ops.DEFINE_LOCAL and deps[n] & loops)
+                    or (n.op is Ops.REDUCE and n not in reds) for n in toposort(st.src[1]))
     if (len(reds) == 1 and not per_row and len(ranges) >= 2
             and range_size(ranges[-2]) % TILE_I == 0  # type: ignore[operator]
             and range_size(j) % TILE_J == 0 and ranges[-2] in deps[reds[0]]  # type: ignore[operator]
@@ -286,9 +330,10 @@ def _plan(st: UOp) -> Plan | None:
     # as fast or faster than 8-lane registers (100003 x 5, 7, 13, 16 on one core: 1.3-1.4x)
     alone, size = len(ranges) == 1 and _shared_block(j, reds, deps) is None, range_size(j)
     mx = reds[0].arg in (Ops.MAX, Ops.MIN)
-    if len(reds) == 1 and not per_row and (len(ranges) >= 2 or alone):
+    if len(reds) == 1 and not per_row_v and (len(ranges) >= 2 or alone):
         vectors = _vectors(st, reds[0], j)
-        if vectors is not None and (not alone or (vectors * VECTOR_LANES >= size and mx)):
+        lanes = vector_lanes(reds[0].dtype.itemsize)
+        if vectors is not None and (not alone or (vectors * lanes >= size and mx)):
             return Plan(None, vectors=vectors, prefetch=prefetch_rows())
     # with no output loop around j, every reduce's rows several per pass (when they divide)
     per_pass = max(1, pick(current().rows_per_pass, ROWS_PER_PASS))
@@ -334,21 +379,30 @@ def _columns(st: UOp, j: UOp, reds: list[UOp], rows: int,
 
 
 def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
-    """How many 8-lane vectors of accumulators a float32 reduce over rows (a max or sum down a
-    middle axis) keeps in registers per block of columns: the most, up to VECTORS_MAX, that
-    divide j's vectors; where j is not whole vectors (13 or 52 columns), one block of them all,
-    the last vector of the row overlapping the one before it (its own accumulators: each
-    column's lanes combine the same rows in the same order, so the same values; render.py's
-    `_open_columns`). None when j is shorter than a vector, is not whole vectors and more than
-    VECTORS_MAX of them (65 columns: two blocks read every row twice, 0.57-0.86x the time of
-    one pass with its accumulators in memory, ab.py), or a value along j (the reduce's reads,
-    contiguous in j, and what the store computes from it) has no explicit vector form. In
+    """How many explicit vectors of accumulators a reduce over rows (a max or sum down a middle
+    axis) keeps in registers per block of columns, of its dtype's lanes (8 float32 or int32,
+    4 float64: `vector_lanes`): the most, up to VECTORS_MAX, that divide j's vectors; where j
+    is not whole vectors (13 or 52 columns), one block of them all, the last vector of the row
+    overlapping the one before it (its own accumulators: each column's lanes combine the same
+    rows in the same order, so the same values; render.py's `_open_columns`). None when j is
+    shorter than a vector, is not whole vectors and more than VECTORS_MAX of them (65 columns:
+    two blocks read every row twice, 0.57-0.86x the time of one pass with its accumulators in
+    memory, ab.py), or a value along j (the reduce's reads, contiguous in j, and what the store
+    computes from it) has no explicit vector form: float64 lanes hold float64 values only, an
+    int32 or float32 reduce's lanes float32, int32 and bool lanes (an argmax's first hit). In
     memory, every row's step loaded and stored each accumulator beside its one read (a max down
     100003 rows of 13: 0.3x the time in vectors, ab.py)."""
-    size = range_size(j)
-    if red.dtype is not dtypes.float32 or red.arg not in (Ops.ADD, Ops.MAX, Ops.MIN):
+    size, dt = range_size(j), red.dtype
+    if dt not in (dtypes.float32, dtypes.float64, dtypes.int32) or \
+            red.arg not in (Ops.ADD, Ops.MAX, Ops.MIN):
         return None
-    if size < VECTOR_LANES or st.src[1].dtype is not dtypes.float32:  # type: ignore[operator]
+    lanes = vector_lanes(dt.itemsize)
+    if dt is not dtypes.float32 and red.arg is Ops.ADD:
+        return None  # (a float64 or int sum's partials: rangeify.rules' `partial_lanes`)
+    if dt is dtypes.int32 and all(n.dtype in (dt, dtypes.index) for n in along(red.src[0], j)):
+        return None  # (ints alone: gcc's loop at the target's width, one max instruction a
+        # step; 16x127x127x3 in 8-lane registers 0.53x. An argmax's float compares: 3.8x)
+    if size < lanes or st.src[1].dtype is not dt:  # type: ignore[operator]
         return None
     if stride(st.src[0].src[1], j) != 1:
         return None  # (the accumulators are stored as whole vectors: j written contiguously)
@@ -356,11 +410,11 @@ def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
     inside = set(toposort(red))  # the reduce's own body, and the reduce
     outside = [n for n in along(st.src[1], j) if n not in inside]
     if not vector_values(along(red.src[0], j) + outside + along(st.src[0].src[1], j), j, out,
-                         (1,)):
+                         (1,), dt=dtypes.float64 if dt is dtypes.float64 else dtypes.float32):
         return None
-    count = -(-size // VECTOR_LANES)  # type: ignore[operator]
+    count = -(-size // lanes)  # type: ignore[operator]
     widest = max(1, pick(current().vectors_max, VECTORS_MAX))
-    if size % VECTOR_LANES:  # type: ignore[operator]
+    if size % lanes:  # type: ignore[operator]
         return count if count <= widest else None
     return max(d for d in range(1, widest + 1) if count % d == 0)
 
@@ -422,6 +476,7 @@ def interchanged(st: UOp) -> UOp | None:
     plan = _plan(st)
     if plan is None:
         moved = _reordered(st)
+        moved = _hoisted(st) if moved is None else moved
         plan = _plan(moved) if moved is not None else None
         if plan is None:
             return None
@@ -443,7 +498,7 @@ def interchanged(st: UOp) -> UOp | None:
     elif plan.vectors is not None:  # blocks of explicit vectors, the last range's rows ahead
         k = outer_reduces(st, ranges[-1], free_ranges(st))[0].src[-1]
         mapping[k] = k.replace(arg=(k.arg[0], "prefetch", plan.prefetch))
-        width = plan.vectors * VECTOR_LANES
+        width = plan.vectors * vector_lanes(st.src[1].dtype.itemsize)
         if width < range_size(ranges[-1]):  # type: ignore[operator]
             jo, ji = split_range(ranges[-1], width, "vector", fresh, mapping)
             loops = (*ranges[:-1], jo, ji)

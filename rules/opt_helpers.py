@@ -73,7 +73,7 @@ _REDUCE_VECTOR_OPS = _VECTOR_OPS | {Ops.EXP}
 _LANE_OPS: dict = {
     dtypes.float32: frozenset({Ops.WHERE, Ops.CAST}),
     dtypes.int32: frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.NEG, Ops.AND,
-                             Ops.OR, Ops.XOR, Ops.WHERE, Ops.CAST}),
+                             Ops.OR, Ops.XOR, Ops.WHERE, Ops.CAST, Ops.MAX, Ops.MIN}),
     dtypes.bool: frozenset({Ops.LOAD, Ops.INDEX, Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ, Ops.AND,
                             Ops.OR, Ops.XOR, Ops.WHERE, Ops.CAST}),
 }

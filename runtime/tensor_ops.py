@@ -1256,9 +1256,10 @@ class TensorOps:
 
     def _hits(self, axis: int | None) -> Tensor:
         """Where self equals its max over `axis` (NaN, the largest, where there is one)."""
-        hit = self == self.max(axis, keepdim=True)
+        top = self.max(axis, keepdim=True)
+        hit = self == top
         if self.dtype.is_float:
-            hit = hit | (self.isnan() & self.isnan().any(axis, keepdim=True))
+            hit = hit | (self.isnan() & top.isnan())
         return hit
 
     def _first_hit(self, hit: Tensor, axis: int | None, keepdim: bool) -> Tensor:

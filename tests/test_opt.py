@@ -612,8 +612,10 @@ def test_column_reduce_splits_its_columns_across_threads(monkeypatch, dt, op, sh
     t = getattr(Tensor(x), op)(axis=0, keepdim=True)
     low, opt, rk = _kernel(t)
     want = "INTERCHANGE r0 inside the reduce loops" + (f", in {blocks}" if blocks else "")
-    if blocks is None and dt is np.float32 and op == "max":  # (no thread's blocks: registers)
-        want += ", in blocks of 3 vectors of 8 accumulators in registers, rows fetched 8 ahead"
+    if blocks is None and op in ("max", "min"):  # (no thread's blocks: registers, 8 float32
+        # lanes a vector, 4 float64)
+        vectors = "3 vectors of 8" if dt is np.float32 else "5 vectors of 4"
+        want += f", in blocks of {vectors} accumulators in registers, rows fetched 8 ahead"
     else:
         want += ", 4 rows per pass" if shape[0] % 4 == 0 else ""  # (40 rows: 10 passes of 4)
     # the blocks (a range of the kernel, r2) are the loop the parallel action threads

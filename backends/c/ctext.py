@@ -189,11 +189,16 @@ static inline rg_vi32 rg_vload_b(const _Bool *p) {
 static inline rg_vf32 rg_vsel_f32(rg_vi32 m, rg_vf32 a, rg_vf32 b) {
   return (rg_vf32)((m & (rg_vi32)a) | (~m & (rg_vi32)b)); }
 static inline rg_vi32 rg_vsel_i32(rg_vi32 m, rg_vi32 a, rg_vi32 b) { return (m & a) | (~m & b); }
+static inline void rg_vstore_i32(int32_t *p, rg_vi32 v) { memcpy(p, &v, 32); }
+/* an int32 max and min lane by lane (a compare's mask blends: C has no `?:` on vectors) */
+static inline rg_vi32 rg_vmax_i32(rg_vi32 a, rg_vi32 b) { return rg_vsel_i32(a > b, a, b); }
+static inline rg_vi32 rg_vmin_i32(rg_vi32 a, rg_vi32 b) { return rg_vsel_i32(a < b, a, b); }
 /* 4 float64 lanes, for a float64 row's sum, max or min (render.py's `_vector_reduce`): the
    float32 helpers' meanings on doubles */
 typedef int64_t rg_vi64 __attribute__((vector_size(32)));
 static inline rg_vf64 rg_vset_f64(double x) { return (rg_vf64){x, x, x, x}; }
 static inline rg_vf64 rg_vload_f64(const double *p) { rg_vf64 v; memcpy(&v, p, 32); return v; }
+static inline void rg_vstore_f64(double *p, rg_vf64 v) { memcpy(p, &v, 32); }
 """, _as_f64(_MAX_MIN_F32), r"""
 #ifdef __clang__
 #define rg_vswap_f64(a, i, j, k, l) __builtin_shufflevector(a, a, i, j, k, l)

@@ -906,11 +906,13 @@ class KernelRenderer:
         host = self._home_outside(red, cols)
         reg = _accumulator(red)
         acc, ct, ident = self.fresh("acc"), ctype(reg.dtype), render_const(reg.arg, reg.dtype)
-        # a block of explicit vectors (kind "vector", when the store prints them: `restrict`)
+        # a block of explicit vectors (kind "vector", when the store prints them: `restrict`):
+        # 8 float32 or int32 lanes, 4 float64 (`vector_type`)
         vec = cols[-1] if cols[-1].arg[1] == "vector" and self.restrict else None
-        size = math.prod(loop_count(c) for c in cols)
-        size = size if vec is None else -(-size // VECTOR_LANES)  # (the last may overlap)
-        ct, ident = (ct, ident) if vec is None else ("rg_vf32", f"rg_vset_f32({ident})")
+        size, lanes = math.prod(loop_count(c) for c in cols), vector_lanes(reg.dtype.itemsize)
+        size = size if vec is None else -(-size // lanes)  # (the last may overlap)
+        ct, ident = (ct, ident) if vec is None else (vector_type(reg.dtype),
+                                                     broadcast(reg.dtype, ident))
         host.add(f"{ct} {acc}[{size}]; for (int64_t n_ = 0; n_ < {size}; n_++) {acc}[n_] = "
                  f"{ident};")
         self.vartypes[acc] = f"{ct} *"
@@ -920,14 +922,14 @@ class KernelRenderer:
             outside = (self.vector, self.vector_nodes, self.prefetch)
             k = red.src[-1]
             self.prefetch = (k, k.arg[2]) if k.arg[1] == "prefetch" else None
-            scope = self._open_vector(scope, vec, None, f"#pragma GCC unroll {size}")
+            scope = self._open_vector(scope, vec, None, f"#pragma GCC unroll {size}", lanes)
             self.stack.append(scope)
             self.vector_nodes = {reg}
             # (vector u of the block: its loop counter's column over the lanes, a power of two;
             # the counter, not the column: a last vector that overlaps the one before it, its
             # column clamped to the row's end, keeps an accumulator of its own, and its lanes
             # sum their columns over the same rows in the same order as the one before it)
-            shift = f" >> {VECTOR_LANES.bit_length() - 1}"
+            shift = f" >> {lanes.bit_length() - 1}"
             name = self.cell(acc, ("", f"{self.loop_names[vec]}_v", shift))
             scope.names[reg] = name
             self.inside.add(vec)
@@ -1273,8 +1275,10 @@ class KernelRenderer:
             # (a "simd" loop of exps, in 16 lanes: wide_exps' `wide_fill`)
             self.wide = r is ranges[-1] and self.restrict and all(map(wide_fill, stores))
             if (r.arg[1] == "vector" or self.wide) and self.restrict:
+                # (a float64 value's 4 lanes: interchange_helpers' register accumulators)
+                lanes = vector_lanes(max(st.src[1].dtype.itemsize for st in stores))
                 scope = self._open_vector(scope, r, Threads() if threads else None,
-                                          lanes=16 if self.wide else VECTOR_LANES)
+                                          lanes=16 if self.wide else lanes)
                 self.stack.append(scope)
                 continue
             simd = r.arg[1] in ("upcast", "vector", "simd")
@@ -1339,8 +1343,9 @@ class KernelRenderer:
         v = self.emit(value)
         off = self.emit(idx.src[1])
         line = f"p{idx.src[0].arg}[{off}] = {v};"
-        if self.vector is not None:  # 8 (16) lanes from p[off] (the store's stride is 1)
-            sfx = "f16" if value.dtype is dtypes.float16 else "f32"
+        if self.vector is not None:  # 8 (16; 4 doubles) lanes from p[off] (stride 1)
+            sfx = {dtypes.float16: "f16", dtypes.float64: "f64", dtypes.int32: "i32"}.get(
+                value.dtype, "f32")
             store = "rg_zstore_f32" if self.wide else f"rg_vstore_{sfx}"
             line = f"{store}(&p{idx.src[0].arg}[{off}], {self._lanes(value, v)});"
         if len(idx.src) > 2:

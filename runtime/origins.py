@@ -38,7 +38,7 @@ from .buffer import Buffer, result_node
 from .device import device_of, shard_part, to_device
 from .dtype import dtypes
 from .ops import Ops
-from .uop import UOp, toposort
+from .uop import OP_BIT, UOp, toposort
 
 # tensors whose requires_grad was set true: backward() looks for them in the loss's graph, and
 # a realize keeps the graph of a value that reaches one (weak: a parameter dropped by the user
@@ -48,6 +48,7 @@ needs_grad: weakref.WeakSet[Any] = weakref.WeakSet()
 any_need = needs_grad.data
 
 _BUFFER, _RESHAPE, _SHRINK = Ops.BUFFER, Ops.RESHAPE, Ops.SHRINK
+_ASSIGN_BIT = OP_BIT[Ops.ASSIGN]  # (a graph whose `_ops` miss it holds no ASSIGN)
 _NO_GRAD = (Ops.DETACH, Ops.ASSIGN)  # no gradient flows through these (runtime/autograd.py)
 
 
@@ -189,7 +190,33 @@ def keep(watched: list[tuple[int, tuple[tuple[Buffer, int], ...]]], roots: Seque
         if buf is None or result_node(buf, root.shape) is not node or \
                 any([b is buf for b, _ in reads]):
             continue  # sharded, or a view of a buffer the graph reads
-        buf.origin = Origin(root, buf.version, reads)
+        graph = root
+        # (a graph that read a buffer this realize wrote: maybe through the write itself)
+        if root._ops & _ASSIGN_BIT and any([b.version != v for b, v in reads]):
+            graph, reads = _after_writes(root, reads)
+        buf.origin = Origin(graph, buf.version, reads)
+
+
+def _after_writes(root: UOp, reads: tuple[tuple[Buffer, int], ...]
+                  ) -> tuple[UOp, tuple[tuple[Buffer, int], ...]]:
+    """`root`'s graph and reads as they stand after the realize that wrote its ASSIGNs: each
+    ASSIGN is the view it wrote, which holds its value now, read at the buffer's new version.
+    A value read through an optimizer step's ASSIGN (built after `schedule_step`, realized with
+    it) is the parameter's new value: torch's gradient of it reaches the parameter, where the
+    ASSIGN passed none (a zero gradient, silently). Unchanged when the graph also reads a
+    written buffer's old value elsewhere: no graph over the buffer says both (it stays stale)."""
+    assigns = [n for n in toposort(root) if n.op is _ASSIGN]
+    written = {id(b) for a in assigns if (b := _stored_under(a.src[0])) is not None}
+    if not written:
+        return root, reads
+    outside = toposort(root, stop=lambda n: n.op is _ASSIGN)
+    if any([n.op is _BUFFER and id(n.arg) in written for n in outside]):
+        return root, reads
+    graph = root.substitute({a: a.src[0] for a in assigns})
+    was = {id(b): v for b, v in reads}
+    return graph, tuple([(n.arg, n.arg.version if id(n.arg) in written else was[id(n.arg)])
+                         for n in toposort(graph)
+                         if n.op is _BUFFER and n.arg.data is not None and id(n.arg) in was])
 
 
 def carry(src: Buffer, dst: Buffer) -> None:

@@ -1,0 +1,66 @@
+"""adv56's hunt (issue 31): wrong answers and refusals on programs the project had not seen.
+numpy is the oracle for values, shapes and dtypes.
+
+Indexing by a bool scalar: numpy reads `x[True]`, `x[1:, False]`, `x[0, np.True_, [1, 2]]` as a
+0-d boolean mask, an advanced index of one new axis (1 long for True, 0 for False) that
+consumes no axis of x and broadcasts with the other advanced indices (an int among them is one
+too, so a slice between them puts their axis first). Ours refused every such index, and
+`x[0, Tensor(True)]`; `x[True] = v` too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+
+X = np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 12
+
+BOOL_SCALARS = [
+    True, False, np.True_, (True,), (False,), (True, 0), (0, True), (True, slice(None), 0),
+    (slice(None), True), (Ellipsis, True), (True, None), (None, False, 1), (True, [0, 1]),
+    ([0, 1], slice(None), True), (slice(1, None), True, [0, 1, 2]), (True, True),
+    (True, False), (1, slice(None), True, 2), (0, slice(None), [1, 2], True),
+    (np.array(True), 1), (slice(None, None, -1), False, Ellipsis, 2),
+    (Ellipsis, True, None, False), (True, slice(None), True), (slice(None), False, [[0], [2]]),
+]
+
+
+def _as_index(k, tensor_bools: bool):
+    items = k if isinstance(k, tuple) else (k,)
+    items = tuple(Tensor(np.array(i)) if isinstance(i, list)
+                  or (tensor_bools and isinstance(i, (bool, np.bool_))) else i for i in items)
+    return items if isinstance(k, tuple) else items[0]
+
+
+@pytest.mark.parametrize("tensor_bools", [False, True], ids=["python", "tensor"])
+@pytest.mark.parametrize("k", BOOL_SCALARS, ids=repr)
+def test_a_bool_scalar_index_is_numpys_0d_mask(k, tensor_bools):
+    want = X[k]
+    got = Tensor(X)[_as_index(k, tensor_bools)].numpy()
+    assert got.shape == want.shape and got.dtype == want.dtype, (k, got.shape, want.shape)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("k, value", [
+    (True, 7.0), (False, 7.0), (np.True_, 7.0), ((0, True), 7.0), ((True, slice(1, None)), 7.0),
+    ((False, 1), 7.0), ((Ellipsis, True), np.arange(4.0).reshape(4, 1)),
+    (True, np.arange(12.0).reshape(1, 3, 4)),
+    ((slice(None), True, 2), np.arange(8.0).reshape(2, 1, 4)),
+], ids=repr)
+def test_writing_through_a_bool_scalar_index_is_numpys(k, value):
+    want = X.copy()
+    want[k] = value
+    t = Tensor(X.copy())
+    t[k] = value
+    np.testing.assert_array_equal(t.numpy(), want)
+
+
+def test_a_bool_scalar_write_of_the_wrong_shape_or_beside_a_tensor_index_is_refused():
+    t = Tensor(X.copy())
+    with pytest.raises(Exception, match=r"broadcast a value of shape \(5,\)"):
+        t[False] = np.ones(5, np.float32)
+    with pytest.raises(IndexError, match="bool scalar takes ints, slices"):
+        t[True, [0]] = 1.0
+    np.testing.assert_array_equal(t.numpy(), X)

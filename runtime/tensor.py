@@ -77,7 +77,7 @@ from .dtype import (
     to_dtype,
     unary_result,
 )
-from .errors import AxisError, InvalidArgument, need_int, need_real
+from .errors import AxisError, DtypeError, InvalidArgument, need_int, need_real
 from .lazy import Lazy, built_nodes, leaf, materialize
 from .lazy import op as lazy_op
 from .limits import ALWAYS_ALLOWED, check_buffer, check_shape
@@ -296,6 +296,8 @@ def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
                 dt = dtypes.from_np(np.asarray(fn(*args)).dtype)
             except ValueError as e:  # e.g. ints to negative int powers: numpy's refusal
                 raise InvalidArgument(str(e)) from None
+            except TypeError as e:  # no loop for these dtypes (floats to `&`, bools to `-`)
+                raise DtypeError(str(e)) from None
         if len(_probed) < 4096:  # bounded, should a caller pass a fresh function per call
             _probed[key] = dt
     return dt
@@ -1267,7 +1269,7 @@ class Tensor(TensorOps, NNOps):
                for i in items):
             got = " and ".join(i.dtype.name if isinstance(i, Tensor) else type(i).__name__
                                for i in items)
-            raise TypeError(f"shifts need integer or bool operands, got {got}")
+            raise DtypeError(f"shifts need integer or bool operands, got {got}")
         dt = _probe(np.left_shift, *items)
         a, b = _lift(items, dt)
         return Tensor(a.alu(op, b))

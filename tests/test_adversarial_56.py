@@ -64,3 +64,27 @@ def test_a_bool_scalar_write_of_the_wrong_shape_or_beside_a_tensor_index_is_refu
     with pytest.raises(IndexError, match="bool scalar takes ints, slices"):
         t[True, [0]] = 1.0
     np.testing.assert_array_equal(t.numpy(), X)
+
+
+# A dtype an op does not take: numpy raises TypeError and torch RuntimeError (tinygrad's own
+# tests expect torch's: `Tensor([1.0]) << 2`); ours raised a bare TypeError, which
+# `except RuntimeError` let through. Each is now both, as runtime/errors.py's other errors are.
+DTYPE_REFUSED = [
+    ("float << int", lambda m, f, b: f << 2), ("int >> float", lambda m, f, b: 2 >> f),
+    ("float & float", lambda m, f, b: f & f), ("float | int", lambda m, f, b: f | 1),
+    ("float ^ bool", lambda m, f, b: f ^ b), ("-bool", lambda m, f, b: -b),
+    ("bool - bool", lambda m, f, b: b - b), ("~float", lambda m, f, b: ~f),
+]
+
+
+@pytest.mark.parametrize("fn", [f for _, f in DTYPE_REFUSED], ids=[n for n, _ in DTYPE_REFUSED])
+def test_an_operand_of_a_dtype_the_op_does_not_take_is_refused_as_numpy_and_torch_do(fn):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError):
+        fn(np, np.ones(3, np.float32), np.array([True, False, True]))
+    with pytest.raises((TypeError, RuntimeError)) as theirs:
+        fn(torch, torch.ones(3), torch.tensor([True, False, True]))
+    torch_kind = RuntimeError if isinstance(theirs.value, RuntimeError) else TypeError
+    with pytest.raises(TypeError) as ours:
+        fn(Tensor, Tensor(np.ones(3, np.float32)), Tensor(np.array([True, False, True])))
+    assert isinstance(ours.value, torch_kind), type(ours.value).__mro__

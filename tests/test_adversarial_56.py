@@ -88,3 +88,19 @@ def test_an_operand_of_a_dtype_the_op_does_not_take_is_refused_as_numpy_and_torc
     with pytest.raises(TypeError) as ours:
         fn(Tensor, Tensor(np.ones(3, np.float32)), Tensor(np.array([True, False, True])))
     assert isinstance(ours.value, torch_kind), type(ours.value).__mro__
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_acosh_gradient_is_torchs_below_minus_one(dt):
+    """acosh has no value below 1 (NaN, as numpy's and torch's), and torch's gradient there is
+    its formula's 1 / sqrt(x^2 - 1): finite below -1, inf at -1, NaN between -1 and 1.
+    tinygrad's own test_acosh asks for it (x in [-2, 2)); ours was NaN below 1."""
+    torch = pytest.importorskip("torch")
+    x = np.array([-1e30, -1e10, -300.0, -3.0, -1.5, -1.0 - 1e-6, -1.0, -0.5, 0.0, 0.99, 1.0,
+                  1.0 + 1e-6, 1.5, 300.0, 1e10, 1e30], dt)
+    t = torch.tensor(x, requires_grad=True)
+    torch.acosh(t).sum().backward()
+    y = Tensor(x, requires_grad=True)
+    y.acosh().sum().backward()
+    np.testing.assert_array_equal(np.isnan(y.acosh().numpy()), np.isnan(np.arccosh(x)))
+    np.testing.assert_allclose(y.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-29)

@@ -746,10 +746,13 @@ class TensorOps:
         difference is 2 ulp off elsewhere, the quotient 1.6, so it serves only the ends."""
         x = self._float()
         a = x.abs()
-        small, end = a < 0.5, a == 1
-        xs, xl, xe = small.where(x, 0.0), (small | end).where(0.75, x), end.where(x, 0.0)
+        small, end, inf = a < 0.5, a == 1, a == math.inf
+        # (at +-inf the quotient is inf / inf: a NaN that passes a NaN gradient; torch's
+        # 1 / (1 - x^2) there is -0, and the value NaN, a constant here)
+        xl = (small | end | inf).where(0.75, x)
+        xs, xe = small.where(x, 0.0), end.where(x, 0.0)
         big = end.where((1 + xe).log() - (1 - xe).log(), ((1 + xl) / (1 - xl)).log())
-        return small.where(_log1p(2 * xs / (1 - xs)), big) / 2
+        return small.where(_log1p(2 * xs / (1 - xs)), inf.where(math.nan, big)) / 2
     def asinh(self) -> Tensor:
         """log(|x| + sqrt(x^2 + 1)) with x's sign: for x < 0, x + sqrt(x^2 + 1) cancels (NaN at
         -inf, 0 digits at -1e4 in float32). Past 1/sqrt(eps), x^2 + 1 is x^2 (and x^2 may

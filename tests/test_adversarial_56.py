@@ -91,10 +91,11 @@ def test_an_operand_of_a_dtype_the_op_does_not_take_is_refused_as_numpy_and_torc
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64])
-def test_acosh_gradient_is_torchs_below_minus_one(dt):
+def test_acosh_and_atanh_gradients_are_torchs_where_they_have_no_value(dt):
     """acosh has no value below 1 (NaN, as numpy's and torch's), and torch's gradient there is
     its formula's 1 / sqrt(x^2 - 1): finite below -1, inf at -1, NaN between -1 and 1.
-    tinygrad's own test_acosh asks for it (x in [-2, 2)); ours was NaN below 1."""
+    tinygrad's own test_acosh asks for it (x in [-2, 2)); ours was NaN below 1. Likewise
+    atanh's 1 / (1 - x^2) at +-inf is -0 (ours was NaN)."""
     torch = pytest.importorskip("torch")
     x = np.array([-1e30, -1e10, -300.0, -3.0, -1.5, -1.0 - 1e-6, -1.0, -0.5, 0.0, 0.99, 1.0,
                   1.0 + 1e-6, 1.5, 300.0, 1e10, 1e30], dt)
@@ -103,4 +104,11 @@ def test_acosh_gradient_is_torchs_below_minus_one(dt):
     y = Tensor(x, requires_grad=True)
     y.acosh().sum().backward()
     np.testing.assert_array_equal(np.isnan(y.acosh().numpy()), np.isnan(np.arccosh(x)))
+    np.testing.assert_allclose(y.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-29)
+    x = np.array([-np.inf, -1e30, -3.0, -1.0, -0.3, 0.0, 0.7, 1.0, 2.0, 1e30, np.inf], dt)
+    t = torch.tensor(x, requires_grad=True)
+    torch.atanh(t).sum().backward()
+    y = Tensor(x, requires_grad=True)
+    y.atanh().sum().backward()
+    np.testing.assert_array_equal(np.isnan(y.atanh().numpy()), np.isnan(np.arctanh(x)))
     np.testing.assert_allclose(y.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-29)

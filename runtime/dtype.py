@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import DtypeError
+
 
 class UnknownDType(ValueError, AttributeError):
     """A dtype name that does not exist: a ValueError, and an AttributeError as tinygrad's
@@ -198,7 +200,7 @@ def unary_result(name: str, fn: Callable, dt: DType) -> DType:
     try:
         return _unary_result(fn, dt)
     except TypeError:  # (numpy's "did not contain a loop with signature" names no op)
-        raise TypeError(f"{name} of a {dt.name} tensor is not defined (numpy has no "
+        raise DtypeError(f"{name} of a {dt.name} tensor is not defined (numpy has no "
                         f"{dt.name} {fn.__name__}); cast it first (x.int())") from None
 
 

@@ -13,6 +13,11 @@ class InvalidArgument(ValueError, RuntimeError):
     """A bad shape or argument (shapes that do not match, an unknown mode, ...)."""
 
 
+class DtypeError(TypeError, RuntimeError):
+    """An operand of a dtype the op does not take (a float shifted, a bool negated): numpy's
+    TypeError, torch's RuntimeError."""
+
+
 def need_real(what: str, value: object) -> None:
     """Refuse, as torch does, a value that is no real number (None, a string, a complex, a
     list) where a creation function takes one: a TypeError naming the argument. numpy had

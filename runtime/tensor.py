@@ -77,7 +77,7 @@ from .dtype import (
     to_dtype,
     unary_result,
 )
-from .errors import AxisError, InvalidArgument, need_int, need_real
+from .errors import AxisError, DtypeError, InvalidArgument, need_int, need_real
 from .lazy import Lazy, built_nodes, leaf, materialize
 from .lazy import op as lazy_op
 from .limits import ALWAYS_ALLOWED, check_buffer, check_shape
@@ -296,6 +296,8 @@ def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
                 dt = dtypes.from_np(np.asarray(fn(*args)).dtype)
             except ValueError as e:  # e.g. ints to negative int powers: numpy's refusal
                 raise InvalidArgument(str(e)) from None
+            except TypeError as e:  # no loop for these dtypes (floats to `&`, bools to `-`)
+                raise DtypeError(str(e)) from None
         if len(_probed) < 4096:  # bounded, should a caller pass a fresh function per call
             _probed[key] = dt
     return dt
@@ -1086,7 +1088,10 @@ class Tensor(TensorOps, NNOps):
     def __getitem__(self, index: Any) -> Tensor:
         """numpy's basic indexing (ints, slices, None, ...) as movement ops; int tensors and
         lists of ints index as numpy's advanced indexing does (an out-of-range index reads 0,
-        as in tinygrad), and so does a boolean mask alone or among other indices."""
+        as in tinygrad), and so does a boolean mask alone or among other indices. A bool
+        scalar (`t[True]`, `t[1:, False]`) is numpy's 0-d mask: a new axis of 1 or 0."""
+        if _has_bool_scalar(index):
+            return _bool_scalar_index(self, index)
         if (mask := _as_mask(index)) is not None:
             return _mask_index(self, mask)
         if isinstance(index, list) and not _is_int_list(index):
@@ -1112,6 +1117,8 @@ class Tensor(TensorOps, NNOps):
             self.realize()  # (a view, t[1:], becomes a tensor of its own: it does not write t)
         val = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)
         val = val.cast(self.dtype)
+        if _has_bool_scalar(index) and _as_mask(index) is None:
+            return _bool_scalar_write(self, index, val)
         if (mask := _as_mask(index)) is not None:
             _check_mask(self, mask)
             if val.numel() != 1:
@@ -1277,7 +1284,7 @@ class Tensor(TensorOps, NNOps):
                for i in items):
             got = " and ".join(i.dtype.name if isinstance(i, Tensor) else type(i).__name__
                                for i in items)
-            raise TypeError(f"shifts need integer or bool operands, got {got}")
+            raise DtypeError(f"shifts need integer or bool operands, got {got}")
         dt = _probe(np.left_shift, *items)
         a, b = _lift(items, dt)
         return Tensor(a.alu(op, b))
@@ -2329,6 +2336,85 @@ def _masks_as_ints(x: Tensor, items: tuple) -> tuple:
         out.extend(where[:, j] for j in range(m.ndim))
         axis += m.ndim
     return tuple(out)
+
+
+def _is_bool_scalar(it: Any) -> bool:
+    """A 0-d boolean index: a Python or numpy bool, a 0-d bool array or tensor."""
+    if isinstance(it, (bool, np.bool_)):
+        return True
+    if isinstance(it, Tensor):
+        return it.dtype is dtypes.bool and it.ndim == 0
+    return isinstance(it, np.ndarray) and it.dtype == np.bool_ and it.ndim == 0
+
+
+def _has_bool_scalar(index: Any) -> bool:
+    """A bool scalar alone as the index, or one among a tuple's items; a 0-d bool tensor
+    alone is left to the mask path (x[m] is its rows, 1 or 0 of them)."""
+    if isinstance(index, tuple):
+        return any(_is_bool_scalar(it) for it in index)
+    return isinstance(index, (bool, np.bool_))
+
+
+def _bool_scalar_index(x: Tensor, index: Any) -> Tensor:
+    """numpy's bool scalar among indices (`x[True]`, `x[0, False]`): a 0-d boolean mask, an
+    advanced index of one axis, 1 long for True and 0 for False, that consumes no axis of x
+    and broadcasts with the other advanced indices. Each becomes an index into a new axis of
+    1 put in its place: an int index [0] or [] for a constant, a 1-d mask for a 0-d bool
+    tensor (its count is data). Alone among basic indices, the new axis is sliced whole or
+    to nothing, with no gather."""
+    items = index if isinstance(index, tuple) else (index,)
+    scalar = [_is_bool_scalar(it) for it in items]
+    view: list = []
+    for it, s in zip(items, scalar):
+        if s:
+            view.append(None)
+        elif it is Ellipsis:
+            view.append(Ellipsis)
+        elif it is not None:
+            mask = _as_mask(it)
+            view.extend([slice(None)] * (mask.ndim if mask is not None else 1))
+    if view.count(Ellipsis) > 1:
+        raise IndexError(f"an index can only have a single ellipsis, got {index!r}")
+    used = sum(1 for it in view if it is not None and it is not Ellipsis)
+    if used > x.ndim:
+        raise IndexError(f"too many indices for tensor of shape {show(x.shape)}: {index!r}")
+    wide = Tensor(_index(x.uop, tuple(view)))
+    others = [it for it, s in zip(items, scalar) if not s and it is not None
+              and it is not Ellipsis and not isinstance(it, slice)]
+    if sum(scalar) == 1 and not others and not isinstance(items[scalar.index(True)], Tensor):
+        keep = bool(items[scalar.index(True)])
+        return wide[tuple(it if not s else slice(None) if keep else slice(0, 0)
+                          for it, s in zip(items, scalar))]
+    out = []
+    for it, s in zip(items, scalar):
+        if not s:
+            out.append(it)
+        elif isinstance(it, Tensor):
+            out.append(it.reshape(1))
+        else:
+            out.append(Tensor(np.zeros(int(bool(it)), np.int64)))
+    return wide[tuple(out)]
+
+
+def _bool_scalar_write(x: Tensor, index: Any, val: Tensor) -> None:
+    """`x[True] = v`, `x[0, False] = v`: numpy's 0-d masks among basic indices. The value
+    broadcasts to what the index reads; a False writes nothing, and True's axes are of size
+    1, so the value keeps its order with them dropped."""
+    items = index if isinstance(index, tuple) else (index,)
+    rest = tuple(it for it in items if not _is_bool_scalar(it))
+    if any(isinstance(it, (Tensor, list)) or (isinstance(it, np.ndarray)
+                                               and not _is_bool_scalar(it)) for it in items):
+        given = ", ".join(_index_kind(it) for it in items)
+        raise IndexError(f"item assignment with a bool scalar takes ints, slices, None and ... "
+                         f"beside it; got {given}")
+    view = x[index].shape
+    try:
+        val = val.expand(view) if val.shape != view else val
+    except InvalidArgument:
+        raise InvalidArgument(f"could not broadcast a value of shape {show(val.shape)} into "
+                              f"shape {show(view)}") from None
+    if all(bool(it) for it in items if _is_bool_scalar(it)):
+        x[rest] = val.reshape(x[rest].shape)
 
 
 def _index_kind(it: Any) -> str:

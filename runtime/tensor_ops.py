@@ -746,10 +746,13 @@ class TensorOps:
         difference is 2 ulp off elsewhere, the quotient 1.6, so it serves only the ends."""
         x = self._float()
         a = x.abs()
-        small, end = a < 0.5, a == 1
-        xs, xl, xe = small.where(x, 0.0), (small | end).where(0.75, x), end.where(x, 0.0)
+        small, end, inf = a < 0.5, a == 1, a == math.inf
+        # (at +-inf the quotient is inf / inf: a NaN that passes a NaN gradient; torch's
+        # 1 / (1 - x^2) there is -0, and the value NaN, a constant here)
+        xl = (small | end | inf).where(0.75, x)
+        xs, xe = small.where(x, 0.0), end.where(x, 0.0)
         big = end.where((1 + xe).log() - (1 - xe).log(), ((1 + xl) / (1 - xl)).log())
-        return small.where(_log1p(2 * xs / (1 - xs)), big) / 2
+        return small.where(_log1p(2 * xs / (1 - xs)), inf.where(math.nan, big)) / 2
     def asinh(self) -> Tensor:
         """log(|x| + sqrt(x^2 + 1)) with x's sign: for x < 0, x + sqrt(x^2 + 1) cancels (NaN at
         -inf, 0 digits at -1e4 in float32). Past 1/sqrt(eps), x^2 + 1 is x^2 (and x^2 may
@@ -772,15 +775,18 @@ class TensorOps:
         """log1p(x - 1 + sqrt(x - 1) sqrt(x + 1)), and past 1/sqrt(eps) log x + ln 2 (x^2
         overflows first). (log(x + sqrt(x^2 - 1)) cancelled near 1: 2e-11 relative at
         1 + 1e-7 in float64.) Below 1 NaN: of a large negative x the old formula gave inf
-        (x^2 overflowed) or -inf. The gradient there is NaN too (torch's is its formula's
-        1 / sqrt(x^2 - 1), for a function with no value)."""
+        (x^2 overflowed) or -inf. The gradient there is torch's, its formula's
+        1 / sqrt(x^2 - 1), for a function with no value: finite below -1 (the gradient of
+        -acosh(-x), whose value the added NaN hides), inf at -1, NaN between."""
         x = self._float()
         eps = _eps(x.dtype)
-        large = x > 1 / math.sqrt(eps)
-        xm, xl = large.where(2.0, x) - 1, large.where(x, 2.0)  # (as asinh's: no NaN gradient)
-        # (sqrt(x - 1) sqrt(x + 1): the product's gradient at 1 is inf * 0, torch's inf)
-        out = large.where(xl.log() + math.log(2), _log1p(xm + xm.sqrt() * (xm + 2).sqrt()))
-        return out + (x < 1).where(math.nan, 0.0).cast(x.dtype)
+        neg = x <= -1
+        z = neg.where(-x, x)
+        large = z > 1 / math.sqrt(eps)
+        zm, zl = large.where(2.0, z) - 1, large.where(z, 2.0)  # (as asinh's: no NaN gradient)
+        # (sqrt(z - 1) sqrt(z + 1): the product's gradient at 1 is inf * 0, torch's inf)
+        out = large.where(zl.log() + math.log(2), _log1p(zm + zm.sqrt() * (zm + 2).sqrt()))
+        return neg.where(-out, out) + (x < 1).where(math.nan, 0.0).cast(x.dtype)
 
     def asin(self) -> Tensor:
         """fdlibm's asin: below 0.5 x + x R(x^2), above pi/2 - 2 asin(sqrt((1 - |x|) / 2)),

@@ -1342,20 +1342,43 @@ def _prove_case_both(rule: A.Rule, helpers: set[str] | frozenset[str], shape: Sh
                      dts: dict[int, DType], per_case: int, left: int, ulp: int, spent: int
                      ) -> tuple[str, str, Any, int, bool]:
     """_prove_case in the two encodings of sized integers, the likelier first: bit-vectors
-    when every integer of the case is sized (z3 bit-blasts them: AND, shifts and casts
-    between widths, which the Int encoding met through Int2BV and rarely decided), wrapped
-    Ints when index arithmetic is mixed in (linear arithmetic, where z3 is strong). Both
-    state runtime/semantics.py's table, so either one's proof or counterexample stands; an
-    `unknown` tries the other with what is left of the rule's resource budget (never more
-    than a case's limit), so a rule costs what it did where the first encoding decides."""
+    for a rule of bit operations whose integers are all sized (z3 bit-blasts them; the Int
+    encoding met AND and shifts through Int2BV and rarely decided), wrapped Ints otherwise
+    (linear arithmetic, where z3 is strong: bit-blasting a 64-bit division ran out of the
+    limit). Both state runtime/semantics.py's table, so either one's proof or
+    counterexample stands; an `unknown` tries the other with what is left of the rule's
+    resource budget (never more than a case's limit), so a rule the first encoding decides
+    costs what it did."""
     if not any(_sized(d) for d in dts.values()):
         return _prove_case(rule, helpers, shape, dts, min(per_case, left), ulp)
-    first = dtypes.index not in dts.values()
+    first = dtypes.index not in dts.values() and _has_bit_ops(rule, shape)
     out = _prove_case(rule, helpers, shape, dts, min(per_case, left), ulp, bits=first)
     left -= out[3] - spent
     if out[0] != "unknown" or left <= 0:
         return out
     return _prove_case(rule, helpers, shape, dts, min(per_case, left), ulp, bits=not first)
+
+
+_BIT_OPS = frozenset({Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR})
+
+
+def _has_bit_ops(rule: A.Rule, shape: Shape) -> bool:
+    """Whether the case's left side or the rule's guard or right side names a bit operation."""
+    if any(n.op in _BIT_OPS for n in _walk(shape)):
+        return True
+    names = {op.name for op in _BIT_OPS}
+    todo: list[Any] = [rule.guard, rule.rhs]
+    while todo:  # a rule's expression is small; a stack keeps it free of recursion anyway
+        e = todo.pop()
+        if isinstance(e, A.EOpName) and e.name in names:
+            return True
+        if isinstance(e, A.EAttr) and e.attr in names:
+            return True
+        if isinstance(e, (list, tuple)):
+            todo.extend(e)
+        elif hasattr(e, "__dataclass_fields__"):
+            todo.extend(getattr(e, f) for f in e.__dataclass_fields__)
+    return False
 
 
 def _float_division(shape: Shape, dts: dict[int, DType]) -> bool:

@@ -53,6 +53,12 @@ from .draws import assume, draw
 from .smt import OPERAND_DOMAIN  # the dtypes each op computes on (runtime/semantics.py)
 
 # ops a scalar (index-level) instance can hold, and those a tensor instance adds
+# reduced axes drawn now and then: 2**15 and 2**16 for the rules that split big reductions
+# (an int16 count wraps past 2**15), and for an int8, uint8 or int16 sum 257 as well (past
+# 255: a count or sum wraps); not for floats, whose sums of 257 terms round in another order
+# than a product (a rule `# check: ulp 8` of the two was refuted)
+LARGE_REDUCES = (32768, 65536)
+NARROW_REDUCES = (257, *LARGE_REDUCES)
 SCALAR_OPS = GroupOp.ALU | {Ops.CAST, Ops.CONST, Ops.RANGE, Ops.DEFINE_VAR}
 _MARKERS = frozenset({Ops.CONTIGUOUS, Ops.CONTIGUOUS_BACKWARD, Ops.DETACH, Ops.FUSE,
                       Ops.REALIZE, Ops.NOOP})
@@ -345,8 +351,8 @@ def scalar_values(dt: DType) -> st.Strategy:
 def _random_array(seed: int, size: int, dt: DType) -> np.ndarray:
     """Buffer contents: random values with the interesting ones mixed in."""
     rng = np.random.default_rng(seed)
-    if dt.is_bool:
-        return rng.integers(0, 2, size).astype(bool)
+    if dt.is_bool:  # a quarter of the time all true: a count as long as its axis
+        return rng.integers(0, 2, size).astype(bool) | (rng.random() < 0.25)
     if dt.is_float:
         data = rng.normal(0, 4, size).round(1)
         specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0])
@@ -447,9 +453,10 @@ class Builder:
         dtypes_ = SCALAR_DTYPES if self.mode == "scalar" else TENSOR_DTYPES
         dt = self._pick_dtype(_pattern_dtypes(pattern), dtypes_, _first_ops(pattern))
         shape = () if self.mode == "scalar" else self._shape()
-        if _first_ops(pattern) == {Ops.REDUCE_AXIS} and 1 not in shape:
+        if _reduces_at_root_shape(pattern) and 1 not in shape:
             # a reduction keeps its reduced axes as 1s: a root without one is no instance, and
-            # most drawn shapes have none (a rule guarded on its op then ran once in a hundred)
+            # most drawn shapes have none (a rule guarded on its op then ran once in a hundred;
+            # under a CAST of the sum, as a narrow accumulator's rule is, never)
             at = self.draw(st.integers(0, len(shape)))
             shape = shape[:at] + (1,) + shape[at + 1:]
         if self.mode == "sharded":  # 2 or 3 devices, in any order; a preferred sharded axis
@@ -640,7 +647,8 @@ class Builder:
              tag: Any) -> UOp:
         if op in GroupOp.Comparison:
             assume(dt is dtypes.bool)
-            src_dt = self._pick_dtype(None, self._dtypes())
+            written = [d for q in pats if q is not None and (d := _pattern_dtypes(q)) is not None]
+            src_dt = self._pick_dtype(written[0] if written else None, self._dtypes())
             srcs = [self._src(q, src_dt, shape) for q in pats]
         elif op is Ops.WHERE:
             srcs = [self._src(pats[0], dtypes.bool, shape)]
@@ -649,7 +657,10 @@ class Builder:
             src_dt = dtypes.index  # a loop's index as a value (a one-hot's positions)
             srcs = [self._src(pats[0], src_dt, shape)]
         elif op is Ops.CAST or op is Ops.BITCAST:
-            src_dt = self._pick_dtype(None, self._dtypes())
+            # the source's own constraints first (`CAST(REDUCE_AXIS(x:int8))`): one dtype in
+            # twelve drawn blind left such a rule without instances
+            src_dt = self._pick_dtype(_pattern_dtypes(pats[0]) if pats[0] is not None else None,
+                                      self._dtypes())
             if op is Ops.BITCAST:
                 assume(src_dt.itemsize == dt.itemsize)
             srcs = [self._src(pats[0], src_dt, shape)]
@@ -1008,10 +1019,12 @@ class Builder:
                 arg = (*arg, -0.0)  # a pick's sum, from -0.0 (runtime/ops.py, reduce_start)
         axes = arg[1]
         assume(all(shape[i] == 1 for i in axes if i < len(shape)))
-        # reduced axes: small or empty, and now and then large enough for the rules that
-        # split big reductions
+        # reduced axes: small or empty, and now and then large: past a narrow accumulator
+        # (a count of 257 overflows int8 and uint8; 65536, int16), and enough for the rules
+        # that split big reductions
+        large = NARROW_REDUCES if dt.is_int and dt.itemsize <= 2 else LARGE_REDUCES
         size = st.integers(0, 3).flatmap(  # one draw in four: large; shrinks to small
-            lambda k: st.sampled_from([32768, 65536]) if k == 3 else st.integers(0, 4))
+            lambda k: st.sampled_from(large) if k == 3 else st.integers(0, 4))
         src_shape = tuple(self.draw(size) if i in axes else s for i, s in enumerate(shape))
         assume(math.prod(src_shape) <= 1 << 17)  # one large axis, not a large volume
         return UOp(Ops.REDUCE_AXIS, dt, (self._src(p, dt, src_shape),), arg, tag)
@@ -1071,6 +1084,20 @@ def _pattern_dtypes(p: A.Pattern) -> frozenset[DType] | None:
         if isinstance(q, A.PNode) and q.srcs and _node_ops(q) <= _SAME_DTYPE:
             todo.extend(q.srcs)
     return allowed
+
+
+def _reduces_at_root_shape(p: A.Pattern) -> bool:
+    """Whether the root is a REDUCE_AXIS, or one under elementwise ops of its shape (a CAST
+    of a sum), so that the root's shape must keep the reduced axes as 1s."""
+    while True:
+        ops = _first_ops(p)
+        if ops == {Ops.REDUCE_AXIS}:
+            return True
+        while isinstance(p, A.PBind):
+            p = p.pattern
+        if not ops or not ops <= GroupOp.ALU or not isinstance(p, A.PNode) or not p.srcs:
+            return False
+        p = p.srcs[0]
 
 
 def _first_ops(p: A.Pattern) -> set[Ops] | None:

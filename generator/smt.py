@@ -178,7 +178,7 @@ def to_bool(v: Any) -> z3.BoolRef:
         return v
     if isinstance(v, z3.FPRef):
         return z3.Not(z3.fpIsZero(v))
-    if isinstance(v, z3.ArithRef):
+    if isinstance(v, (z3.ArithRef, z3.BitVecRef)):
         return v != 0
     if isinstance(v, (bool, int, float, str, tuple, list, type(None))):
         return z3.BoolVal(bool(v))
@@ -243,6 +243,10 @@ class World:
             return z3.Bool(name)
         v = z3.Int(name)
         self.facts.append(in_range(dt, v))
+        return v
+
+    def as_int(self, dt: DType, v: Any) -> Any:
+        """The Int a value of `dt` stands for (a guard's Python view of it)."""
         return v
 
     def const_val(self, dt: DType, value: Any) -> Any:
@@ -526,6 +530,141 @@ class World:
         return z3.If(z3.fpIsNaN(v), 0, z3.If(high, hi, z3.If(low, lo, wrap(dst, exact))))
 
 
+class BitWorld(World):
+    """A case's sized integers as bit-vectors of their width (index stays an Int).
+
+    The integer world wraps with `v - k * 2**bits` and meets AND/SHR/casts through Int2BV and
+    BV2Int, a mix z3 rarely decides (`MOD(x:uint32, 8) -> AND(x, 7)` ran out of its limit).
+    Here the same semantics (runtime/semantics.py) are native bit-vector operations, which z3
+    bit-blasts: wrapping is the width, C's truncating division is bvsdiv/bvsrem, a shift count
+    outside [0, width) is spelled out as in the table. A CONST's `arg` (the Python value a
+    guard computes with) is the Int its bits stand for, signed or not as its dtype."""
+
+    def fresh(self, dt: DType, hint: str) -> Any:
+        if not _sized(dt):
+            return super().fresh(dt, hint)
+        return z3.BitVec(f"{hint}!{next(self._n)}", dt.itemsize * 8)
+
+    def as_int(self, dt: DType, v: Any) -> Any:
+        """The Int a value of `dt` stands for (a guard's Python view of it)."""
+        if not _sized(dt) or not isinstance(v, z3.BitVecRef):
+            return v
+        return z3.BV2Int(v, is_signed=not dt.is_unsigned)
+
+    def const_val(self, dt: DType, value: Any) -> Any:
+        if not _sized(dt):
+            return super().const_val(dt, value)
+        if isinstance(value, z3.BitVecRef):
+            return value
+        v = super().const_val(dt, value)  # the Int, and whether it lies outside the dtype
+        return z3.simplify(z3.Int2BV(v, dt.itemsize * 8))
+
+    def bounds(self, s: Sym) -> tuple[Any, Any]:
+        if not _sized(s.dtype) or s.bounds is not None or s.op is Ops.CONST:
+            if s.op is Ops.CONST and s.bounds is None and _sized(s.dtype):
+                s.bounds = (s.arg, s.arg)
+            return super().bounds(s)
+        val = s.val
+        s.val = self.as_int(s.dtype, val)  # World.bounds states the Int facts
+        try:
+            return super().bounds(s)
+        finally:
+            s.val = val
+
+    def _int_alu(self, op: Ops, dt: DType, v: list[Any]) -> Any:
+        if not _sized(dt):
+            return super()._int_alu(op, dt, v)
+        signed = not dt.is_unsigned
+        a, b = v[0], v[1] if len(v) > 1 else None
+        simple = {Ops.ADD: lambda: a + b, Ops.SUB: lambda: a - b, Ops.MUL: lambda: a * b,
+                  Ops.NEG: lambda: -a, Ops.AND: lambda: a & b, Ops.OR: lambda: a | b,
+                  Ops.XOR: lambda: a ^ b, Ops.CMPNE: lambda: a != b, Ops.CMPEQ: lambda: a == b,
+                  Ops.TRUNC: lambda: a,
+                  Ops.CMPLT: lambda: a < b if signed else z3.ULT(a, b)}
+        if op in simple:
+            return simple[op]()
+        if op in (Ops.MAX, Ops.MIN):
+            ge = a >= b if signed else z3.UGE(a, b)
+            return z3.If(ge, a, b) if op is Ops.MAX else z3.If(ge, b, a)
+        zero = z3.BitVecVal(0, a.size())
+        if op in (Ops.IDIV, Ops.MOD):  # C's: truncated; x // 0 == x % 0 == 0; MIN // -1 wraps
+            q = (a / b if op is Ops.IDIV else z3.SRem(a, b)) if signed else (
+                z3.UDiv(a, b) if op is Ops.IDIV else z3.URem(a, b))
+            return z3.If(b == 0, zero, q)
+        if op in (Ops.SHL, Ops.SHR):
+            bits = a.size()
+            inside = z3.And(b >= 0, b < bits) if signed else z3.ULT(b, bits)
+            if op is Ops.SHL:
+                out = zero
+            else:
+                out = z3.If(a < 0, z3.BitVecVal(-1, bits), zero) if signed else zero
+            shifted = a << b if op is Ops.SHL else (a >> b if signed else z3.LShR(a, b))
+            return z3.If(inside, shifted, out)
+        if op is Ops.POW:
+            key = (op, dt)
+            if key not in self.uf:
+                srt = z3.BitVecSort(dt.itemsize * 8)
+                self.uf[key] = z3.Function(f"POW_{dt.name}", srt, srt, srt)
+            self.used_uf = True
+            return self.uf[key](a, b)
+        raise Untranslatable(f"{op.name} on {dt.name}")
+
+    def cast(self, src: DType, dst: DType, v: Any) -> Any:
+        if src is dst or not (_sized(src) or _sized(dst)):
+            return super().cast(src, dst, v)
+        if dst.is_bool:
+            return v != 0
+        if src.is_bool:
+            if dst.is_float:
+                return super().cast(src, dst, v)
+            return z3.If(v, z3.BitVecVal(1, dst.itemsize * 8), z3.BitVecVal(0, dst.itemsize * 8))
+        if _sized(src) and _sized(dst):
+            return _resize(v, dst.itemsize * 8, not src.is_unsigned)
+        if _sized(src) and dst.is_float:
+            to_fp = z3.fpUnsignedToFP if src.is_unsigned else z3.fpSignedToFP
+            return to_fp(RNE, v, fp_sort(dst))
+        if src.is_float and _sized(dst):
+            return self._float_to_bits(dst, v)
+        # between a sized int and index: through the Int the bits stand for (Int2BV wraps)
+        if src is dtypes.index:
+            return z3.Int2BV(v, dst.itemsize * 8)
+        return self.as_int(src, v)
+
+    def _float_to_bits(self, dst: DType, v: Any) -> Any:
+        """World._float_to_int's table on bits: NaN is 0; a truncation inside int64's range
+        (uint64: [0, 2**64)) converts exactly and wraps to the width; beyond it, saturated."""
+        if v.sort() == fp_sort(dtypes.float16):
+            v = z3.fpToFP(RNE, v, fp_sort(dtypes.float32))
+        srt, bits = v.sort(), dst.itemsize * 8
+        t = z3.fpRoundToIntegral(z3.RTZ(), v)
+        unsigned_top = dst is dtypes.uint64
+        top = 2.0**64 if unsigned_top else 2.0**63
+        high = z3.fpGEQ(t, z3.FPVal(top, srt))
+        low = z3.fpLT(t, z3.FPVal(-(2.0**63), srt))
+        signed64 = z3.fpToSBV(z3.RTZ(), t, z3.BitVecSort(64))
+        if unsigned_top:  # [2**63, 2**64) holds uint64 values int64 cannot
+            big = z3.fpGEQ(t, z3.FPVal(2.0**63, srt))
+            signed64 = z3.If(big, z3.fpToUBV(z3.RTZ(), t, z3.BitVecSort(64)), signed64)
+        exact = z3.Extract(bits - 1, 0, signed64)
+        hi, lo = (z3.BitVecVal(int(x), bits) for x in (dst.max, dst.min))
+        return z3.If(z3.fpIsNaN(v), z3.BitVecVal(0, bits),
+                     z3.If(high, hi, z3.If(low, lo, exact)))
+
+
+def _sized(dt: DType) -> bool:
+    return dt.is_int and dt is not dtypes.index
+
+
+def _resize(v: z3.BitVecRef, bits: int, signed: bool) -> z3.BitVecRef:
+    """Two's complement bits to `bits` wide: truncated, or extended by sign or zero."""
+    have = v.size()
+    if bits < have:
+        return z3.Extract(bits - 1, 0, v)
+    if bits > have:
+        return (z3.SignExt if signed else z3.ZeroExt)(bits - have, v)
+    return v
+
+
 # ---------------------------------------------------------------------- pattern skeletons
 @dataclass(eq=False)
 class Skel:
@@ -762,7 +901,8 @@ class Case:
         elif n.op is Ops.DEFINE_VAR:
             lo, hi = z3.Int(f"{hint}_lo"), z3.Int(f"{hint}_hi")
             s = Sym(Ops.DEFINE_VAR, dt, w.fresh(dt, hint), srcs, arg=(hint, lo, hi), name=hint)
-            w.facts += [lo <= s.val, s.val <= hi, in_range(dt, lo), in_range(dt, hi)]
+            iv = w.as_int(dt, s.val)
+            w.facts += [lo <= iv, iv <= hi, in_range(dt, lo), in_range(dt, hi)]
             w.leaves.append(s)
         else:
             s = Sym(n.op, dt, w.alu(n.op, dt, srcs), srcs)
@@ -782,11 +922,14 @@ class Case:
         elif dt.is_bool:
             arg = val = w.fresh(dt, hint)
         else:
-            arg = val = w.fresh(dt, hint)  # constants are assumed to be in their dtype's range
+            val = w.fresh(dt, hint)  # constants are assumed to be in their dtype's range
+            arg = w.as_int(dt, val)
         s = Sym(Ops.CONST, dt, val, (), arg=arg, name=hint)
         w.leaves.append(s)
         if n.skel is not None and n.skel.is_const_pat:
-            self.match.append(_literal_matches(dt, arg, n.skel.const))
+            # a bit-vector constant is matched on its bits (no Int view for z3 to relate)
+            on = val if isinstance(val, z3.BitVecRef) else arg
+            self.match.append(_literal_matches(dt, on, n.skel.const))
         return s
 
 
@@ -800,6 +943,10 @@ def _literal_matches(dt: DType, arg: Any, lit: bool | int | float) -> z3.BoolRef
         return z3.BoolVal(False)  # 1.5, inf or nan never equal an integer
     if dt.is_bool:
         return arg == z3.BoolVal(bool(lit)) if lit in (0, 1) else z3.BoolVal(False)
+    if isinstance(arg, z3.BitVecRef):  # the constant's bits: a literal outside matches none
+        if not int(dt.min) <= int(lit) <= int(dt.max):
+            return z3.BoolVal(False)
+        return arg == z3.BitVecVal(int(lit), arg.size())
     return arg == int(lit)
 
 
@@ -1164,8 +1311,8 @@ def prove_rule(rule: A.Rule, helpers: set[str] | frozenset[str] = frozenset(),
         try:
             # IEEE cases bit-blast multipliers: they get a few times the integer budget
             per_case = rlimit * (3 if any(d.is_float for d in dts.values()) else 1)
-            verdict, detail, instance, used, idx = _prove_case(
-                rule, helpers, shape, dts, min(per_case, left), ulp)
+            verdict, detail, instance, used, idx = _prove_case_both(
+                rule, helpers, shape, dts, per_case, left, ulp, spent)
         except Untranslatable as exc:
             return Proof("untranslatable", str(exc), cases=n_cases)
         except (DTypeMismatch, z3.Z3Exception, ValueError, TypeError) as exc:
@@ -1191,6 +1338,49 @@ def prove_rule(rule: A.Rule, helpers: set[str] | frozenset[str] = frozenset(),
                  rlimit_used=spent)
 
 
+def _prove_case_both(rule: A.Rule, helpers: set[str] | frozenset[str], shape: Shape,
+                     dts: dict[int, DType], per_case: int, left: int, ulp: int, spent: int
+                     ) -> tuple[str, str, Any, int, bool]:
+    """_prove_case in the two encodings of sized integers, the likelier first: bit-vectors
+    for a rule of bit operations whose integers are all sized (z3 bit-blasts them; the Int
+    encoding met AND and shifts through Int2BV and rarely decided), wrapped Ints otherwise
+    (linear arithmetic, where z3 is strong: bit-blasting a 64-bit division ran out of the
+    limit). Both state runtime/semantics.py's table, so either one's proof or
+    counterexample stands; an `unknown` tries the other with what is left of the rule's
+    resource budget (never more than a case's limit), so a rule the first encoding decides
+    costs what it did."""
+    if not any(_sized(d) for d in dts.values()):
+        return _prove_case(rule, helpers, shape, dts, min(per_case, left), ulp)
+    first = dtypes.index not in dts.values() and _has_bit_ops(rule, shape)
+    out = _prove_case(rule, helpers, shape, dts, min(per_case, left), ulp, bits=first)
+    left -= out[3] - spent
+    if out[0] != "unknown" or left <= 0:
+        return out
+    return _prove_case(rule, helpers, shape, dts, min(per_case, left), ulp, bits=not first)
+
+
+_BIT_OPS = frozenset({Ops.AND, Ops.OR, Ops.XOR, Ops.SHL, Ops.SHR})
+
+
+def _has_bit_ops(rule: A.Rule, shape: Shape) -> bool:
+    """Whether the case's left side or the rule's guard or right side names a bit operation."""
+    if any(n.op in _BIT_OPS for n in _walk(shape)):
+        return True
+    names = {op.name for op in _BIT_OPS}
+    todo: list[Any] = [rule.guard, rule.rhs]
+    while todo:  # a rule's expression is small; a stack keeps it free of recursion anyway
+        e = todo.pop()
+        if isinstance(e, A.EOpName) and e.name in names:
+            return True
+        if isinstance(e, A.EAttr) and e.attr in names:
+            return True
+        if isinstance(e, (list, tuple)):
+            todo.extend(e)
+        elif hasattr(e, "__dataclass_fields__"):
+            todo.extend(getattr(e, f) for f in e.__dataclass_fields__)
+    return False
+
+
 def _float_division(shape: Shape, dts: dict[int, DType]) -> bool:
     """Whether a case holds an IDIV or MOD of floats (see FLOAT_DIV_NOTE)."""
     return any(n.op in (Ops.IDIV, Ops.MOD) and dts[id(n.srcs[0])].is_float
@@ -1207,11 +1397,12 @@ def _solve(solver: z3.Solver, rlimit: int) -> tuple[Any, int]:
 
 
 def _prove_case(rule: A.Rule, helpers: set[str] | frozenset[str], shape: Shape,
-                dts: dict[int, DType], rlimit: int, ulp: int = 0
+                dts: dict[int, DType], rlimit: int, ulp: int = 0, bits: bool = False
                 ) -> tuple[str, str, Any, int, bool]:
     """(verdict, detail or counterexample text, counterexample instance or None, resource
-    units used, whether index arithmetic was assumed not to overflow)."""
-    world = World()
+    units used, whether index arithmetic was assumed not to overflow). `bits`: sized
+    integers as bit-vectors (BitWorld), else as wrapped Ints."""
+    world = BitWorld() if bits else World()
     case = Case(world, shape, dts)
     lhs_undefined = list(world.undefined)
     world.undefined.clear()
@@ -1299,6 +1490,10 @@ def _model_value(model: z3.ModelRef, term: Any, dt: DType) -> Any:
                 return -0.0 if v.isNegative() else 0.0
             return float(z3.simplify(z3.fpToReal(v)).as_fraction())
         return float("nan")
+    if z3.is_bv_value(v):
+        u = v.as_long()
+        bits = v.size()
+        return u - (1 << bits) if not dt.is_unsigned and u >= 1 << (bits - 1) else u
     return v.as_long() if z3.is_int_value(v) else int(str(v))
 
 

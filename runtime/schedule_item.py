@@ -75,7 +75,7 @@ def copy_old_reads(uops: list[UOp]) -> list[UOp]:
     after: dict[UOp, frozenset[UOp]] = {}  # the buffers whose ASSIGN a node's graph holds
     old: dict[UOp, frozenset[UOp]] = {}  # the assigned buffers it reads outside their ASSIGNs
     marked: set[UOp] = set()
-    for n in nodes:
+    for n in nodes[:-1]:  # (not the SINK: it joins roots, each a kernel's output)
         if not n.src:
             after[n], old[n] = none, frozenset((n,)) if n in assigned else none
             continue

@@ -27,6 +27,12 @@ symbolic. A form plan that serves a graph over the same buffers twice in a row (
 once, the graph over them built again in a loop after fresh arrays made the form's plan) gives
 those roots a plan of their own: else they would pay the walk at every call.
 
+No plan is kept for a graph with a buffer on a device other than the default ("CPU:1"): a
+plan holds its inputs and its own buffers, and a live buffer on another device keeps the
+device checks on (runtime/device_use.py: some 170 Python calls more per training step, for as
+long as the plan lives, and the buffer's memory with it). A one-device program's plans are as
+they were; a program on other devices realizes through the schedule cache.
+
 Because a plan keeps its graph's buffers alive, a graph is planned only if its buffers hold at
 most `PLAN_MAX_BYTES` (a form plan: its own buffers), and the plans kept (of roots and of forms,
 in one table) hold at most `PLANS_MAX_BYTES` in all and number at most `MAX_PLANS`, least
@@ -432,6 +438,8 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
         for b in item.bufs:
             if id(b) in slot:
                 continue
+            if b.device != "CPU":  # (see the module docstring: no plan holds such a buffer)
+                return
             if id(b) in in_graph or b.from_host:
                 slot[id(b)] = len(fixed)
                 fixed.append(b)
@@ -440,7 +448,7 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
                 created.append(b)
     for b in outs:
         if id(b) not in slot:
-            if id(b) not in in_graph:
+            if id(b) not in in_graph or b.device != "CPU":
                 return  # a root whose buffer no kernel writes and the graph does not hold
             slot[id(b)] = len(fixed)
             fixed.append(b)

@@ -438,5 +438,7 @@ def _realize_views(tensors: Sequence[Tensor], todo: list[UOp], views: dict[int, 
     holders = [_Holder(u) for u in todo]  # (each base once)
     realize_tensors(holders, scheduler)  # type: ignore[arg-type]
     done = {u: h.uop for u, h in zip(todo, holders)}
-    for i, t in enumerate(tensors):
-        t.uop = t.uop.substitute({views[i]: done[views[i]]}) if i in views else done[t.uop]
+    # (the nodes read before any is repointed: a tensor passed twice, `realize(a, a, a.T)`)
+    uops = [t.uop for t in tensors]
+    for i, (t, u) in enumerate(zip(tensors, uops)):
+        t.uop = u.substitute({views[i]: done[views[i]]}) if i in views else done[u]

@@ -28,7 +28,7 @@ from .pipeline import Pipeline
 from .record import FrozenRecord
 from .rewrite import graph_rewrite
 from .schedule_cache import cached_schedule, note_reads
-from .schedule_item import ScheduleItem, order_assigns, schedule_items
+from .schedule_item import ScheduleItem, copy_old_reads, order_assigns, schedule_items
 from .target import cache_bytes, parallel_min_work, threads, vector_bytes
 from .uop import OP_BIT, UOp, print_graph, toposort
 
@@ -179,7 +179,12 @@ def schedule_with_outputs(uops: list[UOp],
     name = scheduler_name(scheduler)
     # kernelize's views hold ints: a graph with symbolic sizes (variables) is rangeify's
     kernelized = name == "kernelize" and not has_variables(uops)
-    run = schedule_kernelize if kernelized else schedule_rangeify
+    front = schedule_kernelize if kernelized else schedule_rangeify
+
+    def run(roots: list[UOp]) -> tuple[list[ScheduleItem], list[UOp]]:
+        # (a kernel that would read a buffer before and after its ASSIGN reads a copy of the
+        # old value instead: runtime/schedule_item.py)
+        return front(copy_old_reads(roots))
     # the rules' cost guards read the machine model (rules/flash_cost.py, narrow_reduce's
     # shares): a form scheduled under other cache sizes (RULEGRAD_L1_BYTES, RULEGRAD_L2_BYTES),
     # threads, vector width or threading threshold may fuse or split differently

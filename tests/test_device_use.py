@@ -114,3 +114,36 @@ def test_a_value_on_another_device_made_after_the_checks_went_off_is_checked():
     with pytest.raises(DeviceMismatch, match="different devices CPU and CPU:1"):
         Tensor(a_np) * c
     np.testing.assert_allclose((c - 1).numpy(), a_np - 1)
+
+
+# a graph over a buffer on another device, realized (twice: the second run would replay its
+# plan), must not be kept alive by that plan: once the tensor dies, the checks go off
+_CHILD_PLANNED = _CHILD.split("for _ in range(3):")[0] + """
+for _ in range(3):
+    step()
+counted()
+a = rng.standard_normal((4, 6)).astype(np.float32)
+b = Tensor(a, device="CPU:1")
+out["placed_ok"] = [bool(np.allclose((b * 2 + 1).sum(1).numpy(), (a * 2 + 1).sum(1), atol=1e-5))
+                    for _ in range(3)]
+out["flags_alive"] = dict(in_use)
+del b
+gc.collect()
+out["flags_after"] = dict(in_use)
+counted()
+print(json.dumps(out))
+"""
+
+
+def test_a_realized_graph_on_another_device_does_not_keep_the_checks_on():
+    run = subprocess.run([sys.executable, "-c", _CHILD_PLANNED.format(tests=str(TESTS))],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = json.loads(run.stdout.strip().splitlines()[-1])
+    np.testing.assert_allclose(out["losses"], out["want"], rtol=1e-4, atol=1e-6)
+    assert out["placed_ok"] == [True] * 3
+    assert out["flags_alive"]["devices"], out
+    # (before: the graph's plan held the CPU:1 buffer, so the checks stayed on, ~170 calls a step)
+    assert out["flags_after"] == {"devices": False, "multi": False}, out
+    before, after = out["calls"]
+    assert after <= before + 10, out["calls"]

@@ -7,9 +7,14 @@ from `backward()`. Out: each `step()` writes the updated parameters and the opti
 all of one step's ASSIGNs, the gradients and any tensors passed to `step(loss, ...)` are
 realized as one schedule: the forward and backward graphs, the gradients and the updates fuse
 where the scheduler can, and kernels that read a parameter's old value run before the kernel
-that overwrites it (runtime/schedule_item.py's `order_assigns`). Parameters that are views of
-one buffer (`w[0]` and `w[1:]`, `w` and `w.T`) are the exception: torch updates them one after
-another, each reading what the earlier ones wrote, so they are stepped in rounds, a schedule each
+that overwrites it (runtime/schedule_item.py's `order_assigns`). Read lazily in program order:
+a value built before `schedule_step()` from a parameter holds its old value, one built after
+from the parameter its new value, and one built after from both (`w + old`) reads a copy of the
+old value made before the write (`copy_old_reads`). (A view taken before the step, `v = w.T`,
+still reads the buffer: a value built from it after the step and realized with it gets the old
+value, where torch's view sees the write.) Parameters that are views of one buffer (`w[0]`
+and `w[1:]`, `w` and `w.T`) are the exception: torch updates them one after another, each
+reading what the earlier ones wrote, so they are stepped in rounds, a schedule each
 (`Optimizer._rounds`).
 
 The gradients are realized with the step, so `p.grad` still holds this step's gradient after

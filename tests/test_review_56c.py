@@ -1,0 +1,41 @@
+"""Review 56c: argmax and argmin down rows whose body holds column-only work (interchange_helpers'
+`_hoisted` fills it once per column into a kernel-local array), against numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+
+
+def _column_work(w):
+    """Column-only work through libm calls (exp, sin, cos), more of it than varies per row."""
+    return ((w * 3).exp() + w.sin() * w.cos() - w * w) / (w * w + 1)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1001, 9), (3, 257, 16), (2, 4099, 17), (5, 31, 33)])
+def test_argmax_of_a_body_with_hoisted_libm_work_is_a_row_of_the_max(shape, dt):
+    """The argmax's max and the hoisted array each computed the column's exp, sin and cos: the
+    array in an `omp simd` fill loop (libmvec's vector calls), the max's body in a scalar one
+    (libm's), a few ulp apart, so no row equalled the max and the first hit was INT32_MAX
+    (wrong answer: an index out of range; 2 to 5 of 9 columns at 1001x9)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape).astype(dt)
+    w = rng.standard_normal((*shape[:-2], 1, shape[-1])).astype(dt)
+    cw_np = (np.exp(w * 3) + np.sin(w) * np.cos(w) - w * w) / (w * w + 1)
+    body_np = x * cw_np + cw_np * cw_np
+    cw = _column_work(Tensor(w))
+    body = Tensor(x) * cw + cw * cw
+    rows = shape[-2]
+    tol = 1e-5 if dt == "float32" else 1e-12
+    for op in ("argmax", "argmin"):
+        got = getattr(body, op)(-2).numpy().astype(np.int64)
+        want = getattr(body_np, op)(axis=-2)
+        assert got.shape == want.shape
+        assert ((got >= 0) & (got < rows)).all(), (op, got[(got < 0) | (got >= rows)][:4])
+        # numpy's exp and sin are not libm's: a near tie may pick another row of the same value
+        at_got = np.take_along_axis(body_np, np.expand_dims(got, -2), -2)
+        at_want = np.take_along_axis(body_np, np.expand_dims(want, -2), -2)
+        np.testing.assert_allclose(at_got, at_want, rtol=tol, atol=tol, err_msg=op)

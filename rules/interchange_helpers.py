@@ -23,10 +23,8 @@ took 1.4 ms of one core from memory, 0.58 interchanged (a contiguous sum of as m
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
-import operator
 from typing import NamedTuple
 
 from rulegrad.rules.choices import current, least_parallel_work, pick
@@ -34,7 +32,7 @@ from rulegrad.rules.opt_helpers import VECTOR_LANES, along, vector_values
 from rulegrad.rules.pack_helpers import PARALLEL_SHARES, packed
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
-from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.ops import LIBM_CALLS, Ops
 from rulegrad.runtime.target import VECTORS_MAX, cache_bytes, page_bytes, threads, vector_lanes
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
@@ -244,13 +242,6 @@ def _repeats(red: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> list[UOp]:
     return list(dict.fromkeys(s for n in varying for s in n.src if s in fixed))
 
 
-# libm's calls whose vector variants (libmvec, an `omp simd` loop's) round otherwise: a value
-# through one, filled into the array by a vector loop and computed again by a scalar one (an
-# argmax's max), differs by ulps, and no row equalled the max (argmax INT32_MAX)
-_LIBM_BITS = functools.reduce(operator.or_, (OP_BIT[o] for o in (
-    Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.COS, Ops.POW)))
-
-
 def _hoisted(st: UOp) -> UOp | None:
     """The STORE with each value `_repeats` names read from a kernel-local array over a fresh
     range of j's size ("local": the renderer fills it once, where its other loops are bound);
@@ -261,7 +252,7 @@ def _hoisted(st: UOp) -> UOp | None:
         return None
     reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in deps[n]]
     fixed = list(dict.fromkeys(v for r in reds for v in _repeats(r, j, deps)))
-    if not fixed or any(v._ops & _LIBM_BITS for v in fixed):
+    if not fixed or any(n.op in LIBM_CALLS for v in fixed for n in toposort(v)):
         return None  # (the array's fill loop calls libmvec, another reader libm: ulps apart)
     fresh = 1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE)
     reads = {}

@@ -39,3 +39,23 @@ def test_argmax_of_a_body_with_hoisted_libm_work_is_a_row_of_the_max(shape, dt):
         at_got = np.take_along_axis(body_np, np.expand_dims(got, -2), -2)
         at_want = np.take_along_axis(body_np, np.expand_dims(want, -2), -2)
         np.testing.assert_allclose(at_got, at_want, rtol=tol, atol=tol, err_msg=op)
+
+
+@pytest.mark.parametrize("opt", ["0", "1"])
+@pytest.mark.parametrize("shape, axis", [((100003, 5), 0), ((37, 31), 1), ((3, 257, 16), 1)])
+def test_argmax_of_libm_calls_is_an_index_of_the_max(monkeypatch, shape, axis, opt):
+    """The max and the compare against it each computed exp(x) * 2 + exp2(x), in two loops that
+    gcc vectorized differently (libmvec's lanes and libm's remainder): no element equalled its
+    max and argmax was INT32_MAX (wrong answer, with the optimizer off too at 37x31)."""
+    monkeypatch.setenv("RULEGRAD_THREADS", "1")
+    if opt == "0":
+        monkeypatch.setenv("RULEGRAD_OPT", "0")
+    x = np.random.default_rng(5).standard_normal(shape)
+    body_np = np.exp(x) * 2 + np.exp2(x)
+    for op in ("argmax", "argmin"):
+        got = getattr(Tensor(x).exp() * 2 + Tensor(x).exp2(), op)(axis).numpy().astype(np.int64)
+        want = getattr(body_np, op)(axis=axis)
+        assert ((got >= 0) & (got < shape[axis])).all(), (op, got[got >= shape[axis]][:4])
+        at_got = np.take_along_axis(body_np, np.expand_dims(got, axis), axis)
+        at_want = np.take_along_axis(body_np, np.expand_dims(want, axis), axis)
+        np.testing.assert_allclose(at_got, at_want, rtol=1e-12, atol=0, err_msg=op)

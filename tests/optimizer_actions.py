@@ -17,3 +17,13 @@ def kernel_actions(t: Tensor) -> list[list[str]]:
 def schedule_actions(t: Tensor) -> list[str]:
     """The actions taken on every kernel of t's schedule, in one list."""
     return [a for kernel in kernel_actions(t) for a in kernel]
+
+
+def optimized_kernels(t: Tensor) -> list[tuple[object, list[str]]]:
+    """Each kernel of t's schedule after the optimizer, with the actions taken on it."""
+    out = []
+    for item in t.schedule():
+        low = lower_only(item.ast)
+        opt = optimize_kernel(low)
+        out.append((opt, actions(low, opt)))
+    return out

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from optimizer_actions import optimized_kernels as _kernels
 
 from rulegrad import Ops, Tensor, UOp
 
@@ -69,18 +70,6 @@ def _body_loads(red: UOp) -> list[UOp]:
             loads.append(n)
         work.extend(n.src)
     return loads
-
-
-def _kernels(t: Tensor) -> list[tuple[UOp, list[str]]]:
-    from rulegrad.backends.c.lower import lower_only
-    from rulegrad.backends.c.opt import actions, optimize_kernel
-
-    out = []
-    for item in t.schedule():
-        low = lower_only(item.ast)
-        opt = optimize_kernel(low)
-        out.append((opt, actions(low, opt)))
-    return out
 
 
 def test_a_long_argmax_to_few_columns_reads_each_row_once_in_one_pass(monkeypatch):

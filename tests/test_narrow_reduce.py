@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from optimizer_actions import optimized_kernels as _kernels
 
 from rulegrad import Ops, Tensor, UOp, dtypes, graph_rewrite
 from rulegrad.rules import matcher
@@ -74,18 +75,6 @@ def test_a_product_down_narrow_columns_equals_numpy():
     np.testing.assert_allclose(Tensor(x).prod(axis=0).numpy(), x.prod(axis=0), rtol=1e-3)
     xi = rng.choice(np.array([-1, 1, 1, 3], np.int32), size=(65521, 3))
     np.testing.assert_array_equal(Tensor(xi).prod(axis=0).numpy(), xi.prod(axis=0))
-
-
-def _kernels(t: Tensor) -> list[tuple[UOp, list[str]]]:
-    from rulegrad.backends.c.lower import lower_only
-    from rulegrad.backends.c.opt import actions, optimize_kernel
-
-    out = []
-    for item in t.schedule():
-        low = lower_only(item.ast)
-        opt = optimize_kernel(low)
-        out.append((opt, actions(low, opt)))
-    return out
 
 
 @pytest.mark.parametrize("rows, cols", [(999983, 2), (1 << 20, 3), (65521, 16), (1 << 20, 5),

@@ -1,6 +1,6 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
 # source sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
-# imports rules/symbolic.rules sha256: 1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece
+# imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 'Matchers for the rule sets of rules/kernel.rules: split_kernels, to_kernel.'
 
 from math import prod  # noqa: F401
@@ -22,7 +22,7 @@ from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/kernel.rules'
 SOURCE_SHA256 = '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'
-DEPENDENCIES = (('rules/symbolic.rules', '1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece'), )
+DEPENDENCIES = (('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
 _ASSIGN = Ops.ASSIGN

@@ -1,6 +1,6 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
 # source sha256: 0dec7e6bbafe245ac4c59d9ca85365329bbe2f902f93eed548a5b3abef2c5bd5
-# imports rules/symbolic.rules sha256: 1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece
+# imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, opt.'
 
 from math import prod  # noqa: F401
@@ -38,7 +38,7 @@ from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
 SOURCE_SHA256 = '0dec7e6bbafe245ac4c59d9ca85365329bbe2f902f93eed548a5b3abef2c5bd5'
-DEPENDENCIES = (('rules/symbolic.rules', '1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece'), )
+DEPENDENCIES = (('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), )
 _CAST = Ops.CAST
 _CONST = Ops.CONST
 _EXP = Ops.EXP

@@ -1,5 +1,5 @@
 # generated from rules/symbolic.rules by `rulegrad gen`; do not edit
-# source sha256: 1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece
+# source sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 'Matchers for the rule sets of rules/symbolic.rules: symbolic_simple, sym.'
 
 from math import prod  # noqa: F401
@@ -18,7 +18,7 @@ from rulegrad.rules.symbolic_helpers import fold_alu
 from rulegrad.rules.symbolic_helpers import fold_divmod
 
 SOURCE = 'rules/symbolic.rules'
-SOURCE_SHA256 = '1906d90a3ffe6f5f24c2ddaf1d3e8f0b80394a2d605c634297f54062cce86ece'
+SOURCE_SHA256 = 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'
 DEPENDENCIES = ()
 _ADD = Ops.ADD
 _CONST = Ops.CONST
@@ -29,7 +29,7 @@ _MUL = Ops.MUL
 _NEG = Ops.NEG
 _dt_index = dtypes.index
 _DT0 = DTYPE_CLASSES['ints']
-_OPS1 = frozenset({Ops.CONST, Ops.MUL, Ops.MOD})
+_OPS1 = frozenset({Ops.CONST, Ops.ADD, Ops.MUL, Ops.MOD})
 
 
 # ======================================================================== symbolic_simple
@@ -533,16 +533,45 @@ _sym_rules = (
     RuleInfo('mul_mod', 'rules/symbolic.rules', 54, 'mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0'),
     RuleInfo('divmod_recombine', 'rules/symbolic.rules', 56, 'divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x'),
     RuleInfo('divmod_recombine_sum', 'rules/symbolic.rules', 59, 'divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x'),
-    RuleInfo('mod_mod', 'rules/symbolic.rules', 61, 'mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m'),
-    RuleInfo('split_idiv', 'rules/symbolic.rules', 65, 'split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x'),
-    RuleInfo('split_mod', 'rules/symbolic.rules', 66, 'split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d'),
-    RuleInfo('mod_coeff', 'rules/symbolic.rules', 72, 'mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c'),
-    RuleInfo('divmod_fold', 'rules/symbolic.rules', 77, 'divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)'),
-    RuleInfo('mod_in_range', 'rules/symbolic.rules', 81, 'mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x'),
-    RuleInfo('idiv_in_range', 'rules/symbolic.rules', 82, 'idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0'),
-    RuleInfo('cmp_bounds', 'rules/symbolic.rules', 84, 'cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin'),
+    RuleInfo('divmod_scaled', 'rules/symbolic.rules', 64, 'divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k'),
+    RuleInfo('divmod_scaled_in', 'rules/symbolic.rules', 65, 'divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z'),
+    RuleInfo('divmod_scaled_out', 'rules/symbolic.rules', 66, 'divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z'),
+    RuleInfo('divmod_offset_in', 'rules/symbolic.rules', 67, 'divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z'),
+    RuleInfo('divmod_offset_out', 'rules/symbolic.rules', 68, 'divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z'),
+    RuleInfo('mod_mod', 'rules/symbolic.rules', 70, 'mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m'),
+    RuleInfo('split_idiv', 'rules/symbolic.rules', 74, 'split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x'),
+    RuleInfo('split_mod', 'rules/symbolic.rules', 75, 'split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d'),
+    RuleInfo('mod_coeff', 'rules/symbolic.rules', 81, 'mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c'),
+    RuleInfo('divmod_fold', 'rules/symbolic.rules', 86, 'divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)'),
+    RuleInfo('mod_in_range', 'rules/symbolic.rules', 90, 'mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x'),
+    RuleInfo('idiv_in_range', 'rules/symbolic.rules', 91, 'idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0'),
+    RuleInfo('cmp_bounds', 'rules/symbolic.rules', 93, 'cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin'),
 )
 _sym_st = match_stats('sym', _sym_rules)  # None unless counting
+
+def _sym_r8(n, ctx, b, k, m, y, z):
+    # rule divmod_scaled_in at rules/symbolic.rules:65
+    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+    if not (b.arg > 0 and m.arg == b.arg * k.arg): return None
+    return _as_uop(n, y * k + z)
+
+def _sym_r10(n, ctx, b, y, z):
+    # rule divmod_offset_in at rules/symbolic.rules:67
+    #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+    if not (b.arg > 0): return None
+    return _as_uop(n, y + z)
+
+def _sym_r9(n, ctx, b, k, m, y, z):
+    # rule divmod_scaled_out at rules/symbolic.rules:66
+    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+    if not (b.arg > 0 and m.arg == b.arg * k.arg): return None
+    return _as_uop(n, y * k + z)
+
+def _sym_r7(n, ctx, b, k, m, y):
+    # rule divmod_scaled at rules/symbolic.rules:64
+    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+    if not (b.arg > 0 and m.arg == b.arg * k.arg): return None
+    return _as_uop(n, y * k)
 
 def _sym_ADD(n, ctx):
     try:
@@ -589,10 +618,221 @@ def _sym_ADD(n, ctx):
             if n1.op is not _DEFINE_REG:
                 return n1, _symbolic_simple_rules[0]
     if n0.op is _MUL:
-        if n1.op is _MOD:
+        if n1.op is _ADD:
             if len(n0.src) == 2:
                 n0_0, n0_1 = n0.src
                 if len(n1.src) == 2:
+                    n1_0, n1_1 = n1.src
+                    o0_0 = n0_0.op
+                    if o0_0 is _IDIV and len(n0_0.src) == 2:
+                        n0_0_0, n0_0_1 = n0_0.src
+                        if n0_1.op is _CONST:
+                            if n1_0.op is _MUL and len(n1_0.src) == 2:
+                                n1_0_0, n1_0_1 = n1_0.src
+                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                                    o1_0_0 = n1_0_0.op
+                                    if o1_0_0 is _MOD and len(n1_0_0.src) == 2:
+                                        n1_0_0_0, n1_0_0_1 = n1_0_0.src
+                                        if n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_0 is n0_0_0 and n1_0_0_1.op is _CONST and n1_0_0_1 is n0_0_1:
+                                            # rule divmod_scaled_in at rules/symbolic.rules:65
+                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            _r = _sym_r8(n, ctx, n0_0_1, n1_0_1, n0_1, n0_0_0, n1_1)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
+                                    elif o1_0_0 is _CONST and n1_0_1.op is _MOD and len(n1_0_1.src) == 2:
+                                        n1_0_1_0, n1_0_1_1 = n1_0_1.src
+                                        if n1_0_1_0.dtype is _dt_index and n1_0_1_0 is n0_0_0 and n1_0_1_1.op is _CONST and n1_0_1_1 is n0_0_1:
+                                            # rule divmod_scaled_in at rules/symbolic.rules:65
+                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            _r = _sym_r8(n, ctx, n0_0_1, n1_0_0, n0_1, n0_0_0, n1_1)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
+                            if n1_1.op is _MUL and len(n1_1.src) == 2:
+                                n1_1_0, n1_1_1 = n1_1.src
+                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                                    o1_1_0 = n1_1_0.op
+                                    if o1_1_0 is _MOD and len(n1_1_0.src) == 2:
+                                        n1_1_0_0, n1_1_0_1 = n1_1_0.src
+                                        if n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_0 is n0_0_0 and n1_1_0_1.op is _CONST and n1_1_0_1 is n0_0_1:
+                                            # rule divmod_scaled_in at rules/symbolic.rules:65
+                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            _r = _sym_r8(n, ctx, n0_0_1, n1_1_1, n0_1, n0_0_0, n1_0)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
+                                    elif o1_1_0 is _CONST and n1_1_1.op is _MOD and len(n1_1_1.src) == 2:
+                                        n1_1_1_0, n1_1_1_1 = n1_1_1.src
+                                        if n1_1_1_0.dtype is _dt_index and n1_1_1_0 is n0_0_0 and n1_1_1_1.op is _CONST and n1_1_1_1 is n0_0_1:
+                                            # rule divmod_scaled_in at rules/symbolic.rules:65
+                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            _r = _sym_r8(n, ctx, n0_0_1, n1_1_0, n0_1, n0_0_0, n1_0)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
+                            if n1_0.op is _MOD and len(n1_0.src) == 2:
+                                n1_0_0, n1_0_1 = n1_0.src
+                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_0_0.dtype is _dt_index and n1_0_0 is n0_0_0 and n1_0_1.op is _CONST and n1_0_1 is n0_0_1:
+                                    # rule divmod_offset_in at rules/symbolic.rules:67
+                                    #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                                    if _sym_st: _sym_st.attempts[10] += 1
+                                    _r = _sym_r10(n, ctx, n0_0_1, n0_0_0, n1_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[10]
+                            if n1_1.op is _MOD and len(n1_1.src) == 2:
+                                n1_1_0, n1_1_1 = n1_1.src
+                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1_0.dtype is _dt_index and n1_1_0 is n0_0_0 and n1_1_1.op is _CONST and n1_1_1 is n0_0_1:
+                                    # rule divmod_offset_in at rules/symbolic.rules:67
+                                    #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                                    if _sym_st: _sym_st.attempts[10] += 1
+                                    _r = _sym_r10(n, ctx, n0_0_1, n0_0_0, n1_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[10]
+                    elif o0_0 is _CONST:
+                        o0_1 = n0_1.op
+                        if o0_1 is _IDIV and len(n0_1.src) == 2:
+                            n0_1_0, n0_1_1 = n0_1.src
+                            if n1_0.op is _MUL and len(n1_0.src) == 2:
+                                n1_0_0, n1_0_1 = n1_0.src
+                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                                    o1_0_0 = n1_0_0.op
+                                    if o1_0_0 is _MOD and len(n1_0_0.src) == 2:
+                                        n1_0_0_0, n1_0_0_1 = n1_0_0.src
+                                        if n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_0 is n0_1_0 and n1_0_0_1.op is _CONST and n1_0_0_1 is n0_1_1:
+                                            # rule divmod_scaled_in at rules/symbolic.rules:65
+                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            _r = _sym_r8(n, ctx, n0_1_1, n1_0_1, n0_0, n0_1_0, n1_1)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
+                                    elif o1_0_0 is _CONST and n1_0_1.op is _MOD and len(n1_0_1.src) == 2:
+                                        n1_0_1_0, n1_0_1_1 = n1_0_1.src
+                                        if n1_0_1_0.dtype is _dt_index and n1_0_1_0 is n0_1_0 and n1_0_1_1.op is _CONST and n1_0_1_1 is n0_1_1:
+                                            # rule divmod_scaled_in at rules/symbolic.rules:65
+                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            _r = _sym_r8(n, ctx, n0_1_1, n1_0_0, n0_0, n0_1_0, n1_1)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
+                            if n1_1.op is _MUL and len(n1_1.src) == 2:
+                                n1_1_0, n1_1_1 = n1_1.src
+                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                                    o1_1_0 = n1_1_0.op
+                                    if o1_1_0 is _MOD and len(n1_1_0.src) == 2:
+                                        n1_1_0_0, n1_1_0_1 = n1_1_0.src
+                                        if n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_0 is n0_1_0 and n1_1_0_1.op is _CONST and n1_1_0_1 is n0_1_1:
+                                            # rule divmod_scaled_in at rules/symbolic.rules:65
+                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            _r = _sym_r8(n, ctx, n0_1_1, n1_1_1, n0_0, n0_1_0, n1_0)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
+                                    elif o1_1_0 is _CONST and n1_1_1.op is _MOD and len(n1_1_1.src) == 2:
+                                        n1_1_1_0, n1_1_1_1 = n1_1_1.src
+                                        if n1_1_1_0.dtype is _dt_index and n1_1_1_0 is n0_1_0 and n1_1_1_1.op is _CONST and n1_1_1_1 is n0_1_1:
+                                            # rule divmod_scaled_in at rules/symbolic.rules:65
+                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            _r = _sym_r8(n, ctx, n0_1_1, n1_1_0, n0_0, n0_1_0, n1_0)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
+                            if n1_0.op is _MOD and len(n1_0.src) == 2:
+                                n1_0_0, n1_0_1 = n1_0.src
+                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_0_0.dtype is _dt_index and n1_0_0 is n0_1_0 and n1_0_1.op is _CONST and n1_0_1 is n0_1_1:
+                                    # rule divmod_offset_in at rules/symbolic.rules:67
+                                    #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                                    if _sym_st: _sym_st.attempts[10] += 1
+                                    _r = _sym_r10(n, ctx, n0_1_1, n0_1_0, n1_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[10]
+                            if n1_1.op is _MOD and len(n1_1.src) == 2:
+                                n1_1_0, n1_1_1 = n1_1.src
+                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1_0.dtype is _dt_index and n1_1_0 is n0_1_0 and n1_1_1.op is _CONST and n1_1_1 is n0_1_1:
+                                    # rule divmod_offset_in at rules/symbolic.rules:67
+                                    #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                                    if _sym_st: _sym_st.attempts[10] += 1
+                                    _r = _sym_r10(n, ctx, n0_1_1, n0_1_0, n1_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[10]
+                        elif o0_1 is _MOD and len(n0_1.src) == 2:
+                            n0_1_0, n0_1_1 = n0_1.src
+                            if n1_0.op is _MUL and len(n1_0.src) == 2:
+                                n1_0_0, n1_0_1 = n1_0.src
+                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                                    o1_0_0 = n1_0_0.op
+                                    if o1_0_0 is _IDIV and len(n1_0_0.src) == 2:
+                                        n1_0_0_0, n1_0_0_1 = n1_0_0.src
+                                        if n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_0 is n0_1_0 and n1_0_0_1.op is _CONST and n1_0_0_1 is n0_1_1:
+                                            # rule divmod_scaled_out at rules/symbolic.rules:66
+                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_0_1, n0_1_0, n1_1)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
+                                    elif o1_0_0 is _CONST and n1_0_1.op is _IDIV and len(n1_0_1.src) == 2:
+                                        n1_0_1_0, n1_0_1_1 = n1_0_1.src
+                                        if n1_0_1_0.dtype is _dt_index and n1_0_1_0 is n0_1_0 and n1_0_1_1.op is _CONST and n1_0_1_1 is n0_1_1:
+                                            # rule divmod_scaled_out at rules/symbolic.rules:66
+                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_0_0, n0_1_0, n1_1)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
+                            if n1_1.op is _MUL and len(n1_1.src) == 2:
+                                n1_1_0, n1_1_1 = n1_1.src
+                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                                    o1_1_0 = n1_1_0.op
+                                    if o1_1_0 is _IDIV and len(n1_1_0.src) == 2:
+                                        n1_1_0_0, n1_1_0_1 = n1_1_0.src
+                                        if n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_0 is n0_1_0 and n1_1_0_1.op is _CONST and n1_1_0_1 is n0_1_1:
+                                            # rule divmod_scaled_out at rules/symbolic.rules:66
+                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_1_1, n0_1_0, n1_0)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
+                                    elif o1_1_0 is _CONST and n1_1_1.op is _IDIV and len(n1_1_1.src) == 2:
+                                        n1_1_1_0, n1_1_1_1 = n1_1_1.src
+                                        if n1_1_1_0.dtype is _dt_index and n1_1_1_0 is n0_1_0 and n1_1_1_1.op is _CONST and n1_1_1_1 is n0_1_1:
+                                            # rule divmod_scaled_out at rules/symbolic.rules:66
+                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_1_0, n0_1_0, n1_0)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
+                    elif o0_0 is _MOD and len(n0_0.src) == 2:
+                        n0_0_0, n0_0_1 = n0_0.src
+                        if n0_1.op is _CONST:
+                            if n1_0.op is _MUL and len(n1_0.src) == 2:
+                                n1_0_0, n1_0_1 = n1_0.src
+                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                                    o1_0_0 = n1_0_0.op
+                                    if o1_0_0 is _IDIV and len(n1_0_0.src) == 2:
+                                        n1_0_0_0, n1_0_0_1 = n1_0_0.src
+                                        if n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_0 is n0_0_0 and n1_0_0_1.op is _CONST and n1_0_0_1 is n0_0_1:
+                                            # rule divmod_scaled_out at rules/symbolic.rules:66
+                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_0_1, n0_0_0, n1_1)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
+                                    elif o1_0_0 is _CONST and n1_0_1.op is _IDIV and len(n1_0_1.src) == 2:
+                                        n1_0_1_0, n1_0_1_1 = n1_0_1.src
+                                        if n1_0_1_0.dtype is _dt_index and n1_0_1_0 is n0_0_0 and n1_0_1_1.op is _CONST and n1_0_1_1 is n0_0_1:
+                                            # rule divmod_scaled_out at rules/symbolic.rules:66
+                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_0_0, n0_0_0, n1_1)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
+                            if n1_1.op is _MUL and len(n1_1.src) == 2:
+                                n1_1_0, n1_1_1 = n1_1.src
+                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                                    o1_1_0 = n1_1_0.op
+                                    if o1_1_0 is _IDIV and len(n1_1_0.src) == 2:
+                                        n1_1_0_0, n1_1_0_1 = n1_1_0.src
+                                        if n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_0 is n0_0_0 and n1_1_0_1.op is _CONST and n1_1_0_1 is n0_0_1:
+                                            # rule divmod_scaled_out at rules/symbolic.rules:66
+                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_1_1, n0_0_0, n1_0)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
+                                    elif o1_1_0 is _CONST and n1_1_1.op is _IDIV and len(n1_1_1.src) == 2:
+                                        n1_1_1_0, n1_1_1_1 = n1_1_1.src
+                                        if n1_1_1_0.dtype is _dt_index and n1_1_1_0 is n0_0_0 and n1_1_1_1.op is _CONST and n1_1_1_1 is n0_0_1:
+                                            # rule divmod_scaled_out at rules/symbolic.rules:66
+                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_1_0, n0_0_0, n1_0)
+                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
+        else:
+            if len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
+                o1 = n1.op
+                if o1 is _MOD and len(n1.src) == 2:
                     n1_0, n1_1 = n1.src
                     o0_0 = n0_0.op
                     if o0_0 is _IDIV and len(n0_0.src) == 2:
@@ -628,11 +868,404 @@ def _sym_ADD(n, ctx):
                             # c = n0_1_1, x = n0_1_0, y = n1_0
                             if n0_1_1.arg > 0 and congruent(n0_1_0, n1_0, n0_1_1.arg):
                                 return n0_1_0, _sym_rules[6]
+                elif o1 is _MUL and len(n1.src) == 2:
+                    n1_0, n1_1 = n1.src
+                    o0_0 = n0_0.op
+                    if o0_0 is _IDIV and len(n0_0.src) == 2:
+                        n0_0_0, n0_0_1 = n0_0.src
+                        if n0_1.op is _CONST:
+                            o1_0 = n1_0.op
+                            if o1_0 is _MOD and len(n1_0.src) == 2:
+                                n1_0_0, n1_0_1 = n1_0.src
+                                if n1_1.op is _CONST and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_0 is n0_0_0 and n1_0_1.op is _CONST and n1_0_1 is n0_0_1:
+                                    # rule divmod_scaled at rules/symbolic.rules:64
+                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    _r = _sym_r7(n, ctx, n0_0_1, n1_1, n0_1, n0_0_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
+                            elif o1_0 is _CONST and n1_1.op is _MOD and len(n1_1.src) == 2:
+                                n1_1_0, n1_1_1 = n1_1.src
+                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_0 is n0_0_0 and n1_1_1.op is _CONST and n1_1_1 is n0_0_1:
+                                    # rule divmod_scaled at rules/symbolic.rules:64
+                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    _r = _sym_r7(n, ctx, n0_0_1, n1_0, n0_1, n0_0_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
+                    elif o0_0 is _CONST:
+                        o0_1 = n0_1.op
+                        if o0_1 is _IDIV and len(n0_1.src) == 2:
+                            n0_1_0, n0_1_1 = n0_1.src
+                            o1_0 = n1_0.op
+                            if o1_0 is _MOD and len(n1_0.src) == 2:
+                                n1_0_0, n1_0_1 = n1_0.src
+                                if n1_1.op is _CONST and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_0 is n0_1_0 and n1_0_1.op is _CONST and n1_0_1 is n0_1_1:
+                                    # rule divmod_scaled at rules/symbolic.rules:64
+                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    _r = _sym_r7(n, ctx, n0_1_1, n1_1, n0_0, n0_1_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
+                            elif o1_0 is _CONST and n1_1.op is _MOD and len(n1_1.src) == 2:
+                                n1_1_0, n1_1_1 = n1_1.src
+                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_0 is n0_1_0 and n1_1_1.op is _CONST and n1_1_1 is n0_1_1:
+                                    # rule divmod_scaled at rules/symbolic.rules:64
+                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    _r = _sym_r7(n, ctx, n0_1_1, n1_0, n0_0, n0_1_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
+                        elif o0_1 is _MOD and len(n0_1.src) == 2:
+                            n0_1_0, n0_1_1 = n0_1.src
+                            o1_0 = n1_0.op
+                            if o1_0 is _IDIV and len(n1_0.src) == 2:
+                                n1_0_0, n1_0_1 = n1_0.src
+                                if n1_1.op is _CONST and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n1_0_0.dtype is _dt_index and n0_1_0 is n1_0_0 and n1_0_1.op is _CONST and n0_1_1 is n1_0_1:
+                                    # rule divmod_scaled at rules/symbolic.rules:64
+                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    _r = _sym_r7(n, ctx, n1_0_1, n0_0, n1_1, n1_0_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
+                            elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
+                                n1_1_0, n1_1_1 = n1_1.src
+                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n1_1_0.dtype is _dt_index and n0_1_0 is n1_1_0 and n1_1_1.op is _CONST and n0_1_1 is n1_1_1:
+                                    # rule divmod_scaled at rules/symbolic.rules:64
+                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    _r = _sym_r7(n, ctx, n1_1_1, n0_0, n1_0, n1_1_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
+                    elif o0_0 is _MOD and len(n0_0.src) == 2:
+                        n0_0_0, n0_0_1 = n0_0.src
+                        if n0_1.op is _CONST:
+                            o1_0 = n1_0.op
+                            if o1_0 is _IDIV and len(n1_0.src) == 2:
+                                n1_0_0, n1_0_1 = n1_0.src
+                                if n1_1.op is _CONST and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n1_0_0.dtype is _dt_index and n0_0_0 is n1_0_0 and n1_0_1.op is _CONST and n0_0_1 is n1_0_1:
+                                    # rule divmod_scaled at rules/symbolic.rules:64
+                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    _r = _sym_r7(n, ctx, n1_0_1, n0_1, n1_1, n1_0_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
+                            elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
+                                n1_1_0, n1_1_1 = n1_1.src
+                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n1_1_0.dtype is _dt_index and n0_0_0 is n1_1_0 and n1_1_1.op is _CONST and n0_0_1 is n1_1_1:
+                                    # rule divmod_scaled at rules/symbolic.rules:64
+                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    _r = _sym_r7(n, ctx, n1_1_1, n0_1, n1_0, n1_1_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
     else:
-        if n0.op is _MOD:
+        if n0.op is _ADD:
+            if n.dtype in _DT0 and len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
+                if n1.op is _CONST:
+                    if n0_1.op is _CONST:
+                        # rule add_consts at rules/symbolic.rules:46
+                        #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
+                        if _sym_st: _sym_st.attempts[0] += 1
+                        # c1 = n0_1, c2 = n1, x = n0_0
+                        _r = n0_0 + fold_alu(_ADD, n0_0.dtype, n0_1.arg, n1.arg)
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _sym_rules[0]
+                    if n0_0.op is _CONST:
+                        # rule add_consts at rules/symbolic.rules:46
+                        #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
+                        if _sym_st: _sym_st.attempts[0] += 1
+                        # c1 = n0_0, c2 = n1, x = n0_1
+                        _r = n0_1 + fold_alu(_ADD, n0_1.dtype, n0_0.arg, n1.arg)
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _sym_rules[0]
             if len(n0.src) == 2:
                 n0_0, n0_1 = n0.src
-                if n1.op is _MUL and len(n1.src) == 2:
+                o1 = n1.op
+                if o1 is _MUL and len(n1.src) == 2:
+                    n1_0, n1_1 = n1.src
+                    if n0_0.op is _MUL and len(n0_0.src) == 2:
+                        n0_0_0, n0_0_1 = n0_0.src
+                        o1_0 = n1_0.op
+                        if o1_0 is _IDIV and len(n1_0.src) == 2:
+                            n1_0_0, n1_0_1 = n1_0.src
+                            if n1_1.op is _CONST:
+                                o0_0_0 = n0_0_0.op
+                                if o0_0_0 is _MOD and len(n0_0_0.src) == 2:
+                                    n0_0_0_0, n0_0_0_1 = n0_0_0.src
+                                    if n0_0_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_0_0_0.dtype is _dt_index and n0_0_0_0 is n1_0_0 and n0_0_0_1.op is _CONST and n0_0_0_1 is n1_0_1:
+                                        # rule divmod_scaled_in at rules/symbolic.rules:65
+                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        _r = _sym_r8(n, ctx, n1_0_1, n0_0_1, n1_1, n1_0_0, n0_1)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
+                                elif o0_0_0 is _CONST and n0_0_1.op is _MOD and len(n0_0_1.src) == 2:
+                                    n0_0_1_0, n0_0_1_1 = n0_0_1.src
+                                    if n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_0_1_0.dtype is _dt_index and n0_0_1_0 is n1_0_0 and n0_0_1_1.op is _CONST and n0_0_1_1 is n1_0_1:
+                                        # rule divmod_scaled_in at rules/symbolic.rules:65
+                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        _r = _sym_r8(n, ctx, n1_0_1, n0_0_0, n1_1, n1_0_0, n0_1)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
+                        elif o1_0 is _CONST:
+                            o1_1 = n1_1.op
+                            if o1_1 is _IDIV and len(n1_1.src) == 2:
+                                n1_1_0, n1_1_1 = n1_1.src
+                                o0_0_0 = n0_0_0.op
+                                if o0_0_0 is _MOD and len(n0_0_0.src) == 2:
+                                    n0_0_0_0, n0_0_0_1 = n0_0_0.src
+                                    if n0_0_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_0_0_0.dtype is _dt_index and n0_0_0_0 is n1_1_0 and n0_0_0_1.op is _CONST and n0_0_0_1 is n1_1_1:
+                                        # rule divmod_scaled_in at rules/symbolic.rules:65
+                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        _r = _sym_r8(n, ctx, n1_1_1, n0_0_1, n1_0, n1_1_0, n0_1)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
+                                elif o0_0_0 is _CONST and n0_0_1.op is _MOD and len(n0_0_1.src) == 2:
+                                    n0_0_1_0, n0_0_1_1 = n0_0_1.src
+                                    if n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_0_1_0.dtype is _dt_index and n0_0_1_0 is n1_1_0 and n0_0_1_1.op is _CONST and n0_0_1_1 is n1_1_1:
+                                        # rule divmod_scaled_in at rules/symbolic.rules:65
+                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        _r = _sym_r8(n, ctx, n1_1_1, n0_0_0, n1_0, n1_1_0, n0_1)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
+                            elif o1_1 is _MOD and len(n1_1.src) == 2:
+                                n1_1_0, n1_1_1 = n1_1.src
+                                o0_0_0 = n0_0_0.op
+                                if o0_0_0 is _IDIV and len(n0_0_0.src) == 2:
+                                    n0_0_0_0, n0_0_0_1 = n0_0_0.src
+                                    if n0_0_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_0_0_0.dtype is _dt_index and n0_0_0_0 is n1_1_0 and n0_0_0_1.op is _CONST and n0_0_0_1 is n1_1_1:
+                                        # rule divmod_scaled_out at rules/symbolic.rules:66
+                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_0_1, n1_1_0, n0_1)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
+                                elif o0_0_0 is _CONST and n0_0_1.op is _IDIV and len(n0_0_1.src) == 2:
+                                    n0_0_1_0, n0_0_1_1 = n0_0_1.src
+                                    if n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_0_1_0.dtype is _dt_index and n0_0_1_0 is n1_1_0 and n0_0_1_1.op is _CONST and n0_0_1_1 is n1_1_1:
+                                        # rule divmod_scaled_out at rules/symbolic.rules:66
+                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_0_0, n1_1_0, n0_1)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
+                        elif o1_0 is _MOD and len(n1_0.src) == 2:
+                            n1_0_0, n1_0_1 = n1_0.src
+                            if n1_1.op is _CONST:
+                                o0_0_0 = n0_0_0.op
+                                if o0_0_0 is _IDIV and len(n0_0_0.src) == 2:
+                                    n0_0_0_0, n0_0_0_1 = n0_0_0.src
+                                    if n0_0_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_0_0_0.dtype is _dt_index and n0_0_0_0 is n1_0_0 and n0_0_0_1.op is _CONST and n0_0_0_1 is n1_0_1:
+                                        # rule divmod_scaled_out at rules/symbolic.rules:66
+                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_0_1, n1_0_0, n0_1)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
+                                elif o0_0_0 is _CONST and n0_0_1.op is _IDIV and len(n0_0_1.src) == 2:
+                                    n0_0_1_0, n0_0_1_1 = n0_0_1.src
+                                    if n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_0_1_0.dtype is _dt_index and n0_0_1_0 is n1_0_0 and n0_0_1_1.op is _CONST and n0_0_1_1 is n1_0_1:
+                                        # rule divmod_scaled_out at rules/symbolic.rules:66
+                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_0_0, n1_0_0, n0_1)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
+                    if n0_1.op is _MUL and len(n0_1.src) == 2:
+                        n0_1_0, n0_1_1 = n0_1.src
+                        o1_0 = n1_0.op
+                        if o1_0 is _IDIV and len(n1_0.src) == 2:
+                            n1_0_0, n1_0_1 = n1_0.src
+                            if n1_1.op is _CONST:
+                                o0_1_0 = n0_1_0.op
+                                if o0_1_0 is _MOD and len(n0_1_0.src) == 2:
+                                    n0_1_0_0, n0_1_0_1 = n0_1_0.src
+                                    if n0_1_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_1_0_0.dtype is _dt_index and n0_1_0_0 is n1_0_0 and n0_1_0_1.op is _CONST and n0_1_0_1 is n1_0_1:
+                                        # rule divmod_scaled_in at rules/symbolic.rules:65
+                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        _r = _sym_r8(n, ctx, n1_0_1, n0_1_1, n1_1, n1_0_0, n0_0)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
+                                elif o0_1_0 is _CONST and n0_1_1.op is _MOD and len(n0_1_1.src) == 2:
+                                    n0_1_1_0, n0_1_1_1 = n0_1_1.src
+                                    if n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_1_1_0.dtype is _dt_index and n0_1_1_0 is n1_0_0 and n0_1_1_1.op is _CONST and n0_1_1_1 is n1_0_1:
+                                        # rule divmod_scaled_in at rules/symbolic.rules:65
+                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        _r = _sym_r8(n, ctx, n1_0_1, n0_1_0, n1_1, n1_0_0, n0_0)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
+                        elif o1_0 is _CONST:
+                            o1_1 = n1_1.op
+                            if o1_1 is _IDIV and len(n1_1.src) == 2:
+                                n1_1_0, n1_1_1 = n1_1.src
+                                o0_1_0 = n0_1_0.op
+                                if o0_1_0 is _MOD and len(n0_1_0.src) == 2:
+                                    n0_1_0_0, n0_1_0_1 = n0_1_0.src
+                                    if n0_1_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_1_0_0.dtype is _dt_index and n0_1_0_0 is n1_1_0 and n0_1_0_1.op is _CONST and n0_1_0_1 is n1_1_1:
+                                        # rule divmod_scaled_in at rules/symbolic.rules:65
+                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        _r = _sym_r8(n, ctx, n1_1_1, n0_1_1, n1_0, n1_1_0, n0_0)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
+                                elif o0_1_0 is _CONST and n0_1_1.op is _MOD and len(n0_1_1.src) == 2:
+                                    n0_1_1_0, n0_1_1_1 = n0_1_1.src
+                                    if n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_1_1_0.dtype is _dt_index and n0_1_1_0 is n1_1_0 and n0_1_1_1.op is _CONST and n0_1_1_1 is n1_1_1:
+                                        # rule divmod_scaled_in at rules/symbolic.rules:65
+                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        _r = _sym_r8(n, ctx, n1_1_1, n0_1_0, n1_0, n1_1_0, n0_0)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
+                            elif o1_1 is _MOD and len(n1_1.src) == 2:
+                                n1_1_0, n1_1_1 = n1_1.src
+                                o0_1_0 = n0_1_0.op
+                                if o0_1_0 is _IDIV and len(n0_1_0.src) == 2:
+                                    n0_1_0_0, n0_1_0_1 = n0_1_0.src
+                                    if n0_1_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_1_0_0.dtype is _dt_index and n0_1_0_0 is n1_1_0 and n0_1_0_1.op is _CONST and n0_1_0_1 is n1_1_1:
+                                        # rule divmod_scaled_out at rules/symbolic.rules:66
+                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_1_1, n1_1_0, n0_0)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
+                                elif o0_1_0 is _CONST and n0_1_1.op is _IDIV and len(n0_1_1.src) == 2:
+                                    n0_1_1_0, n0_1_1_1 = n0_1_1.src
+                                    if n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_1_1_0.dtype is _dt_index and n0_1_1_0 is n1_1_0 and n0_1_1_1.op is _CONST and n0_1_1_1 is n1_1_1:
+                                        # rule divmod_scaled_out at rules/symbolic.rules:66
+                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_1_0, n1_1_0, n0_0)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
+                        elif o1_0 is _MOD and len(n1_0.src) == 2:
+                            n1_0_0, n1_0_1 = n1_0.src
+                            if n1_1.op is _CONST:
+                                o0_1_0 = n0_1_0.op
+                                if o0_1_0 is _IDIV and len(n0_1_0.src) == 2:
+                                    n0_1_0_0, n0_1_0_1 = n0_1_0.src
+                                    if n0_1_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_1_0_0.dtype is _dt_index and n0_1_0_0 is n1_0_0 and n0_1_0_1.op is _CONST and n0_1_0_1 is n1_0_1:
+                                        # rule divmod_scaled_out at rules/symbolic.rules:66
+                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_1_1, n1_0_0, n0_0)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
+                                elif o0_1_0 is _CONST and n0_1_1.op is _IDIV and len(n0_1_1.src) == 2:
+                                    n0_1_1_0, n0_1_1_1 = n0_1_1.src
+                                    if n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_1_1_0.dtype is _dt_index and n0_1_1_0 is n1_0_0 and n0_1_1_1.op is _CONST and n0_1_1_1 is n1_0_1:
+                                        # rule divmod_scaled_out at rules/symbolic.rules:66
+                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_1_0, n1_0_0, n0_0)
+                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
+                    if n0_0.op is _MOD and len(n0_0.src) == 2:
+                        n0_0_0, n0_0_1 = n0_0.src
+                        o1_0 = n1_0.op
+                        if o1_0 is _IDIV and len(n1_0.src) == 2:
+                            n1_0_0, n1_0_1 = n1_0.src
+                            if n1_1.op is _CONST and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n1_0_0.dtype is _dt_index and n0_0_0 is n1_0_0 and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_0_1 is n1_0_1:
+                                # rule divmod_offset_in at rules/symbolic.rules:67
+                                #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                                if _sym_st: _sym_st.attempts[10] += 1
+                                _r = _sym_r10(n, ctx, n1_0_1, n1_0_0, n0_1)
+                                if _r is not None and _r is not n: return _r, _sym_rules[10]
+                        elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
+                            n1_1_0, n1_1_1 = n1_1.src
+                            if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n1_1_0.dtype is _dt_index and n0_0_0 is n1_1_0 and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_0_1 is n1_1_1:
+                                # rule divmod_offset_in at rules/symbolic.rules:67
+                                #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                                if _sym_st: _sym_st.attempts[10] += 1
+                                _r = _sym_r10(n, ctx, n1_1_1, n1_1_0, n0_1)
+                                if _r is not None and _r is not n: return _r, _sym_rules[10]
+                    if n0_1.op is _MOD and len(n0_1.src) == 2:
+                        n0_1_0, n0_1_1 = n0_1.src
+                        o1_0 = n1_0.op
+                        if o1_0 is _IDIV and len(n1_0.src) == 2:
+                            n1_0_0, n1_0_1 = n1_0.src
+                            if n1_1.op is _CONST and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n1_0_0.dtype is _dt_index and n0_1_0 is n1_0_0 and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_1_1 is n1_0_1:
+                                # rule divmod_offset_in at rules/symbolic.rules:67
+                                #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                                if _sym_st: _sym_st.attempts[10] += 1
+                                _r = _sym_r10(n, ctx, n1_0_1, n1_0_0, n0_0)
+                                if _r is not None and _r is not n: return _r, _sym_rules[10]
+                        elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
+                            n1_1_0, n1_1_1 = n1_1.src
+                            if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n1_1_0.dtype is _dt_index and n0_1_0 is n1_1_0 and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_1_1 is n1_1_1:
+                                # rule divmod_offset_in at rules/symbolic.rules:67
+                                #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                                if _sym_st: _sym_st.attempts[10] += 1
+                                _r = _sym_r10(n, ctx, n1_1_1, n1_1_0, n0_0)
+                                if _r is not None and _r is not n: return _r, _sym_rules[10]
+                elif o1 is _MOD and len(n1.src) == 2:
+                    n1_0, n1_1 = n1.src
+                    if n0_0.op is _MUL and len(n0_0.src) == 2:
+                        n0_0_0, n0_0_1 = n0_0.src
+                        if n1_0.dtype is _dt_index and n1_1.op is _CONST:
+                            o0_0_0 = n0_0_0.op
+                            if o0_0_0 is _IDIV and len(n0_0_0.src) == 2:
+                                n0_0_0_0, n0_0_0_1 = n0_0_0.src
+                                if n0_0_1.op is _CONST and n0_0_1 is n1_1 and n0_0_0_0.dtype is _dt_index and n0_0_0_0 is n1_0 and n0_0_0_1.op is _CONST and n0_0_0_1 is n1_1:
+                                    # rule divmod_offset_out at rules/symbolic.rules:68
+                                    #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
+                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    # b = n1_1, y = n1_0, z = n0_1
+                                    if n1_1.arg > 0:
+                                        _r = n1_0 + n0_1
+                                        if _r is not None:
+                                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                            if _r is not n: return _r, _sym_rules[11]
+                            elif o0_0_0 is _CONST and n0_0_0 is n1_1 and n0_0_1.op is _IDIV and len(n0_0_1.src) == 2:
+                                n0_0_1_0, n0_0_1_1 = n0_0_1.src
+                                if n0_0_1_0.dtype is _dt_index and n0_0_1_0 is n1_0 and n0_0_1_1.op is _CONST and n0_0_1_1 is n1_1:
+                                    # rule divmod_offset_out at rules/symbolic.rules:68
+                                    #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
+                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    # b = n1_1, y = n1_0, z = n0_1
+                                    if n1_1.arg > 0:
+                                        _r = n1_0 + n0_1
+                                        if _r is not None:
+                                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                            if _r is not n: return _r, _sym_rules[11]
+                    if n0_1.op is _MUL and len(n0_1.src) == 2:
+                        n0_1_0, n0_1_1 = n0_1.src
+                        if n1_0.dtype is _dt_index and n1_1.op is _CONST:
+                            o0_1_0 = n0_1_0.op
+                            if o0_1_0 is _IDIV and len(n0_1_0.src) == 2:
+                                n0_1_0_0, n0_1_0_1 = n0_1_0.src
+                                if n0_1_1.op is _CONST and n0_1_1 is n1_1 and n0_1_0_0.dtype is _dt_index and n0_1_0_0 is n1_0 and n0_1_0_1.op is _CONST and n0_1_0_1 is n1_1:
+                                    # rule divmod_offset_out at rules/symbolic.rules:68
+                                    #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
+                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    # b = n1_1, y = n1_0, z = n0_0
+                                    if n1_1.arg > 0:
+                                        _r = n1_0 + n0_0
+                                        if _r is not None:
+                                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                            if _r is not n: return _r, _sym_rules[11]
+                            elif o0_1_0 is _CONST and n0_1_0 is n1_1 and n0_1_1.op is _IDIV and len(n0_1_1.src) == 2:
+                                n0_1_1_0, n0_1_1_1 = n0_1_1.src
+                                if n0_1_1_0.dtype is _dt_index and n0_1_1_0 is n1_0 and n0_1_1_1.op is _CONST and n0_1_1_1 is n1_1:
+                                    # rule divmod_offset_out at rules/symbolic.rules:68
+                                    #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
+                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    # b = n1_1, y = n1_0, z = n0_0
+                                    if n1_1.arg > 0:
+                                        _r = n1_0 + n0_0
+                                        if _r is not None:
+                                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                            if _r is not n: return _r, _sym_rules[11]
+        else:
+            if n0.op is _CONST and n1.op is _ADD and n.dtype in _DT0 and len(n1.src) == 2:
+                n1_0, n1_1 = n1.src
+                if n1_1.op is _CONST:
+                    # rule add_consts at rules/symbolic.rules:46
+                    #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
+                    if _sym_st: _sym_st.attempts[0] += 1
+                    # c1 = n1_1, c2 = n0, x = n1_0
+                    _r = n1_0 + fold_alu(_ADD, n1_0.dtype, n1_1.arg, n0.arg)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[0]
+                if n1_0.op is _CONST:
+                    # rule add_consts at rules/symbolic.rules:46
+                    #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
+                    if _sym_st: _sym_st.attempts[0] += 1
+                    # c1 = n1_0, c2 = n0, x = n1_1
+                    _r = n1_1 + fold_alu(_ADD, n1_1.dtype, n1_0.arg, n0.arg)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _sym_rules[0]
+            if n0.op is _MOD and len(n0.src) == 2:
+                n0_0, n0_1 = n0.src
+                o1 = n1.op
+                if o1 is _MUL and len(n1.src) == 2:
                     n1_0, n1_1 = n1.src
                     if n0_1.op is _CONST and n0_0.dtype in _DT0:
                         o1_0 = n1_0.op
@@ -674,50 +1307,63 @@ def _sym_ADD(n, ctx):
                                 # c = n1_1_1, x = n1_1_0, y = n0_0
                                 if n1_1_1.arg > 0 and congruent(n1_1_0, n0_0, n1_1_1.arg):
                                     return n1_1_0, _sym_rules[6]
-        else:
-            if n.dtype in _DT0:
-                o0 = n0.op
-                if o0 is _ADD and len(n0.src) == 2:
-                    n0_0, n0_1 = n0.src
-                    if n1.op is _CONST:
-                        if n0_1.op is _CONST:
-                            # rule add_consts at rules/symbolic.rules:46
-                            #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
-                            if _sym_st: _sym_st.attempts[0] += 1
-                            # c1 = n0_1, c2 = n1, x = n0_0
-                            _r = n0_0 + fold_alu(_ADD, n0_0.dtype, n0_1.arg, n1.arg)
-                            if _r is not None:
-                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                                if _r is not n: return _r, _sym_rules[0]
-                        if n0_0.op is _CONST:
-                            # rule add_consts at rules/symbolic.rules:46
-                            #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
-                            if _sym_st: _sym_st.attempts[0] += 1
-                            # c1 = n0_0, c2 = n1, x = n0_1
-                            _r = n0_1 + fold_alu(_ADD, n0_1.dtype, n0_0.arg, n1.arg)
-                            if _r is not None:
-                                if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                                if _r is not n: return _r, _sym_rules[0]
-                elif o0 is _CONST and n1.op is _ADD and len(n1.src) == 2:
+                elif o1 is _ADD and len(n1.src) == 2:
                     n1_0, n1_1 = n1.src
-                    if n1_1.op is _CONST:
-                        # rule add_consts at rules/symbolic.rules:46
-                        #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
-                        if _sym_st: _sym_st.attempts[0] += 1
-                        # c1 = n1_1, c2 = n0, x = n1_0
-                        _r = n1_0 + fold_alu(_ADD, n1_0.dtype, n1_1.arg, n0.arg)
-                        if _r is not None:
-                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                            if _r is not n: return _r, _sym_rules[0]
-                    if n1_0.op is _CONST:
-                        # rule add_consts at rules/symbolic.rules:46
-                        #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
-                        if _sym_st: _sym_st.attempts[0] += 1
-                        # c1 = n1_0, c2 = n0, x = n1_1
-                        _r = n1_1 + fold_alu(_ADD, n1_1.dtype, n1_0.arg, n0.arg)
-                        if _r is not None:
-                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                            if _r is not n: return _r, _sym_rules[0]
+                    if n0_0.dtype is _dt_index and n0_1.op is _CONST:
+                        if n1_0.op is _MUL and len(n1_0.src) == 2:
+                            n1_0_0, n1_0_1 = n1_0.src
+                            o1_0_0 = n1_0_0.op
+                            if o1_0_0 is _IDIV and len(n1_0_0.src) == 2:
+                                n1_0_0_0, n1_0_0_1 = n1_0_0.src
+                                if n1_0_1.op is _CONST and n1_0_1 is n0_1 and n1_0_0_0.dtype is _dt_index and n1_0_0_0 is n0_0 and n1_0_0_1.op is _CONST and n1_0_0_1 is n0_1:
+                                    # rule divmod_offset_out at rules/symbolic.rules:68
+                                    #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
+                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    # b = n0_1, y = n0_0, z = n1_1
+                                    if n0_1.arg > 0:
+                                        _r = n0_0 + n1_1
+                                        if _r is not None:
+                                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                            if _r is not n: return _r, _sym_rules[11]
+                            elif o1_0_0 is _CONST and n1_0_0 is n0_1 and n1_0_1.op is _IDIV and len(n1_0_1.src) == 2:
+                                n1_0_1_0, n1_0_1_1 = n1_0_1.src
+                                if n1_0_1_0.dtype is _dt_index and n1_0_1_0 is n0_0 and n1_0_1_1.op is _CONST and n1_0_1_1 is n0_1:
+                                    # rule divmod_offset_out at rules/symbolic.rules:68
+                                    #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
+                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    # b = n0_1, y = n0_0, z = n1_1
+                                    if n0_1.arg > 0:
+                                        _r = n0_0 + n1_1
+                                        if _r is not None:
+                                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                            if _r is not n: return _r, _sym_rules[11]
+                        if n1_1.op is _MUL and len(n1_1.src) == 2:
+                            n1_1_0, n1_1_1 = n1_1.src
+                            o1_1_0 = n1_1_0.op
+                            if o1_1_0 is _IDIV and len(n1_1_0.src) == 2:
+                                n1_1_0_0, n1_1_0_1 = n1_1_0.src
+                                if n1_1_1.op is _CONST and n1_1_1 is n0_1 and n1_1_0_0.dtype is _dt_index and n1_1_0_0 is n0_0 and n1_1_0_1.op is _CONST and n1_1_0_1 is n0_1:
+                                    # rule divmod_offset_out at rules/symbolic.rules:68
+                                    #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
+                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    # b = n0_1, y = n0_0, z = n1_0
+                                    if n0_1.arg > 0:
+                                        _r = n0_0 + n1_0
+                                        if _r is not None:
+                                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                            if _r is not n: return _r, _sym_rules[11]
+                            elif o1_1_0 is _CONST and n1_1_0 is n0_1 and n1_1_1.op is _IDIV and len(n1_1_1.src) == 2:
+                                n1_1_1_0, n1_1_1_1 = n1_1_1.src
+                                if n1_1_1_0.dtype is _dt_index and n1_1_1_0 is n0_0 and n1_1_1_1.op is _CONST and n1_1_1_1 is n0_1:
+                                    # rule divmod_offset_out at rules/symbolic.rules:68
+                                    #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
+                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    # b = n0_1, y = n0_0, z = n1_0
+                                    if n0_1.arg > 0:
+                                        _r = n0_0 + n1_0
+                                        if _r is not None:
+                                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                            if _r is not n: return _r, _sym_rules[11]
     return None
 
 def _sym_SUB(n, ctx):
@@ -913,61 +1559,61 @@ def _sym_IDIV(n, ctx):
             if n0_0.op is _MUL and len(n0_0.src) == 2:
                 n0_0_0, n0_0_1 = n0_0.src
                 if n0_0_1.op is _CONST and n1 is n0_0_1:
-                    # rule split_idiv at rules/symbolic.rules:65
+                    # rule split_idiv at rules/symbolic.rules:74
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[8] += 1
+                    if _sym_st: _sym_st.attempts[13] += 1
                     # c = n0_0_1, d = n0_1, x = n0_0_0
                     if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
-                            return n0_0_0, _sym_rules[8]
+                            return n0_0_0, _sym_rules[13]
                 if n0_0_0.op is _CONST and n1 is n0_0_0:
-                    # rule split_idiv at rules/symbolic.rules:65
+                    # rule split_idiv at rules/symbolic.rules:74
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[8] += 1
+                    if _sym_st: _sym_st.attempts[13] += 1
                     # c = n0_0_0, d = n0_1, x = n0_0_1
                     if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
-                            return n0_0_1, _sym_rules[8]
+                            return n0_0_1, _sym_rules[13]
             if n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
                 if n0_1_1.op is _CONST and n1 is n0_1_1:
-                    # rule split_idiv at rules/symbolic.rules:65
+                    # rule split_idiv at rules/symbolic.rules:74
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[8] += 1
+                    if _sym_st: _sym_st.attempts[13] += 1
                     # c = n0_1_1, d = n0_0, x = n0_1_0
                     if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
                         _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
-                            return n0_1_0, _sym_rules[8]
+                            return n0_1_0, _sym_rules[13]
                 if n0_1_0.op is _CONST and n1 is n0_1_0:
-                    # rule split_idiv at rules/symbolic.rules:65
+                    # rule split_idiv at rules/symbolic.rules:74
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[8] += 1
+                    if _sym_st: _sym_st.attempts[13] += 1
                     # c = n0_1_0, d = n0_0, x = n0_1_1
                     if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
                         _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
-                            return n0_1_1, _sym_rules[8]
+                            return n0_1_1, _sym_rules[13]
         if n0.dtype is _dt_index:
-            # rule divmod_fold at rules/symbolic.rules:77
+            # rule divmod_fold at rules/symbolic.rules:86
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-            if _sym_st: _sym_st.attempts[11] += 1
+            if _sym_st: _sym_st.attempts[16] += 1
             # c = n1, e = n, x = n0
             if n1.arg > 0:
                 _r = fold_divmod(n)
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _sym_rules[11]
-            # rule idiv_in_range at rules/symbolic.rules:82
+                    if _r is not n: return _r, _sym_rules[16]
+            # rule idiv_in_range at rules/symbolic.rules:91
             #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
-            if _sym_st: _sym_st.attempts[13] += 1
+            if _sym_st: _sym_st.attempts[18] += 1
             # c = n1, x = n0
             _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
             if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
                 _r = n.const_like(0)
-                if _r is not n: return _r, _sym_rules[13]
+                if _r is not n: return _r, _sym_rules[18]
     else:
         if n.dtype is _dt_index and n0.op is _MUL and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
@@ -986,23 +1632,23 @@ def _sym_IDIV(n, ctx):
                 if n0_0.arg != 0:
                     return n0_1, _sym_rules[3]
         if n0.dtype is _dt_index:
-            # rule divmod_fold at rules/symbolic.rules:77
+            # rule divmod_fold at rules/symbolic.rules:86
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-            if _sym_st: _sym_st.attempts[11] += 1
+            if _sym_st: _sym_st.attempts[16] += 1
             # c = n1, e = n, x = n0
             if n1.arg > 0:
                 _r = fold_divmod(n)
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _sym_rules[11]
-            # rule idiv_in_range at rules/symbolic.rules:82
+                    if _r is not n: return _r, _sym_rules[16]
+            # rule idiv_in_range at rules/symbolic.rules:91
             #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
-            if _sym_st: _sym_st.attempts[13] += 1
+            if _sym_st: _sym_st.attempts[18] += 1
             # c = n1, x = n0
             _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
             if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
                 _r = n.const_like(0)
-                if _r is not n: return _r, _sym_rules[13]
+                if _r is not n: return _r, _sym_rules[18]
     return None
 
 def _sym_MOD(n, ctx):
@@ -1031,104 +1677,104 @@ def _sym_MOD(n, ctx):
             if n0_0.op is _MUL and len(n0_0.src) == 2:
                 n0_0_0, n0_0_1 = n0_0.src
                 if n0_0_1.op is _CONST and n1 is n0_0_1:
-                    # rule split_mod at rules/symbolic.rules:66
+                    # rule split_mod at rules/symbolic.rules:75
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[9] += 1
+                    if _sym_st: _sym_st.attempts[14] += 1
                     # c = n0_0_1, d = n0_1, x = n0_0_0
                     if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
-                            return n0_1, _sym_rules[9]
+                            return n0_1, _sym_rules[14]
                 if n0_0_0.op is _CONST and n1 is n0_0_0:
-                    # rule split_mod at rules/symbolic.rules:66
+                    # rule split_mod at rules/symbolic.rules:75
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[9] += 1
+                    if _sym_st: _sym_st.attempts[14] += 1
                     # c = n0_0_0, d = n0_1, x = n0_0_1
                     if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
-                            return n0_1, _sym_rules[9]
+                            return n0_1, _sym_rules[14]
             if n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
                 if n0_1_1.op is _CONST and n1 is n0_1_1:
-                    # rule split_mod at rules/symbolic.rules:66
+                    # rule split_mod at rules/symbolic.rules:75
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[9] += 1
+                    if _sym_st: _sym_st.attempts[14] += 1
                     # c = n0_1_1, d = n0_0, x = n0_1_0
                     if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
                         _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
-                            return n0_0, _sym_rules[9]
+                            return n0_0, _sym_rules[14]
                 if n0_1_0.op is _CONST and n1 is n0_1_0:
-                    # rule split_mod at rules/symbolic.rules:66
+                    # rule split_mod at rules/symbolic.rules:75
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[9] += 1
+                    if _sym_st: _sym_st.attempts[14] += 1
                     # c = n0_1_0, d = n0_0, x = n0_1_1
                     if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
                         _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
-                            return n0_0, _sym_rules[9]
+                            return n0_0, _sym_rules[14]
             if n0_0.op is _MUL and len(n0_0.src) == 2:
                 n0_0_0, n0_0_1 = n0_0.src
                 if n0_0_1.op is _CONST:
-                    # rule mod_coeff at rules/symbolic.rules:72
+                    # rule mod_coeff at rules/symbolic.rules:81
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                    if _sym_st: _sym_st.attempts[10] += 1
+                    if _sym_st: _sym_st.attempts[15] += 1
                     # a = n0_0_1, c = n1, d = n0_1, x = n0_0_0
                     if 0 < n1.arg < n0_0_1.arg and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0 and (n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_())[0] >= 0:
                         _r = (n0_0_0 * (n0_0_1.arg % n1.arg) + n0_1) % n1
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                            if _r is not n: return _r, _sym_rules[10]
+                            if _r is not n: return _r, _sym_rules[15]
                 if n0_0_0.op is _CONST:
-                    # rule mod_coeff at rules/symbolic.rules:72
+                    # rule mod_coeff at rules/symbolic.rules:81
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                    if _sym_st: _sym_st.attempts[10] += 1
+                    if _sym_st: _sym_st.attempts[15] += 1
                     # a = n0_0_0, c = n1, d = n0_1, x = n0_0_1
                     if 0 < n1.arg < n0_0_0.arg and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0 and (n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_())[0] >= 0:
                         _r = (n0_0_1 * (n0_0_0.arg % n1.arg) + n0_1) % n1
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                            if _r is not n: return _r, _sym_rules[10]
+                            if _r is not n: return _r, _sym_rules[15]
             if n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
                 if n0_1_1.op is _CONST:
-                    # rule mod_coeff at rules/symbolic.rules:72
+                    # rule mod_coeff at rules/symbolic.rules:81
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                    if _sym_st: _sym_st.attempts[10] += 1
+                    if _sym_st: _sym_st.attempts[15] += 1
                     # a = n0_1_1, c = n1, d = n0_0, x = n0_1_0
                     if 0 < n1.arg < n0_1_1.arg and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0 and (n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_())[0] >= 0:
                         _r = (n0_1_0 * (n0_1_1.arg % n1.arg) + n0_0) % n1
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                            if _r is not n: return _r, _sym_rules[10]
+                            if _r is not n: return _r, _sym_rules[15]
                 if n0_1_0.op is _CONST:
-                    # rule mod_coeff at rules/symbolic.rules:72
+                    # rule mod_coeff at rules/symbolic.rules:81
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                    if _sym_st: _sym_st.attempts[10] += 1
+                    if _sym_st: _sym_st.attempts[15] += 1
                     # a = n0_1_0, c = n1, d = n0_0, x = n0_1_1
                     if 0 < n1.arg < n0_1_0.arg and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0 and (n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_())[0] >= 0:
                         _r = (n0_1_1 * (n0_1_0.arg % n1.arg) + n0_0) % n1
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                            if _r is not n: return _r, _sym_rules[10]
+                            if _r is not n: return _r, _sym_rules[15]
         if n0.dtype is _dt_index:
-            # rule divmod_fold at rules/symbolic.rules:77
+            # rule divmod_fold at rules/symbolic.rules:86
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-            if _sym_st: _sym_st.attempts[11] += 1
+            if _sym_st: _sym_st.attempts[16] += 1
             # c = n1, e = n, x = n0
             if n1.arg > 0:
                 _r = fold_divmod(n)
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _sym_rules[11]
-            # rule mod_in_range at rules/symbolic.rules:81
+                    if _r is not n: return _r, _sym_rules[16]
+            # rule mod_in_range at rules/symbolic.rules:90
             #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
-            if _sym_st: _sym_st.attempts[12] += 1
+            if _sym_st: _sym_st.attempts[17] += 1
             # c = n1, x = n0
             _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
             if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
-                return n0, _sym_rules[12]
+                return n0, _sym_rules[17]
     else:
         if n.dtype is _dt_index and n0.op is _MUL and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
@@ -1151,29 +1797,29 @@ def _sym_MOD(n, ctx):
         if n0.op is _MOD and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
             if n0_1.op is _CONST and n1 is n0_1:
-                # rule mod_mod at rules/symbolic.rules:61
+                # rule mod_mod at rules/symbolic.rules:70
                 #   mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m
-                if _sym_st: _sym_st.attempts[7] += 1
+                if _sym_st: _sym_st.attempts[12] += 1
                 # c = n0_1, m = n0, x = n0_0
                 if n0_1.arg != 0:
-                    return n0, _sym_rules[7]
+                    return n0, _sym_rules[12]
         if n0.dtype is _dt_index:
-            # rule divmod_fold at rules/symbolic.rules:77
+            # rule divmod_fold at rules/symbolic.rules:86
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-            if _sym_st: _sym_st.attempts[11] += 1
+            if _sym_st: _sym_st.attempts[16] += 1
             # c = n1, e = n, x = n0
             if n1.arg > 0:
                 _r = fold_divmod(n)
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                    if _r is not n: return _r, _sym_rules[11]
-            # rule mod_in_range at rules/symbolic.rules:81
+                    if _r is not n: return _r, _sym_rules[16]
+            # rule mod_in_range at rules/symbolic.rules:90
             #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
-            if _sym_st: _sym_st.attempts[12] += 1
+            if _sym_st: _sym_st.attempts[17] += 1
             # c = n1, x = n0
             _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
             if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
-                return n0, _sym_rules[12]
+                return n0, _sym_rules[17]
     return None
 
 def _sym_CMPLT(n, ctx):
@@ -1188,16 +1834,16 @@ def _sym_CMPLT(n, ctx):
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index:
-        # rule cmp_bounds at rules/symbolic.rules:84
+        # rule cmp_bounds at rules/symbolic.rules:93
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
-        if _sym_st: _sym_st.attempts[14] += 1
+        if _sym_st: _sym_st.attempts[19] += 1
         # a = n0, b = n1, e = n
         _b_n = n._bounds if n._bounds is not _UNSET else n._bounds_()
         if _b_n[0] == _b_n[1]:
             _r = _b_n[0]
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _sym_rules[14]
+                if _r is not n: return _r, _sym_rules[19]
     return None
 
 def _sym_CMPNE(n, ctx):
@@ -1212,16 +1858,16 @@ def _sym_CMPNE(n, ctx):
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index:
-        # rule cmp_bounds at rules/symbolic.rules:84
+        # rule cmp_bounds at rules/symbolic.rules:93
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
-        if _sym_st: _sym_st.attempts[14] += 1
+        if _sym_st: _sym_st.attempts[19] += 1
         # a = n0, b = n1, e = n
         _b_n = n._bounds if n._bounds is not _UNSET else n._bounds_()
         if _b_n[0] == _b_n[1]:
             _r = _b_n[0]
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _sym_rules[14]
+                if _r is not n: return _r, _sym_rules[19]
     return None
 
 def _sym_CMPEQ(n, ctx):
@@ -1236,16 +1882,16 @@ def _sym_CMPEQ(n, ctx):
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index:
-        # rule cmp_bounds at rules/symbolic.rules:84
+        # rule cmp_bounds at rules/symbolic.rules:93
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
-        if _sym_st: _sym_st.attempts[14] += 1
+        if _sym_st: _sym_st.attempts[19] += 1
         # a = n0, b = n1, e = n
         _b_n = n._bounds if n._bounds is not _UNSET else n._bounds_()
         if _b_n[0] == _b_n[1]:
             _r = _b_n[0]
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                if _r is not n: return _r, _sym_rules[14]
+                if _r is not n: return _r, _sym_rules[19]
     return None
 
 

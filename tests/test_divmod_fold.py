@@ -8,24 +8,10 @@ import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from index_math import index_value as _value
 
 from rulegrad import Ops, UOp, dtypes, graph_rewrite
 from rulegrad.rules import matcher
-from rulegrad.rules.symbolic_helpers import fold_alu
-
-
-def _value(root: UOp, env: dict[UOp, int]) -> int:
-    vals: dict[UOp, int] = {}
-    for n in root.toposort():
-        if n.op is Ops.RANGE:
-            vals[n] = env[n]
-        elif n.op is Ops.CONST:
-            vals[n] = n.arg
-        else:
-            v = fold_alu(n.op, dtypes.index, *(vals[s] for s in n.src))
-            assert v is not None, n.op
-            vals[n] = int(v)
-    return vals[root]
 
 
 def _same_everywhere(before: UOp, after: UOp, ranges: list[UOp]) -> None:

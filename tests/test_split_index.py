@@ -12,29 +12,17 @@ import re
 
 import numpy as np
 import pytest
+from index_math import index_value as _value
 
-from rulegrad import Ops, Tensor, UOp, dtypes, graph_rewrite
+from rulegrad import Ops, Tensor, UOp, graph_rewrite
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import optimize_kernel
 from rulegrad.backends.c.render import render_kernel
 from rulegrad.rules import matcher
-from rulegrad.rules.symbolic_helpers import fold_alu
 
 DTYPES = ["int8", "int16", "int32", "int64", "uint8", "bool", "float16", "float32"]
 AXES = [(1, 2), (0, 2), (0, 1, 2), (1,), (3,)]
 RNG = np.random.default_rng(32)
-
-
-def _value(root: UOp, env: dict[UOp, int]) -> int:
-    vals: dict[UOp, int] = {}
-    for n in root.toposort():
-        if n.op is Ops.RANGE:
-            vals[n] = env[n]
-        elif n.op is Ops.CONST:
-            vals[n] = n.arg
-        else:
-            vals[n] = int(fold_alu(n.op, dtypes.index, *(vals[s] for s in n.src)))
-    return vals[root]
 
 
 def _ops(root: UOp) -> set[Ops]:

@@ -247,9 +247,12 @@ def _hoisted(st: UOp) -> UOp | None:
     range of j's size ("local": the renderer fills it once, where its other loops are bound);
     None when there are none, or its last range is no loop or shorter than a vector (4096 x 3:
     3 columns a step, 0.7x the plain order's speed)."""
-    j, deps = st.src[-1], free_ranges(st)
+    j = st.src[-1]
     if len(st.src) < 3 or j.arg[1] != "loop" or (range_size(j) or 0) < VECTOR_LANES:
         return None
+    if not st.src[1]._ops & OP_BIT[Ops.REDUCE]:
+        return None  # an elementwise kernel: nothing to hoist, known without a walk
+    deps = free_ranges(st)
     reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in deps[n]]
     fixed = list(dict.fromkeys(v for r in reds for v in _repeats(r, j, deps)))
     if not fixed or any(n.op in LIBM_CALLS for v in fixed for n in toposort(v)):

@@ -19,6 +19,7 @@ counts it out; the objects of a one-device program are never counted (no call at
 
 from __future__ import annotations
 
+import functools
 import weakref
 
 in_use = {"devices": False, "multi": False}
@@ -33,28 +34,24 @@ def _flags() -> None:
     in_use["devices"] = multi or _live["placed"] > 0
 
 
-def _gone_multi(ref: weakref.ref) -> None:
+def _gone(kind: str, ref: weakref.ref) -> None:
     _refs.discard(ref)
-    _live["multi"] -= 1
+    _live[kind] -= 1
     _flags()
 
 
-def _gone_placed(ref: weakref.ref) -> None:
-    _refs.discard(ref)
-    _live["placed"] -= 1
+def _born(kind: str, obj: object) -> None:
+    _refs.add(weakref.ref(obj, functools.partial(_gone, kind)))
+    _live[kind] += 1
     _flags()
 
 
 def born_multi(obj: object) -> None:
     """`obj` (a sharded value's node) is alive until it dies."""
-    _refs.add(weakref.ref(obj, _gone_multi))
-    _live["multi"] += 1
-    _flags()
+    _born("multi", obj)
 
 
 def born_placed(obj: object) -> None:
     """`obj` (a DEVICE node, a Buffer on a device other than the default) is alive until it
     dies."""
-    _refs.add(weakref.ref(obj, _gone_placed))
-    _live["placed"] += 1
-    _flags()
+    _born("placed", obj)

@@ -78,11 +78,17 @@ print(json.dumps(out))
 """
 
 
-def test_a_step_after_a_sharded_tensor_died_makes_as_few_python_calls():
-    run = subprocess.run([sys.executable, "-c", _CHILD.format(tests=str(TESTS))],
+def _child_output(source: str) -> dict:
+    """What a child process running `source` (in a fresh interpreter: no device used before)
+    printed as its last line, as JSON."""
+    run = subprocess.run([sys.executable, "-c", source.format(tests=str(TESTS))],
                          capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
-    out = json.loads(run.stdout.strip().splitlines()[-1])
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_a_step_after_a_sharded_tensor_died_makes_as_few_python_calls():
+    out = _child_output(_CHILD)
     np.testing.assert_allclose(out["losses"], out["want"], rtol=1e-4, atol=1e-6)
     assert out["sharded_ok"]
     off = {"devices": False, "multi": False}
@@ -136,10 +142,7 @@ print(json.dumps(out))
 
 
 def test_a_realized_graph_on_another_device_does_not_keep_the_checks_on():
-    run = subprocess.run([sys.executable, "-c", _CHILD_PLANNED.format(tests=str(TESTS))],
-                         capture_output=True, text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    out = json.loads(run.stdout.strip().splitlines()[-1])
+    out = _child_output(_CHILD_PLANNED)
     np.testing.assert_allclose(out["losses"], out["want"], rtol=1e-4, atol=1e-6)
     assert out["placed_ok"] == [True] * 3
     assert out["flags_alive"]["devices"], out

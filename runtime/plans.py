@@ -66,6 +66,7 @@ from . import buffer as _buffer
 from . import capture
 from . import env as _env
 from .buffer import Buffer, addresses, result_node
+from .device import DEFAULT
 from .env import counted_environ, env_flag, environ_version, raw_reader
 from .kernelize import chosen_scheduler
 from .ops import Ops
@@ -438,7 +439,7 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
         for b in item.bufs:
             if id(b) in slot:
                 continue
-            if b.device != "CPU":  # (see the module docstring: no plan holds such a buffer)
+            if b.device != DEFAULT:  # (the module docstring: no plan holds such a buffer)
                 return
             if id(b) in in_graph or b.from_host:
                 slot[id(b)] = len(fixed)
@@ -448,7 +449,7 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
                 created.append(b)
     for b in outs:
         if id(b) not in slot:
-            if id(b) not in in_graph or b.device != "CPU":
+            if id(b) not in in_graph or b.device != DEFAULT:
                 return  # a root whose buffer no kernel writes and the graph does not hold
             slot[id(b)] = len(fixed)
             fixed.append(b)

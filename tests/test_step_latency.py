@@ -78,6 +78,17 @@ def _forward(p, tx, ty) -> Tensor:
     return -(logits.log_softmax(1) * ty).sum(1).mean()
 
 
+def _stepped_right(loss, want: float, p: dict, w: dict) -> None:
+    """The realized step's loss and parameters are numpy's; the loss still keeps its graph and
+    knows the step wrote what it read: a gradient through it is refused, as torch refuses one
+    through a graph changed in place."""
+    np.testing.assert_allclose(loss.item(), want, rtol=1e-4, atol=1e-6)
+    for k in w:
+        np.testing.assert_allclose(p[k].numpy(), w[k], rtol=1e-4, atol=1e-6)
+    with pytest.raises(GradientError, match="written since"):
+        loss.backward()
+
+
 def _fourth_step_to_realize(batch: int):
     """Three steps of the MLP (each loss checked against numpy), then the fourth's loss and
     gradients built and its update scheduled, not realized: (numpy's weights after it, the
@@ -230,13 +241,7 @@ def test_a_step_realize_walks_the_graph_it_watches_once(batch):
     nodes = len(toposort(UOp.sink(*watched))) - 1
     walked = nodes_walked(lambda: realize_tensors(tensors))
     assert walked <= nodes, (walked, nodes)
-    np.testing.assert_allclose(loss.item(), want, rtol=1e-4, atol=1e-6)
-    for k in w:
-        np.testing.assert_allclose(p[k].numpy(), w[k], rtol=1e-4, atol=1e-6)
-    # the realized loss still keeps its graph, and knows the step wrote what it read: a
-    # gradient through it is refused, as torch refuses one through a graph changed in place
-    with pytest.raises(GradientError, match="written since"):
-        loss.backward()
+    _stepped_right(loss, want, p, w)
 
 
 @pytest.mark.parametrize("batch", [1, 7])
@@ -252,12 +257,7 @@ def test_a_step_realize_walks_no_gradient_graph(batch):
     assert len(toposort(UOp.sink(loss.uop, *grads))) - 1 > 1.5 * loss_nodes
     walked = nodes_walked(lambda: realize_tensors(tensors))
     assert walked <= loss_nodes, (walked, loss_nodes)
-    np.testing.assert_allclose(loss.item(), want, rtol=1e-4, atol=1e-6)
-    for k in w:
-        np.testing.assert_allclose(p[k].numpy(), w[k], rtol=1e-4, atol=1e-6)
-    # the loss still keeps its graph, and knows the step wrote what it read
-    with pytest.raises(GradientError, match="written since"):
-        loss.backward()
+    _stepped_right(loss, want, p, w)
 
 
 @pytest.mark.parametrize("batch", [1, 6])

@@ -550,16 +550,18 @@ def _padding_reduce_program() -> str | None:
 
 def _row_reduce_program() -> str | None:
     """Rows of 100 values (opt.rules' vector_reduce: blocks of vectors, the whole vectors left,
-    the last values), a NaN in one row: a softmax, and a max and a sum along the rows."""
+    the last values), a NaN in one row: a softmax, and a max and a sum along the rows; and a
+    softmax down the columns (rangeify.rules' recip_column: 1 / s once per column)."""
     from rulegrad.runtime.tensor import Tensor
 
     x = np.linspace(-3, 3, 300, dtype=np.float32).reshape(3, 100)
     x[1, 57] = np.nan
     sm, top, total = Tensor(x).softmax(-1), Tensor(x).max(-1), Tensor(x).sum(-1)
-    Tensor.realize(sm, top, total)
-    e = np.exp(x - x.max(-1, keepdims=True))
+    col = Tensor(x).softmax(0)
+    Tensor.realize(sm, top, total, col)
+    e, e0 = np.exp(x - x.max(-1, keepdims=True)), np.exp(x - x.max(0, keepdims=True))
     for name, t, want in (("softmax", sm, e / e.sum(-1, keepdims=True)), ("max", top, x.max(-1)),
-                          ("sum", total, x.sum(-1))):
+                          ("sum", total, x.sum(-1)), ("column softmax", col, e0 / e0.sum(0))):
         if not np.allclose(t.numpy(), want, rtol=1e-5, atol=1e-6, equal_nan=True):
             return f"row {name}: {t.numpy()} != {want}"
     return None

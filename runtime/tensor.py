@@ -391,10 +391,10 @@ def _normalized(x: Tensor, s: Tensor) -> Tensor:
     keeps the divide: its 1 / s rounded to a half would cost up to an ulp more of 11 bits.
     The reciprocal is of s broadcast to x's shape, as the divide read it: kernelize's fused
     softmax (`.fuse()`) realized a reciprocal of the row's sum before its broadcast apart
-    (test_kernelize); the C computes it once per row either way (the loop's invariant) when
-    the rows run along the innermost loop; along another axis (softmax(0), a middle axis) s
-    varies along that loop and the C computes 1 / s per element, a divide and a multiply where
-    x / s was the divide (1024x1024 softmax(0) on one thread: new/old 0.83-1.10, noise)."""
+    (test_kernelize); the C computes it once per row (the loop's invariant) when the rows run
+    along the innermost loop; along another axis (softmax(0), a middle axis) s varies along
+    that loop, and the scheduler computes 1 / s once per column beside s's reduction
+    (rangeify.rules' recip_column), not a divide per element."""
     if x.dtype is dtypes.float16:
         return x / s
     return x * s.expand(x.shape).reciprocal()

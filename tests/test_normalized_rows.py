@@ -20,7 +20,8 @@ from rulegrad.runtime.uop import toposort
 
 # issue 33's sweep: (shape, axis)
 SWEEP = [((1, 1), -1), ((7, 13), -1), ((8192, 33), -1), ((1024, 1024), -1), ((16, 32768), -1),
-         ((1, 1048576), -1), ((3, 5, 7, 11), -1), ((3, 5, 7, 11), 0)]
+         ((1, 1048576), -1), ((3, 5, 7, 11), -1), ((3, 5, 7, 11), 0), ((3, 5, 7, 11), 1),
+         ((1024, 1024), 0)]
 IDS = [f"{'x'.join(map(str, s))}_ax{a}" for s, a in SWEEP]
 
 
@@ -134,3 +135,23 @@ def test_one_reciprocal_per_row_and_no_divide_per_element(shape, dtype):
     x = Tensor(np.ones(shape, dtype))
     assert _divides(x.softmax(-1)) == (0, 1)
     assert _divides(x.layernorm()) == (0, 1)
+
+
+def _reciprocals(t: Tensor) -> int:
+    """How many reciprocals t's kernels compute: each RECIPROCAL once per value its kernel
+    stores (a kernel's reciprocal sits outside its reduce loops, over its output's loops)."""
+    return sum(item.bufs[0].size * sum(n.op is Ops.RECIPROCAL for n in toposort(item.ast))
+               for item in t.schedule())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape, axis", [((7, 13), 0), ((1024, 1024), 0), ((8192, 33), 0),
+                                         ((3, 5, 7, 11), 1), ((3, 5, 7, 11), 0)])
+def test_a_column_takes_one_reciprocal(shape, axis, dtype):
+    """Over axis 0 or a middle axis, s varies along the innermost loop: 1 / s is computed once
+    per column (rangeify.rules' recip_column), not once per element beside a multiply (the
+    values: SWEEP's axes 0 and 1 above)."""
+    x = np.random.default_rng(1).standard_normal(shape).astype(dtype)
+    columns = x.size // shape[axis]
+    for t in (Tensor(x).softmax(axis), Tensor(x).layernorm(axis)):
+        assert _reciprocals(t) == columns

@@ -28,7 +28,7 @@ from .ops import Ops
 from .pipeline import Pipeline
 from .record import FrozenRecord
 from .rewrite import graph_rewrite
-from .schedule_cache import cached_schedule, note_reads
+from .schedule_cache import cached_prepared, cached_schedule, note_reads
 from .schedule_item import ScheduleItem, copy_old_reads, order_assigns, schedule_items
 from .target import cache_bytes, parallel_min_work, threads, vector_bytes
 from .uop import OP_BIT, UOp, print_graph, toposort
@@ -193,21 +193,25 @@ def schedule_prepared(uops: list[UOp], prepare: Callable[[list[UOp]], tuple[list
     kernelized = name == "kernelize" and not has_variables(uops)
     front = schedule_kernelize if kernelized else schedule_rangeify
 
-    def run(roots: list[UOp]) -> tuple[list[ScheduleItem], list[UOp], Any]:
-        extra = None
-        if prepare is not None:
-            roots, extra = prepare(roots)
+    def run(roots: list[UOp]) -> tuple[list[ScheduleItem], list[UOp]]:
         # (a kernel that would read a buffer before and after its ASSIGN reads a copy of the
         # old value instead: runtime/schedule_item.py)
-        return (*front(copy_old_reads(roots)), extra)
+        return front(copy_old_reads(roots))
+
+    def run_prepared(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp], Any]:
+        roots, extra = prepare(uops)  # type: ignore[misc]
+        return (*run(roots), extra)
     # the rules' cost guards read the machine model (rules/flash_cost.py, narrow_reduce's
     # shares): a form scheduled under other cache sizes (RULEGRAD_L1_BYTES, RULEGRAD_L2_BYTES),
     # threads, vector width or threading threshold may fuse or split differently
     salt = (user_passes_key() + cache_salt(name), max_kernel_buffers(), cache_bytes(1),
             cache_bytes(2), threads(), vector_bytes(), parallel_min_work())
-    if prepare is not None:  # (a prepared graph's entry is not an unprepared one's)
+    if prepare is None:
+        items, outs = cached_schedule(list(uops), run, salt=salt)
+        extra = None
+    else:  # (a prepared graph's entry is not an unprepared one's)
         salt += (prepare.__module__, prepare.__qualname__)
-    items, outs, extra = cached_schedule(list(uops), run, salt=salt)
+        items, outs, extra = cached_prepared(list(uops), run_prepared, salt=salt)
     debug = env_int("DEBUG", 0)
     if debug >= 2:
         for i, item in enumerate(items):

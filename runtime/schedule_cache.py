@@ -58,9 +58,10 @@ Ref = int
 # A recorded schedule: kernels ((name, ast, buffer refs) each), new_buffers ((size, dtype,
 # device) per buffer it creates), outs (per root: its buffer ref, its shape), params (per
 # kernel: the float slot of each extra buffer), extra (what the schedule function gave beside
-# the schedule: a sharded graph's lowering, runtime/realize.py); equal when all five are. (A namedtuple, and
-# _Form a class of slots, not dataclasses: a dataclass writes its methods as source and
-# compiles them when its module is imported, ~1 ms each of a process's first realize.)
+# the schedule: a sharded graph's lowering, runtime/realize.py); equal when all five are. (A
+# namedtuple, and _Form a class of slots, not dataclasses: a dataclass writes its methods as
+# source and compiles them when its module is imported, ~1 ms each of a process's first
+# realize.)
 _Entry = namedtuple("_Entry", ("kernels", "new_buffers", "outs", "params", "extra"),
                     defaults=((), None))
 
@@ -309,12 +310,20 @@ def _replay(entry: _Entry, inputs: list[Buffer], floats: list[tuple[object, floa
 
 
 def cached_schedule(uops: list[UOp],
+                    schedule: Callable[[list[UOp]], tuple[list[ScheduleItem], list[UOp]]],
+                    salt: tuple = ()) -> tuple[list[ScheduleItem], list[UOp]]:
+    """`schedule(uops)`, or the replay of the schedule of an earlier graph of the same form
+    (scheduled with the same `salt`: what else the schedule depends on, e.g. users' passes)."""
+    items, outs, _ = cached_prepared(uops, lambda u: (*schedule(u), None), salt)
+    return items, outs
+
+
+def cached_prepared(uops: list[UOp],
                     schedule: Callable[[list[UOp]], tuple[list[ScheduleItem], list[UOp], object]],
                     salt: tuple = ()) -> tuple[list[ScheduleItem], list[UOp], object]:
-    """`schedule(uops)`, or the replay of the schedule of an earlier graph of the same form
-    (scheduled with the same `salt`: what else the schedule depends on, e.g. users' passes).
-    `schedule` gives the items, the roots' outputs and something else of the form's (kept with
-    the entry: given back by a replay), which this gives back too."""
+    """`cached_schedule` of a schedule function that gives something else of the form's
+    beside the items and the roots' outputs (a sharded graph's lowering: kept with the entry
+    and given back by a replay), which this gives back too."""
     if not enabled():
         return schedule(uops)
     lift = float_params.enabled()

@@ -340,7 +340,7 @@ def test_a_sharded_graph_over_new_buffers_replays_its_lowering_with_their_values
     w_np = rng.standard_normal((5, 3)).astype(np.float32)
     w = Tensor(w_np).shard(DEVICES).realize()
     lowered = []
-    for i in range(4):
+    for _ in range(4):
         x_np = rng.standard_normal((6, 5)).astype(np.float32)
         x = Tensor(x_np).shard(DEVICES, axis=0)
         out = (x @ w).relu().sum(0)

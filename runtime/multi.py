@@ -12,8 +12,11 @@ Two passes of `rules/multi.rules` (tinygrad's multi_pm, then the seed's MSELECT 
   device gathers its parts);
 - `pm_mselect` takes part i of each sharded root (MSELECT) down to device i's own graph.
 
-Like `runtime/variable.py`'s unbind, this runs before the schedule cache, so a sharded program
-is cached as the per-device programs it becomes.
+A realize runs it under the schedule cache (runtime/realize.py): a graph of a sharded form
+seen before gets its per-device schedule and `lowered` back with no rewrite, keyed by the
+sharded graph (a warm data-parallel training step lowered its whole graph by the rules at
+every call: some 8,000 Python calls). A graph with a bound variable is lowered first, then
+unbound (runtime/variable.py), and cached as the per-device programs it becomes.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ from .buffer import Buffer, result_node
 from .device import device_of, shard_part, to_device
 from .dtype import dtypes
 from .ops import Ops
-from .uop import OP_BIT, UOp, toposort
+from .uop import OP_BIT, UOp, order_of, toposort
 
 # tensors whose requires_grad was set true: backward() looks for them in the loss's graph, and
 # a realize keeps the graph of a value that reaches one (weak: a parameter dropped by the user
@@ -150,11 +150,11 @@ def _joint_order(roots: Sequence[UOp]) -> list[UOp]:
     """The nodes of the roots' graphs, each once, sources before users: each root's `toposort`
     in turn, less what an earlier root's walk gave (one root's: its toposort)."""
     if len(roots) == 1:  # (no set: most realizes have one root)
-        return toposort(roots[0])
+        return order_of(roots[0])  # (a loss's: backward's walk, kept)
     seen: set[UOp] = set()
     order: list[UOp] = []
     for root in roots:
-        part = toposort(root, stop=seen.__contains__)
+        part = order_of(root, seen)
         seen.update(part)
         order += part
     return order

@@ -29,14 +29,14 @@ import numpy as np
 
 from . import capture, origins
 from .buffer import Buffer, result_node
-from .device import DEFAULT, device_of
+from .device import DEFAULT, device_of, in_use
 from .env import EnvError
 from .gc_pause import gc_paused
 from .lazy import Lazy, aliasing
 from .limits import check_buffer
 from .multi import Shards, layouts
 from .ops import Ops
-from .uop import UOp
+from .uop import BIND_BIT, UOp
 from .variable import concrete, has_symbolic
 
 if TYPE_CHECKING:
@@ -152,15 +152,22 @@ def _realize_scheduled(uops: Sequence[UOp], run_schedule: Callable[..., object],
     Bound variables are taken out first (runtime/variable.py): the schedule and the compiled
     kernels never hold a value, which is passed to the kernels at run time. With `plan_key`,
     what was done is kept as a plan for the same roots (runtime/plans.py)."""
-    from rulegrad.runtime.schedule import schedule_with_outputs
+    from rulegrad.runtime.schedule import schedule_prepared
 
     from .multi import lower_multi, regroup
     from .variable import unbind
 
     # sharded roots first become one root per device (rules/multi.rules)
-    flat, lowered = lower_multi(list(uops))
-    roots, var_vals = unbind(flat)
-    items, outs = schedule_with_outputs(roots)
+    if in_use["multi"] and not any([u._ops & BIND_BIT for u in uops]):
+        # cached with the schedule, keyed by the sharded graph: a sharded step lowered by the
+        # rules at every call cost it some 8,000 Python calls. (No bound variable: its value
+        # would be in the key; unbind takes it out of the lowered graph first, below.)
+        items, outs, lowered = schedule_prepared(list(uops), lower_multi)
+        var_vals: dict = {}
+    else:
+        flat, lowered = lower_multi(list(uops))
+        roots, var_vals = unbind(flat)
+        items, outs, _ = schedule_prepared(roots, None)
     _check_allocations(items)
     prog = run_schedule(items, var_vals=var_vals)
     bufs = [_need_buffer(out) for out in outs]

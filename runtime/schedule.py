@@ -15,6 +15,7 @@ spec stage (`runtime/spec.py`). `DEBUG=2` prints each kernel's name, shape and b
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rulegrad.rules import pipeline
@@ -27,7 +28,7 @@ from .ops import Ops
 from .pipeline import Pipeline
 from .record import FrozenRecord
 from .rewrite import graph_rewrite
-from .schedule_cache import cached_schedule, note_reads
+from .schedule_cache import cached_prepared, cached_schedule, note_reads
 from .schedule_item import ScheduleItem, copy_old_reads, order_assigns, schedule_items
 from .target import cache_bytes, parallel_min_work, threads, vector_bytes
 from .uop import OP_BIT, UOp, print_graph, toposort
@@ -176,6 +177,17 @@ def schedule_with_outputs(uops: list[UOp],
     """The kernels that compute `uops`, and per root what holds its value afterwards (a graph
     of a form scheduled before is not scheduled again: runtime/schedule_cache.py). `scheduler`:
     rangeify or kernelize (runtime/kernelize.py); default RULEGRAD_SCHEDULER, else rangeify."""
+    items, outs, _ = schedule_prepared(uops, None, scheduler)
+    return items, outs
+
+
+def schedule_prepared(uops: list[UOp], prepare: Callable[[list[UOp]], tuple[list[UOp], Any]]
+                      | None, scheduler: str | None = None
+                      ) -> tuple[list[ScheduleItem], list[UOp], Any]:
+    """`schedule_with_outputs` of `prepare(uops)`'s roots, and what else `prepare` gave back
+    (None without it). The graph is cached as `uops`, before `prepare`, so a graph of a form
+    seen before is neither prepared nor scheduled again: `prepare` must be a function of the
+    graph's form (runtime/realize.py's lowering of sharded roots, rules/multi.rules)."""
     name = scheduler_name(scheduler)
     # kernelize's views hold ints: a graph with symbolic sizes (variables) is rangeify's
     kernelized = name == "kernelize" and not has_variables(uops)
@@ -185,12 +197,21 @@ def schedule_with_outputs(uops: list[UOp],
         # (a kernel that would read a buffer before and after its ASSIGN reads a copy of the
         # old value instead: runtime/schedule_item.py)
         return front(copy_old_reads(roots))
+
+    def run_prepared(uops: list[UOp]) -> tuple[list[ScheduleItem], list[UOp], Any]:
+        roots, extra = prepare(uops)  # type: ignore[misc]
+        return (*run(roots), extra)
     # the rules' cost guards read the machine model (rules/flash_cost.py, narrow_reduce's
     # shares): a form scheduled under other cache sizes (RULEGRAD_L1_BYTES, RULEGRAD_L2_BYTES),
     # threads, vector width or threading threshold may fuse or split differently
     salt = (user_passes_key() + cache_salt(name), max_kernel_buffers(), cache_bytes(1),
             cache_bytes(2), threads(), vector_bytes(), parallel_min_work())
-    items, outs = cached_schedule(list(uops), run, salt=salt)
+    if prepare is None:
+        items, outs = cached_schedule(list(uops), run, salt=salt)
+        extra = None
+    else:  # (a prepared graph's entry is not an unprepared one's)
+        salt += (prepare.__module__, prepare.__qualname__)
+        items, outs, extra = cached_prepared(list(uops), run_prepared, salt=salt)
     debug = env_int("DEBUG", 0)
     if debug >= 2:
         for i, item in enumerate(items):
@@ -201,7 +222,7 @@ def schedule_with_outputs(uops: list[UOp],
                 print(f"           local {line}")
             if debug >= 3:
                 print(print_graph(item.ast))
-    return items, outs
+    return items, outs, extra
 
 
 def kernel_locals(ast: UOp) -> list[str]:

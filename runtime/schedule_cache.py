@@ -57,10 +57,13 @@ Ref = int
 
 # A recorded schedule: kernels ((name, ast, buffer refs) each), new_buffers ((size, dtype,
 # device) per buffer it creates), outs (per root: its buffer ref, its shape), params (per
-# kernel: the float slot of each extra buffer); equal when all four are. (A namedtuple, and
-# _Form a class of slots, not dataclasses: a dataclass writes its methods as source and
-# compiles them when its module is imported, ~1 ms each of a process's first realize.)
-_Entry = namedtuple("_Entry", ("kernels", "new_buffers", "outs", "params"), defaults=((),))
+# kernel: the float slot of each extra buffer), extra (what the schedule function gave beside
+# the schedule: a sharded graph's lowering, runtime/realize.py); equal when all five are. (A
+# namedtuple, and _Form a class of slots, not dataclasses: a dataclass writes its methods as
+# source and compiles them when its module is imported, ~1 ms each of a process's first
+# realize.)
+_Entry = namedtuple("_Entry", ("kernels", "new_buffers", "outs", "params", "extra"),
+                    defaults=((), None))
 
 
 class _Form:
@@ -229,8 +232,11 @@ def _out_buffer(out: UOp) -> tuple[Buffer, tuple[int, ...] | None] | None:
     return None
 
 
-def _record(items: list[ScheduleItem], outs: list[UOp], inputs: list[Buffer]) -> _Entry | None:
-    """The schedule with its buffers as references; None if some root is not a plain buffer."""
+def _record(items: list[ScheduleItem], outs: list[UOp], inputs: list[Buffer],
+            extra: object = None) -> _Entry | None:
+    """The schedule with its buffers as references; None if some root is not a plain buffer,
+    or some buffer that is not the graph's already holds data (one the schedule function
+    made with its values: a replay's fresh buffer would not hold them)."""
     slot_of = {id(b): i for i, b in enumerate(inputs)}
     created: dict[int, int] = {}
     new_buffers: list[tuple[int, object, str]] = []
@@ -239,18 +245,27 @@ def _record(items: list[ScheduleItem], outs: list[UOp], inputs: list[Buffer]) ->
         if id(buf) in slot_of:
             return slot_of[id(buf)]
         if id(buf) not in created:
+            if buf.data is not None:
+                raise _NotRecorded
             created[id(buf)] = len(new_buffers)
             new_buffers.append((buf.size, buf.dtype, buf.device))
         return len(inputs) + created[id(buf)]
 
-    kernels = tuple((it.name, it.ast, tuple(ref(b) for b in it.bufs)) for it in items)
-    out_refs = []
-    for out in outs:
-        found = _out_buffer(out)
-        if found is None:
-            return None
-        out_refs.append((ref(found[0]), found[1]))
-    return _Entry(kernels, tuple(new_buffers), tuple(out_refs))
+    try:
+        kernels = tuple((it.name, it.ast, tuple(ref(b) for b in it.bufs)) for it in items)
+        out_refs = []
+        for out in outs:
+            found = _out_buffer(out)
+            if found is None:
+                return None
+            out_refs.append((ref(found[0]), found[1]))
+    except _NotRecorded:
+        return None
+    return _Entry(kernels, tuple(new_buffers), tuple(out_refs), (), extra)
+
+
+class _NotRecorded(Exception):
+    """`_record` of a schedule that cannot be replayed."""
 
 
 def _lift(entry: _Entry, floats: list[tuple[object, float]]) -> _Entry:
@@ -261,7 +276,7 @@ def _lift(entry: _Entry, floats: list[tuple[object, float]]) -> _Entry:
         ast, p = float_params.lift(ast, len(refs), slots)
         kernels.append((name, ast, refs))
         params.append(p)
-    return _Entry(tuple(kernels), entry.new_buffers, entry.outs, tuple(params))
+    return _Entry(tuple(kernels), entry.new_buffers, entry.outs, tuple(params), entry.extra)
 
 
 def _replay(entry: _Entry, inputs: list[Buffer], floats: list[tuple[object, float]] = ()
@@ -299,6 +314,16 @@ def cached_schedule(uops: list[UOp],
                     salt: tuple = ()) -> tuple[list[ScheduleItem], list[UOp]]:
     """`schedule(uops)`, or the replay of the schedule of an earlier graph of the same form
     (scheduled with the same `salt`: what else the schedule depends on, e.g. users' passes)."""
+    items, outs, _ = cached_prepared(uops, lambda u: (*schedule(u), None), salt)
+    return items, outs
+
+
+def cached_prepared(uops: list[UOp],
+                    schedule: Callable[[list[UOp]], tuple[list[ScheduleItem], list[UOp], object]],
+                    salt: tuple = ()) -> tuple[list[ScheduleItem], list[UOp], object]:
+    """`cached_schedule` of a schedule function that gives something else of the form's
+    beside the items and the roots' outputs (a sharded graph's lowering: kept with the entry
+    and given back by a replay), which this gives back too."""
     if not enabled():
         return schedule(uops)
     lift = float_params.enabled()
@@ -321,14 +346,14 @@ def cached_schedule(uops: list[UOp],
                 _cache.move_to_end(key)
     if entry is not None:
         stats["hits"] += 1
-        return _replay(entry, inputs, floats)
+        return (*_replay(entry, inputs, floats), entry.extra)
     stats["misses"] += 1
     with reading() as read:
-        items, outs = schedule(uops)
+        items, outs, extra = schedule(uops)
     pinned = frozenset(i for i, (dt, v) in enumerate(floats) if (dt, v.hex()) in read)
-    entry = _record(items, outs, inputs)
+    entry = _record(items, outs, inputs, extra)
     if entry is None:
-        return items, outs
+        return items, outs, extra
     if floats:  # this run too reads its floats as arguments: its library serves every value
         entry = _lift(entry, floats)
     with _lock:
@@ -345,7 +370,7 @@ def cached_schedule(uops: list[UOp],
                     _forms.popitem(last=False)
             else:
                 got[1].learn(floats, entry, pinned)
-    return _replay(entry, inputs, floats) if floats else (items, outs)
+    return (*_replay(entry, inputs, floats), extra) if floats else (items, outs, extra)
 
 
 def clear() -> None:

@@ -102,7 +102,7 @@ from .tensor_ops import (
     takes_requires_grad,
     zero_outside,
 )
-from .uop import VARIABLE_MARK, Shape, UOp, toposort
+from .uop import VARIABLE_MARK, Shape, UOp, keep_order, toposort
 from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
 
 # (an Enum member read from its class: several times a plain name's cost)
@@ -1753,6 +1753,7 @@ class Tensor(TensorOps, NNOps):
         ex = origins.expand([self.uop, *(t.uop for t in live)])
         if ex.order is None:  # (the walk that looked for realized values made it, else none)
             ex.order = toposort(ex.roots[0])
+        keep_order(ex.roots[0], ex.order)  # (its optimizer step's realize walks it again)
         nodes = set(ex.order)
         found = [(t, u) for t, u in zip(live, ex.roots[1:]) if u in nodes]
         params, uops = [t for t, _ in found], [u for _, u in found]

@@ -464,6 +464,31 @@ def toposort(root: UOp, stop: Callable[[UOp], bool] | None = None) -> list[UOp]:
 
 
 _EMIT: Any = object()  # toposort's marker: the node under it has its sources done
+# the orders `keep_order` keeps, each as long as its root lives (weakly keyed: a kept order
+# holds the nodes under its root, which the root holds alive anyway, and goes when it goes)
+_orders: weakref.WeakKeyDictionary[UOp, list[UOp]] = weakref.WeakKeyDictionary()
+
+
+def order_of(root: UOp, done: set[UOp] | None = None) -> list[UOp]:
+    """`toposort(root)` (less the nodes in `done` and what is under them: `toposort(root,
+    stop=done.__contains__)`), from the order `keep_order` kept when it did."""
+    order = _orders.get(root)
+    if order is None:
+        return toposort(root) if done is None else toposort(root, stop=done.__contains__)
+    if done is None:
+        return order + [root]
+    if root in done:
+        return []
+    # (a node under a done one is done too: what is left keeps sources before users)
+    return [n for n in order if n not in done] + [root]
+
+
+def keep_order(root: UOp, order: list[UOp]) -> None:
+    """Keep `order`, root's `toposort`, for `order_of`: backward walks a loss's graph, and the
+    realize of its optimizer step walks it again to find the values that keep a graph for a
+    gradient (runtime/origins.py's `watch`). (Root itself is left out of the kept list: the
+    weak key would never die.)"""
+    _orders[root] = order[:-1]
 
 
 def fill_facts(root: UOp, slot: str, derive: Callable[[UOp], Any]) -> Any:

@@ -15,8 +15,9 @@ embedding (rows of a table at indices), where, pad, cat (along a middle axis), c
 third held-out set's: linear_act (relu/silu/gelu epilogues, a residual add), attention4
 ((b, h, s, d), causal or not), conv2d_full (stride, dilation, padding, groups), groupnorm,
 transpose_sum; sum_int (int8 or int16 summed in int64, over a bit mask of axes); and the
-fourth's: mlp_block (layernorm, gelu and a residual), matmul_i8 (int8 cast to float), conv1d, norm2 (over the last two axes), softmax0 (over axis 0), bcast4 (1-sized middle
-axes), elementwise_dt (float16 or float64), and linear_act's tanh (act 3).
+fourth's: mlp_block (layernorm, gelu and a residual), matmul_i8 (int8 cast to float), conv1d,
+norm2 (over the last two axes), softmax0 (over axis 0), bcast4 (1-sized middle axes),
+elementwise_dt (float16 or float64), and linear_act's tanh (act 3).
 """
 
 from __future__ import annotations

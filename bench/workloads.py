@@ -14,9 +14,10 @@ bcast (broadcasts over non-contiguous axes), permute_sum, gather (along axis 1, 
 embedding (rows of a table at indices), where, pad, cat (along a middle axis), cat_last; and the
 third held-out set's: linear_act (relu/silu/gelu epilogues, a residual add), attention4
 ((b, h, s, d), causal or not), conv2d_full (stride, dilation, padding, groups), groupnorm,
-transpose_sum; and the fourth's: mlp_block (layernorm, gelu and a residual), matmul_i8 (int8 cast
-to float), conv1d, norm2 (over the last two axes), softmax0 (over axis 0), bcast4 (1-sized middle
-axes), elementwise_dt (float16 or float64), and linear_act's tanh (act 3).
+transpose_sum; sum_int (int8 or int16 summed in int64, over a bit mask of axes); and the
+fourth's: mlp_block (layernorm, gelu and a residual), matmul_i8 (int8 cast to float), conv1d,
+norm2 (over the last two axes), softmax0 (over axis 0), bcast4 (1-sized middle axes),
+elementwise_dt (float16 or float64), and linear_act's tanh (act 3).
 """
 
 from __future__ import annotations
@@ -295,6 +296,18 @@ def reduce_axes(op: str, mask: int, *shape: int, rng: np.random.Generator) -> Po
 
     return Point(f"{op}_axes{mask}", shape, dict(x=x), rg, tf, jf,
                  nbytes=_bytes(x, out))
+
+
+def sum_int(bits: int, mask: int, *shape: int, rng: np.random.Generator) -> Point:
+    """A sum of int8 (bits 8) or int16 (16) values over the axes in the bit mask `mask`,
+    accumulated in int64 as numpy's and torch's are."""
+    dt = np.int8 if bits == 8 else np.int16
+    x = rng.integers(np.iinfo(dt).min, np.iinfo(dt).max, shape).astype(dt)
+    axes = _axes(mask, len(shape))
+    out = tuple(1 if i in axes else s for i, s in enumerate(shape))
+    return Point(f"sum_i{bits}_axes{mask}", shape, dict(x=x), lambda x: x.sum(axis=axes),
+                 lambda x: x.sum(axes), lambda x: x.sum(axis=axes), nbytes=_bytes(x, out),
+                 tol={"rtol": 0, "atol": 0})
 
 
 def argmax(axis: int, *shape: int, rng: np.random.Generator) -> Point:
@@ -724,7 +737,7 @@ FAMILIES: dict[str, Callable[..., Point]] = {
        for op in ("sum", "max", "mean", "var")},
     "mean": lambda axis, *s, rng: reduce_axes("mean", 1 << axis, *s, rng=rng),
     "var": lambda axis, *s, rng: reduce_axes("var", 1 << axis, *s, rng=rng),
-    "argmax": argmax, "cumsum": cumsum, "cummax": cummax,
+    "sum_int": sum_int, "argmax": argmax, "cumsum": cumsum, "cummax": cummax,
     "pool_max": lambda *s, rng: pool("max", *s, rng=rng),
     "pool_avg": lambda *s, rng: pool("avg", *s, rng=rng),
     "bcast": bcast, "permute_sum": permute_sum, "gather": gather, "gather0": gather0,

@@ -61,7 +61,7 @@ from rulegrad.rules.parallel_helpers import Parallel, store_groups
 from rulegrad.rules.wide_exps import fills_sum, paired, wide_fill
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
-from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops
+from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.target import REDUCE_VECTORS, vector_bytes, vector_lanes
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -382,6 +382,8 @@ _INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.CMPLT: "<", Ops.CMPNE: "
 # every loop calls vmath.py's functions (one libmvec variant), float32's expf vexp.py's
 _LIBM = {Ops.EXP: "exp", Ops.LOG: "log", Ops.EXP2: "exp2", Ops.LOG2: "log2", Ops.SIN: "sin",
          Ops.COS: "rg_cos", Ops.SQRT: "sqrt", Ops.TRUNC: "trunc", Ops.POW: "pow", Ops.MOD: "fmod"}
+# those that round (libm's and libmvec's by different ulps): vmath.py's, one per process
+_ROUNDING = frozenset(_LIBM) - {Ops.SQRT, Ops.TRUNC, Ops.MOD}
 
 
 def _render_float(op: Ops, dt: DType, a: list[str]) -> str:
@@ -748,7 +750,7 @@ class KernelRenderer:
             sdt = n.src[0].dtype
             if n.op is Ops.EXP and sdt.is_float and _mfun(_LIBM[Ops.EXP], sdt) == "expf":
                 self.call(vexp.NAME)  # float32's exp (render_alu): the prelude binds it to vexp's
-            elif n.op in LIBM_CALLS and (sdt.is_float or n.op is not Ops.POW):
+            elif n.op in _ROUNDING and (sdt.is_float or n.op is not Ops.POW):
                 self.call(vmath.NAME)  # the other libm calls: the prelude binds them to vmath's
         else:
             raise RenderError(f"the C renderer has no rule for {n.op.name} in a kernel")

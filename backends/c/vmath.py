@@ -17,9 +17,15 @@ AVX2 epilogue, scalar tail). A value computed twice, once in each kind of loop, 
 by ulps and an equality between them failed: `(x.cos() == x.cos().max(0))` missed the max,
 argmax gave INT32_MAX, a max's gradient was NaN. Each variant computes a lane from its own
 value alone (its special inputs through libm's scalar function, lane by lane), so one variant
-is one function of the input. The scalar call through the AVX2 variant was as fast as libm's
-own (sin 3.3 ns against 8.5, logf 3.0 against 3.3, exp 3.5 against 4.9; AVX-512's 5.1, 5.4
-for them: its wide loops keep their speed, a remainder pays a little).
+is one function of the input.
+
+Why the widest: a vector loop keeps the speed it had (ns per value in an L1 loop, AVX-512
+against AVX2: logf 0.28 / 0.38, log2f 0.19 / 0.42, exp2 0.54 / 0.89, powf 1.87 / 2.52); pinned
+to AVX2, a 1M-element log2f and a row sum of float64 exps ran 1.3-1.5x slower. The price is a
+scalar call (a loop's remainder, a loop gcc does not vectorize): through this library, cosf
+5.8 ns against libm's 3.0 (AVX2's 4.6), sin 5.6 against 8.3, and a pow's vector call costs
+~25 ns whatever its lanes. A loop left scalar (a max over rows of 9 of cosf, whose rows the
+renderer does not vectorize) ran 1.8x slower than with libm's scalar cosf.
 
 Without libmvec (RG_MVEC unset), another CPU or another compiler, no tag is defined: the
 kernels call libm's scalar functions, one implementation too.
@@ -60,7 +66,9 @@ FUNCTIONS = (
 
 # What a kernel that calls one of them gets in its prelude (render.py): each bound, with SIMD
 # clones, to this library's symbol (a redeclaration of the builtin with an asm label, as
-# vexp.DECLARATION binds expf); without a tag, libm's own (cos under its C name).
+# vexp.DECLARATION binds expf); without a tag, libm's own (cos under its C name). pow has
+# clones too: gelu's x ** 3 as a scalar call per element kept a product's epilogue (and every
+# loop with it) from vectorizing.
 DECLARATION = TAG + "\n#ifdef RG_LIBM_TAG\n" + "\n".join(
     f'__attribute__((simd("notinbranch"))) {t} {c}({", ".join([t] * n)}) '
     f'__asm__("rg_m_{m}" RG_LIBM_TAG);' for c, m, t, n in FUNCTIONS) + \

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rulegrad import Tensor
+from rulegrad import Tensor, Variable
 
 # name: (ours, numpy's, its derivative, a region where it is monotonic)
 FUNCS = {
@@ -137,3 +137,18 @@ def test_a_max_pool_of_a_function_and_its_gradient_are_torchs(name, dt):
         want.sum().backward()
         np.testing.assert_allclose(out.numpy(), want.detach().numpy(), rtol=1e-5)
         np.testing.assert_allclose(g.numpy(), t.grad.numpy() * deriv(a), rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["exp", "sin", "cos", "log2"])
+def test_over_a_symbolic_axis_a_value_equals_its_recomputed_max(name):
+    """A symbolic axis (its loop bound known at run time: a vector body and a remainder of any
+    length) under max, argmax and the compare: numpy's on the bound rows."""
+    ours, theirs = FUNCS[name][:2]
+    full = _grid(name, np.float32, (40, 9), 62)
+    for v in (1, 7, 13, 33, 40):
+        t = Tensor(full).shrink(((0, Variable("n", 1, 40).bind(v)), None))
+        y = theirs(full[:v])
+        got = (ours(t) == ours(t).max(0, keepdim=True)).numpy()
+        np.testing.assert_array_equal(got, y == y.max(0, keepdims=True), err_msg=f"n={v}")
+        np.testing.assert_array_equal(ours(t.T).argmax(1).numpy(), y.T.argmax(1),
+                                      err_msg=f"n={v}")

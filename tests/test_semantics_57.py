@@ -45,3 +45,48 @@ def test_erf_and_exact_gelu_gradients_at_nan_match_torch(name, dtype, n):
     ours, theirs = g.numpy()[keep], tg.numpy()[keep]
     assert np.isnan(theirs).any()  # (torch's NaN at NaN: what is compared)
     np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=atol, equal_nan=True)
+
+
+# ---------------------------------------------------------------- the float sum contract
+def _reduce_expand():
+    from rulegrad.generator.paths import package_rules_files
+    from rulegrad.generator.soundness import Checker, rules_to_check, with_imports
+
+    files = [f for f in package_rules_files() if f.name == "rangeify.rules"]
+    (item,) = [it for cf in with_imports(files) if cf.file.path.endswith("rangeify.rules")
+               for it in rules_to_check(cf, "reduce_expand")]
+    return Checker(examples=100, seed=0), item
+
+
+def test_reduce_expand_is_checked_within_the_sum_contract_over_257_long_float_axes():
+    """rangeify's reduce_expand (a float sum of n copies of x is x * n) was checked within 8
+    ulps, and passed only because no float axis of 257 was drawn (2**15 copies of x sum
+    exactly, pairwise): at 257 the orders differ by 13-29 ulps in float64, inside the
+    reduction contract, 2 n u n|x|. Its mark now states that contract; the draws reach 257,
+    where 8 ulps refutes the rule (the numpy oracle's sum against x * n)."""
+    from rulegrad.generator.examples import check_examples
+
+    checker, item = _reduce_expand()
+    assert item.sum and item.ulp == 0
+    report = checker._check_guarded(item)
+    assert report.verdict == "passed" and "sum contract" in report.line(), report.line()
+    # the same draws held to 8 ulps: refuted, at a float axis of 257 (drawn one reduction in
+    # about twelve: 300 examples reach it at these seeds), where the contract holds
+    matcher = checker.one_rule_matcher(item)
+    for seed in (1, 2):
+        res = check_examples(item.rule, matcher, None, "tensor", 300, seed, ulp=8)
+        assert res.verdict == "refuted" and "(257, " in res.counterexample, res
+        res = check_examples(item.rule, matcher, None, "tensor", 300, seed, sum_contract=True)
+        assert res.verdict == "passed", res.counterexample
+
+
+def test_the_sum_contract_refutes_a_product_one_copy_off():
+    """The contract is tight enough to refute x * (n - 1) for x * n at n = 257 (1/257
+    relative, where the contract allows 2 n u = 6e-5 in float32), against numpy's sum."""
+    from rulegrad.generator.examples import within
+
+    x = np.float32(0.7)
+    numpy_sum = np.full(257, x, dtype=np.float32).sum(keepdims=True)
+    bound = np.array([2 * 257 * (np.finfo(np.float32).eps / 2) * 257 * abs(float(x))])
+    assert within(numpy_sum, np.array([x * np.float32(257)]), bound)
+    assert not within(numpy_sum, np.array([x * np.float32(256)]), bound)

@@ -1,6 +1,6 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
 # source sha256: a06ec114435c633604198952a9c1174a9ce6202942e01135fb1492c83a91d8a9
-# imports rules/rangeify.rules sha256: 9e248daa8fa585444dec511b2d6d34b3ee16208e3c1f81178c001b4cb37f2f5f
+# imports rules/rangeify.rules sha256: baaf5d00a87f6751a27cf2add8300ac2d005f85717118a852d2caab95e1bf200
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
@@ -39,7 +39,7 @@ from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
 SOURCE_SHA256 = 'a06ec114435c633604198952a9c1174a9ce6202942e01135fb1492c83a91d8a9'
-DEPENDENCIES = (('rules/rangeify.rules', '9e248daa8fa585444dec511b2d6d34b3ee16208e3c1f81178c001b4cb37f2f5f'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
+DEPENDENCIES = (('rules/rangeify.rules', 'baaf5d00a87f6751a27cf2add8300ac2d005f85717118a852d2caab95e1bf200'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
 _CONST = Ops.CONST

@@ -36,7 +36,7 @@ from .lazy import Lazy, aliasing
 from .limits import check_buffer
 from .multi import Shards, layouts
 from .ops import Ops
-from .uop import UOp
+from .uop import OP_BIT, UOp, toposort
 from .variable import concrete, has_symbolic
 
 if TYPE_CHECKING:
@@ -331,6 +331,30 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
             t.uop = _result(u, buf)
     if watched:
         origins.keep(watched, uops, [t.uop for t in tensors])
+    for u in uops:
+        if u._ops & _ASSIGN_BIT:
+            _assigned(uops)
+            break
+
+
+# run after a realize that wrote ASSIGNs, with {ASSIGN: the view it wrote, which reads its new
+# value now}: runtime/tensor.py (which this module does not import) points every other live
+# tensor that holds one at that view, so no later realize runs the ASSIGN again
+_after_assigns: list[Callable[[dict[UOp, UOp]], None]] = []
+_ASSIGN_BIT = OP_BIT[Ops.ASSIGN]
+
+
+def after_assigns(hook: Callable[[dict[UOp, UOp]], None]) -> None:
+    _after_assigns.append(hook)
+
+
+def _assigned(uops: Sequence[UOp]) -> None:
+    """The ASSIGNs the roots' graphs held, written now, handed to `_after_assigns`."""
+    done = {n: n.src[0] for u in uops
+            for n in toposort(u, stop=lambda n: not n._ops & _ASSIGN_BIT) if n.op is Ops.ASSIGN}
+    if done:
+        for hook in _after_assigns:
+            hook(done)
 
 
 def _apart(tensors: Sequence[Tensor]) -> None:

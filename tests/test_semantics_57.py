@@ -13,12 +13,109 @@ import numpy as np
 import pytest
 
 from rulegrad import Tensor
+from rulegrad.nn.optim import SGD, Adam
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the comparison with torch "
                             "is skipped (pip install torch to run it)")
 
 NAN, INF = float("nan"), float("inf")
 EDGES = [NAN, -INF, INF, 0.0, -0.0, 1e-9, -0.5, 0.84375, -1.25, 3.0, -6.0, 28.5]
+
+
+# ---------------------------------------------------------------- views before a step
+# (scheduler, backend, optimizer on): the oracle schedules nothing
+RUNS = [("rangeify", "c", "1"), ("kernelize", "c", "1"), ("rangeify", "c", "0"),
+        ("kernelize", "c", "0"), ("rangeify", "interp", "1"), ("rangeify", "oracle", "1")]
+
+
+@pytest.fixture(params=RUNS, ids=lambda p: "-".join(p[:2]) + ("-opt0" if p[2] == "0" else ""))
+def run(request, monkeypatch):
+    from rulegrad.runtime.kernelize import using
+
+    scheduler, backend, opt = request.param
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    monkeypatch.setenv("RULEGRAD_OPT", opt)
+    with using(scheduler):
+        yield
+
+
+OPTIMIZERS = {
+    "sgd": (lambda p: SGD(p, lr=0.1), lambda p: torch.optim.SGD(p, lr=0.1)),
+    "momentum": (lambda p: SGD(p, lr=0.1, momentum=0.9),
+                 lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9)),
+    "adam": (lambda p: Adam(p, lr=0.1), lambda p: torch.optim.Adam(p, lr=0.1)),
+}
+
+
+def _views(w):
+    """Views of w (they see a later write into w), on ours and torch's tensors alike: torch's
+    views, and a flip (a copy in torch; a view here, as tinygrad's: docs/tensor.md)."""
+    return {"T": w.T, "flat": w.reshape(-1), "rows": w[1:], "col": w[:, 2], "flip": w.flip(0),
+            "expand": w[0:1].expand(3, w.shape[1])}
+
+
+def _values(w):
+    """Values computed from w (they keep the value w had): arithmetic, contiguous(), a pad."""
+    return {"times": w * 3, "contig": w.contiguous(), "pad": w.pad(((1, 0), (0, 1)))}
+
+
+@pytest.mark.parametrize("kind", OPTIMIZERS)
+@pytest.mark.parametrize("shape", [(2, 3), (5, 7), (1, 3), (13, 4)], ids=str)
+def test_views_taken_before_a_step_see_it_and_values_do_not(run, kind, shape):
+    """torch computes eagerly: after `opt.step()`, `v = w.T` (taken before) is the new w's
+    transpose, and `w * 3` (computed before) the old w's. Realized lazily in one schedule with
+    the step, ours must give the same: each view, and a value built from it after the step
+    (`v * 2 + 1`), read the write; a value built before from the view, `contiguous()` and a
+    pad keep the old. Then a second step realized on its own, the views read after it."""
+    ours_opt, torch_opt = OPTIMIZERS[kind]
+    w0 = (np.random.default_rng(shape[0] * 11 + shape[1]).standard_normal(shape)
+          .astype(np.float32))
+    w = Tensor(w0.copy(), requires_grad=True)
+    tw = torch.tensor(w0.copy(), requires_grad=True)
+    opt, topt = ours_opt([w]), torch_opt([tw])
+    for step in range(2):
+        (w * w * w).sum().backward()
+        (tw * tw * tw).sum().backward()
+        old = tw.detach().numpy().copy()
+        views, values = _views(w), _values(w)
+        before = views["T"] * 2  # built before the step from a view: the old value
+        steps = opt.schedule_step()
+        after = {k: v * 2 + 1 for k, v in views.items()}  # built after: the new value
+        if step == 0:
+            Tensor.realize(*steps, before, *after.values(), *values.values())
+        else:  # (the views and the values built after are realized after the step)
+            Tensor.realize(*steps)
+        topt.step()
+        topt.zero_grad()
+        opt.zero_grad()
+        close = {"rtol": 1e-5, "atol": 1e-5}  # (torch's steps are ulps from ours)
+        np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), **close)
+        np.testing.assert_allclose(before.numpy(), old.T * 2, **close)
+        for k, tv in _views(tw).items():  # (the views of the new w: torch's views taken
+            want = tv.detach().numpy()  # before, except flip, a copy in torch, a view here)
+            np.testing.assert_allclose(after[k].numpy(), want * 2 + 1, **close, err_msg=k)
+            np.testing.assert_allclose(views[k].numpy(), want, **close, err_msg=k)
+        np.testing.assert_allclose(values["times"].numpy(), old * 3, **close)
+        np.testing.assert_allclose(values["contig"].numpy(), old, **close)
+        np.testing.assert_allclose(values["pad"].numpy(), np.pad(old, ((1, 0), (0, 1))), **close)
+
+
+def test_a_value_built_after_a_step_and_realized_later_steps_once(run):
+    """`after = w * 2` built after `schedule_step()` read the step's ASSIGN; realized after
+    the step (`Tensor.realize(*steps)`, then `after.numpy()`), it ran the ASSIGN again: w was
+    stepped twice. numpy reenacts the program."""
+    w0 = np.linspace(-1, 2, 12, dtype=np.float32).reshape(3, 4)
+    w = Tensor(w0.copy(), requires_grad=True)
+    opt = SGD([w], lr=0.1)
+    (w * w).sum().backward()
+    v = w[1:]  # a view taken before
+    steps = opt.schedule_step()
+    after = w * 2
+    Tensor.realize(*steps)
+    new = w0 - np.float32(0.1) * 2 * w0
+    np.testing.assert_allclose(after.numpy(), new * 2, rtol=1e-6)
+    np.testing.assert_allclose(v.numpy(), new[1:], rtol=1e-6)
+    np.testing.assert_allclose(w.numpy(), new, rtol=1e-6)
 
 
 # ---------------------------------------------------------------- gradients at NaN

@@ -32,7 +32,7 @@ from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import buffer_of, realize_tensors, shards_of, view_base
-from rulegrad.runtime.tensor import Tensor, readers_of, written_by
+from rulegrad.runtime.tensor import Tensor, readers_of, views_of, written_by
 from rulegrad.runtime.uop import UOp
 from rulegrad.runtime.variable import concrete, has_symbolic
 
@@ -169,11 +169,20 @@ class Optimizer:
         return targets + grads
 
     def _apply(self) -> list[Tensor]:
-        """Point each target at its ASSIGN (only once every value was built from old ones);
-        the targets."""
+        """Point each target at its ASSIGN (only once every value was built from old ones),
+        and each view of a target's buffer (`v = w.T` taken before the step) at the buffer as
+        the ASSIGN leaves it, as torch's view sees its base's write; the targets."""
+        targets = [t for t, _ in self._assigns]
         for target, node in self._assigns:
+            buf = buffer_of(target.uop)
+            if buf is not None and not has_symbolic(target.shape):
+                # (a parameter that is a view itself, `p = s.T`, keeps its views as they were)
+                b = UOp(Ops.BUFFER, buf.dtype, (), buf)
+                after = {b: UOp(Ops.RESHAPE, node.dtype, (node,), (buf.size,))}
+                for v in views_of({b}, skip=targets):
+                    v.uop = v.uop.substitute(after)
             target.uop = node
-        return [t for t, _ in self._assigns]
+        return targets
 
     def _assign(self, target: Tensor, value: Tensor) -> Tensor:
         """The ASSIGN of value into target, as a tensor to read the new value from (reading

@@ -376,7 +376,7 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
                                        "value (an ASSIGN's write differs)", a, b))
         left, right = np.asarray(left), np.asarray(right)
         if not (same(left, right, ulp) if bound is None else within(left, right, bound)):
-            why = "the values differ" if bound is None else "the values differ past the sum contract"
+            why = "the values differ" + ("" if bound is None else " past the sum contract")
             if left.dtype != right.dtype:
                 why = f"the dtype changed: {left.dtype} -> {right.dtype}"
             elif left.shape != right.shape:

@@ -11,9 +11,9 @@ printed); 3 when a rule is `unknown`, `unchecked` or `error` (nothing showed it 
 Equal means identical bits in both methods (NaN equals NaN, -0.0 is not 0.0); a rule marked
 `# check: ulp N` (on its line, above it, or on its set's line) may differ by N units in the last
 place, and its verdict says so; one marked `# check: sum` (a float sum rewritten) by the
-reduction contract, 2·n·u·sum |terms| per output of a sum of n terms. A rule whose guard, right side or helper raises, exits or
-hangs (past HANG_SECONDS of CPU time) gets the verdict `error`, naming what happened; the run
-goes on.
+reduction contract, 2·n·u·sum |terms| per output of a sum of n terms. A rule whose guard,
+right side or helper raises, exits or hangs (past HANG_SECONDS of CPU time) gets the verdict
+`error`, naming what happened; the run goes on.
 
 The phases, one module each:
 - classify (here): a rule marked `# check: structural` (see `structural_rules`) gets the

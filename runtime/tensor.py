@@ -84,15 +84,15 @@ from .limits import ALWAYS_ALLOWED, check_buffer, check_shape
 from .nn import NNOps
 from .ops import GroupOp, Ops
 from .realize import (
+    VIEW_OPS,
     WRITABLE_VIEWS,
+    after_assigns,
     buffer_of,
     learn_record,
     realize_tensors,
     run_record,
     shards_of,
     stored_view,
-    VIEW_OPS,
-    after_assigns,
     view_base,
     view_bases,
 )

@@ -2757,7 +2757,7 @@ def _settle_assigns(done: dict[UOp, UOp]) -> None:
     walked: dict[UOp, tuple[frozenset[UOp], int]] = {}
     for r in list(_live):
         t = r()
-        if t is not None and t.uop.op is not Ops.ASSIGN and \
+        if t is not None and t.uop.op is not Ops.ASSIGN and buffer_of(t.uop) is None and \
                 _graph_reads(t.uop, walked)[1] & _ASSIGNS:
             t.uop = t.uop.substitute(done)
 

@@ -173,13 +173,14 @@ class Optimizer:
         and each view of a target's buffer (`v = w.T` taken before the step) at the buffer as
         the ASSIGN leaves it, as torch's view sees its base's write; the targets."""
         targets = [t for t, _ in self._assigns]
+        keep = [*targets, *self.params]  # (a parameter that is a view is stepped in its round)
         for target, node in self._assigns:
             buf = buffer_of(target.uop)
             if buf is not None and not has_symbolic(target.shape):
                 # (a parameter that is a view itself, `p = s.T`, keeps its views as they were)
                 b = UOp(Ops.BUFFER, buf.dtype, (), buf)
                 after = {b: UOp(Ops.RESHAPE, node.dtype, (node,), (buf.size,))}
-                for v in views_of({b}, skip=targets):
+                for v in views_of({b}, skip=keep):
                     v.uop = v.uop.substitute(after)
             target.uop = node
         return targets

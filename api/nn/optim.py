@@ -10,9 +10,13 @@ where the scheduler can, and kernels that read a parameter's old value run befor
 that overwrites it (runtime/schedule_item.py's `order_assigns`). Read lazily in program order:
 a value built before `schedule_step()` from a parameter holds its old value, one built after
 from the parameter its new value, and one built after from both (`w + old`) reads a copy of the
-old value made before the write (`copy_old_reads`). (A view taken before the step, `v = w.T`,
-still reads the buffer: a value built from it after the step and realized with it gets the old
-value, where torch's view sees the write.) Parameters that are views of one buffer (`w[0]`
+old value made before the write (`copy_old_reads`). A view of a parameter's buffer taken before
+the step (`v = w.T`, `w[1:]`, `w.reshape(-1)`, an expand or flip of it) is a view, not a value:
+the step points it at the buffer as the write leaves it (`_apply`), so `v * 2` built after the
+step, realized with it, reads the new value, as torch's view sees its base's write
+(docs/tensor.md states the rule). Once a realize has written the step, every tensor that still
+holds one of its ASSIGNs reads the written buffer instead (runtime/realize.py's
+`after_assigns`): realized later, it does not step again. Parameters that are views of one buffer (`w[0]`
 and `w[1:]`, `w` and `w.T`) are the exception: torch updates them one after another, each
 reading what the earlier ones wrote, so they are stepped in rounds, a schedule each
 (`Optimizer._rounds`).

@@ -16,10 +16,10 @@ the step points it at the buffer as the write leaves it (`_apply`), so `v * 2` b
 step, realized with it, reads the new value, as torch's view sees its base's write
 (docs/tensor.md states the rule). Once a realize has written the step, every tensor that still
 holds one of its ASSIGNs reads the written buffer instead (runtime/realize.py's
-`after_assigns`): realized later, it does not step again. Parameters that are views of one buffer (`w[0]`
-and `w[1:]`, `w` and `w.T`) are the exception: torch updates them one after another, each
-reading what the earlier ones wrote, so they are stepped in rounds, a schedule each
-(`Optimizer._rounds`).
+`after_assigns`): realized later, it does not step again. Parameters that are views of one
+buffer (`w[0]` and `w[1:]`, `w` and `w.T`) are the exception: torch updates them one after
+another, each reading what the earlier ones wrote, so they are stepped in rounds, a schedule
+each (`Optimizer._rounds`).
 
 The gradients are realized with the step, so `p.grad` still holds this step's gradient after
 the parameters changed; `zero_grad()` drops them (the next backward() starts afresh).

@@ -22,8 +22,10 @@ the choices where numpy has none). Beyond it:
   one below it (runtime/view.py's meaning, computed here from the views' fields).
 - ASSIGN(target, value) writes value into the storage the target views (a BUFFER, possibly
   through view-preserving movement ops; for a sharded target, its parts' buffers) and
-  evaluates to the target. Reads of that buffer
-  elsewhere in the same graph are not ordered against the write.
+  evaluates to the target. As on the scheduled backends (runtime/schedule_item.py), a read of
+  a written buffer anywhere but through its ASSIGN is its value before the write: such a
+  BUFFER evaluates to a copy of its contents taken before any write (`_written`), and each
+  ASSIGN's target is evaluated again over the live storage it writes (`_live_target`).
 
 Evaluation walks `toposort` (no recursion) and frees each intermediate once its last user has
 run, so long chains stay small in memory. Movement ops are numpy views (an EXPAND is a
@@ -72,6 +74,7 @@ def evaluate(roots: Sequence[UOp], var_vals: dict[str, int] | None = None) -> li
     # a bound variable's DEFINE_VAR takes the value it is bound to
     var_vals = {**{n.src[0].arg[0]: int(n.src[1].arg) for n in order if n.op is Ops.BIND},
                 **(var_vals or {})}
+    written = _written(order)
     cones = _cones(order, keep)
     deferred = {n for cone in cones.values() for n in (*cone.nodes, *cone.moves)}
 
@@ -89,13 +92,33 @@ def evaluate(roots: Sequence[UOp], var_vals: dict[str, int] | None = None) -> li
                 values[node] = _reduce_in_blocks(node, cones[node], values)
                 for c in (*cones[node].nodes, *cones[node].moves):
                     done(c)
+            elif node.op is Ops.BUFFER and id(node.arg) in written:
+                values[node] = np.array(_buffer(node, [], var_vals), copy=True)  # (old value)
             else:
                 srcs = [values[s] for s in node.src]
+                if node.op is Ops.ASSIGN and written:  # (written through, not through a copy)
+                    srcs[0] = _live_target(node.src[0], var_vals)
                 values[node] = (_per_device(node, srcs, var_vals or {})
                                 if any(type(v) is PerDevice for v in srcs) else
                                 _eval_node(node, srcs, var_vals or {}))
             done(node)
     return [_detach(values[r]) for r in roots]
+
+
+def _written(order: list[UOp]) -> set[int]:
+    """The ids of the Buffers the ASSIGNs among `order` write (under their targets)."""
+    return {id(b.arg) for n in order if n.op is Ops.ASSIGN
+            for b in toposort(n.src[0]) if b.op is Ops.BUFFER}
+
+
+def _live_target(target: UOp, var_vals: dict[str, int]) -> Any:
+    """An ASSIGN's target evaluated over the storage of its buffers (not their copies)."""
+    values: dict[UOp, Any] = {}
+    for n in toposort(target):
+        srcs = [values[s] for s in n.src]
+        values[n] = (_per_device(n, srcs, var_vals) if any(type(v) is PerDevice for v in srcs)
+                     else _eval_node(n, srcs, var_vals))
+    return values[target]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,9 @@ both graphs with the numpy oracle (backends/oracle.py), RANGEs bound to drawn in
 by element, see `IndexedEval`; a kernel's value is stored over its loops and run by the kernel
 interpreter, see `kernel_values`). Equal means identical bits, every NaN identified (NaN equals
 NaN, -0.0 is not 0.0), as z3 compares; a rule marked `# check: ulp N` may differ by N units in
-the last place. The dtype and shape must be kept. A division by zero is an instance like any
+the last place, and one marked `# check: sum` (a float sum rewritten: its left side a
+REDUCE_AXIS ADD of n terms per output) by the reduction contract, 2·n·u·sum |terms| per output
+(`sum_bound`). The dtype and shape must be kept. A division by zero is an instance like any
 other (x // 0 and x % 0 are 0, as the oracle and C compute). A rule that raises on an instance
 is an `error`, with the instance and the error shown, except a sharded instance the rule
 refuses with `InvalidArgument` (what a sharded tensor cannot do): no program, not drawn again.
@@ -30,6 +32,7 @@ A rule whose guard random draws (almost) never satisfy gets hypothesis's search 
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -267,6 +270,33 @@ def same(a: np.ndarray, b: np.ndarray, ulp: int = 0) -> bool:
     return bool(exact and np.all(np.abs(ia - ib) <= ulp))
 
 
+def sum_bound(inst: Instance, lhs: UOp) -> np.ndarray | None:
+    """Per output of a float REDUCE_AXIS ADD, how far two evaluations the reduction contract
+    allows may be apart (docs/checker.md): any order of its n terms is within (n-1)·u·sum |x_i|
+    of the exact sum, so two are within 2·n·u·sum |x_i|. None for any other left side (a max or
+    min is exact in any order)."""
+    if lhs.op is not Ops.REDUCE_AXIS or lhs.arg[0] is not Ops.ADD or not lhs.dtype.is_float:
+        return None
+    terms = np.abs(np.asarray(_values(inst, lhs.src[0]), dtype=np.float64))
+    axes = tuple(lhs.arg[1])
+    n = math.prod(terms.shape[i] for i in axes)
+    u = float(np.finfo(lhs.dtype.np).eps) / 2
+    return 2 * n * u * terms.sum(axis=axes, keepdims=True)
+
+
+def within(a: np.ndarray, b: np.ndarray, bound: np.ndarray) -> bool:
+    """`same` within a bound per element: NaN, infinities and the sign of two zeros exact
+    (no rounding moves them), every other pair at most `bound` apart."""
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    exact = ~np.isfinite(a) | ~np.isfinite(b) | ((a == 0) & (b == 0))
+    if not same(a[exact], b[exact]):
+        return False
+    rest = ~exact
+    gap = np.abs(a[rest].astype(np.float64) - b[rest].astype(np.float64))
+    return bool(np.all(gap <= np.broadcast_to(bound, a.shape)[rest]))
+
+
 def ordinal(x: np.ndarray) -> np.ndarray:
     """Each (non-NaN) float's place on the line of floats: consecutive floats differ by 1, and
     -0.0 and 0.0 share place 0 (bit equality tells them apart)."""
@@ -299,7 +329,8 @@ def _short(v: Any) -> str:
 
 
 def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str,
-                   examples: int = 100, seed: int = 0, ulp: int = 0) -> ExampleResult:
+                   examples: int = 100, seed: int = 0, ulp: int = 0,
+                   sum_contract: bool = False) -> ExampleResult:
     """Run the evaluation check of one rule; see the module docstring."""
     result = ExampleResult("passed")
     probes = [0]
@@ -311,6 +342,7 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
         try:
             left = _values(inst, lhs)
             left_writes = _buffer_contents(inst)
+            bound = sum_bound(inst, lhs) if sum_contract else None
         except Exception:  # noqa: BLE001
             # not a graph the oracle can run (shapes that do not line up, a value out of its
             # dtype's range): a malformed instance, not the rule's fault
@@ -342,8 +374,9 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
             if not same(a, b, ulp):
                 raise Refuted(describe(inst, lhs, rhs, f"buffer {k} is left holding another "
                                        "value (an ASSIGN's write differs)", a, b))
-        if not same(np.asarray(left), np.asarray(right), ulp):
-            why = "the values differ"
+        left, right = np.asarray(left), np.asarray(right)
+        if not (same(left, right, ulp) if bound is None else within(left, right, bound)):
+            why = "the values differ" + ("" if bound is None else " past the sum contract")
             if left.dtype != right.dtype:
                 why = f"the dtype changed: {left.dtype} -> {right.dtype}"
             elif left.shape != right.shape:

@@ -55,8 +55,8 @@ from .smt import OPERAND_DOMAIN  # the dtypes each op computes on (runtime/seman
 # ops a scalar (index-level) instance can hold, and those a tensor instance adds
 # reduced axes drawn now and then: 2**15 and 2**16 for the rules that split big reductions
 # (an int16 count wraps past 2**15), and for an int8, uint8 or int16 sum 257 as well (past
-# 255: a count or sum wraps); not for floats, whose sums of 257 terms round in another order
-# than a product (a rule `# check: ulp 8` of the two was refuted)
+# 255: a count or sum wraps), and for floats (a sum of 2**k copies of x is exact in pairwise
+# order, of 257 not: a rewrite of a float sum is checked where it rounds, `# check: sum`)
 LARGE_REDUCES = (32768, 65536)
 NARROW_REDUCES = (257, *LARGE_REDUCES)
 SCALAR_OPS = GroupOp.ALU | {Ops.CAST, Ops.CONST, Ops.RANGE, Ops.DEFINE_VAR}
@@ -1022,7 +1022,7 @@ class Builder:
         # reduced axes: small or empty, and now and then large: past a narrow accumulator
         # (a count of 257 overflows int8 and uint8; 65536, int16), and enough for the rules
         # that split big reductions
-        large = NARROW_REDUCES if dt.is_int and dt.itemsize <= 2 else LARGE_REDUCES
+        large = NARROW_REDUCES if dt.is_float or dt.is_int and dt.itemsize <= 2 else LARGE_REDUCES
         size = st.integers(0, 3).flatmap(  # one draw in four: large; shrinks to small
             lambda k: st.sampled_from(large) if k == 3 else st.integers(0, 4))
         src_shape = tuple(self.draw(size) if i in axes else s for i, s in enumerate(shape))

@@ -10,9 +10,10 @@ printed); 3 when a rule is `unknown`, `unchecked` or `error` (nothing showed it 
 
 Equal means identical bits in both methods (NaN equals NaN, -0.0 is not 0.0); a rule marked
 `# check: ulp N` (on its line, above it, or on its set's line) may differ by N units in the last
-place, and its verdict says so. A rule whose guard, right side or helper raises, exits or
-hangs (past HANG_SECONDS of CPU time) gets the verdict `error`, naming what happened; the run
-goes on.
+place, and its verdict says so; one marked `# check: sum` (a float sum rewritten) by the
+reduction contract, 2·n·u·sum |terms| per output of a sum of n terms. A rule whose guard,
+right side or helper raises, exits or hangs (past HANG_SECONDS of CPU time) gets the verdict
+`error`, naming what happened; the run goes on.
 
 The phases, one module each:
 - classify (here): a rule marked `# check: structural` (see `structural_rules`) gets the
@@ -65,6 +66,10 @@ from .verdicts import VerdictFolder
 STRUCTURAL_MARK = re.compile(r"#\s*check:\s*structural\s*$")
 ULP_MARK = re.compile(r"#\s*check:\s*ulp\s+(\d+)\s*$")
 UNREACHABLE_MARK = re.compile(r"#\s*check:\s*unreachable\s*$")
+# a float sum rewritten into another order or a product (rangeify's reduce_expand: x * n for n
+# copies of x): its sides may differ as two orders of the sum may, by the reduction contract
+# (docs/checker.md), 2·n·u·sum |terms|, which grows with n as no fixed number of ulps does
+SUM_MARK = re.compile(r"#\s*check:\s*sum\s*$")
 # The largest `# check: ulp N` honoured without `--max-ulp`: what the package's own rules need
 # (rangeify.rules' float sums, 8); a larger tolerance would hide a wrong constant (8 ulp of
 # float16 is already 0.8%). A rule asking for more is checked at the cap, and says so.
@@ -87,6 +92,7 @@ class RuleReport:
     counterexample: str | None = None
     seconds: float = 0.0
     ulp: int = 0  # the tolerance the rule's file states (`# check: ulp N`)
+    sum: bool = False  # within the reduction contract instead (`# check: sum`)
 
     @property
     def verdict_text(self) -> str:
@@ -96,7 +102,8 @@ class RuleReport:
             text = "agreed (pass-differential)"
         else:
             text = self.verdict
-        return text + (f" within {self.ulp} ulp" if self.ulp else "")
+        return text + (f" within {self.ulp} ulp" if self.ulp else "") + \
+            (" within the sum contract" if self.sum else "")
 
     def line(self, name_width: int = 24, loc_width: int = 28) -> str:
         detail = f"  ({self.detail})" if self.detail else ""
@@ -264,12 +271,14 @@ class RuleToCheck:
     structural: bool
     ulp: int = 0
     unreachable: bool = False
+    sum: bool = False
 
 
 def rules_to_check(cf: A.CheckedFile, only: str | None) -> Iterator[RuleToCheck]:
     """The rules written in this file (not imported), each once, in source order."""
     marks, ulps = structural_rules(cf.file), ulp_rules(cf.file)
     unreachable = set(marked_rules(cf.file, UNREACHABLE_MARK))
+    sums = set(marked_rules(cf.file, SUM_MARK))
     seen: dict[tuple[int, int], RuleToCheck] = {}
     path = cf.file.path
     for rs in cf.rulesets:
@@ -279,7 +288,7 @@ def rules_to_check(cf: A.CheckedFile, only: str | None) -> Iterator[RuleToCheck]
             key = (r.span.line, r.span.col)
             if key not in seen:
                 seen[key] = RuleToCheck(r, rs, cf, key in marks, ulps.get(key, 0),
-                                        key in unreachable)
+                                        key in unreachable, key in sums)
             elif len(rs.rules) > len(seen[key].ruleset.rules):
                 seen[key].ruleset = rs
     yield from sorted(seen.values(), key=lambda it: (it.rule.span.line, it.rule.span.col))
@@ -372,7 +381,7 @@ class Checker:
         assert self.verdicts is not None
         r = item.rule
         parts = [self.verdicts.file_key(r.span.path), r.name, r.span.line, r.span.col,
-                 item.ruleset.name, item.structural, item.ulp, item.unreachable,
+                 item.ruleset.name, item.structural, item.ulp, item.unreachable, item.sum,
                  self.examples, self.seed, self.rlimit, self.hang_seconds, self.max_ulp]
         return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
 
@@ -416,7 +425,7 @@ class Checker:
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - the rule's code, not ours
             report = RuleReport(item.rule, _location(item.rule), "-", "error",
                                 f"raised {type(exc).__name__}: {exc}")
-        report.ulp = item.ulp
+        report.ulp, report.sum = item.ulp, item.sum
         report.detail = "; ".join([report.detail] * bool(report.detail) + notes)
         report.seconds = time.monotonic() - t0
         return report
@@ -545,7 +554,7 @@ class Checker:
         except CannotInstantiate as exc:
             return ExampleResult("unchecked", detail=str(exc))
         res = check_examples(item.rule, self.one_rule_matcher(item), self.set_matcher(item),
-                             mode, examples or self.examples, self.seed, item.ulp)
+                             mode, examples or self.examples, self.seed, item.ulp, item.sum)
         for msg in res.loops:
             self.loops_seen.setdefault((item.ruleset.name, item.rule.name), msg)
         return res

@@ -338,6 +338,28 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
             t.uop = _result(u, buf)
     if watched:
         origins.keep(watched, uops, [t.uop for t in tensors])
+    if _after_assigns:
+        _assigned(uops)
+
+
+# run after a realize that wrote ASSIGNs, with {ASSIGN: the view it wrote, which reads its new
+# value now}: runtime/tensor.py (which this module does not import) points every other live
+# tensor that holds one at that view, so no later realize runs the ASSIGN again
+_after_assigns: list[Callable[[dict[UOp, UOp]], None]] = []
+
+
+def after_assigns(hook: Callable[[dict[UOp, UOp]], None]) -> None:
+    _after_assigns.append(hook)
+
+
+def _assigned(uops: Sequence[UOp]) -> None:
+    """The ASSIGN roots, written now, handed to `_after_assigns`. (Only roots: an ASSIGN
+    inside another root's graph, `(w * 2).numpy()` of a pending step's w, is not looked for:
+    a walk of every root's graph per step. The step's own realize has its ASSIGNs as roots.)"""
+    done = {u: u.src[0] for u in uops if u.op is Ops.ASSIGN}
+    if done:
+        for hook in _after_assigns:
+            hook(done)
 
 
 def _apart(tensors: Sequence[Tensor]) -> None:
@@ -442,10 +464,11 @@ def _realize_views(tensors: Sequence[Tensor], todo: list[UOp], views: dict[int, 
                    scheduler: str | None) -> None:
     """realize_tensors of `_views`' answer: the bases (and the other tensors) realized
     together, then each view pointed at its base's result through its own movement ops."""
+    # (the nodes read before any is repointed: a tensor passed twice, `realize(a, a, a.T)`; a
+    # tensor that holds an ASSIGN the realize writes, which repoints it: `_assigned`)
+    uops = [t.uop for t in tensors]
     holders = [_Holder(u) for u in todo]  # (each base once)
     realize_tensors(holders, scheduler)  # type: ignore[arg-type]
     done = {u: h.uop for u, h in zip(todo, holders)}
-    # (the nodes read before any is repointed: a tensor passed twice, `realize(a, a, a.T)`)
-    uops = [t.uop for t in tensors]
     for i, (t, u) in enumerate(zip(tensors, uops)):
         t.uop = u.substitute({views[i]: done[views[i]]}) if i in views else done[u]

@@ -84,7 +84,9 @@ from .limits import ALWAYS_ALLOWED, check_buffer, check_shape
 from .nn import NNOps
 from .ops import GroupOp, Ops
 from .realize import (
+    VIEW_OPS,
     WRITABLE_VIEWS,
+    after_assigns,
     buffer_of,
     learn_record,
     realize_tensors,
@@ -2730,6 +2732,38 @@ def readers_of(written: set[UOp], skip: Sequence[Tensor | None] = ()) -> list[Te
         if flags == 0 and not bufs.isdisjoint(written):
             out.append(t)
     return out
+
+
+def views_of(written: set[UOp], skip: Sequence[Tensor] = ()) -> list[Tensor]:
+    """The live tensors (not in `skip`) that are views of the BUFFER nodes `written`: the bare
+    buffer, or a chain of torch's views over it (a reshape, permute, slice, flip or expand;
+    not a pad, a copy in torch, nor `contiguous()` or arithmetic). They read the storage, so
+    they see a write into it (an optimizer step: `Optimizer._apply`)."""
+    skipped = {id(t) for t in skip}
+    out = []
+    for r in list(_live):
+        t = r()
+        if t is not None and id(t) not in skipped and (t.uop in written or (
+                t.uop.op in VIEW_OPS and view_base(t.uop) in written)):
+            out.append(t)
+    return out
+
+
+def _settle_assigns(done: dict[UOp, UOp]) -> None:
+    """After a realize wrote the ASSIGNs `done` (each to the view it wrote): every other live
+    tensor whose graph holds one reads that view instead, as tinygrad applies a realize's
+    results to all its tensors. Without, a value built from a pending step (`w * 2` after
+    `schedule_step()`, a view of w taken before it) and realized later ran the ASSIGN again:
+    the step applied twice."""
+    walked: dict[UOp, tuple[frozenset[UOp], int]] = {}
+    for r in list(_live):
+        t = r()
+        if t is not None and t.uop.op is not Ops.ASSIGN and buffer_of(t.uop) is None and \
+                _graph_reads(t.uop, walked)[1] & _ASSIGNS:
+            t.uop = t.uop.substitute(done)
+
+
+after_assigns(_settle_assigns)
 
 
 def written_by(targets: Sequence[Tensor]) -> set[UOp]:

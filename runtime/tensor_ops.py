@@ -1660,7 +1660,9 @@ def _erf_parts(x: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
     computed without cancelling: 1 - erx - r below 1.25, exp(...) / |x| above (its exp from
     `_exp_squared`, so erfc keeps its digits down to the subnormals), 0 past 28."""
     a = x.abs()
-    small, mid, tail = a < 0.84375, a < 1.25, a < 28
+    # NaN takes the small piece, x + x P(x^2) / Q(x^2): NaN, and its gradient NaN as torch's
+    # (the large piece's sign(x) * 1 passed none: 0)
+    small, mid, tail = (a < 0.84375) | a.isnan(), a < 1.25, a < 28
     # each piece reads a harmless value where another is taken (no NaN gradient)
     xs = small.where(x, 0.0)
     at = (mid | tail.logical_not()).where(2.0, a)

@@ -37,7 +37,10 @@ MIXES = {
 }
 
 
-@pytest.fixture(params=[("rangeify", "c"), ("kernelize", "c"), ("rangeify", "interp")],
+# (the oracle backend schedules nothing: its one entry checks the numpy interpreter of the
+# tensor graph, which read a written buffer's new value where the old one was meant)
+@pytest.fixture(params=[("rangeify", "c"), ("kernelize", "c"), ("rangeify", "interp"),
+                        ("rangeify", "oracle")],
                 ids=lambda p: "-".join(p))
 def scheduled(request, monkeypatch):
     from rulegrad.runtime.kernelize import using

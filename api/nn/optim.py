@@ -10,12 +10,16 @@ where the scheduler can, and kernels that read a parameter's old value run befor
 that overwrites it (runtime/schedule_item.py's `order_assigns`). Read lazily in program order:
 a value built before `schedule_step()` from a parameter holds its old value, one built after
 from the parameter its new value, and one built after from both (`w + old`) reads a copy of the
-old value made before the write (`copy_old_reads`). (A view taken before the step, `v = w.T`,
-still reads the buffer: a value built from it after the step and realized with it gets the old
-value, where torch's view sees the write.) Parameters that are views of one buffer (`w[0]`
-and `w[1:]`, `w` and `w.T`) are the exception: torch updates them one after another, each
-reading what the earlier ones wrote, so they are stepped in rounds, a schedule each
-(`Optimizer._rounds`).
+old value made before the write (`copy_old_reads`). A view of a parameter's buffer taken before
+the step (`v = w.T`, `w[1:]`, `w.reshape(-1)`, an expand or flip of it) is a view, not a value:
+the step points it at the buffer as the write leaves it (`_apply`), so `v * 2` built after the
+step, realized with it, reads the new value, as torch's view sees its base's write
+(docs/tensor.md states the rule). Once a realize has written the step, every tensor that still
+holds one of its ASSIGNs reads the written buffer instead (runtime/realize.py's
+`after_assigns`): realized later, it does not step again. Parameters that are views of one
+buffer (`w[0]` and `w[1:]`, `w` and `w.T`) are the exception: torch updates them one after
+another, each reading what the earlier ones wrote, so they are stepped in rounds, a schedule
+each (`Optimizer._rounds`).
 
 The gradients are realized with the step, so `p.grad` still holds this step's gradient after
 the parameters changed; `zero_grad()` drops them (the next backward() starts afresh).
@@ -32,7 +36,7 @@ from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import buffer_of, realize_tensors, shards_of, view_base
-from rulegrad.runtime.tensor import Tensor, readers_of, written_by
+from rulegrad.runtime.tensor import Tensor, readers_of, views_of, written_by
 from rulegrad.runtime.uop import UOp
 from rulegrad.runtime.variable import concrete, has_symbolic
 
@@ -169,11 +173,21 @@ class Optimizer:
         return targets + grads
 
     def _apply(self) -> list[Tensor]:
-        """Point each target at its ASSIGN (only once every value was built from old ones);
-        the targets."""
+        """Point each target at its ASSIGN (only once every value was built from old ones),
+        and each view of a target's buffer (`v = w.T` taken before the step) at the buffer as
+        the ASSIGN leaves it, as torch's view sees its base's write; the targets."""
+        targets = [t for t, _ in self._assigns]
+        keep = [*targets, *self.params]  # (a parameter that is a view is stepped in its round)
         for target, node in self._assigns:
+            buf = buffer_of(target.uop)
+            if buf is not None and not has_symbolic(target.shape):
+                # (a parameter that is a view itself, `p = s.T`, keeps its views as they were)
+                b = UOp(Ops.BUFFER, buf.dtype, (), buf)
+                after = {b: UOp(Ops.RESHAPE, node.dtype, (node,), (buf.size,))}
+                for v in views_of({b}, skip=keep):
+                    v.uop = v.uop.substitute(after)
             target.uop = node
-        return [t for t, _ in self._assigns]
+        return targets
 
     def _assign(self, target: Tensor, value: Tensor) -> Tensor:
         """The ASSIGN of value into target, as a tensor to read the new value from (reading

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 8f7a986e1f45f6064671e69ebe134529653d52102907654c18ca3d9aeccd29c1
+# source sha256: 995a64ec62188da3326bd886988910e927fedca88ae25d1590cd93abc734fc19
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
@@ -56,7 +56,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '8f7a986e1f45f6064671e69ebe134529653d52102907654c18ca3d9aeccd29c1'
+SOURCE_SHA256 = '995a64ec62188da3326bd886988910e927fedca88ae25d1590cd93abc734fc19'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
@@ -334,125 +334,125 @@ def narrow_split(x, red):
 
 
 def with_src(n, first):
-    """`def with_src`, declared at rules/rangeify.rules:427."""
+    """`def with_src`, declared at rules/rangeify.rules:428."""
     return n.replace(src=(first,) + n.src[1:])
 
 
 def sink(nodes):
-    """`def sink`, declared at rules/rangeify.rules:429."""
+    """`def sink`, declared at rules/rangeify.rules:430."""
     return _new(UOp, Ops.SINK, dtypes.void, (*nodes,))
 
 
 def unexpand(idx, r):
-    """`def unexpand`, declared at rules/rangeify.rules:431."""
+    """`def unexpand`, declared at rules/rangeify.rules:432."""
     return [a if p == q else UOp.const(dtypes.index, 0) for a, p, q in zip(idx, r.src[0].shape, r.shape)]
 
 
 def dropped(old, idx, r):
-    """`def dropped`, declared at rules/rangeify.rules:433."""
+    """`def dropped`, declared at rules/rangeify.rules:434."""
     gone = [a for a, p, q in zip(idx, r.src[0].shape, r.shape) if p != q]
     return old + tuple(g for g in sink(gone).toposort() if g.op is Ops.RANGE and g not in old) or None
 
 
 def inside(a, s, p):
-    """`def inside`, declared at rules/rangeify.rules:436."""
+    """`def inside`, declared at rules/rangeify.rules:437."""
     return fold(Ops.AND, ([a.lt(s - p[1])] if p[1] else []) + ([UOp.const(dtypes.index, p[0] - 1).lt(a)] if p[0] else []))
 
 
 def unpad(a, c, p, n):
-    """`def unpad`, declared at rules/rangeify.rules:441."""
+    """`def unpad`, declared at rules/rangeify.rules:442."""
     return a if c is None else c.where(UOp.const(dtypes.index, 0) if n == 1 else a - p[0] if p[0] else a, _new(UOp, Ops.INVALID, dtypes.index, ()))
 
 
 def pad_conds(idx, r):
-    """`def pad_conds`, declared at rules/rangeify.rules:443."""
+    """`def pad_conds`, declared at rules/rangeify.rules:444."""
     return [inside(a, s, p) for a, s, p in zip(idx, r.shape, r.arg)]
 
 
 def unpadded(idx, conds, r):
-    """`def unpadded`, declared at rules/rangeify.rules:444."""
+    """`def unpadded`, declared at rules/rangeify.rules:445."""
     return [unpad(a, c, p, n) for a, c, p, n in zip(idx, conds, r.arg, r.src[0].shape)]
 
 
 def all_of(conds):
-    """`def all_of`, declared at rules/rangeify.rules:446."""
+    """`def all_of`, declared at rules/rangeify.rules:447."""
     return fold(Ops.AND, [c for c in conds if c is not None])
 
 
 def masked_off(n):
-    """`def masked_off`, declared at rules/rangeify.rules:448."""
+    """`def masked_off`, declared at rules/rangeify.rules:449."""
     return [UOp.const(dtypes.bool, False).where(UOp.const(dtypes.index, 0), _new(UOp, Ops.INVALID, dtypes.index, ()))] * n
 
 
 def unreshape(idx, r, x):
-    """`def unreshape`, declared at rules/rangeify.rules:450."""
+    """`def unreshape`, declared at rules/rangeify.rules:451."""
     return reshape_index(idx, r.shape, x.shape, UOp.const(dtypes.index, 0)) if 0 not in x.shape else masked_off(len(x.shape))
 
 
 def simplified(out):
-    """`def simplified`, declared at rules/rangeify.rules:453."""
+    """`def simplified`, declared at rules/rangeify.rules:454."""
     mixed = [e for e in out if e.op in (Ops.MOD, Ops.IDIV)]
     done = dict(zip(mixed, simplify(sink(mixed))[0].src)) if mixed else dict()
     return [done.get(e, e) for e in out]
 
 
 def local_array(value, own):
-    """`def local_array`, declared at rules/rangeify.rules:483."""
+    """`def local_array`, declared at rules/rangeify.rules:484."""
     return _new(UOp, Ops.DEFINE_LOCAL, value.dtype, (value, *own))
 
 
 def array_bytes(a):
-    """`def array_bytes`, declared at rules/rangeify.rules:485."""
+    """`def array_bytes`, declared at rules/rangeify.rules:486."""
     return prod(r.src[0].arg for r in a.src[1:]) * a.dtype.itemsize
 
 
 def array_offset(x, idx, axes):
-    """`def array_offset`, declared at rules/rangeify.rules:487."""
+    """`def array_offset`, declared at rules/rangeify.rules:488."""
     return flatten([idx.src[1 + a] for a in axes], [x.shape[a] for a in axes], UOp.const(dtypes.index, 0))
 
 
 def over(n, most, bound='LOCAL_MAX_ARRAY'):
-    """`def over`, declared at rules/rangeify.rules:489."""
+    """`def over`, declared at rules/rangeify.rules:490."""
     return 'array of ' + str(n) + ' > ' + bound + ' ' + str(most)
 
 
 def row_array(n, why):
-    """`def row_array`, declared at rules/rangeify.rules:490."""
+    """`def row_array`, declared at rules/rangeify.rules:491."""
     return 'local array [' + str(n) + '] once per row' + why
 
 
 def value_why(n, most):
-    """`def value_why`, declared at rules/rangeify.rules:493."""
+    """`def value_why`, declared at rules/rangeify.rules:494."""
     return 'not local: recomputed by each reader (' + over(n, most, 'LOCAL_MAX_ROW') + ')' if n > most else row_array(n, ': each element computed once, not once per reader')
 
 
 def part_read(x, idx, axes):
-    """`def part_read`, declared at rules/rangeify.rules:496."""
+    """`def part_read`, declared at rules/rangeify.rules:497."""
     return any(idx.src[1 + a].src[0].arg != x.shape[a] for a in axes)
 
 
 def size_why(n, most):
-    """`def size_why`, declared at rules/rangeify.rules:497."""
+    """`def size_why`, declared at rules/rangeify.rules:498."""
     return 'not local: ' + over(n, most) if n > most else row_array(n, ' of its reader')
 
 
 def array_why(x, idx, axes, long):
-    """`def array_why`, declared at rules/rangeify.rules:498."""
+    """`def array_why`, declared at rules/rangeify.rules:499."""
     return 'not local: ' + long if long is not None else None if part_read(x, idx, axes) else size_why(reduced(x.shape, axes), local_max_array())
 
 
 def scalar_why(row, outer):
-    """`def scalar_why`, declared at rules/rangeify.rules:501."""
+    """`def scalar_why`, declared at rules/rangeify.rules:502."""
     return 'local scalar once per row of its reader (' + str(row) + ' elements)' if outer else "not local: not read at its reader's outer loops (work would repeat)"
 
 
 def row_why(row, most, ctx, at):
-    """`def row_why`, declared at rules/rangeify.rules:503."""
+    """`def row_why`, declared at rules/rangeify.rules:504."""
     return 'not local: row of ' + str(row) + ' > LOCAL_MAX_ROW ' + str(most) if row > most else scalar_why(row, outer_loops(ctx, at, True))
 
 
 def reduce_why(forced, long, row, most, ctx, at):
-    """`def reduce_why`, declared at rules/rangeify.rules:505."""
+    """`def reduce_why`, declared at rules/rangeify.rules:506."""
     return 'not local: an earlier run buffered it for another reader' if forced else 'not local: ' + long if long is not None else row_why(row, most, ctx, at)
 
 
@@ -851,13 +851,13 @@ _earliest_rewrites_rules = (
     RuleInfo('variable_mark', 'rules/rangeify.rules', 331, 'variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)'),
     RuleInfo('size_zero', 'rules/rangeify.rules', 334, 'size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)'),
     RuleInfo('reduce_empty', 'rules/rangeify.rules', 336, 'reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_from(red.arg, red.dtype))'),
-    RuleInfo('reduce_expand', 'rules/rangeify.rules', 344, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)'),
-    RuleInfo('reduce_stack', 'rules/rangeify.rules', 350, 'reduce_stack: REDUCE_AXIS(x) as red if red.arg[0] is Ops.MAX and red.arg[1] == (len(x.shape) - 1,) and m is not None -> m.reshape(red.shape) where m = parts_max(x)'),
-    RuleInfo('narrow_reduce', 'rules/rangeify.rules', 361, 'narrow_reduce: REDUCE_AXIS(x) as red if narrow(x, red) and p is not None -> p where p = narrow_split(x, red)'),
-    RuleInfo('split_reduceop', 'rules/rangeify.rules', 370, 'split_reduceop: REDUCE_AXIS(x) as red if splits_worth(x, red) and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)'),
-    RuleInfo('recip_column', 'rules/rangeify.rules', 379, 'recip_column: RECIPROCAL(EXPAND(x) as e) if per_column(x, e) -> x.alu(Ops.RECIPROCAL).f(Ops.CONTIGUOUS).expand(e.arg)'),
-    RuleInfo('copy_const', 'rules/rangeify.rules', 381, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
-    RuleInfo('assign_hazard', 'rules/rangeify.rules', 386, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
+    RuleInfo('reduce_expand', 'rules/rangeify.rules', 345, 'reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)'),
+    RuleInfo('reduce_stack', 'rules/rangeify.rules', 351, 'reduce_stack: REDUCE_AXIS(x) as red if red.arg[0] is Ops.MAX and red.arg[1] == (len(x.shape) - 1,) and m is not None -> m.reshape(red.shape) where m = parts_max(x)'),
+    RuleInfo('narrow_reduce', 'rules/rangeify.rules', 362, 'narrow_reduce: REDUCE_AXIS(x) as red if narrow(x, red) and p is not None -> p where p = narrow_split(x, red)'),
+    RuleInfo('split_reduceop', 'rules/rangeify.rules', 371, 'split_reduceop: REDUCE_AXIS(x) as red if splits_worth(x, red) and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)'),
+    RuleInfo('recip_column', 'rules/rangeify.rules', 380, 'recip_column: RECIPROCAL(EXPAND(x) as e) if per_column(x, e) -> x.alu(Ops.RECIPROCAL).f(Ops.CONTIGUOUS).expand(e.arg)'),
+    RuleInfo('copy_const', 'rules/rangeify.rules', 382, 'copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e'),
+    RuleInfo('assign_hazard', 'rules/rangeify.rules', 387, 'assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))'),
 )
 _earliest_rewrites_st = match_stats('earliest_rewrites', _earliest_rewrites_rules)  # None unless counting
 
@@ -985,7 +985,7 @@ def _earliest_rewrites_COPY(n, ctx):
             if n0_0.op is _RESHAPE and len(n0_0.src) == 1:
                 n0_0_0 = n0_0.src[0]
                 if n0_0_0.op is _CONST:
-                    # rule copy_const at rules/rangeify.rules:381
+                    # rule copy_const at rules/rangeify.rules:382
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
                     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[10] += 1
                     # c = n0_0_0, e = n0
@@ -997,7 +997,7 @@ def _earliest_rewrites_ASSIGN(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    # rule assign_hazard at rules/rangeify.rules:386
+    # rule assign_hazard at rules/rangeify.rules:387
     #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
     if _earliest_rewrites_st: _earliest_rewrites_st.attempts[11] += 1
     # a = n, t = n0, x = n1
@@ -1024,7 +1024,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                 if _r is not n: return _r, _earliest_rewrites_rules[4]
         if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule reduce_expand at rules/rangeify.rules:344
+            # rule reduce_expand at rules/rangeify.rules:345
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)
             if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
             # e = n0, red = n, x = n0_0
@@ -1033,7 +1033,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _earliest_rewrites_rules[5]
-        # rule reduce_stack at rules/rangeify.rules:350
+        # rule reduce_stack at rules/rangeify.rules:351
         #   reduce_stack: REDUCE_AXIS(x) as red if red.arg[0] is Ops.MAX and red.arg[1] == (len(x.shape) - 1,) and m is not None -> m.reshape(red.shape) where m = parts_max(x)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
         # red = n, x = n0
@@ -1044,7 +1044,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _earliest_rewrites_rules[6]
-        # rule narrow_reduce at rules/rangeify.rules:361
+        # rule narrow_reduce at rules/rangeify.rules:362
         #   narrow_reduce: REDUCE_AXIS(x) as red if narrow(x, red) and p is not None -> p where p = narrow_split(x, red)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[7] += 1
         # red = n, x = n0
@@ -1055,7 +1055,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _earliest_rewrites_rules[7]
-        # rule split_reduceop at rules/rangeify.rules:370
+        # rule split_reduceop at rules/rangeify.rules:371
         #   split_reduceop: REDUCE_AXIS(x) as red if splits_worth(x, red) and s -> over_last(partials(x, red, *s[0]), red).reshape(red.shape) where s = splits(x, red)
         if _earliest_rewrites_st: _earliest_rewrites_st.attempts[8] += 1
         # red = n, x = n0
@@ -1075,7 +1075,7 @@ def _earliest_rewrites_RECIPROCAL(n, ctx):
         n0 = n.src[0]
         if n0.op is _EXPAND and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule recip_column at rules/rangeify.rules:379
+            # rule recip_column at rules/rangeify.rules:380
             #   recip_column: RECIPROCAL(EXPAND(x) as e) if per_column(x, e) -> x.alu(Ops.RECIPROCAL).f(Ops.CONTIGUOUS).expand(e.arg)
             if _earliest_rewrites_st: _earliest_rewrites_st.attempts[9] += 1
             # e = n0, x = n0_0
@@ -1137,15 +1137,15 @@ _earliest_rewrites_part = RuleMatcher('earliest_rewrites', _earliest_rewrites_ru
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/rangeify.rules', 394, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
-    RuleInfo('realize_effects', 'rules/rangeify.rules', 397, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
-    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 400, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
-    RuleInfo('realize_assign', 'rules/rangeify.rules', 403, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
+    RuleInfo('realize_roots', 'rules/rangeify.rules', 395, 'realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))'),
+    RuleInfo('realize_effects', 'rules/rangeify.rules', 398, 'realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)'),
+    RuleInfo('realize_copy_src', 'rules/rangeify.rules', 401, 'realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)'),
+    RuleInfo('realize_assign', 'rules/rangeify.rules', 404, 'realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/rangeify.rules:394
+    # rule realize_roots at rules/rangeify.rules:395
     #   realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     # s = n
@@ -1156,7 +1156,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:397
+    # rule realize_effects at rules/rangeify.rules:398
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -1167,7 +1167,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:397
+    # rule realize_effects at rules/rangeify.rules:398
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -1177,7 +1177,7 @@ def _do_realize_COPY(n, ctx):
         if _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule realize_copy_src at rules/rangeify.rules:400
+        # rule realize_copy_src at rules/rangeify.rules:401
         #   realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)
         if _do_realize_st: _do_realize_st.attempts[2] += 1
         # x = n0
@@ -1189,7 +1189,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:397
+    # rule realize_effects at rules/rangeify.rules:398
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -1200,7 +1200,7 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effects at rules/rangeify.rules:397
+    # rule realize_effects at rules/rangeify.rules:398
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -1210,7 +1210,7 @@ def _do_realize_ASSIGN(n, ctx):
         if _r is not n: return _r, _do_realize_rules[1]
     if len(n.src) >= 2:
         n1 = n.src[1]
-        # rule realize_assign at rules/rangeify.rules:403
+        # rule realize_assign at rules/rangeify.rules:404
         #   realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
         # v = n1
@@ -1233,12 +1233,12 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== add_realize
 _add_realize_rules = (
-    RuleInfo('add_realize', 'rules/rangeify.rules', 407, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))'),
+    RuleInfo('add_realize', 'rules/rangeify.rules', 408, 'add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))'),
 )
 _add_realize_st = match_stats('add_realize', _add_realize_rules)  # None unless counting
 
 def _add_realize_any0(n, ctx):
-    # rule add_realize at rules/rangeify.rules:407
+    # rule add_realize at rules/rangeify.rules:408
     #   add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))
     if _add_realize_st: _add_realize_st.attempts[0] += 1
     # x = n
@@ -1255,13 +1255,13 @@ _add_realize_part = RuleMatcher('add_realize', _add_realize_rules, {
 
 # ======================================================================== pm_children
 _pm_children_rules = (
-    RuleInfo('mark_children', 'rules/rangeify.rules', 416, 'mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))'),
-    RuleInfo('unmark', 'rules/rangeify.rules', 420, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
+    RuleInfo('mark_children', 'rules/rangeify.rules', 417, 'mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))'),
+    RuleInfo('unmark', 'rules/rangeify.rules', 421, 'unmark: x if x.tag == "realized" -> x.replace(tag=None)'),
 )
 _pm_children_st = match_stats('pm_children', _pm_children_rules)  # None unless counting
 
 def _pm_children_any0(n, ctx):
-    # rule mark_children at rules/rangeify.rules:416
+    # rule mark_children at rules/rangeify.rules:417
     #   mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))
     if _pm_children_st: _pm_children_st.attempts[0] += 1
     # x = n
@@ -1270,7 +1270,7 @@ def _pm_children_any0(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _pm_children_rules[0]
-    # rule unmark at rules/rangeify.rules:420
+    # rule unmark at rules/rangeify.rules:421
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
     if _pm_children_st: _pm_children_st.attempts[1] += 1
     # x = n
@@ -1289,12 +1289,12 @@ _pm_children_part = RuleMatcher('pm_children', _pm_children_rules, {
 
 # ======================================================================== pm_mops
 _pm_mops_rules = (
-    RuleInfo('index_shrink', 'rules/rangeify.rules', 458, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
-    RuleInfo('index_permute', 'rules/rangeify.rules', 460, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
-    RuleInfo('index_flip', 'rules/rangeify.rules', 462, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
-    RuleInfo('index_expand', 'rules/rangeify.rules', 465, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))'),
-    RuleInfo('index_pad', 'rules/rangeify.rules', 468, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)'),
-    RuleInfo('index_reshape', 'rules/rangeify.rules', 474, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)'),
+    RuleInfo('index_shrink', 'rules/rangeify.rules', 459, 'index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)'),
+    RuleInfo('index_permute', 'rules/rangeify.rules', 461, 'index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)'),
+    RuleInfo('index_flip', 'rules/rangeify.rules', 463, 'index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)'),
+    RuleInfo('index_expand', 'rules/rangeify.rules', 466, 'index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))'),
+    RuleInfo('index_pad', 'rules/rangeify.rules', 469, 'index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)'),
+    RuleInfo('index_reshape', 'rules/rangeify.rules', 475, 'index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)'),
 )
 _pm_mops_st = match_stats('pm_mops', _pm_mops_rules)  # None unless counting
 
@@ -1304,7 +1304,7 @@ def _pm_mops_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:458
+                # rule index_shrink at rules/rangeify.rules:459
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 # i = n, r = n0
@@ -1312,7 +1312,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := n0.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:460
+                # rule index_permute at rules/rangeify.rules:461
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 # i = n, r = n0
@@ -1320,7 +1320,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := n0.src[0]).dtype, (_t2, *[idx[n0.arg.index(k)] for k in range(len(idx))]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:462
+                # rule index_flip at rules/rangeify.rules:463
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 # i = n, r = n0
@@ -1328,7 +1328,7 @@ def _pm_mops_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := n0.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, n0.shape, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:465
+                # rule index_expand at rules/rangeify.rules:466
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 # i = n, r = n0
@@ -1337,7 +1337,7 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:468
+                # rule index_pad at rules/rangeify.rules:469
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 # i = n, r = n0, x = n0_0
@@ -1349,7 +1349,7 @@ def _pm_mops_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape at rules/rangeify.rules:474
+                # rule index_reshape at rules/rangeify.rules:475
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 # i = n, r = n0, x = n0_0
@@ -1366,26 +1366,26 @@ _pm_mops_part = RuleMatcher('pm_mops', _pm_mops_rules, {
 
 # ======================================================================== pm_rangeify
 _pm_rangeify_rules = (
-    RuleInfo('realize', 'rules/rangeify.rules', 510, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
-    RuleInfo('child_buffer', 'rules/rangeify.rules', 514, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
-    RuleInfo('index_child', 'rules/rangeify.rules', 517, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)'),
-    RuleInfo('index_const', 'rules/rangeify.rules', 520, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
-    RuleInfo('index_assign', 'rules/rangeify.rules', 522, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
-    RuleInfo('local_value', 'rules/rangeify.rules', 535, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)'),
-    RuleInfo('local_array', 'rules/rangeify.rules', 542, 'local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)'),
-    RuleInfo('index_alu', 'rules/rangeify.rules', 545, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
-    RuleInfo('index_marker', 'rules/rangeify.rules', 547, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
-    RuleInfo('local_reduce', 'rules/rangeify.rules', 563, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)'),
-    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 568, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)'),
-    RuleInfo('index_reduce', 'rules/rangeify.rules', 571, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
-    RuleInfo('index_positions', 'rules/rangeify.rules', 575, 'index_positions: INDEX(b:BUFFER, i) if b.arg.positions -> i.cast(b.dtype)'),
-    RuleInfo('index_memory', 'rules/rangeify.rules', 577, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
-    RuleInfo('index_other', 'rules/rangeify.rules', 579, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
+    RuleInfo('realize', 'rules/rangeify.rules', 511, 'realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)'),
+    RuleInfo('child_buffer', 'rules/rangeify.rules', 515, 'child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)'),
+    RuleInfo('index_child', 'rules/rangeify.rules', 518, 'index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)'),
+    RuleInfo('index_const', 'rules/rangeify.rules', 521, 'index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c'),
+    RuleInfo('index_assign', 'rules/rangeify.rules', 523, 'index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))'),
+    RuleInfo('local_value', 'rules/rangeify.rules', 536, 'local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)'),
+    RuleInfo('local_array', 'rules/rangeify.rules', 543, 'local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)'),
+    RuleInfo('index_alu', 'rules/rangeify.rules', 546, 'index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))'),
+    RuleInfo('index_marker', 'rules/rangeify.rules', 548, 'index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])'),
+    RuleInfo('local_reduce', 'rules/rangeify.rules', 564, 'local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)'),
+    RuleInfo('reduce_buffer', 'rules/rangeify.rules', 569, 'reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)'),
+    RuleInfo('index_reduce', 'rules/rangeify.rules', 572, 'index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)'),
+    RuleInfo('index_positions', 'rules/rangeify.rules', 576, 'index_positions: INDEX(b:BUFFER, i) if b.arg.positions -> i.cast(b.dtype)'),
+    RuleInfo('index_memory', 'rules/rangeify.rules', 578, 'index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)'),
+    RuleInfo('index_other', 'rules/rangeify.rules', 580, 'index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name'),
 )
 _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless counting
 
 def _pm_rangeify_REALIZE(n, ctx):
-    # rule realize at rules/rangeify.rules:510
+    # rule realize at rules/rangeify.rules:511
     #   realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=device_of(x), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)
     if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     # r = n
@@ -1401,7 +1401,7 @@ def _pm_rangeify_INDEX(n, ctx):
         o0 = n0.op
         if o0 in _OPS0:
             if o0 is _SHRINK:
-                # rule index_shrink at rules/rangeify.rules:458
+                # rule index_shrink at rules/rangeify.rules:459
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 # i = n, r = n0
@@ -1409,7 +1409,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t1 := n0.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[0]
             elif o0 is _PERMUTE:
-                # rule index_permute at rules/rangeify.rules:460
+                # rule index_permute at rules/rangeify.rules:461
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 # i = n, r = n0
@@ -1417,7 +1417,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t2 := n0.src[0]).dtype, (_t2, *[idx[n0.arg.index(k)] for k in range(len(idx))]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[1]
             elif o0 is _FLIP:
-                # rule index_flip at rules/rangeify.rules:462
+                # rule index_flip at rules/rangeify.rules:463
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 # i = n, r = n0
@@ -1425,7 +1425,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 _r = _new(UOp, _INDEX, (_t3 := n0.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, n0.shape, n0.arg)]), n.arg)
                 if _r is not n: return _r, _pm_mops_rules[2]
             elif o0 is _EXPAND:
-                # rule index_expand at rules/rangeify.rules:465
+                # rule index_expand at rules/rangeify.rules:466
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
                 if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 # i = n, r = n0
@@ -1434,7 +1434,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_mops_rules[3]
             elif o0 is _PAD and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_pad at rules/rangeify.rules:468
+                # rule index_pad at rules/rangeify.rules:469
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
                 if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 # i = n, r = n0, x = n0_0
@@ -1446,7 +1446,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not None and _r is not n: return _r, _pm_mops_rules[4]
             elif o0 is _RESHAPE and len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule index_reshape at rules/rangeify.rules:474
+                # rule index_reshape at rules/rangeify.rules:475
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
                 if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 # i = n, r = n0, x = n0_0
@@ -1458,7 +1458,7 @@ def _pm_rangeify_INDEX(n, ctx):
         if n0.op is _REDUCE_AXIS:
             if len(n0.src) == 1:
                 n0_0 = n0.src[0]
-                # rule local_array at rules/rangeify.rules:542
+                # rule local_array at rules/rangeify.rules:543
                 #   local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 # idx = n, s = n0_0, x = n0
@@ -1469,7 +1469,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[6]
-                # rule local_reduce at rules/rangeify.rules:563
+                # rule local_reduce at rules/rangeify.rules:564
                 #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)
                 if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                 # idx = n, red = n0, x = n0_0
@@ -1479,7 +1479,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _pm_rangeify_rules[9]
-            # rule reduce_buffer at rules/rangeify.rules:568
+            # rule reduce_buffer at rules/rangeify.rules:569
             #   reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)
             if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
             # idx = n, red = n0
@@ -1487,7 +1487,7 @@ def _pm_rangeify_INDEX(n, ctx):
             if not ctx.fills(n0, n) and (n0 in ctx.force or ctx.wants_buffer(n0, n)):
                 _r = _new(UOp, _INDEX, (_t2 := ctx.buffer(n0)).dtype, (_t2, *at))
                 if _r is not n: return _r, _pm_rangeify_rules[10]
-            # rule index_reduce at rules/rangeify.rules:571
+            # rule index_reduce at rules/rangeify.rules:572
             #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
             if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
             # idx = n, red = n0
@@ -1501,7 +1501,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     n0_0 = n0.src[0]
                     if n0_0.op is _CHILDREN and len(n0_0.src) == 1:
                         n0_0_0 = n0_0.src[0]
-                        # rule child_buffer at rules/rangeify.rules:514
+                        # rule child_buffer at rules/rangeify.rules:515
                         #   child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                         # c = n0_0_0
@@ -1509,7 +1509,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if n0_0_0 in ctx.force:
                             _r = _new(UOp, _INDEX, (_t3 := ctx.buffer(n0_0_0)).dtype, (_t3, *at))
                             if _r is not n: return _r, _pm_rangeify_rules[1]
-                        # rule index_child at rules/rangeify.rules:517
+                        # rule index_child at rules/rangeify.rules:518
                         #   index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                         # c = n0_0_0, idx = n
@@ -1522,13 +1522,13 @@ def _pm_rangeify_INDEX(n, ctx):
                 o0 = n0.op
                 if o0 in _OPS4:
                     if o0 in _OPS1:
-                        # rule index_const at rules/rangeify.rules:520
+                        # rule index_const at rules/rangeify.rules:521
                         #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                         # c = n0
                         return n0, _pm_rangeify_rules[3]
                     elif o0 is _ASSIGN:
-                        # rule index_assign at rules/rangeify.rules:522
+                        # rule index_assign at rules/rangeify.rules:523
                         #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                         # a = n0, i = n
@@ -1538,7 +1538,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[4]
                     elif o0 in _OPS2:
-                        # rule local_value at rules/rangeify.rules:535
+                        # rule local_value at rules/rangeify.rules:536
                         #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                         # idx = n, x = n0
@@ -1549,7 +1549,7 @@ def _pm_rangeify_INDEX(n, ctx):
                                 if _r is not None:
                                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                     if _r is not n: return _r, _pm_rangeify_rules[5]
-                        # rule index_alu at rules/rangeify.rules:545
+                        # rule index_alu at rules/rangeify.rules:546
                         #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                         # i = n, x = n0
@@ -1559,7 +1559,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _pm_rangeify_rules[7]
                     elif o0 in _OPS3:
-                        # rule index_marker at rules/rangeify.rules:547
+                        # rule index_marker at rules/rangeify.rules:548
                         #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
                         if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
                         # i = n, x = n0
@@ -1571,7 +1571,7 @@ def _pm_rangeify_INDEX(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
         if n0.op is _BUFFER:
-            # rule index_positions at rules/rangeify.rules:575
+            # rule index_positions at rules/rangeify.rules:576
             #   index_positions: INDEX(b:BUFFER, i) if b.arg.positions -> i.cast(b.dtype)
             if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
             # b = n0, i = n1
@@ -1583,7 +1583,7 @@ def _pm_rangeify_INDEX(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op in _OPS5:
-            # rule index_memory at rules/rangeify.rules:577
+            # rule index_memory at rules/rangeify.rules:578
             #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
             if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
             # idx = n
@@ -1592,7 +1592,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not None:
                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                     if _r is not n: return _r, _pm_rangeify_rules[13]
-        # rule index_other at rules/rangeify.rules:579
+        # rule index_other at rules/rangeify.rules:580
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
         if _pm_rangeify_st: _pm_rangeify_st.attempts[14] += 1
         # x = n0
@@ -1609,11 +1609,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 587, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 589, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 592, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 595, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 598, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 588, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 590, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 593, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 596, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 599, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -1622,7 +1622,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:595
+            # rule copy_const_idx at rules/rangeify.rules:596
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             # c = n0
@@ -1631,7 +1631,7 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:598
+                # rule copy_keeps_src at rules/rangeify.rules:599
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 # b = n0_0, c = n, idx = n0, x = n0_0_0
@@ -1648,7 +1648,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:587
+                # rule noop_buffer at rules/rangeify.rules:588
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 # b = n0_0, b2 = n, idx = n0
@@ -1666,12 +1666,12 @@ def _pm_cleanups_INDEX(n, ctx):
             if len(n0.src) >= 1:
                 n0_0 = n0.src[0]
                 if n0_0.op is _CONST:
-                    # rule const_buffer at rules/rangeify.rules:589
+                    # rule const_buffer at rules/rangeify.rules:590
                     #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                     if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                     # c = n0_0
                     return n0_0, _pm_cleanups_rules[1]
-                # rule remove_buffer at rules/rangeify.rules:592
+                # rule remove_buffer at rules/rangeify.rules:593
                 #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
                 # src = n0_0
@@ -1694,12 +1694,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 606, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 607, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:606
+    # rule tagged_buffers at rules/rangeify.rules:607
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     # s = n
@@ -1750,19 +1750,19 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 simplify = _Pipeline('simplify', (
-    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:479'),
+    _Pass('sym', 'sym', _generated_symbolic.MATCHERS['sym'], location='rules/rangeify.rules:480'),
 ))
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:615'),
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:617'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:619'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:621'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:624'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:627'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:629'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:630'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:633'),
+    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:616'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:618'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:620'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:622'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:625'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:628'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:630'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:631'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:634'),
 ))
 
 PIPELINES = {

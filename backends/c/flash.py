@@ -38,10 +38,11 @@ from .ctext import (
     RenderError,
     Scope,
     Threads,
+    array,
     block_library,
     loop_count,
 )
-from .gemm import Product, Vec, array, batch_loops, bind, close_inside, fma_block, k_loops, pack_y
+from .gemm import Product, Vec, batch_loops, bind, close_inside, fma_block, k_loops, pack_y
 
 if TYPE_CHECKING:
     from .render import KernelRenderer

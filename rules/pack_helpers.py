@@ -523,47 +523,51 @@ def packed(st: UOp) -> UOp | None:
 
 
 def stage_panels(st: UOp, pack: Pack) -> UOp:
-    """The packed STORE with each product's y read from a kernel-local array of its panels,
-    pb[panel][k][jj] = y(k, panel * TJ + jj) and 0 past the last column (a DEFINE_LOCAL over
-    fresh "local" ranges, row-major), which the renderer fills once per iteration of the loops
-    y reads (a batch's) before the row tiles, each of which then runs over every panel (gemm.py):
-    the same values summed in the same order. `pack.staged`: the panels run inside the row tiles
-    on one core or per batch iteration (with threads over the tiles, each panel is packed by the
-    thread that claims it; with the panels outer, one at a time into one buffer)."""
+    """The packed STORE with each product's y read from a kernel-local array of its panels
+    (`panel_array`), which the renderer fills once per iteration of the loops y reads (a
+    batch's) before the row tiles, each of which then runs over every panel (gemm.py): the same
+    values summed in the same order. `pack.staged`: the panels run inside the row tiles on one
+    core or per batch iteration (with threads over the tiles, each panel is packed by the thread
+    that claims it; with the panels outer, one at a time into one buffer)."""
     by_id = {r.arg[0]: r for r in st.src[2:]}
     rows, j, tj = tuple(by_id[i] for i in pack.rows), by_id[pack.cols], pack.panel
-    nj, fresh = range_size(j), 1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE)
+    fresh = 1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE)
     deps, mapping = free_ranges(st), {}
     reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
     size = sum(math.prod(range_size(k) for k in red.src[1:]) for red in reds)  # type: ignore
     # on the heap past an eighth of the stack budget, all products' panels together (gemm.py's
     # STACK_PANEL_BYTES): a thread's stack holds them beside the kernel's other arrays
-    # (either way 64-byte aligned: the register blocks read its rows as vectors)
-    where = "heap" if size * -(-nj // tj) * tj * reds[0].dtype.itemsize > stack_bytes() // 8 \
-        else "aligned"
+    heap = size * -(-range_size(j) // tj) * tj * reds[0].dtype.itemsize > stack_bytes() // 8
     for red in reds:
         _, y = split(red, rows, j, deps)  # type: ignore[misc]
-        ks = red.src[1:]
-        panel, *own, jj = (UOp.range(count, fresh + n, "local") for n, count in enumerate(
-            (-(-nj // tj), *(range_size(k) for k in ks), tj)))  # type: ignore[operator]
-        fresh += 2 + len(ks)
-        col = panel * tj + jj
-        value = y.substitute({j: col, **dict(zip(ks, own))})
-        if nj % tj:  # the last panel's lanes past the last column: 0, and never read
-            valid, vdeps = col.lt(nj), free_ranges(value)
-            gates = {n: n.replace(src=(n.src[0], n.src[1] & valid, n.src[2]) if n.src[1:] else
-                                  (n.src[0], valid, n.const_like(0)))
-                     for n in toposort(value) if n.op is Ops.LOAD and vdeps[n.src[0]] & {panel, jj}
-                     and n.src[0].src[0].op is Ops.DEFINE_GLOBAL}
-            value = value.substitute(gates)
-            # (a load reads 0 where its gate fails; any other value is 0 by a select)
-            value = value if value.op is Ops.LOAD else valid.where(value, value.const_like(0))
-        flat = ks[0]
-        for k in ks[1:]:
-            flat = flat * range_size(k) + k  # type: ignore[operator]
-        kn = math.prod(range_size(k) for k in ks)  # type: ignore[misc]
-        dl = UOp(Ops.DEFINE_LOCAL, y.dtype, (value, panel, *own, jj), where)
-        at = j // tj * (kn * tj) + flat * tj + j % tj
-        mapping[y] = UOp(Ops.LOAD, y.dtype, (UOp(Ops.INDEX, y.dtype, (dl, at)),))
+        mapping[y], fresh = panel_array(y, red.src[1:], j, tj, fresh, heap)
     return st.replace(src=(st.src[0], st.src[1].substitute(mapping), *st.src[2:]), arg=pack)
 
+
+def panel_array(y: UOp, ks: tuple[UOp, ...], j: UOp, tj: int, fresh: int,
+                heap: bool = False) -> tuple[UOp, int]:
+    """y(k, j) read from a kernel-local array of its panels of tj columns, pb[panel][k][jj] =
+    y(k, panel * tj + jj) and 0 past the last column (a DEFINE_LOCAL over "local" ranges from
+    id `fresh`, row-major; 64-byte aligned, its rows read as vectors, on the stack or the
+    `heap`); and the next free range id."""
+    nj = range_size(j)
+    panel, *own, jj = (UOp.range(count, fresh + n, "local") for n, count in enumerate(
+        (-(-nj // tj), *(range_size(k) for k in ks), tj)))  # type: ignore[operator]
+    col = panel * tj + jj
+    value = y.substitute({j: col, **dict(zip(ks, own))})
+    if nj % tj:  # the last panel's lanes past the last column: 0, and never read
+        valid, vdeps = col.lt(nj), free_ranges(value)
+        gates = {n: n.replace(src=(n.src[0], n.src[1] & valid, n.src[2]) if n.src[1:] else
+                              (n.src[0], valid, n.const_like(0)))
+                 for n in toposort(value) if n.op is Ops.LOAD and vdeps[n.src[0]] & {panel, jj}
+                 and n.src[0].src[0].op is Ops.DEFINE_GLOBAL}
+        value = value.substitute(gates)
+        # (a load reads 0 where its gate fails; any other value is 0 by a select)
+        value = value if value.op is Ops.LOAD else valid.where(value, value.const_like(0))
+    flat = ks[0]
+    for k in ks[1:]:
+        flat = flat * range_size(k) + k  # type: ignore[operator]
+    kn = math.prod(range_size(k) for k in ks)  # type: ignore[misc]
+    dl = UOp(Ops.DEFINE_LOCAL, y.dtype, (value, panel, *own, jj), "heap" if heap else "aligned")
+    at = j // tj * (kn * tj) + flat * tj + j % tj
+    return UOp(Ops.LOAD, y.dtype, (UOp(Ops.INDEX, y.dtype, (dl, at)),)), fresh + 2 + len(ks)

@@ -3,7 +3,7 @@ panels all run inside each row tile on one core (or per batch iteration) reads y
 kernel-local array of them, pb[panel][k][jj] = y(k, panel * TJ + jj) and 0 past the last column,
 filled by the renderer's local-array loops (on the heap past the stack budget). Against numpy in
 float64, at prime, skinny, batched and float64/float16 shapes; the optimized AST in the kernel
-interpreter too."""
+interpreter too. The flash action stages its panels of K and V so as well."""
 
 from __future__ import annotations
 
@@ -89,3 +89,43 @@ def test_the_interpreter_runs_the_staged_kernel():
         bufs[i][:] = b_.ensure().reshape(-1)
     run_kernel(opt, bufs)
     _close(bufs[0].reshape(11, 45), np.maximum(a, 0).astype(np.float64) @ b)
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+# (batch, rows, head size): keys a whole number of panels or not, prime sizes
+@pytest.mark.parametrize("b,n,d", [(1, 7, 4), (2, 97, 31), (4, 33, 16), (3, 64, 8)])
+@pytest.mark.parametrize("causal", [False, True])
+def test_flash_reads_its_staged_panels_of_k_and_v(b, n, d, causal):
+    rng = np.random.default_rng(b * 100 + n + d)
+    q, k, v = (rng.standard_normal((b, n, d)).astype(np.float32) for _ in range(3))
+    s = Tensor(q) @ Tensor(k).transpose(-1, -2) / float(np.sqrt(d))
+    want_s = q.astype(np.float64) @ k.transpose(0, 2, 1) / np.sqrt(d)
+    if causal:
+        keep = np.tril(np.ones((n, n), bool))
+        s = Tensor(keep).where(s, float("-inf"))
+        want_s = np.where(keep, want_s, -np.inf)
+    t = s.softmax(-1) @ Tensor(v)
+    kernels = optimized_kernels(t)
+    flash = [opt for opt, acts in kernels if any(a.startswith("FLASH") for a in acts)]
+    assert flash and all(any(x.op is Ops.DEFINE_LOCAL and x.arg == "aligned"
+                             for x in opt.toposort()) for opt in flash)
+    _close(t.numpy(), _softmax(want_s) @ v)
+
+
+def test_the_interpreter_runs_a_staged_flash_kernel():
+    rng = np.random.default_rng(8)
+    q, k, v = (rng.standard_normal((2, 29, 12)).astype(np.float32) for _ in range(3))
+    t = (Tensor(q) @ Tensor(k).transpose(-1, -2)).softmax(-1) @ Tensor(v)
+    (item,) = t.schedule()
+    opt = optimize_kernel(lower_only(item.ast))
+    assert any(n.op is Ops.DEFINE_LOCAL and n.arg == "aligned" for n in opt.toposort())
+    bufs = [np.zeros(b_.size, b_.dtype.np) for b_ in item.bufs]
+    for i, b_ in enumerate(item.bufs[1:], 1):
+        bufs[i][:] = b_.ensure().reshape(-1)
+    run_kernel(opt, bufs)
+    want = _softmax(q.astype(np.float64) @ k.transpose(0, 2, 1)) @ v
+    _close(bufs[0].reshape(want.shape), want)

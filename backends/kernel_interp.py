@@ -125,10 +125,10 @@ def _spans(order: list[UOp], axes: dict[UOp, int], nloops: int) -> list[frozense
     for n in order:
         if n.op is Ops.RANGE and n in axes:
             s = frozenset((axes[n],))
-        elif n.op is Ops.LOAD and n.src[0].src[0].op is Ops.DEFINE_LOCAL:
-            dl = n.src[0].src[0]  # (the local's own axes are read at the offset)
+        elif n.op is Ops.INDEX and n.src[0].op is Ops.DEFINE_LOCAL:  # (and its LOAD)
+            dl = n.src[0]  # (the local's own axes are read at the offset)
             own = {axes[r] for r in dl.src[1:] if r in axes}
-            s = (of[dl] - own).union(*(of.get(x, frozenset()) for x in n.src[0].src[1:]))
+            s = (of[dl] - own).union(*(of.get(x, frozenset()) for x in n.src[1:]))
         else:
             s = frozenset().union(*(of.get(x, frozenset()) for x in n.src))
         if n.op is Ops.REDUCE:

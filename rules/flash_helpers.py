@@ -26,7 +26,7 @@ import math
 
 from rulegrad.rules.choices import least_parallel_work
 from rulegrad.rules.flash_mask import key_windows
-from rulegrad.rules.pack_helpers import TILE_ROWS, batch_shares, panel_width, split
+from rulegrad.rules.pack_helpers import TILE_ROWS, batch_shares, panel_array, panel_width, split
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import Ops
@@ -151,7 +151,10 @@ def local_product(dl: UOp, i: UOp, deps: dict[UOp, frozenset[UOp]]) -> tuple[UOp
 
 
 def _per_row(x: UOp) -> bool:
-    return any(n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL) for n in toposort(x))
+    """Whether x reads a reduce or a kernel-local array of the rows (not a product's staged
+    panels: a DEFINE_LOCAL with an arg, `panel_array`)."""
+    return any(n.op is Ops.REDUCE or n.op is Ops.DEFINE_LOCAL and n.arg is None
+               for n in toposort(x))
 
 
 def _plan(st: UOp) -> Flash | None:
@@ -250,4 +253,23 @@ def flashed(st: UOp) -> UOp | None:
     action yet that the flash kernel computes (see the docstring); else None. (One plan: a
     masked head's windows evaluate its mask over rows x keys.)"""
     plan = _plan(st)
-    return None if plan is None else st.replace(arg=plan)
+    return None if plan is None else _staged(st, plan).replace(arg=plan)
+
+
+def _staged(st: UOp, fl: Flash) -> UOp:
+    """The STORE with each product's packed operand (a local product's b, the output's y) read
+    from a kernel-local array of its panels (pack_helpers' `panel_array`), which the renderer
+    fills once per head, before its tiles of rows (backends/c/flash.py): the same values."""
+    i, c = st.src[-2], st.src[-1]
+    deps, mapping = free_ranges(st), {}
+    fresh = 1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE)
+    widths = dict(zip(fl.products, fl.product_panels))
+    sums = [(dl.src[0], dl.src[1], widths[dl.src[1].arg[0]]) for dl in toposort(st.src[1])
+            if dl.op is Ops.DEFINE_LOCAL and len(dl.src) == 2 and dl.src[1].arg[0] in widths]
+    if fl.panel:
+        sums += [(n, c, fl.panel) for n in toposort(st.src[1]) if n.op is Ops.REDUCE
+                 and c in deps[n]]
+    for red, cols, tj in sums:
+        _, y = split(red, (i,), cols, deps)  # type: ignore[misc]
+        mapping[y], fresh = panel_array(y, red.src[1:], cols, tj, fresh)
+    return st.replace(src=(st.src[0], st.src[1].substitute(mapping), *st.src[2:]))

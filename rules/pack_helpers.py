@@ -24,7 +24,7 @@ from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.record import FrozenRecord
-from rulegrad.runtime.target import block_library, cache_bytes, threads, vector_bytes
+from rulegrad.runtime.target import block_library, cache_bytes, stack_bytes, threads, vector_bytes
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 # The register tile's geometry is not a size choice: the block library's blocks are compiled
@@ -117,7 +117,7 @@ class Pack(FrozenRecord):
     memory (`stream_width`)."""
 
     __slots__ = ("rows", "cols", "tile", "panel", "pack_a", "parallel", "grab", "outer", "group",
-                 "stream")
+                 "stream", "staged")
     rows: tuple[int, ...]
     cols: int
     tile: int
@@ -128,11 +128,12 @@ class Pack(FrozenRecord):
     outer: bool  # the panels outside the row tiles
     group: int  # with `outer`: panels copied side by side, a row of y at a time (`panel_group`)
     stream: int  # columns read in place at a time, y not packed (`stream_width`); 0: packed
+    staged: bool  # every panel first: y read from a kernel-local array of them (`stage_panels`)
 
     def __init__(self, rows: tuple[int, ...], cols: int, tile: int, panel: int, pack_a: bool,
                  parallel: str, grab: int = 1, outer: bool = False, group: int = 1,
-                 stream: int = 0) -> None:
-        self._init(rows, cols, tile, panel, pack_a, parallel, grab, outer, group, stream)
+                 stream: int = 0, staged: bool = False) -> None:
+        self._init(rows, cols, tile, panel, pack_a, parallel, grab, outer, group, stream, staged)
 
     def describe(self) -> str:
         rows = " ".join(f"r{r}" for r in self.rows)
@@ -141,6 +142,7 @@ class Pack(FrozenRecord):
         what += ", panel by panel" if self.outer and self.parallel != "panels" else ""
         what += f", panels copied {self.group} a row at a time" if self.group > 1 else ""
         what += f", y streamed {self.stream} columns at a time" if self.stream else ""
+        what += ", y's panels STAGED in a local array" if self.staged else ""
         grab = f" ({self.grab} at a time)" if self.grab > 1 else ""
         return what + (f", PARALLEL {self.parallel}{grab}" if self.parallel else "")
 
@@ -514,5 +516,58 @@ def packed(st: UOp) -> UOp | None:
         if (found := _split_groups(st)) is None:
             return None
         st, plan = found
+    npanels = -(-range_size(next(r for r in st.src[2:] if r.arg[0] == plan.cols)) // plan.panel)
+    if npanels > 1 and not plan.outer and plan.parallel in ("", "batch"):
+        return stage_panels(st, plan.replace(staged=True))
     return st.replace(arg=plan)
 
+
+def stage_panels(st: UOp, pack: Pack) -> UOp:
+    """The packed STORE with each product's y read from a kernel-local array of its panels
+    (`panel_array`), which the renderer fills once per iteration of the loops y reads (a
+    batch's) before the row tiles, each of which then runs over every panel (gemm.py): the same
+    values summed in the same order. `pack.staged`: the panels run inside the row tiles on one
+    core or per batch iteration (with threads over the tiles, each panel is packed by the thread
+    that claims it; with the panels outer, one at a time into one buffer)."""
+    by_id = {r.arg[0]: r for r in st.src[2:]}
+    rows, j, tj = tuple(by_id[i] for i in pack.rows), by_id[pack.cols], pack.panel
+    fresh = 1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE)
+    deps, mapping = free_ranges(st), {}
+    reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
+    size = sum(math.prod(range_size(k) for k in red.src[1:]) for red in reds)  # type: ignore
+    # on the heap past an eighth of the stack budget, all products' panels together (gemm.py's
+    # STACK_PANEL_BYTES): a thread's stack holds them beside the kernel's other arrays
+    heap = size * -(-range_size(j) // tj) * tj * reds[0].dtype.itemsize > stack_bytes() // 8
+    for red in reds:
+        _, y = split(red, rows, j, deps)  # type: ignore[misc]
+        mapping[y], fresh = panel_array(y, red.src[1:], j, tj, fresh, heap)
+    return st.replace(src=(st.src[0], st.src[1].substitute(mapping), *st.src[2:]), arg=pack)
+
+
+def panel_array(y: UOp, ks: tuple[UOp, ...], j: UOp, tj: int, fresh: int,
+                heap: bool = False) -> tuple[UOp, int]:
+    """y(k, j) read from a kernel-local array of its panels of tj columns, pb[panel][k][jj] =
+    y(k, panel * tj + jj) and 0 past the last column (a DEFINE_LOCAL over "local" ranges from
+    id `fresh`, row-major; 64-byte aligned, its rows read as vectors, on the stack or the
+    `heap`); and the next free range id."""
+    nj = range_size(j)
+    panel, *own, jj = (UOp.range(count, fresh + n, "local") for n, count in enumerate(
+        (-(-nj // tj), *(range_size(k) for k in ks), tj)))  # type: ignore[operator]
+    col = panel * tj + jj
+    value = y.substitute({j: col, **dict(zip(ks, own))})
+    if nj % tj:  # the last panel's lanes past the last column: 0, and never read
+        valid, vdeps = col.lt(nj), free_ranges(value)
+        gates = {n: n.replace(src=(n.src[0], n.src[1] & valid, n.src[2]) if n.src[1:] else
+                              (n.src[0], valid, n.const_like(0)))
+                 for n in toposort(value) if n.op is Ops.LOAD and vdeps[n.src[0]] & {panel, jj}
+                 and n.src[0].src[0].op is Ops.DEFINE_GLOBAL}
+        value = value.substitute(gates)
+        # (a load reads 0 where its gate fails; any other value is 0 by a select)
+        value = value if value.op is Ops.LOAD else valid.where(value, value.const_like(0))
+    flat = ks[0]
+    for k in ks[1:]:
+        flat = flat * range_size(k) + k  # type: ignore[operator]
+    kn = math.prod(range_size(k) for k in ks)  # type: ignore[misc]
+    dl = UOp(Ops.DEFINE_LOCAL, y.dtype, (value, panel, *own, jj), "heap" if heap else "aligned")
+    at = j // tj * (kn * tj) + flat * tj + j % tj
+    return UOp(Ops.LOAD, y.dtype, (UOp(Ops.INDEX, y.dtype, (dl, at)),)), fresh + 2 + len(ks)

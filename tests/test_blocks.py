@@ -75,6 +75,11 @@ def test_a_panel_copy_reads_y_at_its_strides_and_pads_with_zeros(sfx, sj, cols, 
     np.testing.assert_array_equal(got, want)
 
 
+# a product's panels staged by its action (pack_helpers' panel_array): a kernel-local array on
+# the stack, 64-byte aligned
+_STAGED = r"float loc\d+\[\d+\] __attribute__\(\(aligned\(64\)\)\);"
+
+
 def test_products_call_the_block_library_and_say_so(capsys, monkeypatch):
     """A matmul (x read in place: a stride), a convolution (x read in place: an offset per
     step of its window, in a table) and a product of a computed x (packed per tile, row after
@@ -90,17 +95,19 @@ def test_products_call_the_block_library_and_say_so(capsys, monkeypatch):
     w = rng.standard_normal((20, 5, 3, 3), np.float32)
     win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))
     # (the last: the output's 50 contiguous columns are the columns, so exp(a) is x, packed
-    # per tile, and b's panels are copied by the library)
-    cases = [(Tensor(a) @ Tensor(b1), a @ b1, r"rg_block_vf32_6\(70, xr\d+, 0, 1, ", True),
+    # per tile, and b's 4 panels all run inside each tile on one core: the packing action
+    # stages them, a kernel-local array the renderer fills)
+    cases = [(Tensor(a) @ Tensor(b1), a @ b1, r"rg_block_vf32_6\(70, xr\d+, 0, 1, ", "copied"),
              (Tensor(x).conv2d(Tensor(w)), np.einsum("nchwyx,ocyx->nohw", win, w),
-              r"rg_block_vf32_6\(45, xr\d+, xo\d+, 0, ", True),
+              r"rg_block_vf32_6\(45, xr\d+, xo\d+, 0, ", "copied"),
              (Tensor(a).exp() @ Tensor(b), np.exp(a) @ b, r"rg_block_vf32_6\(70, xq\d+, 0, 1, ",
-              True)]
-    for t, want, call, copied in cases:
+              "staged")]
+    for t, want, call, how in cases:
         source = compile_program(t.schedule()).source
         assert re.search(call, source), call
-        # y's panels copied by the library where y is a plain load
-        assert ("rg_pack_vf32(" in source) == copied
+        # y's panels copied by the library where y is a plain load, or staged
+        assert ("rg_pack_vf32(" in source) == (how == "copied")
+        assert bool(re.search(_STAGED, source)) == (how == "staged")
         np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-4)
     assert "BLOCKS from the block library" in capsys.readouterr().err
     run._programs.clear()
@@ -138,8 +145,11 @@ def test_attention_tiles_call_the_block_library():
     source = compile_program(t.schedule()).source
     assert re.search(r"rg_block_vf32_6\(24, xq\d+, 0, 1, ", source)  # q's rows, 24 steps
     assert re.search(r"rg_block_vf32_6\(40, xq\d+, 0, 1, ", source)  # probabilities, 40 keys
-    assert re.search(r"rg_pack_vf32\(24, .*, 1, 24, pb", source)  # k's rows as columns
-    assert re.search(r"rg_pack_vf32\(40, .*, 37, 1, pb", source)  # v's rows
+    # k's rows as columns (3 panels of 16 keys, 24 steps) and v's rows (3 panels of 16 columns,
+    # 40 keys), staged by the flash action: kernel-local arrays the renderer fills
+    assert len(re.findall(_STAGED, source)) == 2
+    assert re.search(r"float loc\d+\[1152\] __attr", source)
+    assert re.search(r"float loc\d+\[1920\] __attr", source)
     s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) / 5
     e = np.exp(s - s.max(-1, keepdims=True))
     np.testing.assert_allclose(t.numpy(), e / e.sum(-1, keepdims=True) @ v, rtol=1e-5, atol=1e-5)

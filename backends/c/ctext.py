@@ -94,6 +94,13 @@ SUFFIX = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "index":
            "float32": "f32", "float64": "f64", "float16": "f32", "bool": "u8"}
 
 
+def array(ct: str, name: str, count: int, heap: bool = False) -> str:
+    """`count` elements of C type ct: on the stack, 64-byte aligned, or on the heap (freed)."""
+    if heap:
+        return f"{ct} *{name} = ({ct} *)rg_alloc({count} * sizeof({ct}));"
+    return f"{ct} {name}[{count}] __attribute__((aligned(64)));"
+
+
 def vector_names(dt: DType, lanes: int) -> tuple[str, str]:
     """The prelude's C vector type of `lanes` values of dt and its fused multiply-add:
     rg_vf32 / rg_fma_f32 in 256 bits, rg_zf32 / rg_zfma_f32 in 512 (runtime/target.py)."""

@@ -8,8 +8,9 @@ Nothing is decided here. For out[.., i, c] = sum_j x(.., i, j) * y(.., j, c), wh
 kernel-local arrays, one of them s(.., i, l) = sum_d a(.., i, d) * b(.., l, d), per iteration
 of the batch ranges (a head):
 
-    pack b:  pb[panel][d][ll] = b(l = panel*TJ + ll, d)       (0 past the last l)
-    pack y:  pv[panel][j][cc] = y(j, c = panel*TJ + cc)       (0 past the last c)
+    staged b:  pb[panel][d][ll] = b(l = panel*TJ + ll, d)     (0 past the last l)
+    staged y:  pv[panel][j][cc] = y(j, c = panel*TJ + cc)     (0 past the last c)
+      (kernel-local arrays the flash action reads them from, which the renderer fills)
     for each tile of TI rows (and one smaller tile for the rows left over):
       s[TI][l]:  per panel, acc[TI][TJ] (vector registers) += a(row, d) * pb[panel][d][..]
       per row:   the row's other values as the plain renderer prints them (its max, exp into a
@@ -38,10 +39,11 @@ from .ctext import (
     RenderError,
     Scope,
     Threads,
+    array,
     block_library,
     loop_count,
 )
-from .gemm import Product, Vec, array, batch_loops, bind, close_inside, fma_block, k_loops, pack_y
+from .gemm import Product, Vec, batch_loops, bind, close_inside, fma_block, k_loops
 
 if TYPE_CHECKING:
     from .render import KernelRenderer
@@ -94,7 +96,7 @@ def render_flash(r: KernelRenderer, st: UOp) -> bool:
         scope.add(f"static const int32_t {table}[{len(fl.windows)}] = "
                   f"{{{', '.join(map(str, fl.windows))}}};")
     for p in [p for _, p in local] + ([out] if out is not None else []):
-        _pack(r, scope, p)
+        p.pb = r.emit(p.y.src[0].src[0])  # (its panels, staged by the flash action)
     win = _window_flag(r, scope, out) if table else ""
     # tiles of TI rows; when TI does not divide the rows, the last tile computes its rows past
     # the end as the last row and stores none of them: one copy of the tile's loops, not a
@@ -141,14 +143,6 @@ def _window_flag(r: KernelRenderer, scope: Scope, out: _Product) -> str:
     scope.add(f"int {fin} = 1; for (int64_t {q} = 0; {q} < {size}; {q}++) "
               f"{fin} &= {out.pb}[{q}] - {out.pb}[{q}] == 0;")
     return fin
-
-
-def _pack(r: KernelRenderer, scope: Scope, p: _Product) -> None:
-    """pb[panel][k][jj] = y(k, panel * TJ + jj), 0 past the last column (gemm.py's `pack_y`)."""
-    p.pb, pv = r.fresh("pb"), r.fresh("pn")
-    scope.add(array(p.v.ct, p.pb, p.k * p.width))
-    pack_y(r, r.open_counter(scope, Loop(pv, p.npanels)), p.cols, p.n, [p], pv, p.tj, p.v.lanes)
-    close_inside(r, scope)
 
 
 def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,

@@ -13,10 +13,12 @@ an image), per iteration of the other ("batch") ranges:
         epilogue: f(acc, ..) stored for each (row, j) of the tile
 
 Several row ranges (a convolution's images and pixels) are one flat row number. With several
-panels, all are packed first, then each row tile runs over all of them (x packed per tile first
-with `pack_a`: a computed x is then computed once per element); with the panels outer
-(`Pack.outer`) each is packed into one reused buffer and run over by every row tile. Whole
-panels and the last, narrower one are loops of known counts (no column test per element).
+panels on one core (or per batch iteration), y is read from a kernel-local array of all of them
+(`Pack.staged`: the packing action's staged panels, filled by the renderer's local-array loops),
+and each row tile runs over all of them (x packed per tile first with `pack_a`: a computed x is
+then computed once per element); with the panels outer (`Pack.outer`) each is packed here into
+one reused buffer and run over by every row tile. Whole panels and the last, narrower one are
+loops of known counts (no column test per element).
 
 The register block and the copy of y's panels are calls of the block library's (blocks.py)
 wherever x and y are plain loads or x is packed (`_plan_block`, `copy_panel`); elsewhere they
@@ -53,6 +55,7 @@ from .ctext import (
     RenderError,
     Scope,
     Threads,
+    array,
     block_library,
     ctype,
     loop_count,
@@ -151,14 +154,11 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
         if not shared:
             close_inside(r, scope)
             _free(scope, prods)
-    elif g.npanels > 1 and not pack.outer:  # every panel packed first, then row tiles over
-        # all panels
-        _scratch(r, scope, prods, g, g.npanels)
-        pack_y(r, r.open_counter(scope, panel_head), j, g.nj, prods, pv, g.tj, g.lanes)
-        close_inside(r, scope)
+    elif pack.staged:  # y's panels are kernel-local arrays (pack_helpers' stage_panels),
+        # filled first: each row tile runs over all of them
+        for p in prods:
+            p.pb = r.emit(p.y.src[0].src[0])
         _row_tiles(r, st, scope, rows, j, prods, pv, panel_head, "", g)
-        close_inside(r, scope)
-        _free(scope, prods)
     elif threaded:  # one panel: each thread packs it for itself, then takes row tiles
         tile_claim = ""
         if not batch and _alone(r):  # launched: the tile counter in the launcher's scratch
@@ -265,13 +265,6 @@ def _scratch(r: KernelRenderer, scope: Scope, prods: list[Product], g: _Geometry
     for p in prods:
         p.pb, p.heap = r.fresh("pb"), heap
         scope.add(array(g.ct, p.pb, p.k * panels * g.tj, heap))
-
-
-def array(ct: str, name: str, count: int, heap: bool = False) -> str:
-    """`count` elements of C type ct: on the stack, 64-byte aligned, or on the heap (freed)."""
-    if heap:
-        return f"{ct} *{name} = ({ct} *)rg_alloc({count} * sizeof({ct}));"
-    return f"{ct} {name}[{count}] __attribute__((aligned(64)));"
 
 
 def claim(counter: str) -> str:

@@ -80,6 +80,7 @@ from .ctext import (
     Scope,
     Stmt,
     Threads,
+    array,
     block_library,
     block_signature,
     ctype,
@@ -563,6 +564,7 @@ class KernelRenderer:
         # a kernel gemm.py printed as threads sharing a scratch area (RenderedKernel.shared):
         # (iterations to launch, bytes, zeroed bytes); its code names the area `s_`
         self.shared: tuple[int, int, int] | None = None
+        self.frees: list[tuple[Scope, str]] = []  # kernel-local arrays on the heap, their hosts
         # the C bounds [lo, hi) of the loops over a range visiting part of it, by range id (a
         # masked flash head's row passes over its tile's window of keys: backends/c/flash.py)
         self.windows: dict[int, tuple[str, str]] = {}
@@ -1182,7 +1184,10 @@ class KernelRenderer:
         host = self.home(dl)
         name = self.fresh("loc")
         size = math.prod(loop_count(r) for r in dl.src[1:])
-        host.add(f"{ctype(dl.dtype)} {name}[{size}];")
+        ct = ctype(dl.dtype)
+        host.add(array(ct, name, size, dl.arg == "heap") if dl.arg else f"{ct} {name}[{size}];")
+        if dl.arg == "heap":  # (freed after everything in its host: `render`)
+            self.frees.append((host, name))
         self.vartypes[name] = f"{ctype(dl.dtype)} *"
         mark = self._enter(host)
         scope = host
@@ -1415,6 +1420,8 @@ class KernelRenderer:
             arg = f"a_[{i}]" if launch else f"v{i}"
             pointers.append(f"  {const}{t} *{qual}p{i} = ({const}{t} *){arg};")
             self.vartypes[f"p{i}"] = f"{const}{t} *{qual}"
+        for host, name in self.frees:
+            host.items.append(f"free({name});")
         _simd_fills(self.root)
         _overlap_tails(self.root, vector_bytes())
         segments, body = _layout(self.root, "  ", self.vartypes, self.escaped, cname)

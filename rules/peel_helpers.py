@@ -157,7 +157,10 @@ def _candidate(st: UOp) -> list[UOp]:
     nodes = along(st.src[1], j)
     if any(n.op is Ops.REDUCE for n in nodes):
         return []
-    return [a for n in nodes if n.op is Ops.LOAD and len(n.src) > 1 for a in _atoms(n.src[1])]
+    # each atom once: the gated loads of one loop share their gates (a cummax gradient's 331
+    # atoms were 25 conditions, each substituted and bounded again per copy)
+    return list(dict.fromkeys(a for n in nodes if n.op is Ops.LOAD and len(n.src) > 1
+                              for a in _atoms(n.src[1])))
 
 
 def peeled(sink: UOp) -> UOp | None:
@@ -169,8 +172,9 @@ def peeled(sink: UOp) -> UOp | None:
         atoms = _candidate(st)
         if not atoms:
             continue
+        loops = {a: {n for n in toposort(a) if n.op is Ops.RANGE} for a in atoms}
         for r in reversed(st.src[2:]):
-            mine = [a for a in atoms if r in toposort(a)]
+            mine = [a for a in atoms if r in loops[a]]
             n = range_size(r)
             cut = _interior(mine, r, n) if mine else None  # type: ignore[arg-type]
             if cut is None or (r is st.src[-1] and cut[1] - cut[0] < UPCAST_MIN):

@@ -18,6 +18,7 @@ import os
 import resource
 
 _FILE = os.environ.get("RULEGRAD_TEST_COSTS")
+_counting = False  # set at the session's start: off in an xdist controller
 _started: dict[str, tuple[float, int, int]] = {}
 
 
@@ -33,13 +34,21 @@ def _builds() -> tuple[int, int]:
     return build.stats["compiler_runs"], build.stats["compiles"]
 
 
+def pytest_sessionstart(session) -> None:
+    """An xdist controller is told of every test its workers start and finish, and would write
+    a second line per test (its own CPU seconds, ~0): only the process that runs a test counts
+    it."""
+    global _counting
+    _counting = bool(_FILE) and not session.config.pluginmanager.hasplugin("dsession")
+
+
 def pytest_runtest_logstart(nodeid: str, location: object) -> None:
-    if _FILE:
+    if _counting:
         _started[nodeid] = (_cpu(), *_builds())
 
 
 def pytest_runtest_logfinish(nodeid: str, location: object) -> None:
-    if not _FILE or nodeid not in _started:
+    if not _counting or nodeid not in _started:
         return
     cpu, runs, libs = _started.pop(nodeid)
     now_runs, now_libs = _builds()

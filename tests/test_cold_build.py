@@ -12,8 +12,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -299,6 +302,56 @@ def test_a_compiler_that_is_not_gcc_itself_runs_as_the_user_named_it(tmp_path):
     runs = [ln for ln in log.read_text().splitlines() if "-###" not in ln]
     assert any("rg_K.c" in ln for ln in runs), runs  # the build itself went through it
     assert (tmp_path / "rg_K.so").exists()
+
+
+def test_a_question_the_compiler_does_not_answer_in_time_stops_it_and_its_children(tmp_path,
+                                                                                  monkeypatch):
+    """RULEGRAD_CC a wrapper whose child keeps the pipes open (`cc "$@" & sleep`): its
+    `--version` question is given up at `ANSWER_SECONDS` (here half a second), the wrapper's
+    whole process group is killed (the sleeping child too), its pipes are not read to their end
+    (the child would hold them for 1,000 s), and the build says which question went unanswered.
+    Bounded waits only: the answer comes within 60 s, the child is gone within 60 s."""
+    import threading
+
+    from rulegrad.backends.c import stages
+    from rulegrad.backends.c.errors import CompilerNotFound
+
+    pid_file = tmp_path / "sleep.pid"
+    cc = tmp_path / "cc"
+    cc.write_text(f'#!/bin/sh\n{build.compiler()[0]} "$@" &\n'
+                  f'sleep 1000 &\necho $! > {pid_file}\nwait\n')
+    cc.chmod(0o755)
+    monkeypatch.setattr(stages, "ANSWER_SECONDS", 0.5)
+    raised: list[BaseException] = []
+
+    def ask() -> None:
+        try:
+            build.compiler_version((str(cc),))
+        except BaseException as e:  # noqa: BLE001 (read by the test's thread)
+            raised.append(e)
+
+    asking = threading.Thread(target=ask, daemon=True)
+    asking.start()
+    asking.join(60)
+    sleeper = int(pid_file.read_text())
+    try:
+        assert not asking.is_alive(), "the question waited on the pipe its child holds open"
+        assert len(raised) == 1 and isinstance(raised[0], CompilerNotFound), raised
+        assert f"`{cc} --version` gave no answer in 0.5 s" in str(raised[0])
+        for _ in range(600):  # killed, then reaped by init (or left a zombie where none reaps)
+            try:
+                if Path(f"/proc/{sleeper}/stat").read_text().split(") ")[1][0] == "Z":
+                    break
+            except FileNotFoundError:
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the wrapper's sleeping child was left running")
+    finally:
+        try:
+            os.kill(sleeper, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def test_bad_build_jobs_is_refused(monkeypatch):

@@ -225,9 +225,10 @@ def compiler_version(cc: tuple[str, ...]) -> str:
         if cc in _versions:
             return _versions[cc]
         question = _probes.pop(cc)
-        if (e := question.error) is not None:
+        version = question.answer()
+        if (e := question.error) is not None:  # it did not start, or did not answer in time
             raise CompilerNotFound(list(cc), e.strerror or str(e)) from None
-        _versions[cc] = (question.answer() or "").strip()
+        _versions[cc] = (version or "").strip()
         return _versions[cc]
 
 

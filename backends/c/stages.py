@@ -17,10 +17,12 @@ the same arguments, but collect2 replaced by the linker it would run, without th
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import threading
 from functools import cache
@@ -159,16 +161,25 @@ def _has_linker(folder: str) -> bool:
     return any(n == "ld" or n.endswith("-ld") for n in names)
 
 
+ANSWER_SECONDS = 60.0  # a question the compiler has not answered by then is given up
+
+
 class Question:
     """A question to the compiler, started now; `answer` is what it printed, or None (it
-    failed, took over a minute, or did not start: `error` says why)."""
+    failed, took over `ANSWER_SECONDS`, or did not start: `error` says why of the last two).
+
+    The question runs in a process group of its own: a compiler that is a wrapper script may
+    leave a child holding the pipes open (`cc "$@" & sleep 100`), so a question not answered in
+    time is ended by killing its whole group, and its pipes are closed, never read to their end.
+    """
 
     def __init__(self, cmd: list[str]):
+        self.cmd = cmd
         self.error: OSError | None = None
         try:
             self.proc: subprocess.Popen[str] | None = subprocess.Popen(
                 cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                env=compiler_env())
+                env=compiler_env(), start_new_session=True)
         except OSError as e:
             self.proc, self.error = None, e
 
@@ -176,12 +187,26 @@ class Question:
         if self.proc is None:
             return None
         try:
-            out, err = self.proc.communicate(timeout=60)
+            out, err = self.proc.communicate(timeout=ANSWER_SECONDS)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.communicate()
+            self._stop()
+            self.error = TimeoutError(
+                errno.ETIMEDOUT, f"`{shlex.join(self.cmd)}` gave no answer in "
+                f"{ANSWER_SECONDS:g} s; it and the processes it started were stopped")
             return None
         return (err if stderr else out) if self.proc.returncode == 0 else None
+
+    def _stop(self) -> None:
+        proc = self.proc
+        assert proc is not None
+        try:  # (the group's leader is not yet waited for: its id cannot name another group)
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        proc.wait()
 
 
 class Job:

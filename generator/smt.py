@@ -1432,7 +1432,7 @@ def _prove_case(rule: A.Rule, helpers: set[str] | frozenset[str], shape: Shape,
     res, used, solver = _abstracted_first(goal, rlimit // ABSTRACT_SHARE)
     if solver is None:  # the abstraction decided nothing: the full query
         solver = z3.Solver()
-        solver.add(goal)
+        solver.add(premise, z3.Not(ok))
         res, used = _solve(solver, rlimit)
     if res == z3.unsat:
         return "proved", "", None, used, idx

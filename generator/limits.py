@@ -3,6 +3,8 @@
 - DEFAULT_RLIMIT: z3's resource limit per proof query, in z3's own count of work (not seconds),
   so that the same rule, seed and limits give the same verdict on any machine under any load;
   a rule's cases share RULE_RLIMIT_FACTOR times it.
+- ABSTRACT_SHARE: a float query is first tried with its rounded operations abstracted
+  (generator/fp_abstract.py), under 1/ABSTRACT_SHARE of its limit, then in full.
 - HANG_SECONDS: CPU seconds one rule may take before it is an `error` (a helper that never
   returns); CPU time, not wall clock, so a loaded machine does not turn a slow rule into an
   error. A helper that blocks without using the CPU (a sleep, a read) is stopped after
@@ -11,5 +13,6 @@
 
 DEFAULT_RLIMIT = 10_000_000
 RULE_RLIMIT_FACTOR = 5
+ABSTRACT_SHARE = 10
 HANG_SECONDS = 60.0
 HANG_WALL_FACTOR = 10

@@ -50,7 +50,8 @@ from rulegrad.runtime.ops import ARITY, GroupOp, Ops
 from rulegrad.runtime.semantics import DOMAIN, operand_dtypes
 from rulegrad.runtime.uop import UOp
 
-from .limits import DEFAULT_RLIMIT, RULE_RLIMIT_FACTOR
+from .fp_abstract import abstracted, leaves
+from .limits import ABSTRACT_SHARE, DEFAULT_RLIMIT, RULE_RLIMIT_FACTOR
 
 MAX_CASES = 400  # op x order x dtype combinations tried per rule before giving up (unknown)
 # A float IDIV or MOD case is left to the examples (which draw it like every other cell): z3
@@ -1426,10 +1427,13 @@ def _prove_case(rule: A.Rule, helpers: set[str] | frozenset[str], shape: Shape,
                      guard, applies)
     ok = z3.And(z3.Not(z3.Or(*rhs_undefined)),
                 same_value(case.root.dtype, case.root.val, value, ulp))
-    solver = z3.Solver()
-    solver.add(premise, z3.Not(ok))
-    res, used = _solve(solver, rlimit)
     idx = world.wrap.index_arith
+    goal = z3.And(premise, z3.Not(ok))
+    res, used, solver = _abstracted_first(goal, rlimit // ABSTRACT_SHARE)
+    if solver is None:  # the abstraction decided nothing: the full query
+        solver = z3.Solver()
+        solver.add(premise, z3.Not(ok))
+        res, used = _solve(solver, rlimit)
     if res == z3.unsat:
         return "proved", "", None, used, idx
     if res == z3.unknown:
@@ -1438,6 +1442,29 @@ def _prove_case(rule: A.Rule, helpers: set[str] | frozenset[str], shape: Shape,
         return "spurious", "", None, used, idx
     text = format_counterexample(solver.model(), case, rule, value)
     return "refuted", text, case.instance, used, idx
+
+
+def _abstracted_first(goal: z3.BoolRef, rlimit: int) -> tuple[Any, int, z3.Solver | None]:
+    """The goal with its rounded float operations abstracted (generator/fp_abstract.py), under
+    `rlimit`: unsat there is a proof; a model there whose leaves (the rule's variables) satisfy
+    the full goal too is a real counterexample, the full goal's own model. (result, resource
+    units used, the deciding solver), or a None solver when neither happened."""
+    shortcut = abstracted(goal)
+    if shortcut is None:
+        return z3.unknown, 0, None
+    solver = z3.Solver()
+    solver.add(shortcut)
+    res, used = _solve(solver, rlimit)
+    if res == z3.unsat:
+        return res, used, solver
+    if res == z3.sat:
+        model = solver.model()
+        solver = z3.Solver()
+        solver.add(goal, *(v == model.eval(v, model_completion=True) for v in leaves(goal)))
+        res, used = _solve(solver, rlimit)
+        if res == z3.sat:
+            return res, used, solver
+    return res, used, None
 
 
 def _counterexample_or_none(world: World, case: Case, rule: A.Rule, when: Any, why: str,

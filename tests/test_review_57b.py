@@ -90,10 +90,11 @@ _COMPUTED = {
                        lambda a: a.astype(np.uint8).astype(np.int8).sum(0)),
     # negative int32 partials cast to uint64 once: numpy's modular uint64 sum
     "int8 as uint64": (lambda t: t.sum(0, dtype="uint64"), lambda a: a.sum(0, dtype=np.uint64)),
-    # an int32's values are not small: its sum's partials stay int64 (2**30 a row)
-    "int32 values": (lambda t: (t.cast("int32") * (1 << 23)).sum(0),
-                     lambda a: (a.astype(np.int32) * (1 << 23)).sum(0)),
-    "bool": (lambda t: (t > 0).sum(0), lambda a: (a > 0).sum(0)),
+    # an int32's values are not small: its sum's partials stay int64 (2**21 a row; no
+    # constant in the product: a broadcast constant keeps a sum out of narrow_reduce)
+    "int32 values": (lambda t: (t.cast("int32") * t.cast("int32") * t.cast("int32")).sum(0),
+                     lambda a: (a.astype(np.int32) ** 3).sum(0)),
+    "bool": (lambda t: t.cast("bool").sum(0), lambda a: a.astype(bool).sum(0)),
 }
 
 

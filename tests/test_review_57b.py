@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from rulegrad import Tensor, Variable
+from rulegrad.runtime.target import SPLIT_MIN_ROWS
 
 _ROWS = 100003  # prime: a tail past the shares' whole rows
 
@@ -18,7 +19,7 @@ _ROWS = 100003  # prime: a tail past the shares' whole rows
 def _share_starts(batches: int, rows: int, threads: int) -> list[int]:
     """Where the rows' shares begin and where the tail begins, as rangeify.rules' shares_for
     and head_rows place them today (any other place is as good a test: numpy is the oracle)."""
-    t = math.lcm(batches, threads) // batches * max(1, -(-rows // (threads * 32767)))
+    t = math.lcm(batches, threads) // batches * max(1, -(-rows // (threads * (SPLIT_MIN_ROWS - 1))))
     return [rows // t * i for i in range(1, t + 1)]
 
 

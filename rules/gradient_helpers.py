@@ -9,7 +9,7 @@ import math
 
 from rulegrad.runtime.device import device_of, shard_part, to_device
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.ops import LIBM_CALLS, Ops
 from rulegrad.runtime.running_max import running_max_grad, running_parts  # noqa: F401 (rules)
 from rulegrad.runtime.running_sum import (
     reverse_running_sum,
@@ -48,11 +48,12 @@ def _computed_once(red: UOp) -> UOp:
     for equality; each kernel that recomputed the source would be free to order the sum its
     own way (the reduction contract: a packed product's FMAs, a vector reduce's partial sums),
     so the equality could miss every element (`(x @ w).max(0)`'s gradient was 0 where the
-    backward's flash kernel recomputed the product). Stored, both sides read the same bits.
-    (A libm call needs no store: each gives one value its bits, backends/c/vmath.py.)"""
+    backward's flash kernel recomputed the product). So with a libm call: libmvec's lanes and
+    libm's remainder loop are ulps apart (`x.exp().max(1)`'s gradient was NaN, 0 / 0 hits).
+    Stored, both sides read the same bits."""
     x = red.src[0]
     stopped = (Ops.BUFFER, Ops.CONTIGUOUS)
-    if not any(n.op is Ops.REDUCE_AXIS and n.arg[0] in (Ops.ADD, Ops.MUL)
+    if not any(n.op in LIBM_CALLS or n.op is Ops.REDUCE_AXIS and n.arg[0] in (Ops.ADD, Ops.MUL)
                and n.dtype.is_float for n in toposort(x, stop=lambda n: n.op in stopped)):
         return red
     return red.replace(src=(x.f(Ops.CONTIGUOUS),))

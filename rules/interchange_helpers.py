@@ -32,7 +32,7 @@ from rulegrad.rules.opt_helpers import VECTOR_LANES, along, vector_values
 from rulegrad.rules.pack_helpers import PARALLEL_SHARES, packed
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
-from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.ops import LIBM_CALLS, Ops
 from rulegrad.runtime.target import VECTORS_MAX, cache_bytes, page_bytes, threads, vector_lanes
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
@@ -255,8 +255,8 @@ def _hoisted(st: UOp) -> UOp | None:
     deps = free_ranges(st)
     reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in deps[n]]
     fixed = list(dict.fromkeys(v for r in reds for v in _repeats(r, j, deps)))
-    if not fixed:
-        return None
+    if not fixed or any(n.op in LIBM_CALLS for v in fixed for n in toposort(v)):
+        return None  # (the array's fill loop calls libmvec, another reader libm: ulps apart)
     fresh = 1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE)
     reads = {}
     for i, v in enumerate(fixed):

@@ -127,6 +127,11 @@ assert all(Ops.__dict__.get(name) is m for name, m in Ops.__members__.items())
 Ops.__class__ = _OpsType  # (a class's metaclass can be swapped for one of the same layout)
 
 
+# the ops printed as libm calls that may round otherwise in a vector loop (libmvec's variants,
+# a few ulps from libm's): one value computed twice, once in each kind of loop, may differ
+LIBM_CALLS = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.COS, Ops.POW})
+
+
 class GroupOp:
     """Named sets of ops. Every attribute here is usable as a group name in `.rules` files."""
 

@@ -34,10 +34,10 @@ from .dtype import (
 )
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .limits import check_buffer, max_work
-from .ops import Ops, reduce_identity
+from .ops import LIBM_CALLS, Ops, reduce_identity
 from .running_max import key_index, running_values
 from .running_sum import SCAN_BLOCK, running_product, running_sum
-from .uop import Shape, UOp
+from .uop import Shape, UOp, toposort
 from .variable import actual, has_symbolic, refuse_symbolic, show, size_text
 from .window_stack import window_stack
 
@@ -1261,13 +1261,19 @@ class TensorOps:
         return self._first_hit(self._hits(axis), axis, keepdim)
 
     def _hits(self, axis: int | None) -> Tensor:
-        """Where self equals its max over `axis` (NaN, the largest, where there is one). The
-        max's kernel and the compare's may each compute self: every libm call gives one value
-        its bits (backends/c/vmath.py), so they compare equal."""
-        top = self.max(axis, keepdim=True)
-        hit = self == top
+        """Where self equals its max over `axis` (NaN, the largest, where there is one). A value
+        through a libm call is computed once: the max's loop and the compare's each called it,
+        one libmvec's vector variant and the other libm's, ulps apart, and no element equalled
+        the max (argmax INT32_MAX)."""
+        src = self
+        stored = (Ops.BUFFER, Ops.CONTIGUOUS)
+        if self.dtype.is_float and any(n.op in LIBM_CALLS for n in toposort(
+                self.uop, stop=lambda n: n.op in stored)):
+            src = self.contiguous()
+        top = src.max(axis, keepdim=True)
+        hit = src == top
         if self.dtype.is_float:
-            hit = hit | (self.isnan() & top.isnan())
+            hit = hit | (src.isnan() & top.isnan())
         return hit
 
     def _first_hit(self, hit: Tensor, axis: int | None, keepdim: bool) -> Tensor:

@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 from rulegrad import Tensor
-from rulegrad.backends.c import vmath
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import optimize_kernel
 from rulegrad.backends.c.render import prelude, render_kernel
@@ -45,8 +44,6 @@ PROGRAMS = {
        for dt in ("float16", "float32", "float64")},
     **{f"{dt} {op} down the columns": lambda dt=dt, op=op: getattr(_t(37, 29, dtype=dt), op)(0)
        for dt in ("float32", "float64") for op in ("max", "min", "sum")},
-    "libm calls (vmath's library)": lambda: _t(9, 13, dtype="float64").sin()
-    + _t(9, 13).cos().log2().cast("float64") + _t(9, 13, dtype="int32").exp(),
     "a threaded max (launched: no OpenMP reduction)": lambda: _t(1 << 21).max(),
     "a threaded float64 min": lambda: _t(1 << 20, dtype="float64").min(),
     "row sums (the block library's)": lambda: _t(33, 1031).sum(1),
@@ -66,9 +63,6 @@ _NAMED = re.compile(r"(?<![\w.])(rg_(?:f2i_\w+|fpow_f\d\d|(?:idiv|mod|shl|shr|po
                     r"(?:block|pack)_[vz]f\d\d\w*|reduce_[a-z]+_f32|vexp_f32)|"
                     r"rg(?:max|min|addz)_f\d\d|expf)\b")
 
-# the libm functions bound to vmath.py's library (rg_fpow_* calls one), and `exp` on doubles
-_LIBM = re.compile(r"(?<![\w.])(?:(?:log|exp2|log2|sin|pow)f?|rg_cosf?|exp|rg_fpow_f\d\d)\(")
-
 # a 512-bit target's 16-lane values, loads, selects and stores (vexp.WIDE defines them all)
 _WIDE = re.compile(r"(?<![\w.])rg_z(?:exp|half|load|sel|set|store)_[fi]32\b")
 
@@ -82,8 +76,6 @@ def _check(t: Tensor) -> None:
             named = {"rg_expf" if n == "expf" else n for n in _NAMED.findall(rk.source)}
             if _WIDE.search(rk.source):  # (16-lane values: vexp.WIDE, named by its exp)
                 named.add("rg_zexp_f32")
-            if _LIBM.search(rk.source):  # (its libm calls: vmath.py's library)
-                named.add(vmath.NAME)
             assert set(rk.uses) == named, (rk.uses, named)
             assert rk.openmp == ("#pragma omp parallel" in rk.source), rk.choices
             # the prelude of what it uses defines or declares every function it calls

@@ -49,7 +49,7 @@ from rulegrad.runtime.env import env_get
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import vector_bytes
 
-from . import vexp, vmath
+from . import vexp
 from .ctext import (
     BLOCK_ROWS,
     REDUCE_OPS,
@@ -313,11 +313,6 @@ def _exp_library() -> list[RenderedKernel]:
     return [RenderedKernel(vexp.NAME, vexp.SOURCE, 0, (), kind="packed")]
 
 
-def _libm_library() -> list[RenderedKernel]:
-    """libm's other functions, each one libmvec variant, and their SIMD clones (vmath.py)."""
-    return [RenderedKernel(vmath.NAME, vmath.SOURCE, 0, (), kind="packed")]
-
-
 # build.py's `build_library` (rendered kernels, dlopen mode -> a loaded library): handed in by
 # the builder, which loads the blocks a kernel calls before the kernel, so this module never
 # imports it back
@@ -333,7 +328,7 @@ def _libraries() -> dict[str, tuple[str, Callable[[], list[RenderedKernel]]]]:
     copy, a row reduction (8-lane vectors whatever the target), the float32 exp (its prelude
     binds expf to rg_expf) are each a library, so a first product, sum or sigmoid builds what
     it calls alone."""
-    table = {vexp.NAME: ("exp", _exp_library), vmath.NAME: ("libm", _libm_library)}
+    table = {vexp.NAME: ("exp", _exp_library)}
     table.update((reduce_name(op), (f"reduce_{which}", partial(reductions, which)))
                  for op, which in REDUCE_OPS.items())
     for dt, width in itertools.product((dtypes.float32, dtypes.float64), (32, 64)):
@@ -353,7 +348,7 @@ def load_for(calls: Iterable[str], build: Builder) -> None:
             raise ValueError(f"{call!r} is no function of the block library")
         libraries.update([_libraries()[call]])
     for key, library in sorted(libraries.items()):
-        if key in ("exp", "libm"):  # (of what the flags' target takes: vexp.TAG, vmath.TAG)
+        if key == "exp":  # (of the core the flags' target takes: vexp.TAG)
             key = "\0".join((key, env_get("RULEGRAD_CC") or "", env_get("RULEGRAD_CFLAGS") or ""))
         with _lock:
             if key in _loaded:

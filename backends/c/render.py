@@ -65,7 +65,7 @@ from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.target import REDUCE_VECTORS, vector_bytes, vector_lanes
 from rulegrad.runtime.uop import UOp, toposort
 
-from . import vexp, vmath
+from . import vexp
 from .ctext import (
     BLOCK_ROWS,
     REDUCE_OPS,
@@ -158,6 +158,12 @@ float sqrtf(float); float truncf(float); float powf(float, float); float fmodf(f
 double exp(double); double log(double); double exp2(double); double log2(double);
 double sin(double); double sqrt(double); double trunc(double); double pow(double, double);
 double fmod(double, double);
+/* cos under another name: gcc merges a sin and a cos of one value into a call of sincos, which
+   no loop vectorizes (a tan, sin / cos, ran 8x slower); the asm label keeps libm's symbol, and
+   libmvec's (its vector variants are named from it) */
+#define RG_COS_F32 float rg_cosf(float) __asm__("cosf")
+#define RG_COS_F64 double rg_cos(double) __asm__("cos")
+RG_COS_F32; RG_COS_F64;
 /* packed products (backends/c/gemm.py): one vector register of floats or doubles, and a fused
    multiply-add on it where the CPU has one (BLAS does the same) */
 typedef float rg_vf32 __attribute__((vector_size(32)));
@@ -199,6 +205,18 @@ static inline void *rg_alloc(size_t n) {
   if (!p) { write(2, msg, sizeof msg - 1); abort(); }
   return p;
 }
+#ifdef RG_MVEC
+/* glibc's vector math (libmvec): declared `simd`, gcc calls e.g. _ZGVbN4v_expf inside
+   vectorized loops (math.h only declares them so under -ffast-math; we keep IEEE semantics
+   for everything else). pow too: gelu's x ** 3, a scalar call per element, kept a product's
+   epilogue (and every loop with it) from vectorizing */
+#define RG_SIMD __attribute__((simd("notinbranch")))
+RG_SIMD float expf(float); RG_SIMD float logf(float); RG_SIMD float exp2f(float);
+RG_SIMD float log2f(float); RG_SIMD float sinf(float); RG_SIMD float powf(float, float);
+RG_SIMD double exp(double); RG_SIMD double log(double); RG_SIMD double exp2(double);
+RG_SIMD double log2(double); RG_SIMD double sin(double); RG_SIMD double pow(double, double);
+RG_SIMD RG_COS_F32; RG_SIMD RG_COS_F64;
+#endif
 /* MAX/MIN (runtime/semantics.py): NaN if either side is NaN (numpy), and -0.0 below +0.0 in
    either operand order (IEEE 754-2019 maximum/minimum), so MAX and MIN are commutative.
    Four branch-free vector operations: `a > b ? a : b` is x86's max instruction, which returns
@@ -282,7 +300,6 @@ _INTS = ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64")
 _ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
     (frozenset(names), text) for names, text in (
         ({f"rg_f2i_{i}_f32" for i in _INTS}, "RG_F2I_ALL(float, f32)"),
-        ({vmath.NAME}, vmath.DECLARATION),  # libm's functions: one per process (vmath.py)
         ({"rg_fpow_f32"}, "RG_FPOW(float, f32, powf)"),
         ({"rg_fpow_f64"}, "RG_FPOW(double, f64, pow)"),
         ({f"rg_f2i_{i}_f64" for i in _INTS}, "RG_F2I_ALL(double, f64)"),
@@ -380,11 +397,9 @@ def render_alu(node: UOp, a: list[str]) -> str:
 
 _INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.CMPLT: "<", Ops.CMPNE: "!=",
           Ops.CMPEQ: "==", Ops.AND: "&", Ops.OR: "|", Ops.XOR: "^"}
-# every loop calls vmath.py's functions (one libmvec variant), float32's expf vexp.py's
+# vector loops call libmvec's (RG_MVEC), except float32's expf: the block library's (vexp.py)
 _LIBM = {Ops.EXP: "exp", Ops.LOG: "log", Ops.EXP2: "exp2", Ops.LOG2: "log2", Ops.SIN: "sin",
          Ops.COS: "rg_cos", Ops.SQRT: "sqrt", Ops.TRUNC: "trunc", Ops.POW: "pow", Ops.MOD: "fmod"}
-# those that round (libm's and libmvec's by different ulps): vmath.py's, one per process
-_ROUNDING = frozenset(_LIBM) - {Ops.SQRT, Ops.TRUNC, Ops.MOD}
 
 
 def _render_float(op: Ops, dt: DType, a: list[str]) -> str:
@@ -752,8 +767,6 @@ class KernelRenderer:
             sdt = n.src[0].dtype
             if n.op is Ops.EXP and sdt.is_float and _mfun(_LIBM[Ops.EXP], sdt) == "expf":
                 self.call(vexp.NAME)  # float32's exp (render_alu): the prelude binds it to vexp's
-            elif n.op in _ROUNDING and (sdt.is_float or n.op is not Ops.POW):
-                self.call(vmath.NAME)  # the other libm calls: the prelude binds them to vmath's
         else:
             raise RenderError(f"the C renderer has no rule for {n.op.name} in a kernel")
         name = self.fresh()

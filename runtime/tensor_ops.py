@@ -1265,16 +1265,23 @@ class TensorOps:
         through a libm call is computed once: the max's loop and the compare's each called it,
         one libmvec's vector variant and the other libm's, ulps apart, and no element equalled
         the max (argmax INT32_MAX)."""
-        src = self
-        stored = (Ops.BUFFER, Ops.CONTIGUOUS)
-        if self.dtype.is_float and any(n.op in LIBM_CALLS for n in toposort(
-                self.uop, stop=lambda n: n.op in stored)):
-            src = self.contiguous()
+        src = self._computed_once()
         top = src.max(axis, keepdim=True)
         hit = src == top
         if self.dtype.is_float:
             hit = hit | (src.isnan() & top.isnan())
         return hit
+
+    def _computed_once(self) -> Tensor:
+        """Self stored, when it is a float through a libm call and its reader compares it with
+        itself: the fused loops that read it twice called libm's scalar function in one and a
+        libmvec vector variant in the other, whose results are ulps apart (argmax missed the
+        max; sort's ranks of `x.cos()` were not a permutation's order)."""
+        stored = (Ops.BUFFER, Ops.CONTIGUOUS)
+        if self.dtype.is_float and any(n.op in LIBM_CALLS for n in toposort(
+                self.uop, stop=lambda n: n.op in stored)):
+            return self.contiguous()
+        return self
 
     def _first_hit(self, hit: Tensor, axis: int | None, keepdim: bool) -> Tensor:
         """The smallest (flat, row-major, for axis None) position where `hit` holds over
@@ -1316,7 +1323,7 @@ class TensorOps:
             vals, idx = whole[0].sort(dim, descending)
             return vals.shard(whole[1], dim), idx.shard(whole[1], dim)
         n = self.shape[dim]
-        x = self.transpose(dim, -1)
+        x = self._computed_once().transpose(dim, -1)
         a, b = x.unsqueeze(-1), x.unsqueeze(-2)  # [..., i, j]: element i against element j
         pos = _positions(self, n)
         earlier = pos.reshape(1, n) < pos.reshape(n, 1)  # j < i keeps equal elements in order

@@ -43,15 +43,17 @@ def test_one_program_over_other_shard_layouts_is_numpys_each_time():
             a = rng.standard_normal((6, 4)).astype(np.float32)
             w = rng.standard_normal((4, 4)).astype(np.float32)
             x = Tensor(a).shard(devs, axis=axis)
-            np.testing.assert_allclose((x * 2.5 + 1).sum(0).numpy(), (a * 2.5 + 1).sum(0),
-                                       rtol=1e-5, atol=1e-5)
-            np.testing.assert_allclose(x.exp().sum(1).numpy(), np.exp(a).sum(1), rtol=1e-5)
-            np.testing.assert_allclose((x @ Tensor(w).shard(devs)).numpy(), a @ w,
-                                       rtol=1e-5, atol=1e-5)
-            out = (x + 1).softmax(0)
-            assert out.device == devs
             e = np.exp(a + 1 - (a + 1).max(0))
-            np.testing.assert_allclose(out.numpy(), e / e.sum(0), rtol=1e-5, atol=1e-6)
+            # (each realized first: the lowering's regrouping, shards or a copy on one device,
+            # is what a hit replays)
+            for got, want, dev in (((x * 2.5 + 1).sum(0), (a * 2.5 + 1).sum(0), devs),
+                                   (x.exp().sum(1), np.exp(a).sum(1), devs),
+                                   (x @ Tensor(w).shard(devs), a @ w, devs),
+                                   ((x + 1).softmax(0), e / e.sum(0), devs),
+                                   ((x + 1).to(devs[1]), a + 1, devs[1])):
+                got.realize()
+                assert got.device == dev, (got.device, axis, devs)
+                np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5)
 
 
 def test_a_reshard_and_an_assign_into_shards_between_calls():

@@ -65,14 +65,16 @@ def test_a_reshard_and_an_assign_into_shards_between_calls():
     t = Tensor(a).realize()
     for axis in (0, 1, None, 0):
         s = t.shard(D2, axis=axis)
-        np.testing.assert_allclose((s * 2).sum(0).numpy(), (a * 2).sum(0), rtol=1e-5)
         again = s.to("CPU").shard(D2[::-1], axis=1)
-        np.testing.assert_allclose((again + 1).sum(1).numpy(), (a + 1).sum(1), rtol=1e-5)
+        for got, want, dev in (((s * 2).sum(0), (a * 2).sum(0), D2), (again + 1, a + 1, D2[::-1]),
+                               ((again + 1).sum(1), (a + 1).sum(1), D2[::-1])):
+            assert got.realize().device == dev
+            np.testing.assert_allclose(got.numpy(), want, rtol=1e-5)
     for axis in (0, 1, None):
         s = Tensor(a.copy()).shard(D2, axis=axis).realize()
         want = a.copy()
         for i in range(4):
-            s.assign(s * 0.5 + (1.0 + i)).realize()
+            assert s.assign(s * 0.5 + (1.0 + i)).realize().device == D2
             want = want * np.float32(0.5) + np.float32(1.0 + i)
             np.testing.assert_allclose(s.numpy(), want, rtol=1e-6)
         old = (s * 3).sum(0)

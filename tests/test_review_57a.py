@@ -181,13 +181,14 @@ def test_a_reciprocal_of_zero_columns_keeps_its_signs(scheduler):
                   [0.0, -0.0, 0.0, -0.0, -1.0]], np.float32)
     with np.errstate(divide="ignore", invalid="ignore"):
         want = y * (np.float32(1) / y.sum(0, keepdims=True))
-    got = (Tensor(y) * Tensor(y).sum(0, keepdim=True).reciprocal()).realize(
-        scheduler=scheduler).numpy()
+    s = Tensor(y).sum(0, keepdim=True)
+    # (1 / s of s broadcast down the rows: recip_column's pattern, as softmax's and layernorm's)
+    got = (Tensor(y) * s.expand(y.shape).reciprocal()).realize(scheduler=scheduler).numpy()
     assert np.array_equal(np.isnan(got), np.isnan(want)), (got, want)
     number = ~np.isnan(want)
     np.testing.assert_array_equal(got[number], want[number])
     np.testing.assert_array_equal(np.signbit(got[number]), np.signbit(want[number]))
-    r = Tensor(y).sum(0, keepdim=True).reciprocal().expand(y.shape).realize(scheduler=scheduler)
+    r = s.expand(y.shape).reciprocal().realize(scheduler=scheduler)
     with np.errstate(divide="ignore"):
         np.testing.assert_array_equal(r.numpy(), np.broadcast_to(
             np.float32(1) / y.sum(0, keepdims=True), y.shape))

@@ -175,20 +175,23 @@ def test_a_users_divide_and_reciprocal_by_a_column_are_numpys(shape, axis, dtype
 
 @pytest.mark.parametrize("scheduler", ["rangeify", "kernelize"])
 def test_a_reciprocal_of_zero_columns_keeps_its_signs(scheduler):
-    """Columns summing to +0.0, -0.0 and a finite value, read as x * (1 / s) down the rows:
-    numpy's infinities of either sign, their products (NaN at 0 * inf) and signed zeros."""
-    y = np.array([[0.0, -0.0, 1.0, -1.0, 2.0], [0.0, -0.0, -1.0, 1.0, 3.0],
-                  [0.0, -0.0, 0.0, -0.0, -1.0]], np.float32)
+    """Columns whose max is -0.0, +0.0, 4, -inf and NaN, their reciprocals broadcast down the
+    rows and multiplied into another tensor: numpy's infinities of either sign, signed zeros,
+    NaN at 0 * inf and from the NaN column."""
+    inf, nan = np.inf, np.nan
+    y = np.array([[-0.0, 0.0, 2.0, -inf, nan], [-1.0, -1.0, 4.0, -inf, 1.0],
+                  [-3.0, -2.0, 1.0, -inf, 2.0]], np.float32)
+    z = np.array([[1.0, -2.0, 0.5, 3.0, 1.0], [-1.0, 0.0, -0.0, -2.0, 0.0],
+                  [0.0, 3.0, 2.0, 0.0, 1.0]], np.float32)
     with np.errstate(divide="ignore", invalid="ignore"):
-        want = y * (np.float32(1) / y.sum(0, keepdims=True))
-    s = Tensor(y).sum(0, keepdim=True)
+        r_want = np.broadcast_to(np.float32(1) / y.max(0, keepdims=True), y.shape)
+        want, plus = z * r_want, z * np.float32(0) + r_want
     # (1 / s of s broadcast down the rows: recip_column's pattern, as softmax's and layernorm's)
-    got = (Tensor(y) * s.expand(y.shape).reciprocal()).realize(scheduler=scheduler).numpy()
-    assert np.array_equal(np.isnan(got), np.isnan(want)), (got, want)
-    number = ~np.isnan(want)
-    np.testing.assert_array_equal(got[number], want[number])
-    np.testing.assert_array_equal(np.signbit(got[number]), np.signbit(want[number]))
-    r = s.expand(y.shape).reciprocal().realize(scheduler=scheduler)
-    with np.errstate(divide="ignore"):
-        np.testing.assert_array_equal(r.numpy(), np.broadcast_to(
-            np.float32(1) / y.sum(0, keepdims=True), y.shape))
+    r = Tensor(y).max(0, keepdim=True).expand(y.shape).reciprocal()
+    got = (Tensor(z) * r).realize(scheduler=scheduler).numpy()
+    for g, w in ((got, want), ((Tensor(z) * 0 + r).realize(scheduler=scheduler).numpy(),
+                               plus)):
+        assert np.array_equal(np.isnan(g), np.isnan(w)), (g, w)
+        number = ~np.isnan(w)
+        np.testing.assert_array_equal(g[number], w[number])
+        np.testing.assert_array_equal(np.signbit(g[number]), np.signbit(w[number]))

@@ -195,3 +195,24 @@ def test_a_reciprocal_of_zero_columns_keeps_its_signs(scheduler):
         number = ~np.isnan(w)
         np.testing.assert_array_equal(g[number], w[number])
         np.testing.assert_array_equal(np.signbit(g[number]), np.signbit(w[number]))
+
+
+@pytest.mark.parametrize("realized", [True, False])
+def test_requires_grad_turned_off_and_on_keeps_the_graphs_built_before(realized):
+    """A graph built while w required a gradient keeps flowing to w after requires_grad was
+    set False and True again (torch's leaf stays the one tensor). The setter marked w's node
+    again on the way back (a new variable mark), so the older graph read a node no longer
+    w's: its part of the gradient was dropped without a word (1 where torch gives 1 + 2w)."""
+    w0 = (np.arange(6, dtype=np.float32).reshape(2, 3) - 2) / 7
+    w = Tensor(w0.copy(), requires_grad=True)
+    if realized:
+        w = Tensor(w0.copy()).realize().requires_grad_()
+    tw = torch.tensor(w0.copy(), requires_grad=True)
+    loss, tloss = (w * w).sum(), (tw * tw).sum()
+    w.requires_grad = False
+    w.requires_grad = True
+    tw.requires_grad_(False)
+    tw.requires_grad_(True)
+    (loss + w.sum()).backward()
+    (tloss + tw.sum()).backward()
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-6)

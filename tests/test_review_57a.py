@@ -7,7 +7,9 @@ against numpy or torch.
   a reshard between calls must each get its own lowering, and an assign into shards its own;
 - runtime/uop.py's keep_order keeps backward's walk of a loss weakly: the loss's graph must
   die with it, and a realize that reads the kept walk must still keep the graph of a value
-  that reaches a parameter (a later gradient flows through it, as torch's);
+  that reaches a parameter (a later gradient flows through it, as torch's); and requires_grad
+  set False then True again must leave the graphs built before reaching the tensor (they lost
+  it, a silently wrong gradient: fixed in runtime/tensor.py's setter);
 - rules/rangeify.rules' recip_column moves 1 / s of a value per column out of its reader: a
   user's `x / s` stays a divide (numpy's bits), and a user's `x * (1 / s)` is numpy's product,
   zeros and infinities included, under both schedulers.

@@ -563,6 +563,10 @@ _np_dtypes: dict[np.dtype, DType] = {}
 # ---------------------------------------------------------------------- the Tensor
 # tensors whose requires_grad was set true (weakly): runtime/origins.py's `needs_grad`
 _needs_grad, _any_need = origins.needs_grad, origins.any_need
+# each variable's own node (`Tensor._own_node`), with the tensor it was made for: a tensor set to
+# require a gradient again while its node is still that one keeps it (a graph built before
+# reads it; a new mark left that graph's gradient out)
+_own_nodes: weakref.WeakKeyDictionary[UOp, weakref.ref] = weakref.WeakKeyDictionary()
 # every tensor, weakly: an assign writes its target's buffer at the call, so the lazy tensors
 # built before it that compute from that buffer are found here and kept on its old contents
 # (`_keep_old_reads`). A set of weak references, each discarding itself when its tensor dies:
@@ -1695,7 +1699,9 @@ class Tensor(TensorOps, NNOps):
         was, self._requires_grad = self._requires_grad, value
         if value:
             if not was:  # (once: a second node would not be the one graphs read)
-                self._own_node()
+                if (own := _own_nodes.get(self.uop)) is None or own() is not self:
+                    self._own_node()
+                    _own_nodes[self.uop] = weakref.ref(self)
                 _needs_grad.add(self)
         elif was:  # (found by identity: no `==` of tensors)
             for ref in [r for r in _needs_grad.data if r() is self]:

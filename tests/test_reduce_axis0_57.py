@@ -12,7 +12,7 @@ import pytest
 from optimizer_actions import optimized_kernels
 
 from rulegrad import Tensor
-from rulegrad.rules.opt_helpers import UNROLL_MAX
+from rulegrad.runtime.target import UNROLL_MAX
 
 # (shape, axis): square, prime, tall, skinny, batch 1, a middle axis, and the unroll bound's
 # two sides (UNROLL_MAX rows and one more)

@@ -31,11 +31,15 @@ from rulegrad.rules.pack_helpers import has_layout
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, index_sums, linear_terms, range_size, stride
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import REDUCE_VECTORS, VECTOR_LANES, vector_bytes, vector_lanes
+from rulegrad.runtime.target import (
+    REDUCE_VECTORS,
+    UNROLL_MAX,
+    VECTOR_LANES,
+    vector_bytes,
+    vector_lanes,
+)
 from rulegrad.runtime.uop import UOp, toposort
 
-# a reduce over at most this many values is unrolled (a 4x4 pooling window; a 3x3 one is 9)
-UNROLL_MAX = 16
 # an innermost loop shorter than this is not worth a vector (8 float32 lanes in 256 bits)
 UPCAST_MIN = 8
 # reads further apart than this along the upcast axis are gathers (a transpose): left scalar

@@ -150,6 +150,10 @@ SPLIT_PARTS = 256
 # NaN-propagating max), several keep the vector units busy. A softmax's 1024-wide row max ran
 # in a third of the time with 4 (2: half, 8: no better than 4): a latency, not a size
 REDUCE_VECTORS = 4
+# A reduce over at most this many values is unrolled by the optimizer (rules/opt_helpers.py's
+# small_reduce: a 4x4 pooling window; a 3x3 one is 9), and a column's reduce of at most this
+# many values stays in its reader's kernel (rules/rangeify.rules' strided_why: unrolled there)
+UNROLL_MAX = 16
 # An explicit vector: 8 float32 lanes, 256 bits, on every target (the renderer's `rg_vf32`;
 # gcc splits it without AVX2). Not a machine choice: at 512 bits a contiguous loop is left to
 # gcc's `omp simd` instead (`upcast`), and only strided reads keep these

@@ -340,6 +340,44 @@ def guard_values(literals: tuple[Any, ...], dt: DType) -> list[Any]:
     return keep
 
 
+def interval_points(literals: tuple[Any, ...], dt: DType) -> list[Any]:
+    """Points of `dt` strictly inside each interval the guard's numbers (and their negations)
+    cut the line into: its midpoint and, for ints or when one lies inside, an integer. A rule
+    wrong only inside a guard's interval (c = 3 of `c.arg > 2 and c.arg < 4`) is not reached
+    from the boundaries and their neighbours."""
+    if dt.is_bool:
+        return []
+    ends: set[float] = set()
+    for lit in literals:
+        if not isinstance(lit, Ops) and math.isfinite(lit):
+            for v in (lit, -lit):
+                x = dt.np.type(v) if dt.is_float else v
+                if (np.isfinite(x) if dt.is_float else int(dt.min) <= v <= int(dt.max)):
+                    ends.add(float(x))
+    out: list[Any] = []
+    bounds = sorted(ends)
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        mid = a / 2 + b / 2
+        whole = math.floor(mid)
+        if dt.is_float:
+            x = float(dt.np.type(mid))
+            out += [x] if a < x < b else []
+            out += [float(whole)] if a < whole < b and float(dt.np.type(whole)) == whole else []
+        elif a < whole < b:
+            out.append(whole)
+    return list(dict.fromkeys(out))
+
+
+def special_floats(dt: DType) -> list[float]:
+    """The floats of `dt` where rounding, underflow and overflow part two formulas: both ends
+    of the subnormals, the smallest normal, the largest finite value (each of either sign),
+    -0.0, NaN and both infinities."""
+    info = np.finfo(dt.np)
+    sub = float(info.smallest_subnormal)
+    ends = [sub, float(info.tiny) - sub, float(info.tiny), float(info.max)]
+    return ends + [-v for v in ends] + [-0.0, math.nan, math.inf, -math.inf]
+
+
 def scalar_values(dt: DType) -> st.Strategy:
     if dt.is_bool:
         return st.booleans()
@@ -383,6 +421,7 @@ class Builder:
         self.data, self.mode = data, mode
         self.tag_root = tag_root  # the rule reads a tag: the root gets one of TAGS
         self.literals = literals  # the numbers the rule's guard and right side are written with
+        self.edge: bool | None = None  # an edge instance (see `scalar`), decided at first use
         self.bound: dict[str, UOp] = {}
         self.inst = Instance(UOp.const(dtypes.index, 0))
         self._ids = itertools.count()
@@ -403,12 +442,25 @@ class Builder:
     def draw(self, strategy: st.Strategy) -> Any:
         return draw(self.data, strategy)
 
-    def scalar(self, dt: DType) -> Any:
+    def scalar(self, dt: DType, guarded: bool = False) -> Any:
         """A constant's value of `dt`: when the rule is written with numbers, a quarter of the
-        time one of them as written, a quarter of the time one beside it (`guard_values`)."""
+        time one of them as written, a quarter of the time one beside it (`guard_values`).
+        A third of the instances of such a rule are *edge* instances: a pattern's CONST
+        (`guarded`, what the guard reads) is at a boundary, beside it or inside an interval
+        (`interval_points`), and every other float leaf is one of `special_floats`, so a rule
+        wrong only at a subnormal x with c inside the guard is met within the default count."""
         if dt is dtypes.index and self.divisors and self.draw(st.integers(0, 2)):
             return self.draw(st.sampled_from(self.divisors))  # (a sum's divisor: see _index_sum)
         near = guard_values(self.literals, dt)
+        if self.edge is None:
+            self.edge = bool(self.literals) and self.draw(st.integers(0, 2)) == 0
+        if self.edge and guarded and near:
+            inside = interval_points(self.literals, dt)
+            if inside and self.draw(st.integers(0, 2)):
+                return self.draw(st.sampled_from(inside))
+            return self.draw(st.sampled_from(near))
+        if self.edge and not guarded and dt.is_float:
+            return self.draw(st.sampled_from(special_floats(dt)))
         if near:
             pick = self.draw(st.integers(0, 3))
             exact = [v for v in self.literals if not isinstance(v, Ops) and _literal_fits(v, dt)
@@ -590,7 +642,7 @@ class Builder:
         srcs = list(p.srcs or ())
         if op is Ops.CONST:
             assume(self.mode == "scalar" or shape == ())  # a CONST has shape ()
-            value = self._either_zero(arg, dt) if p.arg is not None else self.scalar(dt)
+            value = self._either_zero(arg, dt) if p.arg is not None else self.scalar(dt, True)
             return UOp.const(dt, value)
         if op is Ops.RANGE:
             return self._range(srcs[0] if srcs else None, dt)

@@ -36,6 +36,12 @@ from rulegrad.runtime.uop import UOp, toposort
 # triangle): its loop is left whole rather than printed as many nests, unless it cuts into a
 # few runs with every gate decided (`_segments`: a cat's pieces)
 PEEL_MAX = 8
+# how many times the STORE's nodes its parts may print together: a padding's border, interior
+# and border are three copies of the body; a cat's pieces each keep one input's reads, together
+# about one. A loop whose gates change at every iteration (a running max's window unrolled into
+# 13 shifted reads, each gated) is cut into as many runs, each the whole body: a (2, 13) cummax's
+# double gradient printed ~190,000 nodes, one body per run of one iteration, and is left whole
+PEEL_GROWTH = 4
 
 
 def _atoms(gate: UOp) -> list[UOp]:
@@ -187,5 +193,7 @@ def peeled(sink: UOp) -> UOp | None:
                 continue
             fresh = 1 + max(n.arg[0] for n in toposort(sink) if n.op is Ops.RANGE)
             parts = _parts(st, r, cuts, fresh)
+            if sum(len(toposort(p)) for p in parts) > PEEL_GROWTH * len(toposort(st)):
+                continue  # (the loop left whole: its parts print more than they gain)
             return sink.replace(src=sink.src[:i] + tuple(parts) + sink.src[i + 1:])
     return None

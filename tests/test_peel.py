@@ -12,6 +12,7 @@ import torch.nn.functional as F
 
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_kernel
+from rulegrad.rules.opt_helpers import UNROLL_MAX
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import toposort
 
@@ -181,3 +182,35 @@ def test_a_wide_pad_of_a_middle_axis_stores_its_pad_apart():
     assert len(nests) == 3 and all(vec and not gated for vec, gated in nests)
     np.testing.assert_array_equal(y.numpy(), np.pad(a, ((0, 0), (12, 9), (0, 0)),
                                                      constant_values=-1.5) * 2)
+
+
+# a running max's (min's, sum's) double gradient over n <= UNROLL_MAX: its windows are unrolled
+# into n reads shifted by 0..n-1, each gated, so the output loop's gates change at every
+# iteration. Cut there, each run of one iteration kept the whole unrolled body: (2, 13) printed
+# ~68x its kernels' nodes (~190,000 nodes, 13 nests a kernel). Left whole (PEEL_GROWTH), a
+# kernel prints at most the unroll's copies of its nodes, in one nest a STORE
+@pytest.mark.parametrize("name, n, axis", [("cummax", 13, 1), ("cummin", 16, 0),
+                                           ("cumsum", 9, 1)])
+def test_a_short_running_max_s_double_gradient_prints_its_kernels_once(name, n, axis):
+    shape = (2, n) if axis == 1 else (n, 3)
+    rng = np.random.default_rng(n + axis)
+    a = rng.integers(-3, 4, size=shape).astype(np.float32)  # (ties: segments longer than 1)
+    w = rng.standard_normal(shape).astype(np.float32)
+
+    x = Tensor(a, requires_grad=True)
+    v = getattr(x, name)(axis)
+    v = v if name == "cumsum" else v[0]
+    gx, = (v * v * x * Tensor(w)).sum().gradient(x)
+    gg, = (gx * gx).sum().gradient(x)
+    for item in gg.schedule():
+        stores = lower_kernel(item.ast).src
+        assert len(stores) == 1, (item.ast.arg, len(stores))
+        assert len(toposort(stores[0])) <= UNROLL_MAX * len(toposort(item.ast))
+    tx = torch.tensor(a.astype(np.float64), requires_grad=True)
+    tv = getattr(torch, name)(tx, axis)
+    tv = tv if name == "cumsum" else tv[0]
+    tgx, = torch.autograd.grad((tv * tv * tx * torch.tensor(w.astype(np.float64))).sum(), tx,
+                               create_graph=True)
+    tgg, = torch.autograd.grad((tgx * tgx).sum(), tx)
+    np.testing.assert_allclose(gx.numpy(), tgx.detach().numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(gg.numpy(), tgg.numpy(), rtol=1e-4, atol=1e-4)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
+import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -36,7 +37,7 @@ from .lazy import Lazy, aliasing
 from .limits import check_buffer
 from .multi import Shards, layouts
 from .ops import Ops
-from .uop import BIND_BIT, UOp
+from .uop import BIND_BIT, OP_BIT, UOp, toposort
 from .variable import concrete, has_symbolic
 
 if TYPE_CHECKING:
@@ -324,6 +325,8 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
                 t.uop = node if u.tag is None else u  # (a variable's marked node: _result)
             if watched:
                 origins.keep(watched, uops, nodes)
+            if _after_assigns:
+                _assigned(uops, tensors)
             return
         buffers = _realize_unplanned(uops)
     else:
@@ -339,7 +342,7 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
     if watched:
         origins.keep(watched, uops, [t.uop for t in tensors])
     if _after_assigns:
-        _assigned(uops)
+        _assigned(uops, tensors)
 
 
 # run after a realize that wrote ASSIGNs, with {ASSIGN: the view it wrote, which reads its new
@@ -352,12 +355,49 @@ def after_assigns(hook: Callable[[dict[UOp, UOp]], None]) -> None:
     _after_assigns.append(hook)
 
 
-def _assigned(uops: Sequence[UOp]) -> None:
-    """The ASSIGN roots, written now, handed to `_after_assigns`. (Only roots: an ASSIGN
-    inside another root's graph, `(w * 2).numpy()` of a pending step's w, is not looked for:
-    a walk of every root's graph per step. The step's own realize has its ASSIGNs as roots.)"""
+_ASSIGN_BIT = OP_BIT[Ops.ASSIGN]
+# the ASSIGN nodes built and not yet written, each with its target tensor, both weakly held
+# (`pending_assign`): while one is not a root of a realize, that realize's other roots may hold
+# it. (A target over a buffer is in no list of live tensors runtime/tensor.py keeps.)
+_pending: weakref.WeakKeyDictionary[UOp, weakref.ref] = weakref.WeakKeyDictionary()
+
+
+def pending_assign(node: UOp, target: Tensor) -> UOp:
+    """Note an ASSIGN node into target that a later realize writes (`_assigned`); node."""
+    _pending[node] = weakref.ref(target)
+    return node
+
+
+def _no_assign(u: UOp) -> bool:
+    return not u._ops & _ASSIGN_BIT
+
+
+def _assigned(uops: Sequence[UOp], tensors: Sequence[Tensor]) -> None:
+    """The ASSIGNs written now, each with the view it wrote, handed to `_after_assigns`: the
+    ASSIGN roots, and a pending one inside a root (`(w * 2).numpy()` of a pending step's w ran
+    the step: realized again, it stepped w twice). The roots are walked only while an ASSIGN
+    is pending that is not a root (an optimizer's step has all its ASSIGNs as roots: a
+    walk of its gradients, CONTIGUOUS roots, would be one of their graphs each step), and only
+    down the nodes whose graph holds the bit ASSIGN shares with CONTIGUOUS and COPY."""
     done = {u: u.src[0] for u in uops if u.op is Ops.ASSIGN}
+    for u in done:
+        _pending.pop(u, None)
+    if _pending:
+        for u in uops:
+            if u._ops & _ASSIGN_BIT:  # (momentum's `w.numpy()` writes b's ASSIGN, in w's)
+                done.update((n, n.src[0]) for n in toposort(u, stop=_no_assign)
+                            if n.op is Ops.ASSIGN)
+        for u in done:  # (a target that still holds its ASSIGN reads what it wrote)
+            if (ref := _pending.pop(u, None)) is not None and (t := ref()) is not None \
+                    and t.uop is u:
+                t.uop = u.src[0]
     if done:
+        for t, u in zip(tensors, uops):
+            # a view of a pending ASSIGN's target (`v = w.T` before the step, which points it
+            # at the ASSIGN) realized with it stays a view of the storage, not a copy that no
+            # later step writes: the view of what the ASSIGN wrote
+            if u.op in VIEW_OPS and view_base(u) in done:
+                t.uop = u.substitute(done)
         for hook in _after_assigns:
             hook(done)
 

@@ -35,7 +35,13 @@ from rulegrad.runtime.device import DEFAULT
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.realize import buffer_of, realize_tensors, shards_of, view_base
+from rulegrad.runtime.realize import (
+    buffer_of,
+    pending_assign,
+    realize_tensors,
+    shards_of,
+    view_base,
+)
 from rulegrad.runtime.tensor import Tensor, readers_of, views_of, written_by
 from rulegrad.runtime.uop import UOp
 from rulegrad.runtime.variable import concrete, has_symbolic
@@ -192,7 +198,8 @@ class Optimizer:
     def _assign(self, target: Tensor, value: Tensor) -> Tensor:
         """The ASSIGN of value into target, as a tensor to read the new value from (reading
         it orders the reader after the write, as tinygrad's `assign`); applied by step()."""
-        node = UOp(Ops.ASSIGN, target.dtype, (target.uop, value.cast(target.dtype).uop))
+        node = pending_assign(
+            UOp(Ops.ASSIGN, target.dtype, (target.uop, value.cast(target.dtype).uop)), target)
         self._assigns.append((target, node))
         return Tensor(node)
 

@@ -105,8 +105,9 @@ def test_an_early_step_with_views_kept_across_steps(run, shape):
         _close(w, tw)
 
 
-def test_a_lazy_assign_realized_inside_another_value(run):
-    """`w.assign(...)` by hand, left lazy: a value of the new w realized first writes it once."""
+def test_assign_by_hand_with_live_views(run):
+    """`w.assign(...)` by hand on a tensor with live views (it writes at the call: views see
+    it, a value realized after reads it once)."""
     w0 = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
     w, tw = Tensor(w0.copy()).realize(), torch.tensor(w0.copy())
     v, tv = w.T, tw.T
@@ -133,5 +134,17 @@ def test_an_early_step_keeps_no_tensor_alive():
         Tensor.realize(*steps)
         refs += [weakref.ref(v), weakref.ref(u)]
         del v, u, steps
+    gc.collect()
+    assert [r for r in refs if r() is not None] == []
+
+
+def test_a_step_never_realized_keeps_no_tensor_alive():
+    """A pending ASSIGN's note (realize.pending_assign) holds its target weakly: a step built
+    and dropped unrealized leaves its parameter and state to the collector."""
+    w, tw, opt, topt, x, tx = _setup("momentum")
+    _backward(w, tw, opt, topt, x, tx)
+    opt.schedule_step()
+    refs = [weakref.ref(w), weakref.ref(opt), weakref.ref(opt.b[0])]
+    del w, opt
     gc.collect()
     assert [r for r in refs if r() is not None] == []

@@ -290,6 +290,9 @@ def learn_record(tk: tuple, lazy: Lazy, root: UOp) -> None:
 def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> None:
     """Realize the tensors together and point each at its result: BUFFER.reshape(shape).
     `scheduler` (rangeify or kernelize) overrides RULEGRAD_SCHEDULER for this call."""
+    if _readers and (more := _readers_left(tensors, [t.uop for t in tensors])):
+        realize_tensors([*tensors, *more], scheduler)  # (the old values read before the write)
+        return
     if len(tensors) == 1:  # (one tensor, the common call: `.numpy()` of an op's result)
         uop = tensors[0].uop
         op = uop.op
@@ -368,6 +371,34 @@ def pending_assign(node: UOp, target: Tensor) -> UOp:
     return node
 
 
+# {pending ASSIGN: the tensors that read the old value (an optimizer step's gradients and the
+# lazy values built before it)}, weakly held: a realize that writes the ASSIGN realizes them
+_readers: weakref.WeakKeyDictionary[UOp, list[weakref.ref]] = weakref.WeakKeyDictionary()
+
+
+def read_before(nodes: Sequence[UOp], tensors: Sequence[Tensor]) -> None:
+    """Note that `tensors` read the old values the pending ASSIGNs `nodes` overwrite: one
+    realized without them (`w.numpy()` before the step's realize) realizes them with it."""
+    refs = [weakref.ref(t) for t in tensors]
+    for n in nodes:
+        _readers[n] = refs
+
+
+def _readers_left(tensors: Sequence[Tensor], uops: Sequence[UOp]) -> list[Tensor]:
+    """The noted readers of pending ASSIGNs that `uops` write, not realized yet and not among
+    `tensors` (none, without a walk, when every noted reader is among them or realized: an
+    optimizer's step)."""
+    have = {id(t) for t in tensors}
+    left = {id(t): t for refs in list(_readers.values()) for r in refs
+            if (t := r()) is not None and id(t) not in have and buffer_of(t.uop) is None}
+    if not left:
+        return []
+    nodes = {n for u in uops if u._ops & _ASSIGN_BIT for n in toposort(u, stop=_no_assign)}
+    out = {id(t): t for a, refs in list(_readers.items()) if a in nodes for r in refs
+           if (t := r()) is not None and id(t) in left}
+    return list(out.values())
+
+
 def _no_assign(u: UOp) -> bool:
     return not u._ops & _ASSIGN_BIT
 
@@ -382,12 +413,14 @@ def _assigned(uops: Sequence[UOp], tensors: Sequence[Tensor]) -> None:
     done = {u: u.src[0] for u in uops if u.op is Ops.ASSIGN}
     for u in done:
         _pending.pop(u, None)
+        _readers.pop(u, None)
     if _pending:
         for u in uops:
             if u._ops & _ASSIGN_BIT:  # (momentum's `w.numpy()` writes b's ASSIGN, in w's)
                 done.update((n, n.src[0]) for n in toposort(u, stop=_no_assign)
                             if n.op is Ops.ASSIGN)
         for u in done:  # (a target that still holds its ASSIGN reads what it wrote)
+            _readers.pop(u, None)
             if (ref := _pending.pop(u, None)) is not None and (t := ref()) is not None \
                     and t.uop is u:
                 t.uop = u.src[0]

@@ -148,3 +148,26 @@ def test_a_step_never_realized_keeps_no_tensor_alive():
     del w, opt
     gc.collect()
     assert [r for r in refs if r() is not None] == []
+
+
+@pytest.mark.parametrize("name", OPTIMIZERS)
+def test_the_loss_and_gradient_of_a_step_realized_early_keep_the_old_value(run, name):
+    """The step's gradients and the lazy values built before it (the loss) read the old w: the
+    step realizes them with it. `w.numpy()` before the step's realize wrote w first, and the
+    loss and gradient read afterwards computed from the new w (torch's were computed before)."""
+    w, tw, opt, topt, x, tx = _setup(name, (7, 3))
+    for _ in range(3):
+        opt.zero_grad()
+        topt.zero_grad()
+        loss, tloss = ((w @ x) ** 3).sum(), ((tw @ tx) ** 3).sum()
+        loss.backward()
+        tloss.backward()
+        steps = opt.schedule_step()
+        new = w.numpy()
+        grad, value = w.grad.numpy(), loss.numpy()
+        Tensor.realize(*steps)
+        topt.step()
+        np.testing.assert_allclose(grad, tw.grad.numpy(), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(value, tloss.item(), rtol=1e-4)
+        _close(new, tw)
+        _close(w, tw)

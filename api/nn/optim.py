@@ -38,6 +38,7 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import (
     buffer_of,
     pending_assign,
+    read_before,
     realize_tensors,
     shards_of,
     view_base,
@@ -142,6 +143,8 @@ class Optimizer:
         rounds = self._rounds()
         if len(rounds) > 1:
             return self._step_in_rounds(rounds, grads, [*grads, *readers, *also])
+        # (a value of the new w realized before the step, `w.numpy()`, realizes these with it)
+        read_before([node for _, node in self._assigns], [*grads, *readers])
         return self._apply() + grads + readers  # type: ignore[operator]
 
     def _rounds(self) -> list[list[int]]:

@@ -287,12 +287,13 @@ def learn_record(tk: tuple, lazy: Lazy, root: UOp) -> None:
     _plans().learn_trail(tk, lazy.bufs, [root])
 
 
-def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> None:
+def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None,
+                    readers: bool = True) -> None:
     """Realize the tensors together and point each at its result: BUFFER.reshape(shape).
-    `scheduler` (rangeify or kernelize) overrides RULEGRAD_SCHEDULER for this call."""
-    if _readers and (more := _readers_left(tensors, [t.uop for t in tensors])):
-        realize_tensors([*tensors, *more], scheduler)  # (the old values read before the write)
-        return
+    `scheduler` (rangeify or kernelize) overrides RULEGRAD_SCHEDULER for this call;
+    `readers`: a pending ASSIGN's noted readers come along (`read_before`)."""
+    if readers and _readers and (more := _readers_left(tensors, [t.uop for t in tensors])):
+        tensors = [*tensors, *more]  # (the old values, read before the write)
     if len(tensors) == 1:  # (one tensor, the common call: `.numpy()` of an op's result)
         uop = tensors[0].uop
         op = uop.op
@@ -541,7 +542,7 @@ def _realize_views(tensors: Sequence[Tensor], todo: list[UOp], views: dict[int, 
     # tensor that holds an ASSIGN the realize writes, which repoints it: `_assigned`)
     uops = [t.uop for t in tensors]
     holders = [_Holder(u) for u in todo]  # (each base once)
-    realize_tensors(holders, scheduler)  # type: ignore[arg-type]
+    realize_tensors(holders, scheduler, False)  # type: ignore[arg-type]
     done = {u: h.uop for u, h in zip(todo, holders)}
     for i, (t, u) in enumerate(zip(tensors, uops)):
         t.uop = u.substitute({views[i]: done[views[i]]}) if i in views else done[u]

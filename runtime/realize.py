@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
+import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -36,7 +37,7 @@ from .lazy import Lazy, aliasing
 from .limits import check_buffer
 from .multi import Shards, layouts
 from .ops import Ops
-from .uop import BIND_BIT, UOp
+from .uop import BIND_BIT, OP_BIT, UOp, toposort
 from .variable import concrete, has_symbolic
 
 if TYPE_CHECKING:
@@ -286,9 +287,13 @@ def learn_record(tk: tuple, lazy: Lazy, root: UOp) -> None:
     _plans().learn_trail(tk, lazy.bufs, [root])
 
 
-def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> None:
+def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None,
+                    readers: bool = True) -> None:
     """Realize the tensors together and point each at its result: BUFFER.reshape(shape).
-    `scheduler` (rangeify or kernelize) overrides RULEGRAD_SCHEDULER for this call."""
+    `scheduler` (rangeify or kernelize) overrides RULEGRAD_SCHEDULER for this call;
+    `readers`: a pending ASSIGN's noted readers come along (`read_before`)."""
+    if readers and _readers and (more := _readers_left(tensors, [t.uop for t in tensors])):
+        tensors = [*tensors, *more]  # (the old values, read before the write)
     if len(tensors) == 1:  # (one tensor, the common call: `.numpy()` of an op's result)
         uop = tensors[0].uop
         op = uop.op
@@ -324,6 +329,8 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
                 t.uop = node if u.tag is None else u  # (a variable's marked node: _result)
             if watched:
                 origins.keep(watched, uops, nodes)
+            if _after_assigns:
+                _assigned(uops, tensors)
             return
         buffers = _realize_unplanned(uops)
     else:
@@ -339,7 +346,7 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None) -> 
     if watched:
         origins.keep(watched, uops, [t.uop for t in tensors])
     if _after_assigns:
-        _assigned(uops)
+        _assigned(uops, tensors)
 
 
 # run after a realize that wrote ASSIGNs, with {ASSIGN: the view it wrote, which reads its new
@@ -352,12 +359,79 @@ def after_assigns(hook: Callable[[dict[UOp, UOp]], None]) -> None:
     _after_assigns.append(hook)
 
 
-def _assigned(uops: Sequence[UOp]) -> None:
-    """The ASSIGN roots, written now, handed to `_after_assigns`. (Only roots: an ASSIGN
-    inside another root's graph, `(w * 2).numpy()` of a pending step's w, is not looked for:
-    a walk of every root's graph per step. The step's own realize has its ASSIGNs as roots.)"""
+_ASSIGN_BIT = OP_BIT[Ops.ASSIGN]
+# the ASSIGN nodes built and not yet written, each with its target tensor, both weakly held
+# (`pending_assign`): while one is not a root of a realize, that realize's other roots may hold
+# it. (A target over a buffer is in no list of live tensors runtime/tensor.py keeps.)
+_pending: weakref.WeakKeyDictionary[UOp, weakref.ref] = weakref.WeakKeyDictionary()
+
+
+def pending_assign(node: UOp, target: Tensor) -> UOp:
+    """Note an ASSIGN node into target that a later realize writes (`_assigned`); node."""
+    _pending[node] = weakref.ref(target)
+    return node
+
+
+# {pending ASSIGN: the tensors that read the old value (an optimizer step's gradients and the
+# lazy values built before it)}, weakly held: a realize that writes the ASSIGN realizes them
+_readers: weakref.WeakKeyDictionary[UOp, list[weakref.ref]] = weakref.WeakKeyDictionary()
+
+
+def read_before(nodes: Sequence[UOp], tensors: Sequence[Tensor]) -> None:
+    """Note that `tensors` read the old values the pending ASSIGNs `nodes` overwrite: one
+    realized without them (`w.numpy()` before the step's realize) realizes them with it."""
+    refs = [weakref.ref(t) for t in tensors]
+    for n in nodes:
+        _readers[n] = refs
+
+
+def _readers_left(tensors: Sequence[Tensor], uops: Sequence[UOp]) -> list[Tensor]:
+    """The noted readers of pending ASSIGNs that `uops` write, not realized yet and not among
+    `tensors` (none, without a walk, when every noted reader is among them or realized: an
+    optimizer's step)."""
+    have = {id(t) for t in tensors}
+    left = {id(t): t for refs in list(_readers.values()) for r in refs
+            if (t := r()) is not None and id(t) not in have and buffer_of(t.uop) is None}
+    if not left:
+        return []
+    nodes = {n for u in uops if u._ops & _ASSIGN_BIT for n in toposort(u, stop=_no_assign)}
+    out = {id(t): t for a, refs in list(_readers.items()) if a in nodes for r in refs
+           if (t := r()) is not None and id(t) in left}
+    return list(out.values())
+
+
+def _no_assign(u: UOp) -> bool:
+    return not u._ops & _ASSIGN_BIT
+
+
+def _assigned(uops: Sequence[UOp], tensors: Sequence[Tensor]) -> None:
+    """The ASSIGNs written now, each with the view it wrote, handed to `_after_assigns`: the
+    ASSIGN roots, and a pending one inside a root (`(w * 2).numpy()` of a pending step's w ran
+    the step: realized again, it stepped w twice). The roots are walked only while an ASSIGN
+    is pending that is not a root (an optimizer's step has all its ASSIGNs as roots: a
+    walk of its gradients, CONTIGUOUS roots, would be one of their graphs each step), and only
+    down the nodes whose graph holds the bit ASSIGN shares with CONTIGUOUS and COPY."""
     done = {u: u.src[0] for u in uops if u.op is Ops.ASSIGN}
+    for u in done:
+        _pending.pop(u, None)
+        _readers.pop(u, None)
+    if _pending:
+        for u in uops:
+            if u._ops & _ASSIGN_BIT:  # (momentum's `w.numpy()` writes b's ASSIGN, in w's)
+                done.update((n, n.src[0]) for n in toposort(u, stop=_no_assign)
+                            if n.op is Ops.ASSIGN)
+        for u in done:  # (a target that still holds its ASSIGN reads what it wrote)
+            _readers.pop(u, None)
+            if (ref := _pending.pop(u, None)) is not None and (t := ref()) is not None \
+                    and t.uop is u:
+                t.uop = u.src[0]
     if done:
+        for t, u in zip(tensors, uops):
+            # a view of a pending ASSIGN's target (`v = w.T` before the step, which points it
+            # at the ASSIGN) realized with it stays a view of the storage, not a copy that no
+            # later step writes: the view of what the ASSIGN wrote
+            if u.op in VIEW_OPS and view_base(u) in done:
+                t.uop = u.substitute(done)
         for hook in _after_assigns:
             hook(done)
 
@@ -468,7 +542,7 @@ def _realize_views(tensors: Sequence[Tensor], todo: list[UOp], views: dict[int, 
     # tensor that holds an ASSIGN the realize writes, which repoints it: `_assigned`)
     uops = [t.uop for t in tensors]
     holders = [_Holder(u) for u in todo]  # (each base once)
-    realize_tensors(holders, scheduler)  # type: ignore[arg-type]
+    realize_tensors(holders, scheduler, False)  # type: ignore[arg-type]
     done = {u: h.uop for u, h in zip(todo, holders)}
     for i, (t, u) in enumerate(zip(tensors, uops)):
         t.uop = u.substitute({views[i]: done[views[i]]}) if i in views else done[u]

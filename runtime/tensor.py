@@ -89,6 +89,7 @@ from .realize import (
     after_assigns,
     buffer_of,
     learn_record,
+    pending_assign,
     realize_tensors,
     run_record,
     shards_of,
@@ -1877,7 +1878,7 @@ class Tensor(TensorOps, NNOps):
                              f"first)")
         if layout is not None and not isinstance(device_of(value.uop), (tuple, type(None))):
             value = value.shard(layout[1], layout[0])  # scattered to the target's devices
-        node = UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))
+        node = pending_assign(UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop)), self)
         device_of(node)  # a value on other devices is refused before the target changes
         if layout is not None and self.uop.op is not Ops.MULTI:
             Tensor(node).realize()  # a view: its shards are written in place, it reads them again

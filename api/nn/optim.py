@@ -35,7 +35,14 @@ from rulegrad.runtime.device import DEFAULT
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.realize import buffer_of, realize_tensors, shards_of, view_base
+from rulegrad.runtime.realize import (
+    buffer_of,
+    pending_assign,
+    read_before,
+    realize_tensors,
+    shards_of,
+    view_base,
+)
 from rulegrad.runtime.tensor import Tensor, readers_of, views_of, written_by
 from rulegrad.runtime.uop import UOp
 from rulegrad.runtime.variable import concrete, has_symbolic
@@ -136,6 +143,8 @@ class Optimizer:
         rounds = self._rounds()
         if len(rounds) > 1:
             return self._step_in_rounds(rounds, grads, [*grads, *readers, *also])
+        # (a value of the new w realized before the step, `w.numpy()`, realizes these with it)
+        read_before([node for _, node in self._assigns], [*grads, *readers])
         return self._apply() + grads + readers  # type: ignore[operator]
 
     def _rounds(self) -> list[list[int]]:
@@ -192,7 +201,8 @@ class Optimizer:
     def _assign(self, target: Tensor, value: Tensor) -> Tensor:
         """The ASSIGN of value into target, as a tensor to read the new value from (reading
         it orders the reader after the write, as tinygrad's `assign`); applied by step()."""
-        node = UOp(Ops.ASSIGN, target.dtype, (target.uop, value.cast(target.dtype).uop))
+        node = pending_assign(
+            UOp(Ops.ASSIGN, target.dtype, (target.uop, value.cast(target.dtype).uop)), target)
         self._assigns.append((target, node))
         return Tensor(node)
 

@@ -50,37 +50,30 @@ class _Op:
         self.kind, self.a, self.b, self.m = kind, a, b, m
 
 
-def _rounded_ops(formula: z3.ExprRef) -> list[z3.ExprRef]:
-    """Every fpMul/fpDiv/fpAdd/fpSub to nearest even in the formula (a stack, no recursion)."""
+def _apps(formula: z3.ExprRef):
+    """Each application in the formula once (a stack, no recursion)."""
     seen: set[int] = set()
-    found: list[z3.ExprRef] = []
     todo = [formula]
     while todo:
         e = todo.pop()
         if e.get_id() in seen or not z3.is_app(e):
             continue
         seen.add(e.get_id())
-        nearest = z3.Z3_OP_FPA_RM_NEAREST_TIES_TO_EVEN
-        if e.decl().kind() in _KINDS and z3.is_app_of(e.arg(0), nearest):
-            found.append(e)
+        yield e
         todo.extend(e.children())
-    return found
+
+
+def _rounded_ops(formula: z3.ExprRef) -> list[z3.ExprRef]:
+    """Every fpMul/fpDiv/fpAdd/fpSub to nearest even in the formula."""
+    nearest = z3.Z3_OP_FPA_RM_NEAREST_TIES_TO_EVEN
+    return [e for e in _apps(formula)
+            if e.decl().kind() in _KINDS and z3.is_app_of(e.arg(0), nearest)]
 
 
 def leaves(formula: z3.ExprRef) -> list[z3.ExprRef]:
     """The formula's free constants (its variables), each once."""
-    seen: set[int] = set()
-    found: list[z3.ExprRef] = []
-    todo = [formula]
-    while todo:
-        e = todo.pop()
-        if e.get_id() in seen or not z3.is_app(e):
-            continue
-        seen.add(e.get_id())
-        if e.num_args() == 0 and e.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            found.append(e)
-        todo.extend(e.children())
-    return found
+    return [e for e in _apps(formula)
+            if e.num_args() == 0 and e.decl().kind() == z3.Z3_OP_UNINTERPRETED]
 
 
 def abstracted(formula: z3.BoolRef) -> z3.BoolRef | None:

@@ -15,34 +15,14 @@ import numpy as np
 import pytest
 
 from rulegrad import Tensor
-from rulegrad.nn.optim import SGD, Adam
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the comparison with torch "
                             "is skipped (pip install torch to run it)")
 
-RUNS = [("rangeify", "c", "1"), ("kernelize", "c", "1"), ("rangeify", "c", "0"),
-        ("rangeify", "interp", "1"), ("rangeify", "oracle", "1")]
+from optimizer_runs import OPTIMIZERS, RUNS, runs_fixture  # noqa: E402
 
-
-@pytest.fixture(params=RUNS, ids=lambda p: "-".join(p[:2]) + ("-opt0" if p[2] == "0" else ""))
-def run(request, monkeypatch):
-    from rulegrad.runtime.kernelize import using
-
-    scheduler, backend, opt = request.param
-    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
-    monkeypatch.setenv("RULEGRAD_OPT", opt)
-    with using(scheduler):
-        yield
-
-
-OPTIMIZERS = {
-    "sgd": (lambda p: SGD(p, lr=0.1), lambda p: torch.optim.SGD(p, lr=0.1)),
-    "momentum": (lambda p: SGD(p, lr=0.1, momentum=0.9),
-                 lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9)),
-    "adam": (lambda p: Adam(p, lr=0.1), lambda p: torch.optim.Adam(p, lr=0.1)),
-    "adamw": (lambda p: Adam(p, lr=0.1, weight_decay=0.1),
-              lambda p: torch.optim.AdamW(p, lr=0.1, weight_decay=0.1)),
-}
+# every run but kernelize with the optimizer off
+run = runs_fixture([r for r in RUNS if r != ("kernelize", "c", "0")])
 
 
 def _setup(name, shape=(5, 7)):

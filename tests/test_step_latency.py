@@ -260,15 +260,9 @@ def test_a_step_realize_walks_no_gradient_graph(batch):
     _stepped_right(loss, want, p, w)
 
 
-@pytest.mark.parametrize("batch", [1, 6])
-def test_a_warm_step_makes_few_python_calls(batch):
-    """A warm training step run as it is (no jit: forward built, backward, the step realized by
-    the schedule cache's replay, the loss read) makes 1,500 to 1,620 Python calls, and trains
-    as numpy. Before, 1,900 to 2,050: a product read its operands' shapes and ranks twenty times
-    (a property call each, two for a tensor's), the realize's watch walked its graph twice, and
-    a realize's small loops over roots, buffers and kernels were generators (a call per item)."""
-    w, x, y, p, tx, ty, opt = _model(batch)
-
+def _warm_step_calls(w, x, y, p, tx, ty, opt) -> dict:
+    """The Python calls of one warm training step (forward, backward, the step, the loss
+    read) after three, each step's loss and the parameters checked against numpy's."""
     def step() -> float:
         opt.zero_grad()
         loss = _forward(p, tx, ty)
@@ -285,6 +279,19 @@ def test_a_warm_step_makes_few_python_calls(batch):
     np.testing.assert_allclose(got[0], want, rtol=1e-4, atol=1e-6)
     for k in w:
         np.testing.assert_allclose(p[k].numpy(), w[k], rtol=1e-4, atol=1e-6)
+    return calls
+
+
+@pytest.mark.parametrize("batch", [1, 6])
+def test_a_warm_step_makes_few_python_calls(batch):
+    """A warm training step run as it is (no jit: forward built, backward, the step realized by
+    the schedule cache's replay, the loss read) makes 1,500 to 1,620 Python calls, and trains
+    as numpy. Before, 1,900 to 2,050: a product read its operands' shapes and ranks twenty times
+    (a property call each, two for a tensor's), the realize's watch walked its graph twice, and
+    a realize's small loops over roots, buffers and kernels were generators (a call per item)."""
+    w, x, y, p, tx, ty, opt = _model(batch)
+
+    calls = _warm_step_calls(w, x, y, p, tx, ty, opt)
     assert calls["schedule_cache.py:cached_schedule"] == 1  # (the step's schedule replayed)
     # the realize's watch walks the loss's graph alone (the gradients reach no variable): its
     # reads are every buffer of that walk, no pass over it to find whose (origins.py's _reads)
@@ -310,22 +317,7 @@ def test_a_warm_sharded_step_is_not_lowered_again_and_trains_as_numpy(batch):
     ty = Tensor(y.astype(np.float32)).shard(DEVICES, axis=0).realize()
     opt = SGD(list(p.values()), lr=LR)
 
-    def step() -> float:
-        opt.zero_grad()
-        loss = _forward(p, tx, ty)
-        loss.backward()
-        opt.step(loss)
-        return loss.item()
-
-    for _ in range(3):
-        want = _numpy_step(w, x, y)
-        np.testing.assert_allclose(step(), want, rtol=1e-4, atol=1e-6)
-    want = _numpy_step(w, x, y)
-    got: list[float] = []
-    calls = python_calls(lambda: got.append(step()))
-    np.testing.assert_allclose(got[0], want, rtol=1e-4, atol=1e-6)
-    for k in w:
-        np.testing.assert_allclose(p[k].numpy(), w[k], rtol=1e-4, atol=1e-6)
+    calls = _warm_step_calls(w, x, y, p, tx, ty, opt)
     assert calls["multi.py:_multi_pm"] == 0 and calls["multi.py:lower_multi"] == 0, calls
     total = sum(n for name, n in calls.items() if not name.startswith("C:"))
     assert total <= 5000, total

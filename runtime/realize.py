@@ -292,7 +292,9 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None,
     """Realize the tensors together and point each at its result: BUFFER.reshape(shape).
     `scheduler` (rangeify or kernelize) overrides RULEGRAD_SCHEDULER for this call;
     `readers`: a pending ASSIGN's noted readers come along (`read_before`)."""
-    if readers and _readers and (more := _readers_left(tensors, [t.uop for t in tensors])):
+    # (`.data`: a WeakKeyDictionary's truth is a Python call, a tiny program's realize has ten)
+    if readers and _readers.data and any([t.uop._ops & _ASSIGN_BIT for t in tensors]) \
+            and (more := _readers_left(tensors, [t.uop for t in tensors])):
         tensors = [*tensors, *more]  # (the old values, read before the write)
     if len(tensors) == 1:  # (one tensor, the common call: `.numpy()` of an op's result)
         uop = tensors[0].uop
@@ -318,6 +320,9 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None,
         if len(tensors) > 1 and len({id(t.uop) for t in tensors}) < len(tensors):
             _apart(tensors)
         uops = [tensors[0].uop] if len(tensors) == 1 else [t.uop for t in tensors]
+    # (only a graph that holds the bit ASSIGN shares with CONTIGUOUS and COPY writes one)
+    writes = uops[0]._ops & _ASSIGN_BIT if len(uops) == 1 else \
+        any([u._ops & _ASSIGN_BIT for u in uops])
     # (a graph that reaches a tensor needing a gradient is kept for it: runtime/origins.py)
     watched = origins.watch(uops) if origins.any_need else None
     if scheduler is None:  # (no context manager: a tenth of a small realize's cost)
@@ -329,7 +334,7 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None,
                 t.uop = node if u.tag is None else u  # (a variable's marked node: _result)
             if watched:
                 origins.keep(watched, uops, nodes)
-            if _after_assigns:
+            if writes and _after_assigns:
                 _assigned(uops, tensors)
             return
         buffers = _realize_unplanned(uops)
@@ -345,7 +350,7 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None,
             t.uop = _result(u, buf)
     if watched:
         origins.keep(watched, uops, [t.uop for t in tensors])
-    if _after_assigns:
+    if writes and _after_assigns:
         _assigned(uops, tensors)
 
 
@@ -415,7 +420,7 @@ def _assigned(uops: Sequence[UOp], tensors: Sequence[Tensor]) -> None:
     for u in done:
         _pending.pop(u, None)
         _readers.pop(u, None)
-    if _pending:
+    if _pending.data:
         for u in uops:
             if u._ops & _ASSIGN_BIT:  # (momentum's `w.numpy()` writes b's ASSIGN, in w's)
                 done.update((n, n.src[0]) for n in toposort(u, stop=_no_assign)

@@ -89,10 +89,9 @@ def _stepped_right(loss, want: float, p: dict, w: dict) -> None:
         loss.backward()
 
 
-def _fourth_step_to_realize(batch: int):
-    """Three steps of the MLP (each loss checked against numpy), then the fourth's loss and
-    gradients built and its update scheduled, not realized: (numpy's weights after it, the
-    parameters, the loss, numpy's loss, the tensors whose realize the step is)."""
+def _three_steps(batch: int):
+    """The MLP after three steps (each loss checked against numpy), with numpy's loss of the
+    fourth (and numpy's weights after it in w): (w, x, y, p, tx, ty, opt, that loss)."""
     w, x, y, p, tx, ty, opt = _model(batch)
     for _ in range(3):
         want = _numpy_step(w, x, y)
@@ -101,7 +100,14 @@ def _fourth_step_to_realize(batch: int):
         loss.backward()
         opt.step(loss)
         np.testing.assert_allclose(loss.item(), want, rtol=1e-4, atol=1e-6)
-    want = _numpy_step(w, x, y)
+    return w, x, y, p, tx, ty, opt, _numpy_step(w, x, y)
+
+
+def _fourth_step_to_realize(batch: int):
+    """Three steps of the MLP (each loss checked against numpy), then the fourth's loss and
+    gradients built and its update scheduled, not realized: (numpy's weights after it, the
+    parameters, the loss, numpy's loss, the tensors whose realize the step is)."""
+    w, x, y, p, tx, ty, opt, want = _three_steps(batch)
     opt.zero_grad()
     loss = _forward(p, tx, ty)
     loss.backward()
@@ -350,15 +356,7 @@ def test_a_warm_step_walks_its_loss_graph_once(batch):
     with the loss (runtime/uop.py's keep_order), instead of walking the graph a second time.
     Before, a warm step walked 1.2x the size of its whole graph (loss and gradients), twice the
     loss's; now once the loss's."""
-    w, x, y, p, tx, ty, opt = _model(batch)
-    for _ in range(3):
-        want = _numpy_step(w, x, y)
-        opt.zero_grad()
-        loss = _forward(p, tx, ty)
-        loss.backward()
-        opt.step(loss)
-        np.testing.assert_allclose(loss.item(), want, rtol=1e-4, atol=1e-6)
-    want = _numpy_step(w, x, y)
+    w, x, y, p, tx, ty, opt, want = _three_steps(batch)
     opt.zero_grad()
     loss = _forward(p, tx, ty)
     loss_nodes = len(toposort(loss.uop))

@@ -187,15 +187,17 @@ class Optimizer:
         the ASSIGN leaves it, as torch's view sees its base's write; the targets."""
         targets = [t for t, _ in self._assigns]
         keep = [*targets, *self.params]  # (a parameter that is a view is stepped in its round)
+        after: dict[UOp, UOp] = {}
         for target, node in self._assigns:
             buf = buffer_of(target.uop)
             if buf is not None and not has_symbolic(target.shape):
                 # (a parameter that is a view itself, `p = s.T`, keeps its views as they were)
                 b = UOp(Ops.BUFFER, buf.dtype, (), buf)
-                after = {b: UOp(Ops.RESHAPE, node.dtype, (node,), (buf.size,))}
-                for v in views_of({b}, skip=keep):
-                    v.uop = v.uop.substitute(after)
+                after[b] = UOp(Ops.RESHAPE, node.dtype, (node,), (buf.size,))
             target.uop = node
+        if after:  # (one pass over the live tensors for every target, not one per target)
+            for v in views_of(set(after), skip=keep):
+                v.uop = v.uop.substitute(after)
         return targets
 
     def _assign(self, target: Tensor, value: Tensor) -> Tensor:

@@ -190,9 +190,6 @@ def actions(before: UOp, after: UOp) -> list[str]:
             count = -(-size // VECTOR_LANES)
             done.append(f"UPCAST r{n.arg[0]} ({size} iterations, {count} vector"
                         f"{'s' if count > 1 else ''} of {VECTOR_LANES}{tail})")
-        if n.op is Ops.RANGE and len(n.arg) == 3 and n.arg[1] == "loop":  # (fetch_ahead)
-            done.append(f"FETCH AHEAD r{n.arg[0]} (each row's vector loads fetch the row "
-                        f"{n.arg[2]} on: its passes re-read it from the cache)")
         if n.op is Ops.STORE and isinstance(n.arg, (Pack, Flash)):
             done.append(n.arg.describe())
         if n.op is Ops.STORE and any(r.arg[1] in ACCUMULATED for r in n.src[2:]):

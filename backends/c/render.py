@@ -555,10 +555,6 @@ class KernelRenderer:
         self.vector_nodes: set[UOp] = set()  # vectors that do not vary along it (accumulators)
         # the reduce loop whose later rows are prefetched, and how many rows ahead
         self.prefetch: tuple[UOp, int] | None = None
-        # the row loops whose next rows are fetched while a row computes (opt.rules'
-        # fetch_ahead: a RANGE's arg (id, "loop", rows ahead)), beside contiguous vector loads
-        self.ahead = [n for n in self.order if n.op is Ops.RANGE and len(n.arg) == 3
-                      and n.arg[1] == "loop"]
         self.used_vectors = False
         # the open vector loop computes two 8-lane vectors at once, in 16 lanes (pairs:
         # `_vector_steps`)
@@ -804,13 +800,12 @@ class KernelRenderer:
                 expr = f"{load}(&{_SLOTS[0]})"
             else:  # lane by lane, `step` apart (whole rows read far apart)
                 expr = f"rg_vloads_f32(&{_SLOTS[0]}, {step})"
-            fetch = self.prefetch or (self._fetched_ahead(n.src[0]) if step == 1 else None)
-            row = None if fetch is None else stride(n.src[0].src[1], fetch[0])
+            row = None if self.prefetch is None else stride(n.src[0].src[1], self.prefetch[0])
             if row:
                 # an address, never dereferenced: computed as an integer (no pointer past the
                 # buffer in C), and a prefetch of an unmapped address does not fault
                 scope.add(f"__builtin_prefetch((const void *)((uintptr_t)&{self.emit(n.src[0])} + "
-                          f"{fetch[1] * row} * sizeof {srcs[0]}));")
+                          f"{self.prefetch[1] * row} * sizeof {srcs[0]}));")
         elif n.op is Ops.CAST and n.src[0].dtype is dtypes.index:
             # an index affine in the loop (a mask's position, `j + 1`): lane u is lane 0's value
             # plus u steps, wrapped to int32 as the scalar cast wraps
@@ -834,13 +829,6 @@ class KernelRenderer:
         wide = "rg_zi32" if n.dtype is dtypes.bool else "rg_zf32"
         scope.add(self.stmt(name, wide if self.wide else vector_type(n.dtype), expr, srcs))
         scope.names[n] = name
-
-    def _fetched_ahead(self, idx: UOp) -> tuple[UOp, int] | None:
-        """The marked row loop (`self.ahead`) a global buffer's INDEX moves along, and how many
-        rows ahead its reads are fetched; None when it moves along none."""
-        if idx.src[0].op is not Ops.DEFINE_GLOBAL:
-            return None
-        return next(((r, r.arg[2]) for r in self.ahead if r in self.deps[idx]), None)
 
     def _open_vector(self, parent: Scope, r: UOp, threads: Threads | None,
                      unroll: str = "", lanes: int = VECTOR_LANES) -> Scope:

@@ -57,7 +57,7 @@ from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import columns
 from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
-from rulegrad.rules.parallel_helpers import Parallel, store_groups
+from rulegrad.rules.parallel_helpers import LIBM, Parallel, store_groups
 from rulegrad.rules.wide_exps import fills_sum, paired, wide_fill
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
@@ -1009,8 +1009,10 @@ class KernelRenderer:
         window = self.windows.get(r.arg[0])
         whole = self._vector_spans(red, accv, nvec, exact, scope, *(window or (0, n)), lanes,
                                     pairs)
+        vector_tail = not exact and window is None and lanes <= n and \
+            self._vector_tail(red, acc, whole)
         self.vector, self.vector_nodes = None, set()
-        if not exact and (window is not None or n > whole):  # the last values, one at a time
+        if not exact and not vector_tail and (window is not None or n > whole):  # one at a time
             if window is None:
                 tail = self.open_loop(scope, r, "", str(whole), n - whole)
             else:
@@ -1032,6 +1034,32 @@ class KernelRenderer:
             lane = render_alu(update, [acc, f"{accv}[0][u_]"])
             vhome.add(f"for (int u_ = 0; u_ < {lanes}; u_++) {acc} = {lane};")
         host.names[red] = acc
+
+    def _vector_tail(self, red: UOp, acc: str, whole: int | str) -> bool:
+        """A float32 sum's last values (fewer than a vector, from `whole`) whose value calls
+        exp and no other libm function: one vector of the value ending at the loop's end (exp's
+        vector core, the scalar call's bits: vexp.py), its last lanes added to the scalar
+        accumulator one at a time, in the order the scalar tail added them, so the same sum;
+        one vector's work for up to 7 calls (a logsumexp over rows of 13 made 5 calls a row,
+        1.56x as long; one thread, CPU time). False (nothing printed) for another sum, which
+        keeps its scalar tail (a log's or sin's vector form is not its scalar call's bits)."""
+        r, n, lanes = red.src[-1], loop_count(red.src[-1]), VECTOR_LANES
+        value = red.src[0].src[1]
+        calls = {x.op for x in toposort(value)} & LIBM
+        if red.dtype is not dtypes.float32 or not isinstance(whole, int) or n <= whole \
+                or calls != {Ops.EXP}:
+            return False
+        parent = self.stack[-1]
+        rest = parent.open_child
+        lane = self.open_loop(parent, r, "", str(n - lanes), 1)
+        var = lane.names[r]
+        lane.items[0] = f"const int64_t {var} = {n - lanes} + {var}_u * {lanes};"
+        self.stack.append(lane)
+        step = render_alu(red.src[0], [acc, f"{self.emit(value)}[u_]"])
+        lane.add(f"for (int u_ = {whole - (n - lanes)}; u_ < {lanes}; u_++) {acc} = {step};")
+        self.stack.pop()
+        parent.open_child = rest
+        return True
 
     def _open_nest(self, host: Scope, ranges: tuple[UOp, ...],
                    pragma: Callable[[int], str | Threads] | None = None) -> tuple[tuple, list]:

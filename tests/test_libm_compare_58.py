@@ -175,5 +175,8 @@ def test_only_a_compare_of_two_views_stores_the_value():
              c * c.sum(), (x.exp() == x.max(0)), x.sigmoid() < 0.5]
     for t in plain:
         assert read_twice(_sink(t)) == [], t
+    # a value read twice at one view (the sigmoid's e, in 1 / (1 + e) and e * r), though summed
+    # elsewhere: the compare's loop computes it once
+    assert read_twice(_sink(x.sigmoid() < 0.5, x.sigmoid().sum())) == []
     stored = c.contiguous()
     assert read_twice(_sink(stored == stored.max(0))) == []  # stored already: read once

@@ -603,6 +603,22 @@ def _transpose_program() -> str | None:
     return None if np.array_equal(got, want) else f"transpose: {got} != {want}"
 
 
+def _libm_compare_program() -> str | None:
+    """A cosine compared with its own max and with a transposed view of itself
+    (rangeify.rules' libm_stored: stored once; the fuzzer compares no value with itself)."""
+    from rulegrad.runtime.tensor import Tensor
+
+    x = np.linspace(0.3, 3.0, 5 * 7, dtype=np.float32).reshape(5, 7)
+    c = Tensor(x).cos()
+    top, outer = c == c.max(0), c[:, :5] <= c[:, :5].T
+    Tensor.realize(top, outer)
+    w = np.cos(x)
+    if np.array_equal(top.numpy(), w == w.max(0)) and \
+            np.array_equal(outer.numpy(), w[:, :5] <= w[:, :5].T):
+        return None
+    return f"libm compare: {top.numpy()}, {outer.numpy()}"
+
+
 EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -1: ("the assign program", _assign_program),
     -2: ("the float16 sum program", _half_sum_program),
@@ -618,6 +634,7 @@ EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -12: ("the scan program", _scan_program),
     -13: ("the split reduction program", _split_reduce_program),
     -14: ("the padding reduce program", _padding_reduce_program),
+    -15: ("the libm compare program", _libm_compare_program),
 }
 
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from rulegrad.rules.flash_cost import too_long
 from rulegrad.rules.lower_helpers import reduce_loop
-from rulegrad.runtime.ops import GroupOp, Ops, reduce_start
+from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops, reduce_start
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 if TYPE_CHECKING:  # declared in rangeify.rules
@@ -191,7 +191,7 @@ def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[in
 # a kernel-local array of an elementwise value pays when it holds a call into the math library
 # (expf: 10-20 cycles a lane, even vectorized): more than an element written to L1 and read back
 # (about a cycle each). Division and square root, single instructions, are cheaper recomputed.
-_COSTLY = frozenset({Ops.EXP, Ops.EXP2, Ops.LOG, Ops.LOG2, Ops.SIN, Ops.COS, Ops.POW})
+_COSTLY = LIBM_CALLS
 
 
 def predict_local_values(sink: UOp, predicted: frozenset[UOp]) -> dict[UOp, tuple[int, ...]]:

@@ -6,7 +6,8 @@ libmvec's variants, in its remainder or a scalar loop libm's own: ulps apart. An
 one value twice (argmax's max and compare, sort's ranks, a max's gradient, max_pool's) and
 compared the two copies missed: argmax gave INT32_MAX, sort's order was not numpy's, a max's
 gradient was NaN or 0. Such an op stores the value once (`_computed_once`). A program that
-writes the comparison itself, `x.cos() == x.cos().max(0)`, is still open (the closing note).
+writes the comparison itself, `x.cos() == x.cos().max(0)`, gets the value stored by the
+scheduler (rangeify.rules' libm_stored: tests/test_libm_compare_58.py).
 
 The inputs are drawn from a grid of values whose images are well apart (a percent, many ulps
 of float16) with many repeats: numpy's functions and ours agree on which elements are the

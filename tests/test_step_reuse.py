@@ -17,7 +17,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from call_counts import python_calls  # noqa: E402
+from call_counts import nodes_walked, python_calls  # noqa: E402
 from optimizer_runs import OPTIMIZERS  # noqa: E402
 
 from rulegrad import Tensor  # noqa: E402
@@ -78,8 +78,11 @@ def _same(ours: dict, theirs: dict, got: float, want: float) -> None:
 @pytest.mark.parametrize("batch", [1, 6])
 def test_a_warm_step_over_the_same_buffers_derives_no_gradient_and_walks_no_key(kind, batch):
     """The fourth step over the same batch: no gradient rule runs (rules/generated/gradient.py)
-    and the schedule's key is not walked. Before, every step derived its gradient by the rules
-    (a fifth of a small MLP's step) and walked and hashed the key of its whole graph (a tenth)."""
+    and the schedule's key is not walked; the fifth walks no graph but each parameter's own
+    node (backward's search for realized values reads the loss's walk kept by the step before:
+    uop.py's keep_order). Before, every step derived its gradient by the rules (a fifth of a
+    small MLP's step), walked and hashed the key of its whole graph (a tenth), and walked the
+    loss's graph."""
     ours, opt, theirs, topt = _models(kind)
     x_np, y_np = _batch(np.random.default_rng(1), batch)
     x, y = Tensor(x_np).realize(), Tensor(y_np).realize()
@@ -94,6 +97,10 @@ def test_a_warm_step_over_the_same_buffers_derives_no_gradient_and_walks_no_key(
     assert rules == {}, rules
     assert calls["schedule_cache.py:graph_key"] == 0
     assert calls["schedule_cache.py:cached_prepared"] == 1  # (the step's schedule replayed)
+    want = _torch_step(theirs, topt, x_np, y_np)
+    walked = nodes_walked(lambda: got.append(_step(ours, opt, x, y)))
+    _same(ours, theirs, got[1], want)
+    assert walked <= 2 * len(ours), walked  # (a parameter's node: its buffer, reshaped)
 
 
 @pytest.mark.parametrize("batch", [1, 6])

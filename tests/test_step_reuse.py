@@ -144,3 +144,31 @@ def test_a_gradient_read_back_is_of_the_same_seed_and_targets():
     (gb,) = total.gradient(b)
     np.testing.assert_allclose(ga.numpy(), want * b_np, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(gb.numpy(), want * a_np, rtol=1e-5, atol=1e-6)
+
+
+def test_a_loss_read_before_backward_still_reads_the_step_back():
+    """`v = loss.item(); loss.backward(); opt.step()` (the loss realized on its own first, then
+    differentiated through the graph it keeps, runtime/origins.py): the warm step derives no
+    gradient and walks no key either, and trains as torch. (Before: 68 gradient rule calls and
+    a key walked per step.)"""
+    ours, opt, theirs, topt = _models("sgd", seed=5)
+    x_np, y_np = _batch(np.random.default_rng(6), 4)
+    x, y = Tensor(x_np).realize(), Tensor(y_np).realize()
+
+    def step() -> float:
+        opt.zero_grad()
+        loss = _forward(Tensor, ours, x, y)
+        value = loss.item()
+        loss.backward()
+        opt.step()
+        return value
+
+    for _ in range(3):
+        want = _torch_step(theirs, topt, x_np, y_np)
+        _same(ours, theirs, step(), want)
+    want = _torch_step(theirs, topt, x_np, y_np)
+    got: list[float] = []
+    calls = python_calls(lambda: got.append(step()))
+    _same(ours, theirs, got[0], want)
+    assert not [k for k in calls if k.startswith("gradient.py:")]
+    assert calls["schedule_cache.py:graph_key"] == 0

@@ -360,7 +360,9 @@ def _first_graph_if_no_origin(roots: Sequence[UOp]) -> list[UOp] | None:
     # none, and no call per view of the graph)
     held = False
     for root in roots:
-        part = toposort(root, stop=seen.__contains__)
+        # (a root whose walk was kept, the loss of the optimizer's last step built again over
+        # the same buffers, is not walked again: uop.py's keep_order)
+        part = order_of(root, seen or None)
         for n in part:
             if n.op is _BUFFER and (o := n.arg.origin) is not None and \
                     o.version == n.arg.version:

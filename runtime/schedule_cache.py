@@ -36,6 +36,7 @@ import threading
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from weakref import ref
 
 from rulegrad.rules import mode
 
@@ -146,6 +147,12 @@ def note_reads(sink: UOp, roots: frozenset[Ops] | None, depth: int) -> None:
 _cache: OrderedDict[tuple[int, tuple], tuple[tuple, _Entry]] = OrderedDict()
 _forms: OrderedDict[int, tuple[tuple, _Form]] = OrderedDict()
 _lock = threading.Lock()
+# The last graph keyed, its roots and buffers as weak references: (roots, lift, salt, form key,
+# its hash, buffers, floats). An optimizer keeps its step's graph until the next step
+# (api/nn/optim.py), so the next step over the same buffers realizes the very same roots: their
+# key, a function of the nodes alone once every buffer is allocated, is read back, not walked
+# and hashed again (a small MLP's step: some 170 nodes). Held weakly, it keeps nothing alive.
+_last: list[tuple | None] = [None]
 stats = {"hits": 0, "misses": 0}
 
 
@@ -309,6 +316,27 @@ def _replay(entry: _Entry, inputs: list[Buffer], floats: list[tuple[object, floa
     return items, outs
 
 
+def _keyed(uops: list[UOp], lift: bool, salt: tuple
+           ) -> tuple[tuple, int, list[Buffer], list[tuple[object, float]]]:
+    """(salt, graph_key), its hash, the graph's buffers and floats: read back from the last
+    call when the roots are the very same nodes (`_last`), else walked and hashed."""
+    last = _last[0]
+    if last is not None and last[1] is lift and last[2] == salt \
+            and [r() for r in last[0]] == uops:
+        inputs = [r() for r in last[5]]
+        return last[3], last[4], inputs, last[6]  # type: ignore[return-value]
+    key, inputs, floats = graph_key(uops, lift)
+    form_key = (salt, key)
+    form_hash = hash(form_key)  # (the one hash of the whole key: see _cache)
+    for b in inputs:
+        if b.data is None:  # (its slot's key says not allocated: it may be by the next call)
+            break
+    else:
+        _last[0] = ([ref(u) for u in uops], lift, salt, form_key, form_hash,
+                    [ref(b) for b in inputs], floats)
+    return form_key, form_hash, inputs, floats
+
+
 def cached_schedule(uops: list[UOp],
                     schedule: Callable[[list[UOp]], tuple[list[ScheduleItem], list[UOp]]],
                     salt: tuple = ()) -> tuple[list[ScheduleItem], list[UOp]]:
@@ -327,9 +355,7 @@ def cached_prepared(uops: list[UOp],
     if not enabled():
         return schedule(uops)
     lift = float_params.enabled()
-    key, inputs, floats = graph_key(uops, lift)
-    form_key = (salt, key)
-    form_hash = hash(form_key)  # (the one hash of the whole key: see _cache)
+    form_key, form_hash, inputs, floats = _keyed(uops, lift, salt)
     key = (form_hash, tuple([v.hex() for _, v in floats]))
     with _lock:  # realize may run in several threads; the LRU bookkeeping is not atomic
         got = _forms.get(form_hash) if floats else None

@@ -1,4 +1,5 @@
-"""The work a call does, counted with no clock (tests/test_jit.py, tests/test_latency.py)."""
+"""The work a call does, counted with no clock (tests/test_jit.py, tests/test_latency.py,
+tests/test_step_latency.py, tests/test_step_reuse.py)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,25 @@ def python_calls(fn: Callable[[], object]) -> collections.Counter:
     finally:
         sys.setprofile(None)
     return calls
+
+
+def nodes_walked(fn: Callable[[], object]) -> int:
+    """How many nodes the graph walks (runtime/uop.py's toposort) give back while fn() runs."""
+    from rulegrad.runtime import uop
+
+    total = [0]
+    code = uop.toposort.__code__
+
+    def profile(frame, event, arg):
+        if event == "return" and frame.f_code is code:
+            total[0] += len(arg)
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return total[0]
 
 
 def loop_trips(t) -> int:

@@ -62,6 +62,7 @@ class Optimizer:
                 p.requires_grad = True
         realize_tensors([p for p in self.params if buffer_of(p.uop) is None])
         self.lr = lr
+        self._kept: list[UOp] = []  # the last step's graph (`_keep`)
 
     def zero_grad(self) -> None:
         for p in self.params:
@@ -110,14 +111,26 @@ class Optimizer:
     def step(self, *also: Tensor) -> None:
         """Update the parameters in place; `also` (e.g. the loss) is realized in the same
         schedule, from the values before the update."""
-        realize_tensors(self._schedule_step(also) + list(also))
+        tensors = self._schedule_step(also) + list(also)
+        self._keep(tensors)
+        realize_tensors(tensors)
+
+    def _keep(self, tensors: list[Tensor]) -> None:
+        """Keep the step's graph (its roots before the realize) until the next step: the next
+        forward, backward and update over the same buffers are then the very same nodes (they
+        are hash-consed), whose gradient and schedule key are read back, not derived again
+        (runtime/autograd.py, runtime/schedule_cache.py). It holds one step's graph and the
+        buffers it reads (a batch's, until the next step), as a plan holds its roots."""
+        self._kept = [t.uop for t in tensors]
 
     def schedule_step(self) -> list[Tensor]:
         """The step's tensors, not yet realized (tinygrad's name): each parameter and state
         tensor now holds its ASSIGN, and the gradients come along (see the module docstring).
         `Tensor.realize(*opt.schedule_step())` is `opt.step()`. (Parameters that share storage
         are updated one after another: all but the last of them are realized here.)"""
-        return self._schedule_step(())
+        tensors = self._schedule_step(())
+        self._keep(tensors)
+        return tensors
 
     def _schedule_step(self, also: Sequence[Tensor]) -> list[Tensor]:
         """schedule_step, leaving out of its readers the tensors `also` realizes with it."""

@@ -1,0 +1,174 @@
+"""A warm training step over the same buffers is the last step's graph again (issue 33).
+
+The optimizer keeps its last step's graph until the next step (api/nn/optim.py's `_keep`), so
+the forward, the gradient and the update the next step builds over the same buffers are the very
+same nodes (hash-consed): the gradient (runtime/autograd.py) and the schedule's key
+(runtime/schedule_cache.py) are read back, not derived again. A step over a fresh batch is
+other nodes and derives its own, and the graph kept lets go of the batch before it at the next
+step. Counted, never timed; every step checked against torch.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from call_counts import nodes_walked, python_calls  # noqa: E402
+from optimizer_runs import OPTIMIZERS  # noqa: E402
+
+from rulegrad import Tensor  # noqa: E402
+from rulegrad.runtime.realize import buffer_of  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("one_device")
+
+D, H, C = 11, 7, 5  # (primes: no size is a vector's multiple)
+
+
+def _forward(lib, p: dict, x, y):
+    """The MLP's mean log-softmax loss, in rulegrad or torch (the same expression)."""
+    relu = (lambda t: t.relu()) if lib is Tensor else torch.relu
+    logits = relu(x @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"]
+    return -(logits.log_softmax(1) * y).sum(1).mean()
+
+
+def _models(kind: str, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    w = {"w1": rng.standard_normal((D, H)) / np.sqrt(D), "b1": rng.standard_normal(H) * 0.1,
+         "w2": rng.standard_normal((H, C)) / np.sqrt(H), "b2": rng.standard_normal(C) * 0.1}
+    w = {k: v.astype(np.float32) for k, v in w.items()}
+    ours = {k: Tensor(v, requires_grad=True).realize() for k, v in w.items()}
+    theirs = {k: torch.tensor(v, requires_grad=True) for k, v in w.items()}
+    make, make_torch = OPTIMIZERS[kind]
+    return ours, make(list(ours.values())), theirs, make_torch(list(theirs.values()))
+
+
+def _batch(rng, batch: int) -> tuple[np.ndarray, np.ndarray]:
+    x = rng.standard_normal((batch, D)).astype(np.float32)
+    return x, np.eye(C, dtype=np.float32)[rng.integers(0, C, batch)]
+
+
+def _torch_step(theirs: dict, topt, x: np.ndarray, y: np.ndarray) -> float:
+    topt.zero_grad()
+    loss = _forward(torch, theirs, torch.from_numpy(x), torch.from_numpy(y))
+    loss.backward()
+    topt.step()
+    return loss.item()
+
+
+def _step(ours: dict, opt, x: Tensor, y: Tensor) -> float:
+    opt.zero_grad()
+    loss = _forward(Tensor, ours, x, y)
+    loss.backward()
+    opt.step(loss)
+    return loss.item()
+
+
+def _same(ours: dict, theirs: dict, got: float, want: float) -> None:
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
+    for k in ours:
+        np.testing.assert_allclose(ours[k].numpy(), theirs[k].detach().numpy(), rtol=1e-4,
+                                   atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["sgd", "momentum", "adam"])
+@pytest.mark.parametrize("batch", [1, 6])
+def test_a_warm_step_over_the_same_buffers_derives_no_gradient_and_walks_no_key(kind, batch):
+    """The fourth step over the same batch: no gradient rule runs (rules/generated/gradient.py)
+    and the schedule's key is not walked; the fifth walks no graph but each parameter's own
+    node (backward's search for realized values reads the loss's walk kept by the step before:
+    uop.py's keep_order). Before, every step derived its gradient by the rules (a fifth of a
+    small MLP's step), walked and hashed the key of its whole graph (a tenth), and walked the
+    loss's graph."""
+    ours, opt, theirs, topt = _models(kind)
+    x_np, y_np = _batch(np.random.default_rng(1), batch)
+    x, y = Tensor(x_np).realize(), Tensor(y_np).realize()
+    for _ in range(3):
+        want = _torch_step(theirs, topt, x_np, y_np)
+        _same(ours, theirs, _step(ours, opt, x, y), want)
+    want = _torch_step(theirs, topt, x_np, y_np)
+    got: list[float] = []
+    calls = python_calls(lambda: got.append(_step(ours, opt, x, y)))
+    _same(ours, theirs, got[0], want)
+    rules = {k: n for k, n in calls.items() if k.startswith("gradient.py:")}
+    assert rules == {}, rules
+    assert calls["schedule_cache.py:graph_key"] == 0
+    assert calls["schedule_cache.py:cached_prepared"] == 1  # (the step's schedule replayed)
+    want = _torch_step(theirs, topt, x_np, y_np)
+    walked = nodes_walked(lambda: got.append(_step(ours, opt, x, y)))
+    _same(ours, theirs, got[1], want)
+    assert walked <= 2 * len(ours), walked  # (a parameter's node: its buffer, reshaped)
+
+
+@pytest.mark.parametrize("batch", [1, 6])
+def test_a_step_over_a_fresh_batch_derives_its_gradient_and_drops_the_last_batch(batch):
+    """Each step over a batch of its own (a data loader's loop): a graph of other nodes, whose
+    gradient the rules derive (none read back from the step before, which read other
+    buffers), trained as torch; the graph the optimizer keeps holds a batch only until the
+    next step (a loop keeps no batch its user dropped alive past it)."""
+    ours, opt, theirs, topt = _models("momentum", seed=2)
+    rng = np.random.default_rng(3)
+    dropped: list[weakref.ref] = []
+    for k in range(5):
+        x_np, y_np = _batch(rng, batch)
+        x, y = Tensor(x_np).realize(), Tensor(y_np).realize()
+        dropped.append(weakref.ref(buffer_of(x.uop)))
+        want = _torch_step(theirs, topt, x_np, y_np)
+        got: list[float] = []
+        calls = python_calls(lambda x=x, y=y, got=got: got.append(_step(ours, opt, x, y)))
+        _same(ours, theirs, got[0], want)
+        assert any(name.startswith("gradient.py:") for name in calls)
+        del x, y
+        assert [r() is None for r in dropped[:-1]] == [True] * k
+
+
+def test_a_gradient_read_back_is_of_the_same_seed_and_targets():
+    """The gradient kept from the last call is given again only for the same root, seed and
+    targets: a second seed, or other targets, of the same root get their own."""
+    rng = np.random.default_rng(4)
+    a_np, b_np, s1, s2 = (rng.standard_normal((3, 4)).astype(np.float32) for _ in range(4))
+    a = Tensor(a_np, requires_grad=True).realize()
+    b = Tensor(b_np, requires_grad=True).realize()
+    y = (a * b).exp()
+    want = np.exp(a_np * b_np)
+    for seed in (s1, s2):
+        a.grad = b.grad = None
+        y.backward(Tensor(seed))
+        np.testing.assert_allclose(a.grad.numpy(), seed * want * b_np, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(b.grad.numpy(), seed * want * a_np, rtol=1e-5, atol=1e-6)
+    total = y.sum()
+    (ga,) = total.gradient(a)
+    (gb,) = total.gradient(b)
+    np.testing.assert_allclose(ga.numpy(), want * b_np, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gb.numpy(), want * a_np, rtol=1e-5, atol=1e-6)
+
+
+def test_a_loss_read_before_backward_still_reads_the_step_back():
+    """`v = loss.item(); loss.backward(); opt.step()` (the loss realized on its own first, then
+    differentiated through the graph it keeps, runtime/origins.py): the warm step derives no
+    gradient and walks no key either, and trains as torch. (Before: 68 gradient rule calls and
+    a key walked per step.)"""
+    ours, opt, theirs, topt = _models("sgd", seed=5)
+    x_np, y_np = _batch(np.random.default_rng(6), 4)
+    x, y = Tensor(x_np).realize(), Tensor(y_np).realize()
+
+    def step() -> float:
+        opt.zero_grad()
+        loss = _forward(Tensor, ours, x, y)
+        value = loss.item()
+        loss.backward()
+        opt.step()
+        return value
+
+    for _ in range(3):
+        want = _torch_step(theirs, topt, x_np, y_np)
+        _same(ours, theirs, step(), want)
+    want = _torch_step(theirs, topt, x_np, y_np)
+    got: list[float] = []
+    calls = python_calls(lambda: got.append(step()))
+    _same(ours, theirs, got[0], want)
+    assert not [k for k in calls if k.startswith("gradient.py:")]
+    assert calls["schedule_cache.py:graph_key"] == 0

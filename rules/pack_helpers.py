@@ -352,10 +352,17 @@ def _plan(st: UOp) -> Pack | None:
     panel = panel_width(reds[0].dtype, [range_size(j)])  # type: ignore[list-item]
     npanels = -(-range_size(j) // panel)  # type: ignore[operator]
     batch = [r for r in ranges if r is not j and r not in rows]
+    # threads over the tiles or panels are woken once per iteration of every batch loop (a
+    # grouped convolution's batch, groups and output rows: 3x4x37 teams of 5k multiply-adds
+    # each ran 30x slower than torch); too little work per team, and the outermost batch loop
+    # is threaded instead (one team)
+    wakes = math.prod(range_size(b) for b in batch)  # type: ignore[misc]
     if macs < least_parallel_work():
         parallel = ""
-    elif (batch and range_size(batch[0]) >= batch_parallel_min()  # type: ignore[operator]
-          and batch_shares(range_size(batch[0]), ni, macs)):  # type: ignore[arg-type]
+    elif batch and range_size(batch[0]) > 1 and (  # type: ignore[operator]
+            macs // wakes < least_parallel_work()
+            or range_size(batch[0]) >= batch_parallel_min()  # type: ignore[operator]
+            and batch_shares(range_size(batch[0]), ni, macs)):  # type: ignore[arg-type]
         parallel = "batch"
     else:
         parallel = "tiles"

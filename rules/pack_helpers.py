@@ -242,6 +242,43 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
     return fmas + COPY_FMAS * (copies + _stores(st, reds, ni * batch, j, panel))
 
 
+# a step of the plain loops (a vector of y loaded in place for each multiply-add into one of a
+# few accumulators, x broadcast again per step) against one multiply-add of a register tile
+# (12 accumulators, a load per 6): a ratio of throughputs of the core, not a size. A grouped
+# convolution's 4 output channels a group as one row tile (3x16x37x16, dilation 3, groups 4),
+# each panel copied for 4 rows, ran 3.3x slower packed than in its plain loops
+PLAIN_FMAS = 2
+
+
+def strided_inside(red: UOp, j: UOp, k: UOp) -> bool:
+    """True when some load in the reduce's body is contiguous in j and strided in k: the
+    interchange action's test of a reduce worth running j inside k (interchange_helpers)."""
+    for n in toposort(red.src[0]):
+        if n.op is Ops.LOAD and n.src[0].op is Ops.INDEX:
+            off = n.src[0].src[1]
+            if stride(off, j) == 1 and stride(off, k) not in (0, 1):
+                return True
+    return False
+
+
+def _plain_cost(st: UOp, reds: list[UOp]) -> float:
+    """The work of the product in its plain loops, in vector multiply-adds (PLAIN_FMAS each): a
+    step per value of k and 256-bit vector of outputs along the output's last loop when the
+    interchange action runs that loop inside the reduce's as vectors (`strided_inside`; every
+    load moving along it by 0 or 1: render.py's `rg_vf32` loops), else infinite (one output a
+    step, the reduce's own vectors only: packing is taken)."""
+    ranges = st.src[2:]
+    k = sum(math.prod(range_size(r) for r in red.src[1:]) for red in reds)  # type: ignore[misc]
+    outputs = math.prod(range_size(r) for r in ranges)  # type: ignore[misc]
+    v = ranges[-1]
+    if stride(st.src[0].src[1], v) != 1 or not all(
+            _contiguous(red.src[0], v) and strided_inside(red, v, red.src[-1]) for red in reds):
+        return math.inf
+    lanes = 32 // reds[0].dtype.itemsize
+    steps = outputs // range_size(v) * -(-range_size(v) // lanes)  # type: ignore[operator]
+    return PLAIN_FMAS * steps * k
+
+
 def _contiguous(v: UOp, rng: UOp) -> bool:
     """Whether v's values along `rng` are copied as vectors: no read of v is gated (copied one
     at a time, see gemm.py's pack_y) and each read that moves with rng reads the next
@@ -344,6 +381,12 @@ def _plan(st: UOp) -> Pack | None:
     if found is None:
         return None
     rows, j = found
+    batch = [r for r in ranges if r is not j and r not in rows]
+    # y's panels packed again per batch iteration: the copies are not shared across the batch,
+    # and where the plain loops run as vectors they may be the cheaper (the heuristic's only)
+    if batch and current().pack_min_work is None and \
+            _cost(st, reds, rows, j, deps) > _plain_cost(st, reds):
+        return None
     ni = math.prod(range_size(i) for i in rows)  # type: ignore[misc]
     k_total = sum(math.prod(range_size(k) for k in red.src[1:]) for red in reds)  # type: ignore[misc]
     macs = math.prod(range_size(r) for r in ranges) * k_total  # type: ignore[misc]
@@ -351,7 +394,6 @@ def _plan(st: UOp) -> Pack | None:
         return None
     panel = panel_width(reds[0].dtype, [range_size(j)])  # type: ignore[list-item]
     npanels = -(-range_size(j) // panel)  # type: ignore[operator]
-    batch = [r for r in ranges if r is not j and r not in rows]
     # threads over the tiles or panels are woken once per iteration of every batch loop (a
     # grouped convolution's batch, groups and output rows: 3x4x37 teams of 5k multiply-adds
     # each ran 30x slower than torch); too little work per team, and the outermost batch loop

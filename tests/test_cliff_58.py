@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 import pytest
+from optimizer_actions import schedule_actions
 
 from rulegrad import Tensor
 from rulegrad.backends.c import compile_program
@@ -54,32 +55,56 @@ def conv_ref(x: np.ndarray, w: np.ndarray, dilation: int, padding: int, groups: 
     return got
 
 
-# grouped (4 or 2 or 8 channels a group), dilated and padded convolutions of 2-3M multiply-adds
-# whose packed product has one row tile: the threads used to take its 2 panels per iteration
-# of every batch loop (batch x groups x output rows: 3x4x37 teams of 5k multiply-adds each,
-# 0.03x torch's speed at 3x16x37x16, dilation 3, padding 3, groups 4)
-CONVS = [(3, 16, 37, 16, 3, 3, 3, 4), (2, 8, 61, 8, 3, 2, 2, 2), (1, 16, 67, 16, 3, 3, 3, 4),
-         (2, 32, 31, 32, 3, 2, 2, 8)]
-
-
-@pytest.mark.parametrize("shape", CONVS, ids=str)
-def test_a_grouped_dilated_conv_wakes_few_teams_each_with_enough_work(
-        shape: tuple[int, ...]) -> None:
+def _conv(shape: tuple[int, ...]) -> tuple[Tensor, np.ndarray, int]:
+    """The convolution of (n, c, hw, o, k, dilation, padding, groups) (stride 1) on random
+    inputs, numpy's answer and its multiply-adds."""
     n, c, hw, o, k, dilation, padding, groups = shape
     rng = np.random.default_rng(5)
     x = rng.standard_normal((n, c, hw, hw)).astype(np.float32)
     w = rng.standard_normal((o, c // groups, k, k)).astype(np.float32)
     t = Tensor(x).conv2d(Tensor(w), dilation=dilation, padding=padding, groups=groups)
-    source = compile_program(t.schedule()).source
-    product = source[source.rindex("\nvoid k") + 1:]
     out = t.shape[2]
-    macs = n * o * out * out * (c // groups) * k * k
-    wakes = team_wakes(product)
+    return t, conv_ref(x, w, dilation, padding, groups), n * o * out * out * (c // groups) * k * k
+
+
+def _check(t: Tensor, want: np.ndarray) -> None:
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+
+
+# grouped (4, 2 or 8 channels a group) padded convolutions of 1.5-2.6M multiply-adds whose
+# packed product has one row tile (a group's output channels) and the batch, the groups and the
+# output rows as batch loops: the threads used to take its 2 panels per batch iteration,
+# 3x4x37 teams of 5k multiply-adds each at 3x16x37x16, groups 4 (30x slower than torch)
+PACKED = [(3, 16, 37, 16, 3, 1, 1, 4), (2, 8, 61, 8, 3, 1, 1, 2), (1, 16, 67, 16, 3, 1, 1, 4),
+          (2, 32, 31, 32, 3, 1, 1, 8), (5, 12, 29, 12, 3, 1, 0, 3)]
+
+
+@pytest.mark.parametrize("shape", PACKED, ids=str)
+def test_a_grouped_conv_wakes_few_teams_each_with_enough_work(shape: tuple[int, ...]) -> None:
+    t, want, macs = _conv(shape)
+    source = compile_program(t.schedule()).source
+    wakes = team_wakes(source[source.rindex("void k"):])  # the product's kernel
     # threaded (more than one team's worth of work), each team woken for at least that much
     assert macs >= parallel_min_work() and wakes >= 1, (macs, wakes)
     assert macs // wakes >= parallel_min_work(), (macs, wakes)
-    want = conv_ref(x, w, dilation, padding, groups)
-    np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+    _check(t, want)
+
+
+# the same, dilated: each window's taps a few elements apart, so the plain loops run the output
+# row inside the taps as vectors read in place (the interchange action), where packing copied
+# every panel of taps for a group's few output channels once per output row (3x16x37x16,
+# dilation 3, groups 4: 3.3x slower packed, 0.6x torch's speed)
+DILATED = [(3, 16, 37, 16, 3, 3, 3, 4), (2, 8, 61, 8, 3, 2, 2, 2), (2, 32, 31, 32, 3, 2, 2, 8),
+           (4, 24, 45, 24, 3, 2, 2, 3), (1, 16, 67, 16, 3, 3, 3, 4)]
+
+
+@pytest.mark.parametrize("shape", DILATED, ids=str)
+def test_a_dilated_grouped_conv_runs_its_plain_loops_as_vectors(shape: tuple[int, ...]) -> None:
+    t, want, _ = _conv(shape)
+    acts = schedule_actions(t)
+    assert not any(a.startswith("PACK") for a in acts), acts
+    assert any(a.startswith("INTERCHANGE") for a in acts), acts
+    _check(t, want)
 
 
 def test_team_wakes_counts_regions_inside_loops() -> None:

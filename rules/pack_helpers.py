@@ -261,6 +261,22 @@ def strided_inside(red: UOp, j: UOp, k: UOp) -> bool:
     return False
 
 
+def _flat(y: UOp, ks: tuple[UOp, ...], j: UOp) -> bool:
+    """Whether y is a plain load at fixed + step * sk + column: its k ranges one flat stride of
+    steps, contiguous along j (what gemm.py's streamed block reads in place, unpacked)."""
+    if y.op is not Ops.LOAD or len(y.src) != 1 or y.src[0].op is not Ops.INDEX:
+        return False
+    idx = y.src[0].src[1]
+    step = stride(idx, ks[-1])
+    if stride(idx, j) != 1 or step is None or step < 0:
+        return False
+    for k in reversed(ks):
+        if stride(idx, k) != step:
+            return False
+        step *= range_size(k)  # type: ignore[operator]
+    return True
+
+
 def _plain_cost(st: UOp, reds: list[UOp]) -> float:
     """The work of the product in its plain loops, in vector multiply-adds (PLAIN_FMAS each): a
     step per value of k and 256-bit vector of outputs along the output's last loop when the
@@ -382,9 +398,12 @@ def _plan(st: UOp) -> Pack | None:
         return None
     rows, j = found
     batch = [r for r in ranges if r is not j and r not in rows]
-    # y's panels packed again per batch iteration: the copies are not shared across the batch,
-    # and where the plain loops run as vectors they may be the cheaper (the heuristic's only)
-    if batch and current().pack_min_work is None and \
+    # y's panels copied again per batch iteration (a window's taps: no one stride a block can
+    # read in place): the copies are not shared across the batch, and where the plain loops
+    # run as vectors they may be the cheaper (the heuristic's choice only, not search's)
+    if batch and current().pack_min_work is None and not all(
+            _flat(xy[1], red.src[1:], j) for red in reds
+            if (xy := split(red, rows, j, deps)) is not None) and \
             _cost(st, reds, rows, j, deps) > _plain_cost(st, reds):
         return None
     ni = math.prod(range_size(i) for i in rows)  # type: ignore[misc]

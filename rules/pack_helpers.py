@@ -85,14 +85,16 @@ BATCH_PER_THREAD = 2
 GRAB_TILES = 16
 
 
-def batch_shares(batch: int, rows: int, work: int) -> bool:
+def batch_shares(batch: int, rows: int, work: int, wakes: int) -> bool:
     """Whether the threads split a loop of `batch` iterations (heads, a batch of products) of
     `work` multiply-adds in all, rather than the row tiles (TILE_ROWS each) of each iteration's
-    `rows`: when the batch shares evenly (`balanced`) or no worse than the tiles, or an
-    iteration is too little work for a team of its own (`least_parallel_work`: the team is woken
-    once per iteration). Each iteration is a large share: 3 on 2 threads ran as 2 and 1."""
+    `rows`: when the batch shares evenly (`balanced`) or no worse than the tiles, or a team
+    over the tiles, woken `wakes` times (once per iteration of every batch loop), would get too
+    little work each time (`least_parallel_work`; 3 images x 4 groups x 37 output rows of a
+    grouped convolution woke 444 teams of 5k multiply-adds: 30x slower than torch). Each
+    iteration is a large share: 3 on 2 threads ran as 2 and 1."""
     nthreads, tiles = threads(), -(-rows // tile_rows(rows))
-    if balanced(batch, nthreads) or work // batch < least_parallel_work():
+    if balanced(batch, nthreads) or work // wakes < least_parallel_work():
         return True
     return idle(batch, nthreads) <= idle(tiles, nthreads)
 
@@ -413,17 +415,16 @@ def _plan(st: UOp) -> Pack | None:
         return None
     panel = panel_width(reds[0].dtype, [range_size(j)])  # type: ignore[list-item]
     npanels = -(-range_size(j) // panel)  # type: ignore[operator]
-    # threads over the tiles or panels are woken once per iteration of every batch loop (a
-    # grouped convolution's batch, groups and output rows: 3x4x37 teams of 5k multiply-adds
-    # each ran 30x slower than torch); too little work per team, and the outermost batch loop
-    # is threaded instead (one team)
+    # a team over the tiles or panels is woken once per iteration of every batch loop: with
+    # too little work each time, the outermost batch loop is threaded however few its
+    # iterations (`batch_shares`)
     wakes = math.prod(range_size(b) for b in batch)  # type: ignore[misc]
     if macs < least_parallel_work():
         parallel = ""
     elif batch and range_size(batch[0]) > 1 and (  # type: ignore[operator]
-            macs // wakes < least_parallel_work()
-            or range_size(batch[0]) >= batch_parallel_min()  # type: ignore[operator]
-            and batch_shares(range_size(batch[0]), ni, macs)):  # type: ignore[arg-type]
+            range_size(batch[0]) >= batch_parallel_min()  # type: ignore[operator]
+            or macs // wakes < least_parallel_work()) \
+            and batch_shares(range_size(batch[0]), ni, macs, wakes):  # type: ignore[arg-type]
         parallel = "batch"
     else:
         parallel = "tiles"

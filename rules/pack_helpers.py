@@ -172,6 +172,21 @@ def has_layout(red: UOp) -> bool:
     return bool(only_x) and bool(only_y)
 
 
+def depthwise(red: UOp) -> bool:
+    """Whether a sum of products x * y is a depthwise window: two loads that share an output
+    range (the channel), y reading no output range x does not, and x stepping with each of
+    them (a grouped convolution's input reads its channel's group, c // g, and is packed)."""
+    xy = operands(red)
+    if xy is None or xy[0] is xy[1] or any(
+            v.op is not Ops.LOAD or v.src[0].op is not Ops.INDEX for v in xy):
+        return False
+    deps, ks = free_ranges(red), frozenset(red.src[1:])
+    x, y = xy if len(deps[xy[0]] - ks) >= len(deps[xy[1]] - ks) else xy[::-1]
+    shared = deps[y] - ks
+    return bool(shared) and shared <= deps[x] and all(
+        stride(x.src[0].src[1], r) not in (0, None) for r in shared)
+
+
 def split(red: UOp, rows: tuple[UOp, ...], j: UOp,
           deps: dict[UOp, frozenset[UOp]]) -> tuple[UOp, UOp] | None:
     """(x, y) ordered so that x reads every row range and not j, and y reads j and no row."""

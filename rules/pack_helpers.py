@@ -278,20 +278,21 @@ def strided_inside(red: UOp, j: UOp, k: UOp) -> bool:
     return False
 
 
-def _flat(y: UOp, ks: tuple[UOp, ...], j: UOp) -> bool:
-    """Whether y is a plain load at fixed + step * sk + column: its k ranges one flat stride of
-    steps, contiguous along j (what gemm.py's streamed block reads in place, unpacked)."""
+def _window(y: UOp, ks: tuple[UOp, ...], j: UOp) -> bool:
+    """Whether y is a plain load contiguous along j whose k ranges are no one flat stride of
+    steps (a window's taps: channels, rows and columns of the image apart), so its panels are
+    copied tap by tap, where a block reads a flat y in place (gemm.py's streamed block)."""
     if y.op is not Ops.LOAD or len(y.src) != 1 or y.src[0].op is not Ops.INDEX:
         return False
     idx = y.src[0].src[1]
     step = stride(idx, ks[-1])
-    if stride(idx, j) != 1 or step is None or step < 0:
+    if stride(idx, j) != 1 or step is None:
         return False
     for k in reversed(ks):
         if stride(idx, k) != step:
-            return False
+            return True
         step *= range_size(k)  # type: ignore[operator]
-    return True
+    return False
 
 
 def _plain_cost(st: UOp, reds: list[UOp]) -> float:
@@ -415,11 +416,11 @@ def _plan(st: UOp) -> Pack | None:
         return None
     rows, j = found
     batch = [r for r in ranges if r is not j and r not in rows]
-    # y's panels copied again per batch iteration (a window's taps: no one stride a block can
-    # read in place): the copies are not shared across the batch, and where the plain loops
-    # run as vectors they may be the cheaper (the heuristic's choice only, not search's)
-    if batch and current().pack_min_work is None and not all(
-            _flat(xy[1], red.src[1:], j) for red in reds
+    # y's panels copied again per batch iteration (a window's taps, `_window`): the copies are
+    # not shared across the batch, and where the plain loops run as vectors they may be the
+    # cheaper (the heuristic's choice only, not search's)
+    if batch and current().pack_min_work is None and any(
+            _window(xy[1], red.src[1:], j) for red in reds
             if (xy := split(red, rows, j, deps)) is not None) and \
             _cost(st, reds, rows, j, deps) > _plain_cost(st, reds):
         return None

@@ -95,7 +95,7 @@ def test_a_grouped_conv_wakes_few_teams_each_with_enough_work(shape: tuple[int, 
 # every panel of taps for a group's few output channels once per output row (3x16x37x16,
 # dilation 3, groups 4: 3.3x slower packed, 0.6x torch's speed)
 DILATED = [(3, 16, 37, 16, 3, 3, 3, 4), (2, 8, 61, 8, 3, 2, 2, 2), (2, 32, 31, 32, 3, 2, 2, 8),
-           (4, 24, 45, 24, 3, 2, 2, 3), (1, 16, 67, 16, 3, 3, 3, 4)]
+           (1, 16, 67, 16, 3, 3, 3, 4)]
 
 
 @pytest.mark.parametrize("shape", DILATED, ids=str)

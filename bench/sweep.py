@@ -2,7 +2,8 @@
 rulegrad beside PyTorch eager.
 
     python bench/sweep.py [--family NAME,...] [--rounds N] [--quick]
-                          [--held-out | --held-out-other | --held-out-3 | --held-out-4]
+                          [--held-out | --held-out-other | --held-out-3 | --held-out-4 |
+                           --held-out-5]
                           [POINT ...]
 
 Per point: rulegrad's and torch eager's median wall time per call (inputs already in each
@@ -193,6 +194,42 @@ HELD_OUT_4: dict[str, list[tuple]] = {
     "elementwise_dt": [(7, 16), (999983, 16), (1 << 22, 16), (7, 64), (65521, 64),
                        (1 << 22, 64)],
 }
+# A fifth set none of the work above was tuned on (`--held-out-5`): attention with odd heads,
+# sequence lengths and head dims (3, 5, 7 heads; 45, 131, 1031 long; 40, 56, 72 wide), causal or
+# not; MLP blocks and linear + bias + relu/silu/gelu (+ residual) at batch 1, prime and tall
+# shapes; conv2d 7x7 stride 2, 1x1, dilated, grouped, depthwise and at batch 1; reductions down
+# a middle axis and over several; batchnorm, layernorm, groupnorm and a two-axis norm; cumsum
+# down each axis; max and avg pooling; broadcast chains; int8/int16 sums and float16 chains;
+# each at tiny, prime, batch 1, tall, skinny and large shapes
+HELD_OUT_5: dict[str, list[tuple]] = {
+    "attention4": [(1, 1, 2, 8, 1), (1, 3, 45, 40, 1), (2, 5, 131, 56, 0), (3, 7, 67, 72, 1),
+                   (1, 12, 384, 64, 1), (4, 2, 1031, 16, 0)],
+    "mlp_block": [(1, 96, 384), (5, 211, 433), (2, 1536, 384), (4096, 32, 128),
+                  (257, 320, 1280)],
+    "linear_act": [(1, 640, 2560, 1, 1), (5, 257, 263, 0, 1), (2, 2048, 512, 2, 0),
+                   (3000, 48, 96, 0, 0), (33, 1536, 96, 1, 1), (128, 768, 3072, 2, 1)],
+    "conv2d_full": [(1, 3, 96, 32, 7, 2, 1, 3, 1), (1, 40, 19, 80, 1, 1, 1, 0, 1),
+                    (3, 16, 37, 16, 3, 1, 3, 3, 4), (1, 12, 50, 36, 3, 2, 1, 1, 3),
+                    (2, 128, 7, 128, 3, 1, 1, 1, 128), (1, 1, 61, 4, 5, 1, 1, 2, 1),
+                    (16, 8, 12, 8, 7, 2, 1, 0, 1)],
+    "sum_axes": [(2, 61, 127, 33), (2, 1, 4099, 7), (2, 509, 3, 1021), (2, 3, 2, 5),
+                 (6, 7, 1031, 3, 9), (4, 5, 3, 577, 19)],
+    "max_axes": [(2, 129, 129, 65), (2, 4, 31, 2047)],
+    "mean_axes": [(2, 11, 997, 23), (6, 2, 61, 67, 3)],
+    "var_axes": [(2, 257, 31, 17)],
+    "layernorm": [(3, 1536), (257, 263), (16384, 24)],
+    "batchnorm": [(3, 61, 11), (1, 512, 7), (128, 16, 9)],
+    "groupnorm": [(1, 48, 19, 6), (4, 96, 7, 32), (3, 10, 33, 5)],
+    "norm2": [(5, 31, 37), (1, 3, 4099)],
+    "cumsum": [(0, 3), (1, 3, 131071), (0, 509, 257), (1, 8191, 3), (1, 7, 61, 127)],
+    "pool_max": [(1, 5, 63, 3, 2), (4, 48, 29, 2, 1), (1, 96, 56, 3, 3)],
+    "pool_avg": [(3, 8, 61, 4, 4), (1, 256, 13, 3, 1), (16, 3, 33, 2, 2)],
+    "bcast4": [(3, 257, 7, 61), (1, 1, 99991, 3), (64, 3, 509, 5)],
+    "bcast": [(7, 1021, 61), (1, 3, 65521)],
+    "sum_int": [(8, 2, 61, 577, 9), (16, 1, 1031, 257), (8, 1, 3, 99991), (16, 5, 17, 3, 1021)],
+    "elementwise_dt": [(3, 16), (131071, 16), (2097143, 16), (999331, 64)],
+    "matmul_i8": [(1, 2048, 512), (509, 127, 257)],
+}
 SMALL = 1e-4  # seconds: below this a point measures per-call latency
 
 
@@ -226,11 +263,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="the third held-out set (HELD_OUT_3), every family")
     ap.add_argument("--held-out-4", action="store_true",
                     help="the fourth held-out set (HELD_OUT_4), every family")
+    ap.add_argument("--held-out-5", action="store_true",
+                    help="the fifth held-out set (HELD_OUT_5), every family")
     ap.add_argument("points", nargs="*", help="family:AxBxC points instead of the tables'")
     args = ap.parse_args(argv)
-    table = (HELD_OUT_4 if args.held_out_4 else HELD_OUT_3 if args.held_out_3
-             else HELD_OUT_OTHER if args.held_out_other else HELD_OUT if args.held_out
-             else SWEEP)
+    table = (HELD_OUT_5 if args.held_out_5 else HELD_OUT_4 if args.held_out_4
+             else HELD_OUT_3 if args.held_out_3 else HELD_OUT_OTHER if args.held_out_other
+             else HELD_OUT if args.held_out else SWEEP)
     if args.points:  # the points given, grouped by family in their order
         table = {}
         for spec in args.points:

@@ -215,7 +215,8 @@ def _threads(ranges: tuple[UOp, ...], work: int) -> str:
     if work < least_parallel_work():  # (or searched)
         return ""
     heads, rows = range_size(batch[0]) if batch else 0, range_size(ranges[-2])
-    if heads >= 2 and batch_shares(heads, rows, work):  # type: ignore[operator,arg-type]
+    wakes = math.prod(range_size(b) for b in batch)  # type: ignore[misc]
+    if heads >= 2 and batch_shares(heads, rows, work, wakes):  # type: ignore[operator,arg-type]
         return "batch"
     return "tiles"
 

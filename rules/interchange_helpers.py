@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from rulegrad.rules.choices import current, least_parallel_work, pick
 from rulegrad.rules.opt_helpers import VECTOR_LANES, along, vector_values
-from rulegrad.rules.pack_helpers import PARALLEL_SHARES, packed
+from rulegrad.rules.pack_helpers import PARALLEL_SHARES, packed, strided_inside
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import LIBM_CALLS, Ops
@@ -147,16 +147,6 @@ def _chain(red: UOp) -> int:
     while n.op is red.arg and n.src and count < 1 << 16:
         n, count = n.src[0], count + 1
     return count if n.op is Ops.DEFINE_REG else 1
-
-
-def _prefers_interchange(red: UOp, j: UOp, k: UOp) -> bool:
-    """True when some load in the reduce's body is contiguous in j and strided in k."""
-    for n in toposort(red.src[0]):
-        if n.op is Ops.LOAD and n.src[0].op is Ops.INDEX:
-            off = n.src[0].src[1]
-            if stride(off, j) == 1 and stride(off, k) not in (0, 1):
-                return True
-    return False
 
 
 def _short_runs(reds: list[UOp], j: UOp) -> int:
@@ -306,7 +296,7 @@ def _plan(st: UOp) -> Plan | None:
     short = _short_runs(reds, j)
     if short:
         return _columns(st, j, reds, short, deps)
-    if not all(_prefers_interchange(r, j, r.src[-1]) for r in reds):
+    if not all(strided_inside(r, j, r.src[-1]) for r in reds):
         return None
     if any(_repeats(r, j, deps) for r in reds):
         return None
@@ -457,7 +447,7 @@ def _reordered(st: UOp) -> UOp | None:
 
     def qualifies(c: UOp) -> bool:
         reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and c in deps[n]]
-        return bool(reds) and all(len(r.src) > 1 and _prefers_interchange(r, c, r.src[-1])
+        return bool(reds) and all(len(r.src) > 1 and strided_inside(r, c, r.src[-1])
                                   for r in reds)
 
     if qualifies(ranges[-1]):

@@ -85,14 +85,16 @@ BATCH_PER_THREAD = 2
 GRAB_TILES = 16
 
 
-def batch_shares(batch: int, rows: int, work: int) -> bool:
+def batch_shares(batch: int, rows: int, work: int, wakes: int) -> bool:
     """Whether the threads split a loop of `batch` iterations (heads, a batch of products) of
     `work` multiply-adds in all, rather than the row tiles (TILE_ROWS each) of each iteration's
-    `rows`: when the batch shares evenly (`balanced`) or no worse than the tiles, or an
-    iteration is too little work for a team of its own (`least_parallel_work`: the team is woken
-    once per iteration). Each iteration is a large share: 3 on 2 threads ran as 2 and 1."""
+    `rows`: when the batch shares evenly (`balanced`) or no worse than the tiles, or a team
+    over the tiles, woken `wakes` times (once per iteration of every batch loop), would get too
+    little work each time (`least_parallel_work`; 3 images x 4 groups x 37 output rows of a
+    grouped convolution woke 444 teams of 5k multiply-adds: 30x slower than torch). Each
+    iteration is a large share: 3 on 2 threads ran as 2 and 1."""
     nthreads, tiles = threads(), -(-rows // tile_rows(rows))
-    if balanced(batch, nthreads) or work // batch < least_parallel_work():
+    if balanced(batch, nthreads) or work // wakes < least_parallel_work():
         return True
     return idle(batch, nthreads) <= idle(tiles, nthreads)
 
@@ -170,6 +172,21 @@ def has_layout(red: UOp) -> bool:
     return bool(only_x) and bool(only_y)
 
 
+def depthwise(red: UOp) -> bool:
+    """Whether a sum of products x * y is a depthwise window: two loads that share an output
+    range (the channel), y reading no output range x does not, and x stepping with each of
+    them (a grouped convolution's input reads its channel's group, c // g, and is packed)."""
+    xy = operands(red)
+    if xy is None or xy[0] is xy[1] or any(
+            v.op is not Ops.LOAD or v.src[0].op is not Ops.INDEX for v in xy):
+        return False
+    deps, ks = free_ranges(red), frozenset(red.src[1:])
+    x, y = xy if len(deps[xy[0]] - ks) >= len(deps[xy[1]] - ks) else xy[::-1]
+    shared = deps[y] - ks
+    return bool(shared) and shared <= deps[x] and all(
+        stride(x.src[0].src[1], r) not in (0, None) for r in shared)
+
+
 def split(red: UOp, rows: tuple[UOp, ...], j: UOp,
           deps: dict[UOp, frozenset[UOp]]) -> tuple[UOp, UOp] | None:
     """(x, y) ordered so that x reads every row range and not j, and y reads j and no row."""
@@ -240,6 +257,60 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
         copies += -(-batch * computed * k // (panel // PANEL_VECTORS)) if vector else \
             batch * computed * k
     return fmas + COPY_FMAS * (copies + _stores(st, reds, ni * batch, j, panel))
+
+
+# a step of the plain loops (a vector of y loaded in place for each multiply-add into one of a
+# few accumulators, x broadcast again per step) against one multiply-add of a register tile
+# (12 accumulators, a load per 6): a ratio of throughputs of the core, not a size. A grouped
+# convolution's 4 output channels a group as one row tile (3x16x37x16, dilation 3, groups 4),
+# each panel copied for 4 rows, ran 3.3x slower packed than in its plain loops
+PLAIN_FMAS = 2
+
+
+def strided_inside(red: UOp, j: UOp, k: UOp) -> bool:
+    """True when some load in the reduce's body is contiguous in j and strided in k: the
+    interchange action's test of a reduce worth running j inside k (interchange_helpers)."""
+    for n in toposort(red.src[0]):
+        if n.op is Ops.LOAD and n.src[0].op is Ops.INDEX:
+            off = n.src[0].src[1]
+            if stride(off, j) == 1 and stride(off, k) not in (0, 1):
+                return True
+    return False
+
+
+def _window(y: UOp, ks: tuple[UOp, ...], j: UOp) -> bool:
+    """Whether y is a plain load contiguous along j whose k ranges are no one flat stride of
+    steps (a window's taps: channels, rows and columns of the image apart), so its panels are
+    copied tap by tap, where a block reads a flat y in place (gemm.py's streamed block)."""
+    if y.op is not Ops.LOAD or len(y.src) != 1 or y.src[0].op is not Ops.INDEX:
+        return False
+    idx = y.src[0].src[1]
+    step = stride(idx, ks[-1])
+    if stride(idx, j) != 1 or step is None:
+        return False
+    for k in reversed(ks):
+        if stride(idx, k) != step:
+            return True
+        step *= range_size(k)  # type: ignore[operator]
+    return False
+
+
+def _plain_cost(st: UOp, reds: list[UOp]) -> float:
+    """The work of the product in its plain loops, in vector multiply-adds (PLAIN_FMAS each): a
+    step per value of k and 256-bit vector of outputs along the output's last loop when the
+    interchange action runs that loop inside the reduce's as vectors (`strided_inside`; every
+    load moving along it by 0 or 1: render.py's `rg_vf32` loops), else infinite (one output a
+    step, the reduce's own vectors only: packing is taken)."""
+    ranges = st.src[2:]
+    k = sum(math.prod(range_size(r) for r in red.src[1:]) for red in reds)  # type: ignore[misc]
+    outputs = math.prod(range_size(r) for r in ranges)  # type: ignore[misc]
+    v = ranges[-1]
+    if stride(st.src[0].src[1], v) != 1 or not all(
+            _contiguous(red.src[0], v) and strided_inside(red, v, red.src[-1]) for red in reds):
+        return math.inf
+    lanes = 32 // reds[0].dtype.itemsize
+    steps = outputs // range_size(v) * -(-range_size(v) // lanes)  # type: ignore[operator]
+    return PLAIN_FMAS * steps * k
 
 
 def _contiguous(v: UOp, rng: UOp) -> bool:
@@ -344,6 +415,15 @@ def _plan(st: UOp) -> Pack | None:
     if found is None:
         return None
     rows, j = found
+    batch = [r for r in ranges if r is not j and r not in rows]
+    # y's panels copied again per batch iteration (a window's taps, `_window`): the copies are
+    # not shared across the batch, and where the plain loops run as vectors they may be the
+    # cheaper (the heuristic's choice only, not search's)
+    if batch and current().pack_min_work is None and any(
+            _window(xy[1], red.src[1:], j) for red in reds
+            if (xy := split(red, rows, j, deps)) is not None) and \
+            _cost(st, reds, rows, j, deps) > _plain_cost(st, reds):
+        return None
     ni = math.prod(range_size(i) for i in rows)  # type: ignore[misc]
     k_total = sum(math.prod(range_size(k) for k in red.src[1:]) for red in reds)  # type: ignore[misc]
     macs = math.prod(range_size(r) for r in ranges) * k_total  # type: ignore[misc]
@@ -351,11 +431,16 @@ def _plan(st: UOp) -> Pack | None:
         return None
     panel = panel_width(reds[0].dtype, [range_size(j)])  # type: ignore[list-item]
     npanels = -(-range_size(j) // panel)  # type: ignore[operator]
-    batch = [r for r in ranges if r is not j and r not in rows]
+    # a team over the tiles or panels is woken once per iteration of every batch loop: with
+    # too little work each time, the outermost batch loop is threaded however few its
+    # iterations (`batch_shares`)
+    wakes = math.prod(range_size(b) for b in batch)  # type: ignore[misc]
     if macs < least_parallel_work():
         parallel = ""
-    elif (batch and range_size(batch[0]) >= batch_parallel_min()  # type: ignore[operator]
-          and batch_shares(range_size(batch[0]), ni, macs)):  # type: ignore[arg-type]
+    elif batch and range_size(batch[0]) > 1 and (  # type: ignore[operator]
+            range_size(batch[0]) >= batch_parallel_min()  # type: ignore[operator]
+            or macs // wakes < least_parallel_work()) \
+            and batch_shares(range_size(batch[0]), ni, macs, wakes):  # type: ignore[arg-type]
         parallel = "batch"
     else:
         parallel = "tiles"

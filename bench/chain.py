@@ -5,8 +5,9 @@
 Prints each phase (building the graph, scheduling, rendering + compiling + running) with its
 wall time and its CPU time (this process, and the C compiler's beside it: on a loaded machine
 the CPU time is the figure to compare), the peak RSS and the load average, and checks the
-result against numpy bit for bit; exit 1 on a mismatch. The suite realizes the full 1.25M-op
-chain (tests/test_reliability.py) and shorter ones (tests/test_c_backend.py).
+result against numpy bit for bit; exit 1 on a mismatch. The suite realizes a 125,000-op
+chain (tests/test_reliability.py: the same thresholds crossed) and shorter ones
+(tests/test_c_backend.py).
 """
 
 from __future__ import annotations

@@ -479,7 +479,7 @@ def test_two_reduces_interchanged():
 # ---------------------------------------------------------------------------- through realize
 def test_chain_realized_through_c(monkeypatch):
     # the scheduler's kernel for a deep elementwise chain of UOps, built and run by the C
-    # backend (tests/test_reliability.py realizes a 1.25M-op chain through the Tensor API)
+    # backend (tests/test_reliability.py realizes a 125,000-op chain through the Tensor API)
     depth = 3000
     from rulegrad.runtime.buffer import Buffer
     from rulegrad.runtime.realize import realize

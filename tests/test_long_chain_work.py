@@ -1,9 +1,10 @@
 """The work a long elementwise chain makes the compiler do, counted (never timed).
 
-The suite's load test (test_reliability.py: 1.25M ops through the C backend, bench/chain.py
-times its phases) spent most of its time in a few places that grew with the kernel: a regex
-scan of the whole source per prelude helper that tried every position, an inline broadcast
-call per vector statement for gcc to expand, and whole-graph walks no elementwise kernel needs.
+The issue's load test (1.25M ops through the C backend: bench/chain.py times its phases;
+test_reliability.py runs 125,000) spent most of its time in a few places that grew with the
+kernel: a regex scan of the whole source per prelude helper that tried every position, an
+inline broadcast call per vector statement for gcc to expand, and whole-graph walks no
+elementwise kernel needs.
 Each is checked here by what is done (calls, patterns, emitted text), on kernels of seconds.
 (The prelude no longer reads the source at all: it is made from the names the kernels'
 printers recorded, test_prelude_uses.py.)

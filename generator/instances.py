@@ -1050,7 +1050,7 @@ class Builder:
         size = math.prod(shape)
         if size == 1 and self.draw(st.booleans()):
             return ()  # a scalar (a CONST, say) reshaped up to the target
-        factors = [f for f in range(2, size + 1) for _ in range(_multiplicity(size, f))]
+        factors = _prime_factors(size)
         factors = self.draw(st.permutations(factors))
         ndim = self.draw(st.integers(1, max(1, len(factors))))
         dims = [1] * ndim
@@ -1086,15 +1086,17 @@ class Builder:
 _NOT_PER_DEVICE, _PER_DEVICE_ANY, _PER_DEVICE_STACK = 0, 1, 2
 
 
-def _multiplicity(n: int, f: int) -> int:
-    """How many times the prime f divides n (0 for a composite f)."""
-    if n == 0 or any(f % d == 0 for d in range(2, int(f**0.5) + 1)):
-        return 0
-    k = 0
-    while n % f == 0:
-        n //= f
-        k += 1
-    return k
+def _prime_factors(n: int) -> list[int]:
+    """n's prime factors, ascending, each as often as it divides n (none for 0 or 1); trial
+    division up to the square root: testing every number up to n cost the checker's guarded
+    tests seconds on sizes of a few thousand."""
+    factors, f = [], 2
+    while n > 1 and f * f <= n:
+        while n % f == 0:
+            factors.append(f)
+            n //= f
+        f += 1
+    return factors + [n] if n > 1 else factors
 
 
 def _op_accepts(op: Ops, dt: DType) -> bool:

@@ -68,6 +68,8 @@ from rulegrad.runtime.uop import UOp, toposort
 from . import vexp
 from .ctext import (
     BLOCK_ROWS,
+    HALF_WIDEN,
+    HALF_WIDEN_TEXT,
     REDUCE_OPS,
     SUFFIX,
     VECTOR_HELPERS,
@@ -84,6 +86,7 @@ from .ctext import (
     block_library,
     block_signature,
     ctype,
+    half_load,
     loop_count,
     pack_signature,
     reduce_name,
@@ -325,6 +328,7 @@ _ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
         *(({f"rg_pack_{w}{s}" for w in "vz"},
            " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};" for w in "vz"))
           for t, s in (("float", "f32"), ("double", "f64"))),
+        ({HALF_WIDEN}, HALF_WIDEN_TEXT),  # a float16 read from memory (a kernel's LOAD)
         ({vexp.NAME}, vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
         ({"rg_vexp_f32"}, vexp.VECTOR),  # and its core, inline, for explicit vectors
         ({"rg_zexp_f32"}, vexp.WIDE),  # and in 16 lanes, for a reduce's pairs of them
@@ -737,6 +741,7 @@ class KernelRenderer:
         if n.op is Ops.RANGE:
             raise RenderError(f"RANGE{n.arg} is read outside the loops over it")
         a = _SLOTS[:len(srcs)]  # the printers print slots, filled by `_printed`
+        ct = ctype(n.dtype)
         if n.op is Ops.INDEX:
             # an INDEX names an address; LOAD and STORE print it
             name = scope.names[n] = f"{srcs[0]}[{srcs[1]}]"
@@ -755,10 +760,14 @@ class KernelRenderer:
                 raise RenderError("a LOAD of a masked INDEX: lower.rules gates it first "
                                   "(LOAD(INDEX(b, off), gate, alt))")
             # a gated load reads memory only where its gate holds (C evaluates one arm)
+            value = a[0]
+            if n.dtype is dtypes.float16 and idx.src[0].op is Ops.DEFINE_GLOBAL:
+                value, ct = half_load(a[0]), "float"  # (a float16's bits: ctext.HALF_WIDEN)
+                self.uses.add(HALF_WIDEN)
             if len(n.src) == 1:
-                expr = a[0]
+                expr = value
             else:
-                expr = f"({a[1]} ? {a[0]} : {a[2]})"
+                expr = f"({a[1]} ? {value} : {a[2]})"
                 self.gated = True  # (RenderedKernel.gated: flags.py's jump threading)
         elif n.op in GroupOp.Elementwise:
             expr = render_alu(n, a)
@@ -770,7 +779,7 @@ class KernelRenderer:
         else:
             raise RenderError(f"the C renderer has no rule for {n.op.name} in a kernel")
         name = self.fresh()
-        scope.add(self.stmt(name, ctype(n.dtype), expr, srcs))  # type: ignore[arg-type]
+        scope.add(self.stmt(name, ct, expr, srcs))  # type: ignore[arg-type]
         scope.names[n] = name
 
     # -- explicit vectors (a "vector" loop: rules/opt_helpers.py, `vectorizable`)

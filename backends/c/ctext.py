@@ -115,6 +115,23 @@ HALF_WIDEN_TEXT = r"""static inline float rg_f16_f32(uint16_t h) {
 }"""
 
 
+# A float32 rounded to the nearest float16 (ties to even; past 65520 to inf), kept as a float:
+# the graph's CAST to float16, whose value is mostly widened again at once (a softmax's
+# x - max, then exp), and `(float)(_Float16)x` is that scalar `_Float16` again. Halves from
+# 2^-14 up: the 13 bits below a half's last one dropped, rounding to even; below: a multiple
+# of 2^-24, which adding and taking away 0.5 rounds to (the float add rounds to even).
+HALF_ROUND = "rg_round_f16"
+HALF_ROUND_TEXT = r"""static inline float rg_round_f16(float x) {
+  union { float f; uint32_t u; } v = {x}, tiny = {__builtin_fabsf(x) + 0.5f};
+  const uint32_t a = v.u & 0x7fffffffu, sign = v.u & 0x80000000u;
+  tiny.f -= 0.5f;
+  const uint32_t r = (a + 0xfffu + ((a >> 13) & 1u)) & ~0x1fffu;
+  v.u = sign | (a > 0x7f800000u ? (a | 0x00400000u) & ~0x1fffu  /* a NaN, quiet */
+                : a >= 0x477ff000u ? 0x7f800000u : a < 0x38800000u ? tiny.u : r);
+  return v.f;
+}"""
+
+
 def half_load(address: str) -> str:
     """The value of the float16 at `address` (a `_Float16` lvalue) as a float (HALF_WIDEN)."""
     return f"{HALF_WIDEN}(*(const uint16_t *)&{address})"

@@ -68,6 +68,8 @@ from rulegrad.runtime.uop import UOp, toposort
 from . import vexp
 from .ctext import (
     BLOCK_ROWS,
+    HALF_ROUND,
+    HALF_ROUND_TEXT,
     HALF_WIDEN,
     HALF_WIDEN_TEXT,
     REDUCE_OPS,
@@ -329,6 +331,7 @@ _ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
            " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};" for w in "vz"))
           for t, s in (("float", "f32"), ("double", "f64"))),
         ({HALF_WIDEN}, HALF_WIDEN_TEXT),  # a float16 read from memory (a kernel's LOAD)
+        ({HALF_ROUND}, HALF_ROUND_TEXT),  # a float32 CAST to float16, kept as a float
         ({vexp.NAME}, vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
         ({"rg_vexp_f32"}, vexp.VECTOR),  # and its core, inline, for explicit vectors
         ({"rg_zexp_f32"}, vexp.WIDE),  # and in 16 lanes, for a reduce's pairs of them
@@ -362,6 +365,8 @@ def alu_helper(node: UOp) -> str | None:
     op, dt = node.op, node.dtype
     sdt = node.src[0].dtype if node.src else dt
     if op is Ops.CAST:
+        if sdt is dtypes.float32 and dt is dtypes.float16:
+            return HALF_ROUND
         return f"rg_f2i_{SUFFIX[dt.name]}_{SUFFIX[sdt.name]}" if sdt.is_float and dt.is_int \
             else None
     if sdt.is_float:  # (a float16's in float)
@@ -523,6 +528,7 @@ def _unroll(r: UOp) -> str:
 _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
 _SLOTS = [f"\0{i}\0" for i in range(4)]  # operand i as a printer prints it (`_printed`)
 _FIXED_OPS = frozenset({Ops.CONST, Ops.DEFINE_GLOBAL, Ops.DEFINE_VAR})
+_HALF_ARRAYS = (Ops.DEFINE_GLOBAL, Ops.DEFINE_LOCAL)  # a float16 one's C elements: _Float16
 
 
 class KernelRenderer:
@@ -761,8 +767,8 @@ class KernelRenderer:
                                   "(LOAD(INDEX(b, off), gate, alt))")
             # a gated load reads memory only where its gate holds (C evaluates one arm)
             value = a[0]
-            if n.dtype is dtypes.float16 and idx.src[0].op is Ops.DEFINE_GLOBAL:
-                value, ct = half_load(a[0]), "float"  # (a float16's bits: ctext.HALF_WIDEN)
+            if n.dtype is dtypes.float16 and idx.src[0].op in _HALF_ARRAYS:
+                value, ct = half_load(a[0]), "float"  # (a _Float16's bits: ctext.HALF_WIDEN)
                 self.uses.add(HALF_WIDEN)
             if len(n.src) == 1:
                 expr = value
@@ -771,6 +777,10 @@ class KernelRenderer:
                 self.gated = True  # (RenderedKernel.gated: flags.py's jump threading)
         elif n.op in GroupOp.Elementwise:
             expr = render_alu(n, a)
+            if n.dtype is dtypes.float16 and n.op in (Ops.WHERE, Ops.CAST):
+                # a pick of halves (a padding's gate), or a float rounded to one (HALF_ROUND):
+                # a half, exactly, as a float (no scalar _Float16 in a loop gcc vectorizes)
+                ct = "float"
             if (helper := alu_helper(n)) is not None:
                 self.uses.add(helper)
             sdt = n.src[0].dtype

@@ -162,3 +162,15 @@ def test_every_rounding_edge_to_half_is_numpys():
     t = Tensor(x).T.cast("float16").cast("float32")
     assert "rg_round_f16(" in _kernel_source(t)
     assert_same_bits(t.numpy(), x.T.astype(np.float16).astype(np.float32))
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_no_scalar_half_in_a_softmax(monkeypatch, axis):
+    """A float16 softmax rounds x - max and the exp to float16 (numpy's half loops do) and
+    widens them again: in C, floats rounded by rg_round_f16, never a `_Float16` temporary,
+    which left the exp loop scalar (a `_Float16` is printed only where an accumulator is
+    stored)."""
+    monkeypatch.setenv("RULEGRAD_THREADS", "2")
+    x = Tensor(np.random.default_rng(6).standard_normal((1024, 1024)).astype(np.float16))
+    src = _kernel_source(x.softmax(axis))
+    assert not re.findall(r"_Float16 t\d+ = (?!\(_Float16\)\(acc)[^;]*;", src)

@@ -104,14 +104,17 @@ SUFFIX = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "index":
 # F16C's conversion makes it.
 HALF_WIDEN = "rg_f16_f32"
 HALF_WIDEN_TEXT = r"""static inline float rg_f16_f32(uint16_t h) {
-  union { uint32_t u; float f; } v, tiny;
   const uint32_t bits = (uint32_t)(h & 0x7fffu) << 13, e = h & 0x7c00u;
-  v.u = bits + 0x38000000u;  /* exponent rebiased, 15 -> 127 */
-  tiny.u = bits + 0x38800000u; tiny.f -= 0x1p-14f;  /* 2^-14 + m 2^-24, less 2^-14: m 2^-24 */
-  v.u = e == 0x7c00u ? bits | 0x7f800000u | (bits > 0x0f800000u ? 0x00400000u : 0u)
-      : e == 0 ? tiny.u : v.u;
-  v.u |= (uint32_t)(h & 0x8000u) << 16;
-  return v.f;
+  uint32_t u = bits + 0x38800000u, v;
+  float tiny;
+  memcpy(&tiny, &u, 4);
+  tiny -= 0x1p-14f;  /* 2^-14 + m 2^-24, less 2^-14: m 2^-24 */
+  memcpy(&v, &tiny, 4);
+  u = e == 0x7c00u ? bits | 0x7f800000u | (bits > 0x0f800000u ? 0x00400000u : 0u)
+      : e == 0 ? v : bits + 0x38000000u;  /* (the exponent rebiased, 15 -> 127) */
+  u |= (uint32_t)(h & 0x8000u) << 16;
+  memcpy(&tiny, &u, 4);
+  return tiny;
 }"""
 
 
@@ -122,14 +125,41 @@ HALF_WIDEN_TEXT = r"""static inline float rg_f16_f32(uint16_t h) {
 # of 2^-24, which adding and taking away 0.5 rounds to (the float add rounds to even).
 HALF_ROUND = "rg_round_f16"
 HALF_ROUND_TEXT = r"""static inline float rg_round_f16(float x) {
-  union { float f; uint32_t u; } v = {x}, tiny = {__builtin_fabsf(x) + 0.5f};
-  const uint32_t a = v.u & 0x7fffffffu, sign = v.u & 0x80000000u;
-  tiny.f -= 0.5f;
-  const uint32_t r = (a + 0xfffu + ((a >> 13) & 1u)) & ~0x1fffu;
-  v.u = sign | (a > 0x7f800000u ? (a | 0x00400000u) & ~0x1fffu  /* a NaN, quiet */
-                : a >= 0x477ff000u ? 0x7f800000u : a < 0x38800000u ? tiny.u : r);
-  return v.f;
+  uint32_t a, r, t;
+  float tiny = __builtin_fabsf(x) + 0.5f;
+  tiny -= 0.5f;
+  memcpy(&a, &x, 4); memcpy(&t, &tiny, 4);
+  const uint32_t sign = a & 0x80000000u;
+  a &= 0x7fffffffu;
+  r = (a + 0xfffu + ((a >> 13) & 1u)) & ~0x1fffu;
+  r = sign | (a > 0x7f800000u ? (a | 0x00400000u) & ~0x1fffu  /* a NaN, quiet */
+              : a >= 0x477ff000u ? 0x7f800000u : a < 0x38800000u ? t : r);
+  memcpy(&x, &r, 4);
+  return x;
 }"""
+
+
+# The float16 bits of a float that holds a half exactly (every float16 temporary: HALF_WIDEN's,
+# HALF_ROUND's, a pick of them), for a store: `p[i] = x` from a float into a `_Float16` kept a
+# loop that also read halves from being vectorized (a float16 softmax's exp row, 3x slower
+# than the scalar F16C code it replaced); integer operations, a subnormal half's by its
+# multiple of 2^-24.
+HALF_BITS = "rg_f16_bits"
+HALF_BITS_TEXT = r"""static inline uint16_t rg_f16_bits(float x) {
+  uint32_t a;
+  memcpy(&a, &x, 4);
+  const uint32_t sign = (a >> 16) & 0x8000u;
+  const uint32_t sub = (uint32_t)(int32_t)(__builtin_fabsf(x) * 0x1p24f);
+  a &= 0x7fffffffu;
+  return (uint16_t)(sign | (a > 0x7f800000u ? 0x7e00u | ((a >> 13) & 0x3ffu)  /* a NaN */
+                            : a >= 0x47800000u ? 0x7c00u : a < 0x38800000u ? sub
+                            : (a - 0x38000000u) >> 13));
+}"""
+
+
+def half_store(lvalue: str, value: str) -> str:
+    """The statement storing `value`, a float holding a half, into the `_Float16` `lvalue`."""
+    return f"*(uint16_t *)&{lvalue} = {HALF_BITS}({value});"
 
 
 def half_load(address: str) -> str:

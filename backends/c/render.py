@@ -70,6 +70,8 @@ from rulegrad.runtime.uop import UOp, toposort
 from . import vexp
 from .ctext import (
     BLOCK_ROWS,
+    HALF_BITS,
+    HALF_BITS_TEXT,
     HALF_ROUND,
     HALF_ROUND_TEXT,
     HALF_WIDEN,
@@ -91,6 +93,7 @@ from .ctext import (
     block_signature,
     ctype,
     half_load,
+    half_store,
     loop_count,
     pack_signature,
     reduce_name,
@@ -334,6 +337,7 @@ _ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
           for t, s in (("float", "f32"), ("double", "f64"))),
         ({HALF_WIDEN}, HALF_WIDEN_TEXT),  # a float16 read from memory (a kernel's LOAD)
         ({HALF_ROUND}, HALF_ROUND_TEXT),  # a float32 CAST to float16, kept as a float
+        ({HALF_BITS}, HALF_BITS_TEXT),  # such a float stored as a float16
         ({vexp.NAME}, vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
         ({"rg_vexp_f32"}, vexp.VECTOR),  # and its core, inline, for explicit vectors
         ({"rg_zexp_f32"}, vexp.WIDE),  # and in 16 lanes, for a reduce's pairs of them
@@ -1258,7 +1262,7 @@ class KernelRenderer:
             inner.add(f"rg_zstore_f32(&{name}[{at}], {value});")
             self.vector, self.wide = None, False
         else:
-            inner.add(f"{name}[{at}] = {value};")
+            inner.add(self._assign(f"{name}[{at}]", value, dl.dtype))
         inner.fills = True
         inner.repeats = len(dl.src) == 2  # (one loop: its array is read only after it)
         inner.itemsize = dl.dtype.itemsize
@@ -1358,6 +1362,13 @@ class KernelRenderer:
         self.stack.append(parent.open(scope))
         return scope
 
+    def _assign(self, lvalue: str, value: str, dt: DType) -> str:
+        """`lvalue = value;`, a float16 temporary (a C float) stored by its bits (HALF_BITS)."""
+        if dt is dtypes.float16 and self.vartypes.get(value) == "float":
+            self.uses.add(HALF_BITS)
+            return half_store(lvalue, value)
+        return f"{lvalue} = {value};"
+
     def emit_store(self, st: UOp) -> None:
         """The assignment of STORE st in the innermost open scope (its value and index emitted
         first)."""
@@ -1368,7 +1379,7 @@ class KernelRenderer:
         self.params.setdefault(idx.src[0].arg, idx.src[0])
         v = self.emit(value)
         off = self.emit(idx.src[1])
-        line = f"p{idx.src[0].arg}[{off}] = {v};"
+        line = self._assign(f"p{idx.src[0].arg}[{off}]", v, value.dtype)
         if self.vector is not None:  # 8 (16; 4 doubles) lanes from p[off] (stride 1)
             sfx = {dtypes.float16: "f16", dtypes.float64: "f64", dtypes.int32: "i32"}.get(
                 value.dtype, "f32")

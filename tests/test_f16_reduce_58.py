@@ -174,3 +174,18 @@ def test_no_scalar_half_in_a_softmax(monkeypatch, axis):
     x = Tensor(np.random.default_rng(6).standard_normal((1024, 1024)).astype(np.float16))
     src = _kernel_source(x.softmax(axis))
     assert not re.findall(r"_Float16 t\d+ = (?!\(_Float16\)\(acc)[^;]*;", src)
+
+
+def test_every_half_and_rounding_edge_stored_as_half():
+    """Halves stored by their bits (ctext.HALF_BITS) in a loop of scalars: every float16 bit
+    pattern copied through a transpose, and every rounding edge cast to float16 and stored,
+    each numpy's float16, bit for bit (a NaN for a NaN)."""
+    x = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).reshape(256, 256)
+    t = Tensor(x).T.contiguous()
+    assert "rg_f16_bits(" in _kernel_source(t)
+    assert_same_bits(t.numpy(), x.T.copy())
+    e = _rounding_edges()
+    e = np.concatenate([e, np.zeros(-e.size % 512, np.float32)]).reshape(512, -1)
+    t = Tensor(e).T.cast("float16")
+    assert "rg_f16_bits(" in _kernel_source(t)
+    assert_same_bits(t.numpy(), e.T.astype(np.float16))

@@ -102,32 +102,41 @@ def _fit(v: Any, dt: DType) -> Any | None:
 
 
 def _derived(earlier: Iterable[Any], numbers: list[float], dt: DType) -> list[Any]:
-    """Values a later constant meets an earlier one at: equal, beside, negated, and the
-    boundary of a sum or a product with the rule's numbers (L - a, L / a)."""
+    """Values a later constant meets the earlier ones at: equal, beside, negated, and the
+    boundary of a sum or a product with the rule's numbers (L - a, L / a; L - (a + b),
+    L / (a b) for two earlier ones)."""
+    vals = [a for a in earlier if not isinstance(a, bool) and math.isfinite(a)]
     out: list[Any] = []
-    for a in earlier:
-        if isinstance(a, bool) or not math.isfinite(a):
-            continue
-        with np.errstate(all="ignore"):
-            out += _around(a, numbers, dt)
+    with np.errstate(all="ignore"):
+        for a in vals:
+            out += _beside(a, dt) + _sum_edges(a, numbers, dt) + _product_edges(a, numbers, dt)
+        if len(vals) > 1:  # a guard over three: a + b + c == L, a * b * c > L
+            out += _sum_edges(math.fsum(vals), numbers, dt)
+            out += _product_edges(math.prod(vals), numbers, dt)
     return out
 
 
-def _around(a: Any, numbers: list[float], dt: DType) -> list[Any]:
-    if dt.is_float:
-        x, f = dt.np.type(a), dt.np.type
-        out = [a, float(np.nextafter(x, f(np.inf))), float(np.nextafter(x, f(-np.inf))), -a]
-    else:
-        out = [a, a - 1, a + 1, -a]
-    for lit in numbers:
-        out += [lit - a] if dt.is_float else [lit - a, lit - a + 1]
-        if a == 0:
-            continue
+def _beside(a: Any, dt: DType) -> list[Any]:
+    if not dt.is_float:
+        return [a, a - 1, a + 1, -a]
+    x, f = dt.np.type(a), dt.np.type
+    return [a, float(np.nextafter(x, f(np.inf))), float(np.nextafter(x, f(-np.inf))), -a]
+
+
+def _sum_edges(a: Any, numbers: list[float], dt: DType) -> list[Any]:
+    """b where a + b crosses a number L: L - a (for ints, and one past it)."""
+    return [v for lit in numbers for v in ([lit - a] if dt.is_float else [lit - a, lit - a + 1])]
+
+
+def _product_edges(a: Any, numbers: list[float], dt: DType) -> list[Any]:
+    """b where a * b crosses a number L: L / a and the float above it (for ints, L // a and
+    one past it)."""
+    out: list[Any] = []
+    for lit in numbers if a != 0 else ():
         if not dt.is_float:
             out += [lit // a, lit // a + 1]
         elif math.isfinite(lit / a):
-            y = dt.np.type(lit / a)
-            out += [lit / a, float(np.nextafter(y, dt.np.type(np.inf)))]
+            out += [lit / a, float(np.nextafter(dt.np.type(lit / a), dt.np.type(np.inf)))]
     return out
 
 

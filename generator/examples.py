@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,12 +48,14 @@ from rulegrad.runtime.rewrite import RewriteBudgetError, RewriteNotReady, graph_
 from rulegrad.runtime.uop import UOp, toposort
 from rulegrad.runtime.view import flatten
 
-from .draws import assume, run_hypothesis, run_random
+from .draws import RandomData, Reject, assume, run_hypothesis, run_random
 from .instances import Instance, draw_instance, reads_tag, rule_literals
+from .joint import JointSweep
 
 LOOP_BUDGET = 2000  # rule firings a set may make on one small instance before it is a loop
 LOOP_PROBES = 5  # instances per rule on which the whole set runs
 PROBE_EXAMPLES = 5  # the first, short run (see check_examples)
+SWEEP_ATTEMPTS = 3  # draws of one sweep instance before it is given up (a guard says no)
 
 
 @dataclass
@@ -330,14 +333,20 @@ def _short(v: Any) -> str:
 
 def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str,
                    examples: int = 100, seed: int = 0, ulp: int = 0,
-                   sum_contract: bool = False) -> ExampleResult:
-    """Run the evaluation check of one rule; see the module docstring."""
+                   sum_contract: bool = False,
+                   helpers: dict[str, Any] | None = None) -> ExampleResult:
+    """Run the evaluation check of one rule; see the module docstring. `helpers`: the names
+    the rule may call, for the sweep of a guard's constants (joint.py)."""
     result = ExampleResult("passed")
     probes = [0]
     literals = rule_literals(rule)
+    sweep = JointSweep(rule, helpers or {}, literals)
 
     def one(data: Any) -> None:
-        inst = draw_instance(data, rule.pattern, mode, literals, reads_tag(rule.guard))
+        one_of(data, None)
+
+    def one_of(data: Any, swept: tuple[JointSweep, int] | None) -> None:
+        inst = draw_instance(data, rule.pattern, mode, literals, reads_tag(rule.guard), swept)
         lhs = inst.root
         try:
             left = _values(inst, lhs)
@@ -406,8 +415,10 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
             run_random(one, examples, seed)
         else:
             run_hypothesis(one, examples, seed)
-            if result.examples == 0:
-                raise _Enough
+        if sweep.names:
+            run_sweep(one_of, sweep)
+        if result.examples == 0:
+            raise _Enough
     except Refuted as exc:
         return ExampleResult("refuted", result.examples, str(exc), loops=result.loops)
     except Raised as exc:
@@ -420,6 +431,20 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
                              loops=result.loops)
     result.detail = f"{result.examples} examples"
     return result
+
+
+def run_sweep(one: Any, sweep: JointSweep) -> None:
+    """The sweep of a guard's constants (joint.py): instance k drawn from its own index, not
+    the seed (so what it refutes is refuted at every seed), a few times over when rejected."""
+    k = 0
+    while k < sweep.size():
+        for attempt in range(SWEEP_ATTEMPTS):
+            try:
+                one(RandomData(random.Random(k * SWEEP_ATTEMPTS + attempt)), (sweep, k))
+                break
+            except Reject:
+                continue
+        k += 1
 
 
 class _Looped(Exception):

@@ -417,8 +417,14 @@ class Builder:
     """Draws one instance of a pattern: `Builder(data, mode).build(pattern)`."""
 
     def __init__(self, data: Any, mode: str, literals: tuple[Any, ...] = (),
-                 tag_root: bool = False):
+                 tag_root: bool = False, swept: Any = None):
         self.data, self.mode = data, mode
+        # a sweep instance (examples.py): (a joint.JointSweep, its index k); its guarded
+        # constants take the k-th joint assignment, its first other leaf the k-th leaf value
+        self.swept = swept
+        self.assignment: dict[str, Any] | None = None
+        self.leaf_count = 0  # unguarded leaves given a sweep value so far
+        self.naming: str | None = None  # the name a CONST being built is bound to
         self.tag_root = tag_root  # the rule reads a tag: the root gets one of TAGS
         self.literals = literals  # the numbers the rule's guard and right side are written with
         self.edge: bool | None = None  # an edge instance (see `scalar`), decided at first use
@@ -442,13 +448,16 @@ class Builder:
     def draw(self, strategy: st.Strategy) -> Any:
         return draw(self.data, strategy)
 
-    def scalar(self, dt: DType, guarded: bool = False) -> Any:
+    def scalar(self, dt: DType, guarded: bool = False, name: str | None = None) -> Any:
         """A constant's value of `dt`: when the rule is written with numbers, a quarter of the
         time one of them as written, a quarter of the time one beside it (`guard_values`).
         A third of the instances of such a rule are *edge* instances: a pattern's CONST
         (`guarded`, what the guard reads) is at a boundary, beside it or inside an interval
         (`interval_points`), and every other float leaf is one of `special_floats`, so a rule
-        wrong only at a subnormal x with c inside the guard is met within the default count."""
+        wrong only at a subnormal x with c inside the guard is met within the default count.
+        A sweep instance's values are the sweep's (`swept_value`)."""
+        if self.swept is not None:
+            return self.swept_value(dt, guarded, name)
         if dt is dtypes.index and self.divisors and self.draw(st.integers(0, 2)):
             return self.draw(st.sampled_from(self.divisors))  # (a sum's divisor: see _index_sum)
         near = guard_values(self.literals, dt)
@@ -471,6 +480,25 @@ class Builder:
                 return self.draw(st.sampled_from(near))
         v = self.draw(scalar_values(dt))
         return self._near_earlier(dt, v, int(dt.min), int(dt.max)) if dt.is_int else v
+
+    def swept_value(self, dt: DType, guarded: bool, name: str | None) -> Any:
+        """A constant of a sweep instance: a guarded one its value in the k-th assignment of
+        the plan of the first guarded constant's dtype (joint.py); the first other one the
+        k-th of the dtype's leaf values, the later ones one of them at random."""
+        sweep, k = self.swept
+        if guarded and name in sweep.names:
+            if self.assignment is None:
+                plan = sweep.plan(dt)
+                assume(plan)
+                self.assignment = plan[(k // sweep.stride) % len(plan)]
+            value = sweep.fit(self.assignment[name], dt)
+            assume(value is not None)
+            return value
+        leaves = sweep.leaf_values(dt)
+        self.leaf_count += 1
+        if self.leaf_count == 1:
+            return leaves[k % len(leaves)]
+        return self.draw(st.sampled_from(leaves))
 
     def _either_zero(self, value: Any, dt: DType) -> Any:
         """A float CONST a pattern's literal 0 matches: +0.0 or -0.0, since the matcher compares
@@ -606,6 +634,7 @@ class Builder:
         if isinstance(p, A.PBind):
             if p.name in self.bound:
                 return self._reuse(p.name, dt, shape)
+            self.naming = p.name if isinstance(p.pattern, A.PNode) else None
             u = self.node(p.pattern, dt, shape)
             self.bound[p.name] = u
             return u
@@ -629,6 +658,7 @@ class Builder:
         return u
 
     def pnode(self, p: A.PNode, dt: DType, shape: tuple[int, ...]) -> UOp:
+        name, self.naming = self.naming, None  # (`c:CONST`: the name this node is bound to)
         _require(p.dtype, dt)
         usable = {"scalar": SCALAR_OPS, "kernel": KERNEL_OPS}.get(self.mode,
                                                                  TENSOR_OPS | SCALAR_OPS)
@@ -642,7 +672,8 @@ class Builder:
         srcs = list(p.srcs or ())
         if op is Ops.CONST:
             assume(self.mode == "scalar" or shape == ())  # a CONST has shape ()
-            value = self._either_zero(arg, dt) if p.arg is not None else self.scalar(dt, True)
+            value = (self._either_zero(arg, dt) if p.arg is not None
+                     else self.scalar(dt, True, name))
             return UOp.const(dt, value)
         if op is Ops.RANGE:
             return self._range(srcs[0] if srcs else None, dt)
@@ -808,8 +839,8 @@ class Builder:
         kinds = ["var", "const", "expr"] if dt.is_int else ["const", "cmp"]
         if dt is dtypes.index:
             kinds += ["range", "sum", "sum"]
-        if dt.is_float:
-            kinds = ["const"]
+        if dt.is_float or (self.swept is not None and dt is not dtypes.index):
+            kinds = ["const"]  # (a sweep's int leaf: at the dtype's edges, not a bounded var)
         kind = self.draw(st.sampled_from(kinds))
         if kind == "const":
             return UOp.const(dt, self.scalar(dt))
@@ -910,6 +941,11 @@ class Builder:
         if seed is None:
             seed = self.draw(st.integers(0, 2**32 - 1))
         data = _random_array(seed, size, dt)
+        if self.swept is not None and size:  # a sweep's leaf holds its leaf values, in turn
+            leaves = self.swept[0].leaf_values(dt)
+            self.leaf_count += 1
+            start = self.swept[1] if self.leaf_count == 1 else self.draw(st.integers(0, 99))
+            data = np.resize(np.roll(np.array(leaves, dt.np), -start), size)
         buf = Buffer(size, dt, data, device=device)
         self.inst.buffers.append((buf, data.copy()))
         return UOp(Ops.BUFFER, dt, (), buf).reshape(shape)
@@ -1170,8 +1206,10 @@ def _literal_fits(value: Any, dt: DType) -> bool:
 
 
 def draw_instance(data: Any, pattern: A.Pattern, mode: str,
-                  literals: tuple[Any, ...] = (), tag_root: bool = False) -> Instance:
+                  literals: tuple[Any, ...] = (), tag_root: bool = False,
+                  swept: Any = None) -> Instance:
     """One instance of `pattern`, drawn from `data`: a `draws.RandomData`, or hypothesis's
     `data` from `st.data()`; its constants now and then at the `literals` (`rule_literals`);
-    with `tag_root` (a rule whose guard `reads_tag`), its root tagged with one of TAGS."""
-    return Builder(data, mode, literals, tag_root).build(pattern)
+    with `tag_root` (a rule whose guard `reads_tag`), its root tagged with one of TAGS; with
+    `swept` (a joint.JointSweep and an index), the sweep's k-th instance."""
+    return Builder(data, mode, literals, tag_root, swept).build(pattern)

@@ -554,7 +554,8 @@ class Checker:
         except CannotInstantiate as exc:
             return ExampleResult("unchecked", detail=str(exc))
         res = check_examples(item.rule, self.one_rule_matcher(item), self.set_matcher(item),
-                             mode, examples or self.examples, self.seed, item.ulp, item.sum)
+                             mode, examples or self.examples, self.seed, item.ulp, item.sum,
+                             self.helpers(item.checked))
         for msg in res.loops:
             self.loops_seen.setdefault((item.ruleset.name, item.rule.name), msg)
         return res

@@ -36,6 +36,7 @@ from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import (
+    WRITABLE_VIEWS,
     buffer_of,
     pending_assign,
     read_before,
@@ -188,15 +189,26 @@ class Optimizer:
         targets = [t for t, _ in self._assigns]
         keep = [*targets, *self.params]  # (a parameter that is a view is stepped in its round)
         after: dict[UOp, UOp] = {}
+        bases: set[UOp] = set()
         for target, node in self._assigns:
             buf = buffer_of(target.uop)
-            if buf is not None and not has_symbolic(target.shape):
-                # (a parameter that is a view itself, `p = s.T`, keeps its views as they were)
+            if has_symbolic(target.shape):
+                pass
+            elif buf is not None:
                 b = UOp(Ops.BUFFER, buf.dtype, (), buf)
                 after[b] = UOp(Ops.RESHAPE, node.dtype, (node,), (buf.size,))
+                bases.add(b)
+            elif target.uop.op in WRITABLE_VIEWS and (b := view_base(target.uop)).op is Ops.BUFFER:
+                # a parameter that is a view (`p = s.T`, `s[1:]`): the views taken of it read
+                # the ASSIGN; the others (`s[0]`), where the write can be undone, the buffer
+                # as the write leaves it
+                after[target.uop] = node
+                if (whole := _storage_after(target.uop, node)) is not None:
+                    after[b] = whole
+                bases.add(b)
             target.uop = node
-        if after:  # (one pass over the live tensors for every target, not one per target)
-            for v in views_of(set(after), skip=keep):
+        if bases:  # (one pass over the live tensors for every target, not one per target)
+            for v in views_of(bases, skip=keep):
                 v.uop = v.uop.substitute(after)
         return targets
 
@@ -207,6 +219,35 @@ class Optimizer:
             UOp(Ops.ASSIGN, target.dtype, (target.uop, value.cast(target.dtype).uop)), target)
         self._assigns.append((target, node))
         return Tensor(node)
+
+
+def _storage_after(target: UOp, node: UOp) -> UOp | None:
+    """The whole buffer under `target`, a chain of reshapes, permutes and flips over a BUFFER
+    (a parameter `p = s.T`, `s.flip(0)`), as the pending ASSIGN `node` into it leaves it, flat:
+    the new values read back through the views undone, so read after the write, and a view of
+    the buffer again once the write is done. None when the chain holds a slice (undone, its
+    outside would be a select of the buffer: no view, and a realize would copy it)."""
+    chain: list[UOp] = []
+    base = target
+    while base.op in WRITABLE_VIEWS:
+        if base.op is Ops.SHRINK:
+            return None
+        chain.append(base)
+        base = base.src[0]
+    if base.op is not Ops.BUFFER:
+        return None
+    for v in chain:  # from the view the ASSIGN writes down to the buffer
+        node = _undo(v, node)
+    return node.reshape((base.arg.size,))
+
+
+def _undo(view: UOp, u: UOp) -> UOp:
+    """u, shaped as `view` (a reshape, permute or flip), moved back to the shape under it."""
+    if view.op is Ops.PERMUTE:
+        return u.permute(tuple(int(i) for i in np.argsort(view.arg)))
+    if view.op is Ops.FLIP:
+        return u.flip(view.arg)
+    return u.reshape(view.src[0].shape)
 
 
 class SGD(Optimizer):

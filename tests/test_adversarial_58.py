@@ -1,0 +1,98 @@
+"""adv58 (issue 31): an adversary's programs, each against torch or numpy.
+
+A parameter that is itself a view of a buffer (`p = s.T`, a flip, a slice, a reshape of a
+permuted view) is stepped by an optimizer; its buffer, the parameter and a view taken of it
+before the step are read beside the step (`Tensor.realize(*opt.schedule_step(), v * 2, p * 2)`),
+after it, and early. docs/tensor.md: a view reads the buffer, so it sees the step realized with
+it, as torch's views see their base's write. Two wrong answers: kernelize read `p * 2` realized
+beside the step in the buffer's order, not p's (rules/kernelize.rules' `assign_view`), and a
+view of the parameter taken before the step read its old value there, on both schedulers
+(`Optimizer._apply` left the views of a parameter that is a view as they were).
+
+The oracle is torch's optimizer on a leaf copy of the view, written back into a numpy copy of
+the buffer through numpy's view (a flip and a reshape of a permuted view are copies in torch,
+views here and in numpy).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+
+torch = pytest.importorskip("torch", reason="torch is not installed: the comparison with torch "
+                            "is skipped (pip install torch to run it)")
+
+from optimizer_runs import OPTIMIZERS, runs_fixture  # noqa: E402
+
+run = runs_fixture([("rangeify", "c", "1"), ("kernelize", "c", "1"), ("rangeify", "oracle", "1")])
+
+# name: (the view as a Tensor op, the same view of a numpy array (a view: written through))
+VIEWS = {
+    "T": (lambda s: s.T, lambda a: a.T),
+    "flip": (lambda s: s.flip(0), lambda a: a[::-1]),
+    "slice": (lambda s: s[1:, 2:], lambda a: a[1:, 2:]),
+    "slice_T": (lambda s: s[1:].T, lambda a: a[1:].T),
+    "T_flip": (lambda s: s.T.flip(1), lambda a: a.T[:, ::-1]),
+    "flip_slice": (lambda s: s.flip(1)[:, 1:], lambda a: a[:, ::-1][:, 1:]),
+    "column": (lambda s: s[:, 1:2].reshape(-1), lambda a: a[:, 1]),
+    "permuted_reshape": (lambda s: s.permute(1, 0).reshape(s.shape[1], 1, -1), None),
+}
+
+
+def _np_view(kind: str, a: np.ndarray) -> np.ndarray:
+    if kind == "permuted_reshape":  # (a copy in numpy too: written back by hand)
+        return a.T.reshape(a.shape[1], 1, -1)
+    return VIEWS[kind][1](a)
+
+
+def _write(kind: str, a: np.ndarray, value: np.ndarray) -> None:
+    if kind == "permuted_reshape":
+        a[...] = value.reshape(a.shape[::-1]).T
+    else:
+        VIEWS[kind][1](a)[...] = value
+
+
+def _close(got, want, what):
+    got = got if isinstance(got, np.ndarray) else got.numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=what)
+
+
+@pytest.mark.parametrize("shape", [(4, 6), (7, 3)], ids=str)
+@pytest.mark.parametrize("opt_name", ["sgd", "adam"])
+@pytest.mark.parametrize("kind", VIEWS)
+def test_views_of_a_parameter_that_is_a_view(run, kind, opt_name, shape):
+    """Three steps, each realized another way: beside values of the new p and of a view of p
+    taken before (step 0), after an early read of that view (step 1), by `opt.step()` (2)."""
+    base = np.random.default_rng(shape[0]).standard_normal(shape).astype(np.float32)
+    s, want_s = Tensor(base.copy()).realize(), base.copy()
+    p = VIEWS[kind][0](s)
+    p.requires_grad_()
+    tp = torch.tensor(_np_view(kind, want_s).copy(), requires_grad=True)
+    ours, theirs = OPTIMIZERS[opt_name]
+    opt, topt = ours([p]), theirs([tp])
+    v = p[1:]  # a view of the parameter, taken before the steps
+    for step in range(3):
+        opt.zero_grad()
+        topt.zero_grad()
+        (p * p * p).sum().backward()
+        (tp * tp * tp).sum().backward()
+        topt.step()
+        new = tp.detach().numpy()
+        _write(kind, want_s, new)
+        if step == 0:
+            steps = opt.schedule_step()
+            twice_v, twice_p = v * 2, p * 2
+            Tensor.realize(*steps, twice_v, twice_p)
+            _close(twice_p, new * 2, "p * 2 realized beside the step")
+            _close(twice_v, new[1:] * 2, "a view of p taken before, beside the step")
+        elif step == 1:
+            steps = opt.schedule_step()
+            _close(v, new[1:], "a view of p taken before, read before the step's realize")
+            Tensor.realize(*steps)
+        else:
+            opt.step()
+        _close(p, new, f"p after step {step}")
+        _close(v, new[1:], f"the view after step {step}")
+        _close(s, want_s, f"the buffer after step {step}")

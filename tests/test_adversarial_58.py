@@ -96,3 +96,38 @@ def test_views_of_a_parameter_that_is_a_view(run, kind, opt_name, shape):
         _close(p, new, f"p after step {step}")
         _close(v, new[1:], f"the view after step {step}")
         _close(s, want_s, f"the buffer after step {step}")
+
+
+# ---------------------------------------------------------------- a pending step, copied
+# `p.numpy()` of a sharded parameter between `schedule_step()` and the step's realize copies p
+# to one device: a COPY of the step's ASSIGN, which rangeify's copy_keeps_src made a CONTIGUOUS
+# of, putting the ASSIGN inside the copy's kernel ("the C renderer has no rule for ASSIGN in a
+# kernel"). One device too: `p.to("CPU:1")` of a pending step's p.
+SHARDED = {
+    "rows": (lambda s: s.shard(("CPU", "CPU:1"), axis=0), lambda s: s),
+    "columns": (lambda s: s.shard(("CPU", "CPU:1"), axis=1), lambda s: s),
+    "rows_T": (lambda s: s.shard(("CPU", "CPU:1"), axis=0), lambda s: s.T),
+    "one_device": (lambda s: s, lambda s: s),
+}
+
+
+@pytest.mark.parametrize("read", ["numpy", "to_other_device"])
+@pytest.mark.parametrize("layout", SHARDED)
+def test_a_pending_step_read_through_a_copy(layout, read):
+    base = np.random.default_rng(4).standard_normal((6, 4)).astype(np.float32)
+    place, view = SHARDED[layout]
+    p = view(place(Tensor(base.copy())).realize())
+    p.requires_grad_()
+    tp = torch.tensor(view(torch.tensor(base.copy())).numpy().copy(), requires_grad=True)
+    opt, topt = OPTIMIZERS["momentum"][0]([p]), OPTIMIZERS["momentum"][1]([tp])
+    for step in range(2):
+        opt.zero_grad()
+        topt.zero_grad()
+        (p * p).sum().backward()
+        (tp * tp).sum().backward()
+        topt.step()
+        steps = opt.schedule_step()
+        got = p.numpy() if read == "numpy" else p.to("CPU:1").numpy()
+        Tensor.realize(*steps)
+        _close(got, tp.detach().numpy(), f"p read before the step's realize, step {step}")
+        _close(p, tp.detach().numpy(), f"p after step {step}")

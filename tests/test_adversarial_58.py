@@ -131,3 +131,37 @@ def test_a_pending_step_read_through_a_copy(layout, read):
         Tensor.realize(*steps)
         _close(got, tp.detach().numpy(), f"p read before the step's realize, step {step}")
         _close(p, tp.detach().numpy(), f"p after step {step}")
+
+
+# ---------------------------------------------------------------- a pending step, times 1
+# `Tensor.realize(*opt.schedule_step(), p * 1)` on rangeify: `p * 1` folds to the step's
+# ASSIGN, and pm_cleanups' noop_buffer joined its buffer to the ASSIGN's: two kernels each
+# wrote the parameter ("cycle: a kernel reads buffer ? both before and after an assign").
+# The value keeps what it was when the next step writes the parameter.
+IDENTITIES = {"times_one": lambda p: p * 1, "over_one": lambda p: p / 1,
+              "view_times_one": lambda p: p.T * 1, "minus_zero": lambda p: p - 0.0}
+
+
+@pytest.mark.parametrize("what", IDENTITIES)
+@pytest.mark.parametrize("kind", ["base", "T"])
+def test_an_identity_of_a_pending_step_realized_with_it(run, kind, what):
+    base = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    s = Tensor(base.copy()).realize()
+    p = s if kind == "base" else s.T
+    p.requires_grad_()
+    tp = torch.tensor(base.copy() if kind == "base" else base.T.copy(), requires_grad=True)
+    opt, topt = OPTIMIZERS["sgd"][0]([p]), OPTIMIZERS["sgd"][1]([tp])
+    values = []
+    for _ in range(2):
+        opt.zero_grad()
+        topt.zero_grad()
+        (p * p).sum().backward()
+        (tp * tp).sum().backward()
+        topt.step()
+        steps = opt.schedule_step()
+        value = IDENTITIES[what](p)
+        Tensor.realize(*steps, value)
+        values.append((value, IDENTITIES[what](tp.detach()).numpy().copy()))
+    for i, (value, want) in enumerate(values):  # (the first kept its value through step 2)
+        _close(value, want, f"the value of step {i}")
+    _close(p, tp.detach().numpy(), "p")

@@ -1,6 +1,6 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
 # source sha256: 6058057515407085fba2aaa66d97fc91a855e786941ac91d58ce62a5018e9f81
-# imports rules/rangeify.rules sha256: f50f230ca8d9029dd07ba3b41897ae14e0e9c50614a94bbfc1d80d61863ec87e
+# imports rules/rangeify.rules sha256: 53e52ef78f002ad08dd9d58f9893e9978af321dcd52e67322981b3a673ba4f5c
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
@@ -39,7 +39,7 @@ from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
 SOURCE_SHA256 = '6058057515407085fba2aaa66d97fc91a855e786941ac91d58ce62a5018e9f81'
-DEPENDENCIES = (('rules/rangeify.rules', 'f50f230ca8d9029dd07ba3b41897ae14e0e9c50614a94bbfc1d80d61863ec87e'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
+DEPENDENCIES = (('rules/rangeify.rules', '53e52ef78f002ad08dd9d58f9893e9978af321dcd52e67322981b3a673ba4f5c'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
 _CONST = Ops.CONST

@@ -40,6 +40,10 @@ VIEWS = {
     "permuted_reshape": (lambda s: s.permute(1, 0).reshape(s.shape[1], 1, -1), None),
 }
 
+# (a slice's buffer read beside the step reads the old values: `test_the_buffer_under_a_sliced_
+# parameter_beside_its_step`)
+SLICED = {"slice", "slice_T", "flip_slice", "column"}
+
 
 def _np_view(kind: str, a: np.ndarray) -> np.ndarray:
     if kind == "permuted_reshape":  # (a copy in numpy too: written back by hand)
@@ -83,10 +87,12 @@ def test_views_of_a_parameter_that_is_a_view(run, kind, opt_name, shape):
         _write(kind, want_s, new)
         if step == 0:
             steps = opt.schedule_step()
-            twice_v, twice_p = v * 2, p * 2
-            Tensor.realize(*steps, twice_v, twice_p)
+            twice_v, twice_p, twice_s = v * 2, p * 2, s * 2
+            Tensor.realize(*steps, twice_v, twice_p, twice_s)
             _close(twice_p, new * 2, "p * 2 realized beside the step")
             _close(twice_v, new[1:] * 2, "a view of p taken before, beside the step")
+            if kind not in SLICED:  # (the buffer under a slice: the closing note)
+                _close(twice_s, want_s * 2, "the buffer * 2 realized beside the step")
         elif step == 1:
             steps = opt.schedule_step()
             _close(v, new[1:], "a view of p taken before, read before the step's realize")
@@ -165,3 +171,22 @@ def test_an_identity_of_a_pending_step_realized_with_it(run, kind, what):
     for i, (value, want) in enumerate(values):  # (the first kept its value through step 2)
         _close(value, want, f"the value of step {i}")
     _close(p, tp.detach().numpy(), "p")
+
+
+@pytest.mark.xfail(strict=True, reason="open (adv58): the buffer under a parameter that is a "
+                   "slice, built after schedule_step() and realized with it, reads the old values "
+                   "(Optimizer._apply repoints it only where the parameter's views can be undone "
+                   "into a view of the whole buffer; a slice's outside would make it a select)")
+def test_the_buffer_under_a_sliced_parameter_beside_its_step():
+    base = np.arange(12, dtype=np.float32).reshape(3, 4)
+    s = Tensor(base.copy()).realize()
+    p = s[1:]
+    p.requires_grad_()
+    opt = OPTIMIZERS["sgd"][0]([p])
+    p.sum().backward()
+    steps = opt.schedule_step()
+    twice = s * 2
+    Tensor.realize(*steps, twice)
+    want = base.copy()
+    want[1:] -= np.float32(0.1)
+    _close(twice, want * 2, "the buffer * 2 realized beside the step")

@@ -14,7 +14,10 @@ old value made before the write (`copy_old_reads`). A view of a parameter's buff
 the step (`v = w.T`, `w[1:]`, `w.reshape(-1)`, an expand or flip of it) is a view, not a value:
 the step points it at the buffer as the write leaves it (`_apply`), so `v * 2` built after the
 step, realized with it, reads the new value, as torch's view sees its base's write
-(docs/tensor.md states the rule). Once a realize has written the step, every tensor that still
+(docs/tensor.md states the rule). A parameter that is itself a view (`p = s.T`, `s[1:]`) is
+written through it: the views taken of p read its ASSIGN, and the other views of s (s itself)
+the buffer as the write leaves it, where p's views undo into a view of s (not under a slice:
+`_storage_after`). Once a realize has written the step, every tensor that still
 holds one of its ASSIGNs reads the written buffer instead (runtime/realize.py's
 `after_assigns`): realized later, it does not step again. Parameters that are views of one
 buffer (`w[0]` and `w[1:]`, `w` and `w.T`) are the exception: torch updates them one after

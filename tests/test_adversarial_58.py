@@ -190,3 +190,40 @@ def test_the_buffer_under_a_sliced_parameter_beside_its_step():
     want = base.copy()
     want[1:] -= np.float32(0.1)
     _close(twice, want * 2, "the buffer * 2 realized beside the step")
+
+
+# ---------------------------------------------------------------- views of a sharded parameter
+# `Tensor.realize(*opt.schedule_step(), v * 2)` with `v = p.T` taken before the step (the
+# documented pattern) read p's old values when p was sharded (`Optimizer._apply` repointed only
+# the views of a parameter over one buffer); one device was right.
+@pytest.mark.parametrize("mode", ["with", "after", "step"])
+@pytest.mark.parametrize("layout", SHARDED)
+def test_a_view_of_a_sharded_parameter_taken_before_the_step(layout, mode):
+    base = np.random.default_rng(5).standard_normal((6, 4)).astype(np.float32)
+    place, view = SHARDED[layout]
+    p = view(place(Tensor(base.copy())).realize())
+    p.requires_grad_()
+    tp = torch.tensor(view(torch.tensor(base.copy())).numpy().copy(), requires_grad=True)
+    opt, topt = OPTIMIZERS["adam"][0]([p]), OPTIMIZERS["adam"][1]([tp])
+    v = p.T
+    for step in range(3):
+        opt.zero_grad()
+        topt.zero_grad()
+        (p * p * p).sum().backward()
+        (tp * tp * tp).sum().backward()
+        topt.step()
+        new = tp.detach().numpy()
+        if mode == "with":
+            steps = opt.schedule_step()
+            twice = v * 2
+            Tensor.realize(*steps, twice)
+        elif mode == "after":
+            steps = opt.schedule_step()
+            twice = (v * 2).numpy()
+            Tensor.realize(*steps)
+        else:
+            opt.step()
+            twice = v * 2
+        _close(twice, new.T * 2, f"v * 2, step {step}")
+        _close(v, new.T, f"v after step {step}")
+        _close(p, new, f"p after step {step}")

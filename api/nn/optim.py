@@ -201,12 +201,12 @@ class Optimizer:
                 b = UOp(Ops.BUFFER, buf.dtype, (), buf)
                 after[b] = UOp(Ops.RESHAPE, node.dtype, (node,), (buf.size,))
                 bases.add(b)
-            elif target.uop.op in WRITABLE_VIEWS and (b := view_base(target.uop)).op is Ops.BUFFER:
-                # a parameter that is a view (`p = s.T`, `s[1:]`): the views taken of it read
-                # the ASSIGN; the others (`s[0]`), where the write can be undone, the buffer
-                # as the write leaves it
+            elif (b := view_base(target.uop)).op is Ops.BUFFER or shards_of(b) is not None:
+                # a parameter that is a view (`p = s.T`, `s[1:]`) or sharded: the views taken
+                # of it read the ASSIGN; the others (`s[0]`), where the write can be undone, the
+                # storage as the write leaves it
                 after[target.uop] = node
-                if (whole := _storage_after(target.uop, node)) is not None:
+                if b is not target.uop and (whole := _storage_after(target.uop, node)) is not None:
                     after[b] = whole
                 bases.add(b)
             target.uop = node
@@ -225,11 +225,12 @@ class Optimizer:
 
 
 def _storage_after(target: UOp, node: UOp) -> UOp | None:
-    """The whole buffer under `target`, a chain of reshapes, permutes and flips over a BUFFER
-    (a parameter `p = s.T`, `s.flip(0)`), as the pending ASSIGN `node` into it leaves it, flat:
-    the new values read back through the views undone, so read after the write, and a view of
-    the buffer again once the write is done. None when the chain holds a slice (undone, its
-    outside would be a select of the buffer: no view, and a realize would copy it)."""
+    """The whole storage under `target`, a chain of reshapes, permutes and flips over a BUFFER
+    or shards (a parameter `p = s.T`, `s.flip(0)`), as the pending ASSIGN `node` into it leaves
+    it, in the storage node's shape: the new values read back through the views undone, so read
+    after the write, and a view of the storage again once the write is done. None when the
+    chain holds a slice (undone, its outside would be a select of the storage: no view, and a
+    realize would copy it)."""
     chain: list[UOp] = []
     base = target
     while base.op in WRITABLE_VIEWS:
@@ -237,11 +238,9 @@ def _storage_after(target: UOp, node: UOp) -> UOp | None:
             return None
         chain.append(base)
         base = base.src[0]
-    if base.op is not Ops.BUFFER:
-        return None
-    for v in chain:  # from the view the ASSIGN writes down to the buffer
+    for v in chain:  # from the view the ASSIGN writes down to the storage
         node = _undo(v, node)
-    return node.reshape((base.arg.size,))
+    return node.reshape(base.shape)
 
 
 def _undo(view: UOp, u: UOp) -> UOp:

@@ -1,6 +1,6 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
-# source sha256: a06ec114435c633604198952a9c1174a9ce6202942e01135fb1492c83a91d8a9
-# imports rules/rangeify.rules sha256: 20969785756b843199bbf33c8873b9d0d1f13693d2c3444ef7d61aff837cb30f
+# source sha256: 6058057515407085fba2aaa66d97fc91a855e786941ac91d58ce62a5018e9f81
+# imports rules/rangeify.rules sha256: dc6a31ab5a247699b33e3e68e76ce722aa809f4f10c89eade7d0e9e92cc5699e
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
@@ -38,8 +38,8 @@ from rulegrad.runtime.view import unflatten
 from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
-SOURCE_SHA256 = 'a06ec114435c633604198952a9c1174a9ce6202942e01135fb1492c83a91d8a9'
-DEPENDENCIES = (('rules/rangeify.rules', '20969785756b843199bbf33c8873b9d0d1f13693d2c3444ef7d61aff837cb30f'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
+SOURCE_SHA256 = '6058057515407085fba2aaa66d97fc91a855e786941ac91d58ce62a5018e9f81'
+DEPENDENCIES = (('rules/rangeify.rules', 'dc6a31ab5a247699b33e3e68e76ce722aa809f4f10c89eade7d0e9e92cc5699e'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
 _CONST = Ops.CONST
@@ -105,45 +105,55 @@ def number_tag(r):
     return None if r.arg is None else (r.arg,)
 
 
-def kernel_view(r, x, st):
-    """`def kernel_view`, declared at rules/kernelize.rules:151."""
+def seen_through(r, st, view, dt):
+    """`def seen_through`, declared at rules/kernelize.rules:151."""
     a = split_store(st)
     p = placeholder(st)
-    return _new(UOp, Ops.VIEW, x.dtype, (a.replace(arg=(p, (p,)), tag=number_tag(r)),), ShapeTracker.from_shape(x.shape))
+    return _new(UOp, Ops.VIEW, dt, (a.replace(arg=(p, (p,)), tag=number_tag(r)),), view)
+
+
+def kernel_view(r, x, st):
+    """`def kernel_view`, declared at rules/kernelize.rules:153."""
+    return seen_through(r, st, ShapeTracker.from_shape(x.shape), x.dtype)
+
+
+def assign_view(r, x, t, st):
+    """`def assign_view`, declared at rules/kernelize.rules:156."""
+    return seen_through(r, st, t.arg if t.op is Ops.VIEW else ShapeTracker.from_shape(x.shape), x.dtype)
 
 
 def view_at(v, idx):
-    """`def view_at`, declared at rules/kernelize.rules:168."""
+    """`def view_at`, declared at rules/kernelize.rules:172."""
     return v.arg.index(list(idx.src[1:]))
 
 
 def as_index(i):
-    """`def as_index`, declared at rules/kernelize.rules:170."""
+    """`def as_index`, declared at rules/kernelize.rules:174."""
     return UOp.const(dtypes.index, i) if isinstance(i, int) else i
 
 
 def masked(valid, i):
-    """`def masked`, declared at rules/kernelize.rules:172."""
+    """`def masked`, declared at rules/kernelize.rules:176."""
     return i if valid is None else valid.where(i, _new(UOp, Ops.INVALID, dtypes.index, ()))
 
 
 def or_zero(valid, x):
-    """`def or_zero`, declared at rules/kernelize.rules:173."""
+    """`def or_zero`, declared at rules/kernelize.rules:177."""
     return x if valid is None else valid.where(x, UOp.const(x.dtype, 0))
 
 
 def reduce_at(idx, axes, rngs):
-    """`def reduce_at`, declared at rules/kernelize.rules:175."""
+    """`def reduce_at`, declared at rules/kernelize.rules:179."""
     return [rngs[axes.index(i)] if i in axes else a for i, a in enumerate(idx.src[1:])]
 
 
 def source_at(red, at):
-    """`def source_at`, declared at rules/kernelize.rules:177."""
+    """`def source_at`, declared at rules/kernelize.rules:181."""
     return _new(UOp, Ops.INDEX, (_t1 := red.src[0]).dtype, (_t1, *at)).cast(red.dtype)
 
 
 def reduce_of(red, at, rngs):
-    """`def reduce_of`, declared at rules/kernelize.rules:179."""
+    """`def reduce_of`, declared at rules/kernelize.rules:183."""
     return reduce_over(source_at(red, at), [r for r in rngs if r.op is Ops.RANGE], red.arg[0], reduce_start(red.arg))
 
 
@@ -616,9 +626,9 @@ _finalize_contiguous_part = RuleMatcher('finalize_contiguous', _finalize_contigu
 
 # ======================================================================== create_kernels
 _create_kernels_rules = (
-    RuleInfo('create_assign', 'rules/kernelize.rules', 157, 'create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> kernel_view(r, x, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)'),
-    RuleInfo('create_kernel', 'rules/kernelize.rules', 161, 'create_kernel: REALIZE(x, ...) as r -> kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(INDEX(x, *rngs), ctx))) where rngs = ctx.loops(x.shape)'),
-    RuleInfo('view_view', 'rules/kernelize.rules', 163, 'view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)'),
+    RuleInfo('create_assign', 'rules/kernelize.rules', 161, 'create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> assign_view(r, x, t, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)'),
+    RuleInfo('create_kernel', 'rules/kernelize.rules', 165, 'create_kernel: REALIZE(x, ...) as r -> kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(INDEX(x, *rngs), ctx))) where rngs = ctx.loops(x.shape)'),
+    RuleInfo('view_view', 'rules/kernelize.rules', 167, 'view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)'),
 )
 _create_kernels_st = match_stats('create_kernels', _create_kernels_rules)  # None unless counting
 
@@ -627,17 +637,17 @@ def _create_kernels_REALIZE(n, ctx):
         n0 = n.src[0]
         if n0.op is _ASSIGN and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            # rule create_assign at rules/kernelize.rules:157
-            #   create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> kernel_view(r, x, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)
+            # rule create_assign at rules/kernelize.rules:161
+            #   create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> assign_view(r, x, t, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)
             if _create_kernels_st: _create_kernels_st.attempts[0] += 1
             # r = n, t = n0_0, v = n0_1, x = n0
             rngs = ctx.loops(n0.shape)
             tgt = ast_passes(_new(UOp, _INDEX, n0_0.dtype, (n0_0, *rngs)), ctx)
-            _r = kernel_view(n, n0, store(tgt, ast_passes(_new(UOp, _INDEX, n0_1.dtype, (n0_1, *rngs)), ctx), rngs))
+            _r = assign_view(n, n0, n0_0, store(tgt, ast_passes(_new(UOp, _INDEX, n0_1.dtype, (n0_1, *rngs)), ctx), rngs))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _create_kernels_rules[0]
-        # rule create_kernel at rules/kernelize.rules:161
+        # rule create_kernel at rules/kernelize.rules:165
         #   create_kernel: REALIZE(x, ...) as r -> kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(INDEX(x, *rngs), ctx))) where rngs = ctx.loops(x.shape)
         if _create_kernels_st: _create_kernels_st.attempts[1] += 1
         # r = n, x = n0
@@ -653,7 +663,7 @@ def _create_kernels_VIEW(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule view_view at rules/kernelize.rules:163
+            # rule view_view at rules/kernelize.rules:167
             #   view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)
             if _create_kernels_st: _create_kernels_st.attempts[2] += 1
             # a = n0, b = n, y = n0_0
@@ -670,13 +680,13 @@ _create_kernels_part = RuleMatcher('create_kernels', _create_kernels_rules, {
 
 # ======================================================================== create_ast
 _create_ast_rules = (
-    RuleInfo('ast_view_const', 'rules/kernelize.rules', 185, 'ast_view_const: INDEX(VIEW(c:CONST) as v, ...) as idx -> or_zero(at[1], c) where at = view_at(v, idx)'),
-    RuleInfo('ast_view_mem', 'rules/kernelize.rules', 187, 'ast_view_mem: INDEX(VIEW({BUFFER, ASSIGN} as b) as v, ...) as idx if b.op is Ops.BUFFER or b.src[1].op is Ops.KERNEL -> INDEX(b, masked(at[1], as_index(at[0]))) where at = view_at(v, idx)'),
-    RuleInfo('ast_view', 'rules/kernelize.rules', 191, 'ast_view: INDEX(VIEW(b) as v, ...) as idx -> or_zero(at[1], INDEX(b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])) where at = view_at(v, idx)'),
-    RuleInfo('ast_alu', 'rules/kernelize.rules', 193, 'ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))'),
-    RuleInfo('ast_marker', 'rules/kernelize.rules', 195, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])'),
-    RuleInfo('ast_reduce', 'rules/kernelize.rules', 198, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]'),
-    RuleInfo('ast_const', 'rules/kernelize.rules', 200, 'ast_const: INDEX(c:CONST, ...) -> c'),
+    RuleInfo('ast_view_const', 'rules/kernelize.rules', 189, 'ast_view_const: INDEX(VIEW(c:CONST) as v, ...) as idx -> or_zero(at[1], c) where at = view_at(v, idx)'),
+    RuleInfo('ast_view_mem', 'rules/kernelize.rules', 191, 'ast_view_mem: INDEX(VIEW({BUFFER, ASSIGN} as b) as v, ...) as idx if b.op is Ops.BUFFER or b.src[1].op is Ops.KERNEL -> INDEX(b, masked(at[1], as_index(at[0]))) where at = view_at(v, idx)'),
+    RuleInfo('ast_view', 'rules/kernelize.rules', 195, 'ast_view: INDEX(VIEW(b) as v, ...) as idx -> or_zero(at[1], INDEX(b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])) where at = view_at(v, idx)'),
+    RuleInfo('ast_alu', 'rules/kernelize.rules', 197, 'ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))'),
+    RuleInfo('ast_marker', 'rules/kernelize.rules', 199, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])'),
+    RuleInfo('ast_reduce', 'rules/kernelize.rules', 202, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]'),
+    RuleInfo('ast_const', 'rules/kernelize.rules', 204, 'ast_const: INDEX(c:CONST, ...) -> c'),
 )
 _create_ast_st = match_stats('create_ast', _create_ast_rules)  # None unless counting
 
@@ -688,7 +698,7 @@ def _create_ast_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 o0_0 = n0_0.op
                 if o0_0 is _CONST:
-                    # rule ast_view_const at rules/kernelize.rules:185
+                    # rule ast_view_const at rules/kernelize.rules:189
                     #   ast_view_const: INDEX(VIEW(c:CONST) as v, ...) as idx -> or_zero(at[1], c) where at = view_at(v, idx)
                     if _create_ast_st: _create_ast_st.attempts[0] += 1
                     # c = n0_0, idx = n, v = n0
@@ -698,7 +708,7 @@ def _create_ast_INDEX(n, ctx):
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[0]
                 elif o0_0 in _OPS1:
-                    # rule ast_view_mem at rules/kernelize.rules:187
+                    # rule ast_view_mem at rules/kernelize.rules:191
                     #   ast_view_mem: INDEX(VIEW({BUFFER, ASSIGN} as b) as v, ...) as idx if b.op is Ops.BUFFER or b.src[1].op is Ops.KERNEL -> INDEX(b, masked(at[1], as_index(at[0]))) where at = view_at(v, idx)
                     if _create_ast_st: _create_ast_st.attempts[1] += 1
                     # b = n0_0, idx = n, v = n0
@@ -706,7 +716,7 @@ def _create_ast_INDEX(n, ctx):
                         at = view_at(n0, n)
                         _r = _new(UOp, _INDEX, n0_0.dtype, (n0_0, masked(at[1], as_index(at[0]))))
                         if _r is not n: return _r, _create_ast_rules[1]
-                # rule ast_view at rules/kernelize.rules:191
+                # rule ast_view at rules/kernelize.rules:195
                 #   ast_view: INDEX(VIEW(b) as v, ...) as idx -> or_zero(at[1], INDEX(b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])) where at = view_at(v, idx)
                 if _create_ast_st: _create_ast_st.attempts[2] += 1
                 # b = n0_0, idx = n, v = n0
@@ -719,7 +729,7 @@ def _create_ast_INDEX(n, ctx):
             o0 = n0.op
             if o0 in _OPS4:
                 if o0 in _OPS2:
-                    # rule ast_alu at rules/kernelize.rules:193
+                    # rule ast_alu at rules/kernelize.rules:197
                     #   ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))
                     if _create_ast_st: _create_ast_st.attempts[3] += 1
                     # idx = n, x = n0
@@ -729,7 +739,7 @@ def _create_ast_INDEX(n, ctx):
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[3]
                 elif o0 in _OPS3:
-                    # rule ast_marker at rules/kernelize.rules:195
+                    # rule ast_marker at rules/kernelize.rules:199
                     #   ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])
                     if _create_ast_st: _create_ast_st.attempts[4] += 1
                     # idx = n, x = n0
@@ -739,7 +749,7 @@ def _create_ast_INDEX(n, ctx):
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[4]
                 elif o0 is _REDUCE_AXIS:
-                    # rule ast_reduce at rules/kernelize.rules:198
+                    # rule ast_reduce at rules/kernelize.rules:202
                     #   ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]
                     if _create_ast_st: _create_ast_st.attempts[5] += 1
                     # idx = n, r = n0
@@ -749,7 +759,7 @@ def _create_ast_INDEX(n, ctx):
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[5]
                 elif o0 is _CONST:
-                    # rule ast_const at rules/kernelize.rules:200
+                    # rule ast_const at rules/kernelize.rules:204
                     #   ast_const: INDEX(c:CONST, ...) -> c
                     if _create_ast_st: _create_ast_st.attempts[6] += 1
                     # c = n0
@@ -796,15 +806,15 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 kernelize = _Pipeline('kernelize', (
-    _Pass('do_fuse', 'do_fuse', _S_do_fuse, bottom_up=True, ctx=FuseContext, location='rules/kernelize.rules:208'),
-    _Pass('earliest', 'earliest_rewrites', _generated_rangeify.MATCHERS['earliest_rewrites'], location='rules/kernelize.rules:210'),
-    _Pass('merge_views', 'merge_views', _S_merge_views, location='rules/kernelize.rules:212'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=KernelizeContext, collect=True, location='rules/kernelize.rules:214'),
-    _Pass('group', 'group', _S_group, ctx='do_realize', collect=True, location='rules/kernelize.rules:216'),
-    _Pass('add_contiguous', 'add_contiguous', _S_add_contiguous, bottom_up=True, ctx='do_realize', location='rules/kernelize.rules:218'),
-    _Pass('limit_buffers', 'limit_buffers', _generated_rangeify.MATCHERS['limit_buffers'], ctx=KernelBufferLimit, location='rules/kernelize.rules:221'),
-    _Pass('finalize', 'finalize_contiguous', _S_finalize_contiguous, ctx='do_realize', location='rules/kernelize.rules:223'),
-    _Pass('create_kernels', 'create_kernels', _S_create_kernels, ctx='do_realize', location='rules/kernelize.rules:225'),
+    _Pass('do_fuse', 'do_fuse', _S_do_fuse, bottom_up=True, ctx=FuseContext, location='rules/kernelize.rules:212'),
+    _Pass('earliest', 'earliest_rewrites', _generated_rangeify.MATCHERS['earliest_rewrites'], location='rules/kernelize.rules:214'),
+    _Pass('merge_views', 'merge_views', _S_merge_views, location='rules/kernelize.rules:216'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=KernelizeContext, collect=True, location='rules/kernelize.rules:218'),
+    _Pass('group', 'group', _S_group, ctx='do_realize', collect=True, location='rules/kernelize.rules:220'),
+    _Pass('add_contiguous', 'add_contiguous', _S_add_contiguous, bottom_up=True, ctx='do_realize', location='rules/kernelize.rules:222'),
+    _Pass('limit_buffers', 'limit_buffers', _generated_rangeify.MATCHERS['limit_buffers'], ctx=KernelBufferLimit, location='rules/kernelize.rules:225'),
+    _Pass('finalize', 'finalize_contiguous', _S_finalize_contiguous, ctx='do_realize', location='rules/kernelize.rules:227'),
+    _Pass('create_kernels', 'create_kernels', _S_create_kernels, ctx='do_realize', location='rules/kernelize.rules:229'),
 ))
 
 PIPELINES = {

@@ -383,8 +383,6 @@ def render_alu(node: UOp, a: list[str]) -> str:
                 f"memcpy(&o_, &i_, sizeof o_); o_; }})")
     if op is Ops.WHERE:
         return f"({a[0]} ? {a[1]} : {a[2]})"
-    if op is Ops.MULACC:
-        return f"({a[0]} * {a[1]} + {a[2]})"
     infix = _INFIX.get(op)
     if infix is not None:
         return f"({a[0]} {infix} {a[1]})"
@@ -421,22 +419,12 @@ def _render_float(op: Ops, dt: DType, a: list[str]) -> str:
 
 
 def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
-    if dt.is_bool:
-        if op is Ops.MAX:
-            return f"({a[0]} | {a[1]})"
-        if op is Ops.MIN:
-            return f"({a[0]} & {a[1]})"
-        raise RenderError(f"op {op.name} is not defined on bool")
     if op in (Ops.MAX, Ops.MIN):
+        if dt.is_bool:  # MAX is OR, MIN is AND
+            return f"({a[0]} {'|' if op is Ops.MAX else '&'} {a[1]})"
         cmp = ">" if op is Ops.MAX else "<"
         return f"({a[0]} {cmp} {a[1]} ? {a[0]} : {a[1]})"
-    if op is Ops.FDIV:  # true division of ints: numpy computes it in float64
-        return f"((double){a[0]} / (double){a[1]})"
-    if op in (Ops.SQRT, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.COS):
-        return f"{_LIBM[op]}((double){a[0]})"  # float functions of ints: in float64
-    if op is Ops.RECIPROCAL:
-        return f"(1.0 / (double){a[0]})"
-    if op is Ops.TRUNC:
+    if op is Ops.TRUNC and not dt.is_bool:
         return a[0]
     raise RenderError(f"op {op.name} is not defined on {dt.name}")
 
@@ -491,10 +479,7 @@ def _vector_cast(src: DType, dst: DType, a: str) -> str:
 def render_vector(node: UOp, a: list[str]) -> str:
     """The C expression of one op on 8-lane vectors (operands already vectors): float32 math,
     int32 arithmetic, compares and bool ops as lane masks, WHERE as a blend, casts."""
-    infix = _VECTOR_INFIX.get(node.op)
-    if infix is not None:
-        return f"({a[0]} {infix} {a[1]})"
-    infix = _MASK_INFIX.get(node.op)
+    infix = _VECTOR_INFIX.get(node.op) or _MASK_INFIX.get(node.op)
     if infix is not None:
         return f"({a[0]} {infix} {a[1]})"
     if node.op is Ops.NEG:

@@ -393,8 +393,10 @@ def render_alu(node: UOp, a: list[str]) -> str:
     return _render_int(op, sdt, a)
 
 
-_INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.CMPLT: "<", Ops.CMPNE: "!=",
-          Ops.CMPEQ: "==", Ops.AND: "&", Ops.OR: "|", Ops.XOR: "^"}
+# (on vector lanes too, ctext.VECTOR_HELPERS: a compare gives a lane mask, all ones where it
+# holds, which AND, OR and XOR combine as bools do, and which a select (WHERE) blends by)
+_INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.FDIV: "/", Ops.CMPLT: "<",
+          Ops.CMPNE: "!=", Ops.CMPEQ: "==", Ops.AND: "&", Ops.OR: "|", Ops.XOR: "^"}
 # vector loops call libmvec's (RG_MVEC), except float32's expf: the block library's (vexp.py)
 _LIBM = {Ops.EXP: "exp", Ops.LOG: "log", Ops.EXP2: "exp2", Ops.LOG2: "log2", Ops.SIN: "sin",
          Ops.COS: "rg_cos", Ops.SQRT: "sqrt", Ops.TRUNC: "trunc", Ops.POW: "pow", Ops.MOD: "fmod"}
@@ -405,8 +407,6 @@ def _render_float(op: Ops, dt: DType, a: list[str]) -> str:
     if op in _LIBM:
         args = ", ".join(_fcast(dt, x) for x in a)
         return f"{_mfun(_LIBM[op], dt)}({args})"
-    if op is Ops.FDIV:
-        return f"({a[0]} / {a[1]})"
     if op is Ops.IDIV:  # on floats: the quotient truncated, as the oracle defines it
         return f"{_mfun('trunc', dt)}({_fcast(dt, a[0])} / {_fcast(dt, a[1])})"
     if op is Ops.RECIPROCAL:
@@ -432,13 +432,6 @@ def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
 _VECTOR_LOAD = {1: "rg_vload_f32", 2: "rg_vload2_f32"}
 VECTOR_EXP = "rg_vexp_f32"
 WIDE_EXP = "rg_zexp_f32"  # (vexp.WIDE: 16 lanes, with its loads, selects and stores)
-_VECTOR_INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.FDIV: "/"}
-
-
-# lane masks and int32 lanes (ctext.VECTOR_HELPERS): a compare gives all ones where it holds,
-# which AND, OR and XOR combine as bools do, and which a select (WHERE) blends by
-_MASK_INFIX = {Ops.CMPLT: "<", Ops.CMPNE: "!=", Ops.CMPEQ: "==", Ops.AND: "&", Ops.OR: "|",
-               Ops.XOR: "^"}
 
 
 _FLOAT_LANES = (dtypes.float32, dtypes.float16)  # (a half in a float lane: exactly its value)
@@ -479,7 +472,7 @@ def _vector_cast(src: DType, dst: DType, a: str) -> str:
 def render_vector(node: UOp, a: list[str]) -> str:
     """The C expression of one op on 8-lane vectors (operands already vectors): float32 math,
     int32 arithmetic, compares and bool ops as lane masks, WHERE as a blend, casts."""
-    infix = _VECTOR_INFIX.get(node.op) or _MASK_INFIX.get(node.op)
+    infix = _INFIX.get(node.op)
     if infix is not None:
         return f"({a[0]} {infix} {a[1]})"
     if node.op is Ops.NEG:
@@ -797,7 +790,7 @@ class KernelRenderer:
             step = stride(n.src[0], self.vector)  # type: ignore[arg-type]
             iota = ", ".join(str(u * step) for u in range(VECTOR_LANES))  # type: ignore[operator]
             expr = f"(rg_vset_i32((int32_t)({_SLOTS[0]})) + (rg_vi32){{{iota}}})"
-        elif n.op in _VECTOR_INFIX and n.dtype in (dtypes.float32, dtypes.float64) and (
+        elif n.op in _INFIX and n.dtype in (dtypes.float32, dtypes.float64) and (
                 self._is_vector(n.src[0]) or self._is_vector(n.src[1])):
             # `v + x`: C's vector extension broadcasts a scalar operand of the element type
             # itself, lane for lane the same value as `v + rg_vset_f32(x)`, without an inline

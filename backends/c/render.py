@@ -403,18 +403,15 @@ _LIBM = {Ops.EXP: "exp", Ops.LOG: "log", Ops.EXP2: "exp2", Ops.LOG2: "log2", Ops
 
 
 def _render_float(op: Ops, dt: DType, a: list[str]) -> str:
-    s = SUFFIX[dt.name]
     if op in _LIBM:
-        args = ", ".join(_fcast(dt, x) for x in a)
-        return f"{_mfun(_LIBM[op], dt)}({args})"
+        return f"{_mfun(_LIBM[op], dt)}({', '.join(_fcast(dt, x) for x in a)})"
     if op is Ops.IDIV:  # on floats: the quotient truncated, as the oracle defines it
         return f"{_mfun('trunc', dt)}({_fcast(dt, a[0])} / {_fcast(dt, a[1])})"
     if op is Ops.RECIPROCAL:
         one = "1.0" if dt is dtypes.float64 else "1.0f"
         return f"({one} / {_fcast(dt, a[0])})"
     if op in (Ops.MAX, Ops.MIN):
-        fn = "rg_max_" if op is Ops.MAX else "rg_min_"
-        return f"{fn}{s}({_fcast(dt, a[0])}, {_fcast(dt, a[1])})"
+        return f"rg_{op.name.lower()}_{SUFFIX[dt.name]}({_fcast(dt, a[0])}, {_fcast(dt, a[1])})"
     raise RenderError(f"op {op.name} is not defined on {dt.name}")
 
 

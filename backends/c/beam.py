@@ -264,24 +264,23 @@ def _runner(lib: Any, rk: Any) -> Callable:
     return run
 
 
-def time_kernel(run: Callable, arrays: list[np.ndarray], runs: int = RUNS) -> float:
-    """The median time of `runs` calls on copies of `arrays`, after one warm-up call."""
+def time_kernel(run: Callable, arrays: list[np.ndarray]) -> float:
+    """The median time of RUNS calls on copies of `arrays`, after one warm-up call."""
     work = fresh(arrays)
     run(work)
     times = []
-    for _ in range(runs):
+    for _ in range(RUNS):
         t0 = time.perf_counter()
         run(work)
         times.append(time.perf_counter() - t0)
     return float(np.median(times))
 
 
-def duel(a: Callable, b: Callable, arrays: list[np.ndarray], runs: int = 2 * RUNS
-         ) -> tuple[float, float]:
-    """Median times of a and b, called in turn (what the machine does meanwhile hits both)."""
+def duel(a: Callable, b: Callable, arrays: list[np.ndarray]) -> tuple[float, float]:
+    """Median times of a and b, called in turn 2 * RUNS times (noise then hits both alike)."""
     wa, wb = fresh(arrays), fresh(arrays)
     ta, tb = [], []
-    for _ in range(runs):
+    for _ in range(2 * RUNS):
         for run, work, times in ((a, wa, ta), (b, wb, tb)):
             t0 = time.perf_counter()
             run(work)

@@ -398,17 +398,16 @@ class Scope:
 
     def __init__(self, head: Head, bound: frozenset[UOp],
                  items: list[str | Stmt | Scope] | None = None,
-                 names: dict[UOp, str] | None = None, open_child: Scope | None = None,
-                 fills: bool = False, threads: Threads | None = None) -> None:
+                 names: dict[UOp, str] | None = None, threads: Threads | None = None) -> None:
         self.head = head
         self.bound = bound
         self.items: list[str | Stmt | Scope] = [] if items is None else items
         self.names: dict[UOp, str] = {} if names is None else names
-        self.open_child = open_child  # the child loop being filled; hoisted lines go before it
+        self.open_child: Scope | None = None  # the child being filled; lines added go before it
         # each iteration writes an element of its own and reads none another wrote (a local
         # array's fill here; a flash tile's panel copy and stores, flash.py): `omp simd` holds
         # for it (`_simd_fills`)
-        self.fills = fills
+        self.fills = False
         self.threads = threads  # a loop split across cores: how (render.py's `_launched`)
         # an iteration run twice computes and writes the same values: it reads nothing the
         # kernel writes, carries no accumulator over iterations (a running sum's), and writes

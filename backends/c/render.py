@@ -398,8 +398,6 @@ def render_alu(node: UOp, a: list[str]) -> str:
                 f"memcpy(&o_, &i_, sizeof o_); o_; }})")
     if op is Ops.WHERE:
         return f"({a[0]} ? {a[1]} : {a[2]})"
-    if op is Ops.MULACC:
-        return f"({a[0]} * {a[1]} + {a[2]})"
     infix = _INFIX.get(op)
     if infix is not None:
         return f"({a[0]} {infix} {a[1]})"
@@ -410,48 +408,35 @@ def render_alu(node: UOp, a: list[str]) -> str:
     return _render_int(op, sdt, a)
 
 
-_INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.CMPLT: "<", Ops.CMPNE: "!=",
-          Ops.CMPEQ: "==", Ops.AND: "&", Ops.OR: "|", Ops.XOR: "^"}
+# (on vector lanes too, ctext.VECTOR_HELPERS: a compare gives a lane mask, all ones where it
+# holds, which AND, OR and XOR combine as bools do, and which a select (WHERE) blends by)
+_INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.FDIV: "/", Ops.CMPLT: "<",
+          Ops.CMPNE: "!=", Ops.CMPEQ: "==", Ops.AND: "&", Ops.OR: "|", Ops.XOR: "^"}
 # vector loops call libmvec's (RG_MVEC), except float32's expf: the block library's (vexp.py)
 _LIBM = {Ops.EXP: "exp", Ops.LOG: "log", Ops.EXP2: "exp2", Ops.LOG2: "log2", Ops.SIN: "sin",
          Ops.COS: "rg_cos", Ops.SQRT: "sqrt", Ops.TRUNC: "trunc", Ops.POW: "pow", Ops.MOD: "fmod"}
 
 
 def _render_float(op: Ops, dt: DType, a: list[str]) -> str:
-    s = SUFFIX[dt.name]
     if op in _LIBM:
-        args = ", ".join(_fcast(dt, x) for x in a)
-        return f"{_mfun(_LIBM[op], dt)}({args})"
-    if op is Ops.FDIV:
-        return f"({a[0]} / {a[1]})"
+        return f"{_mfun(_LIBM[op], dt)}({', '.join(_fcast(dt, x) for x in a)})"
     if op is Ops.IDIV:  # on floats: the quotient truncated, as the oracle defines it
         return f"{_mfun('trunc', dt)}({_fcast(dt, a[0])} / {_fcast(dt, a[1])})"
     if op is Ops.RECIPROCAL:
         one = "1.0" if dt is dtypes.float64 else "1.0f"
         return f"({one} / {_fcast(dt, a[0])})"
     if op in (Ops.MAX, Ops.MIN):
-        fn = "rg_max_" if op is Ops.MAX else "rg_min_"
-        return f"{fn}{s}({_fcast(dt, a[0])}, {_fcast(dt, a[1])})"
+        return f"rg_{op.name.lower()}_{SUFFIX[dt.name]}({_fcast(dt, a[0])}, {_fcast(dt, a[1])})"
     raise RenderError(f"op {op.name} is not defined on {dt.name}")
 
 
 def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
-    if dt.is_bool:
-        if op is Ops.MAX:
-            return f"({a[0]} | {a[1]})"
-        if op is Ops.MIN:
-            return f"({a[0]} & {a[1]})"
-        raise RenderError(f"op {op.name} is not defined on bool")
     if op in (Ops.MAX, Ops.MIN):
+        if dt.is_bool:  # MAX is OR, MIN is AND
+            return f"({a[0]} {'|' if op is Ops.MAX else '&'} {a[1]})"
         cmp = ">" if op is Ops.MAX else "<"
         return f"({a[0]} {cmp} {a[1]} ? {a[0]} : {a[1]})"
-    if op is Ops.FDIV:  # true division of ints: numpy computes it in float64
-        return f"((double){a[0]} / (double){a[1]})"
-    if op in (Ops.SQRT, Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.COS):
-        return f"{_LIBM[op]}((double){a[0]})"  # float functions of ints: in float64
-    if op is Ops.RECIPROCAL:
-        return f"(1.0 / (double){a[0]})"
-    if op is Ops.TRUNC:
+    if op is Ops.TRUNC and not dt.is_bool:
         return a[0]
     raise RenderError(f"op {op.name} is not defined on {dt.name}")
 
@@ -459,13 +444,6 @@ def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
 _VECTOR_LOAD = {1: "rg_vload_f32", 2: "rg_vload2_f32"}
 VECTOR_EXP = "rg_vexp_f32"
 WIDE_EXP = "rg_zexp_f32"  # (vexp.WIDE: 16 lanes, with its loads, selects and stores)
-_VECTOR_INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.FDIV: "/"}
-
-
-# lane masks and int32 lanes (ctext.VECTOR_HELPERS): a compare gives all ones where it holds,
-# which AND, OR and XOR combine as bools do, and which a select (WHERE) blends by
-_MASK_INFIX = {Ops.CMPLT: "<", Ops.CMPNE: "!=", Ops.CMPEQ: "==", Ops.AND: "&", Ops.OR: "|",
-               Ops.XOR: "^"}
 
 
 _FLOAT_LANES = (dtypes.float32, dtypes.float16)  # (a half in a float lane: exactly its value)
@@ -506,10 +484,7 @@ def _vector_cast(src: DType, dst: DType, a: str) -> str:
 def render_vector(node: UOp, a: list[str]) -> str:
     """The C expression of one op on 8-lane vectors (operands already vectors): float32 math,
     int32 arithmetic, compares and bool ops as lane masks, WHERE as a blend, casts."""
-    infix = _VECTOR_INFIX.get(node.op)
-    if infix is not None:
-        return f"({a[0]} {infix} {a[1]})"
-    infix = _MASK_INFIX.get(node.op)
+    infix = _INFIX.get(node.op)
     if infix is not None:
         return f"({a[0]} {infix} {a[1]})"
     if node.op is Ops.NEG:
@@ -837,7 +812,7 @@ class KernelRenderer:
             step = stride(n.src[0], self.vector)  # type: ignore[arg-type]
             iota = ", ".join(str(u * step) for u in range(VECTOR_LANES))  # type: ignore[operator]
             expr = f"(rg_vset_i32((int32_t)({_SLOTS[0]})) + (rg_vi32){{{iota}}})"
-        elif n.op in _VECTOR_INFIX and n.dtype in (dtypes.float32, dtypes.float64) and (
+        elif n.op in _INFIX and n.dtype in (dtypes.float32, dtypes.float64) and (
                 self._is_vector(n.src[0]) or self._is_vector(n.src[1])):
             # `v + x`: C's vector extension broadcasts a scalar operand of the element type
             # itself, lane for lane the same value as `v + rg_vset_f32(x)`, without an inline

@@ -257,8 +257,7 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
     return prog
 
 
-def run_schedule(schedule: Sequence[Any], timings: list[float] | None = None,
-                 var_vals: dict[str, int] | None = None) -> CProgram:
+def run_schedule(schedule: Sequence[Any], var_vals: dict[str, int] | None = None) -> CProgram:
     """Compile and run a list of `ScheduleItem`s, allocating output buffers as needed;
     `var_vals` gives each symbolic size (DEFINE_VAR) its value for this run."""
     # (no comprehension's frame per kernel, no call per buffer whose address is known: a
@@ -266,13 +265,11 @@ def run_schedule(schedule: Sequence[Any], timings: list[float] | None = None,
     restrict = [len(set(map(id, item.bufs))) == len(item.bufs) for item in schedule]
     prog = compile_program(schedule, restrict)
     addrs = [addresses(item.bufs[:k.nparams]) for item, k in zip(schedule, prog.kernels)]
-    debug = env_int("DEBUG", 0)
-    if timings is None and debug >= 1:
-        timings = []  # DEBUG=1: kernel count and time per kernel
+    timings: list[float] | None = [] if env_int("DEBUG", 0) >= 1 else None  # DEBUG=1: per kernel
     prog.run_addresses(addrs, timings, var_vals)
     if capture.active is not None:  # rulegrad.jit records this step's launches
         _record_launch(schedule, prog, var_vals)
-    if timings is not None and debug >= 1:
+    if timings is not None:
         from . import roofline  # DEBUG=1: each kernel's rates beside the machine's
 
         for item, t in zip(schedule, timings):

@@ -225,7 +225,7 @@ def test_a_fresh_batch_step_rebuilds_its_gradient_in_fewer_calls():
     than one that derives it (2,011 calls on this MLP before, 1,627 after)."""
     ours, opt, theirs, topt = _models("sgd", seed=8)
     rng = np.random.default_rng(9)
-    for k in range(4):
+    for _ in range(4):
         x_np, y_np = _batch(rng, 6)
         x, y = Tensor(x_np).realize(), Tensor(y_np).realize()
         want = _torch_step(theirs, topt, x_np, y_np)

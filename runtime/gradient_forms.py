@@ -31,11 +31,11 @@ from collections.abc import Callable
 from .matcher import RuleMatcher
 from .ops import Ops
 from .schedule_cache import enabled, graph_key
-from .uop import VARIABLE_MARK, UOp, new_uop, toposort
+from .uop import VARIABLE_MARK, UOp, build_recorded, toposort
 
 MAX_FORMS = 64
 
-# A template: (entries, outs). entries: (op, dtype, arg, tag, source refs) per node the
+# A template: (entries, outs). entries: (op, dtype, arg, tag, source refs, shape) per node the
 # gradients add, sources before users; a ref below the graph's node count n is the graph's node
 # of that position, else the template's node ref - n. outs: (target position, ref) per target
 # reached.
@@ -92,7 +92,7 @@ def _record(grads: dict[UOp, UOp], nodes: list[UOp], targets: list[UOp]) -> _Tem
             tag = n.tag
             if n.op is Ops.BUFFER or type(tag) is tuple and tag and tag[0] == VARIABLE_MARK:
                 return None
-            entries.append((n.op, n.dtype, n.arg, tag, tuple([ref[s] for s in n.src])))
+            entries.append((n.op, n.dtype, n.arg, tag, tuple([ref[s] for s in n.src]), n.shape))
             ref[n] = len(ref)
         outs.append((i, ref[g]))
     return tuple(entries), tuple(outs)
@@ -102,7 +102,5 @@ def _rebuild(template: _Template, nodes: list[UOp], targets: list[UOp]) -> dict[
     """The template's gradients over `nodes` (this graph's, in the key's order)."""
     entries, outs = template
     built = nodes  # (the caller's list, grown by the template's nodes: refs index it)
-    add, pick = built.append, built.__getitem__
-    for op, dtype, arg, tag, refs in entries:
-        add(new_uop(UOp, op, dtype, tuple(map(pick, refs)), arg, tag))
+    build_recorded(entries, built)
     return {targets[i]: built[r] for i, r in outs}

@@ -21,6 +21,7 @@ from weakref import ref
 from rulegrad.rules import matcher
 
 from .device import device_of, to_device
+from .gradient_forms import gradient_by_form
 from .matcher import RuleMatcher
 from .ops import Ops
 from .uop import UOp, toposort
@@ -61,7 +62,7 @@ def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp],
         grads = {t: g for r, q in last[4] if (t := r()) is not None and (g := q()) is not None}
         if len(grads) == len(last[4]):
             return grads
-    grads = _compute_gradient(root, root_grad, targets, order, rules)
+    grads = gradient_by_form(root, root_grad, targets, order, rules, _compute_gradient)
     _last[0] = (ref(root), ref(root_grad), rules, [ref(t) for t in targets],
                 [(ref(t), ref(g)) for t, g in grads.items()])
     return grads
@@ -72,6 +73,8 @@ def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp],
 # so the next forward over the same buffers is the very same nodes (hash-consed), and its
 # gradient, a pure function of them and the rules, is read back here, not derived again (a
 # small MLP's backward was a fifth of its step). Held weakly, it keeps no graph alive itself.
+# Other nodes of a form seen before (a fresh batch each step) rebuild its gradient's template
+# (runtime/gradient_forms.py); the rules derive the first graph of each form.
 _last: list[tuple | None] = [None]
 
 

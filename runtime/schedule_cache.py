@@ -163,7 +163,7 @@ def enabled() -> bool:
     return not (spec or stats_enabled() or tracing_active()) and mode() == "generated"
 
 
-def graph_key(uops: list[UOp], lift: bool = False
+def graph_key(uops: list[UOp], lift: bool = False, nodes: list[UOp] | None = None
               ) -> tuple[tuple, list[Buffer], list[tuple[object, float]]]:
     """The structural key of the roots' graph, its buffers in slot order, and (with `lift`) its
     liftable float constants in slot order, which the key then holds as `("float", slot)`.
@@ -172,7 +172,9 @@ def graph_key(uops: list[UOp], lift: bool = False
     positions; the last entry names the roots. Two graphs get one key exactly when they are the
     same program over other buffers of the same sizes, dtypes and devices, read in the same
     places. It is also a realize plan's key for graphs of one form (runtime/plans.py), looked
-    up on every call over fresh inputs: one walk, no SINK node built, no second pass."""
+    up on every call over fresh inputs: one walk, no SINK node built, no second pass, and a
+    gradient's (runtime/gradient_forms.py). `nodes`, when given, gets the graph's nodes in the
+    key's order: entry i is node i's, in any graph of the same key."""
     index: dict[UOp, int] = {}  # node -> its entry (nodes hash by identity)
     slots: dict[int, int] = {}
     buffers: list[Buffer] = []
@@ -227,6 +229,8 @@ def graph_key(uops: list[UOp], lift: bool = False
             refs = tuple(map(index.__getitem__, src))  # (no comprehension's frame)
         key.append((op, n.dtype, arg, tag, refs))
     key.append((None, tuple([index[u] for u in uops])))  # the roots
+    if nodes is not None:
+        nodes.extend(index)  # (a dict keeps its insertion order: the entries')
     return tuple(key), buffers, floats
 
 

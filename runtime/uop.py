@@ -12,7 +12,7 @@ import math
 import numbers
 import operator
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .device_use import born_multi, born_placed
@@ -489,6 +489,19 @@ def keep_order(root: UOp, order: list[UOp]) -> None:
     gradient (runtime/origins.py's `watch`). (Root itself is left out of the kept list: the
     weak key would never die.)"""
     _orders[root] = order[:-1]
+
+
+def build_recorded(entries: Iterable[tuple], built: list[UOp]) -> None:
+    """Append to `built` a node per entry (op, dtype, arg, tag, refs, shape), its sources the
+    nodes of `built` at its refs, and its shape the one recorded when it is not derived yet
+    (runtime/gradient_forms.py rebuilds a recorded gradient this way: no walk derives the
+    shapes again)."""
+    add, pick = built.append, built.__getitem__
+    for op, dtype, arg, tag, refs, shape in entries:
+        node = new_uop(UOp, op, dtype, tuple(map(pick, refs)), arg, tag)
+        if node._shape is _UNSET:
+            node._shape = shape
+        add(node)
 
 
 def fill_facts(root: UOp, slot: str, derive: Callable[[UOp], Any]) -> Any:

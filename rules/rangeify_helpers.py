@@ -155,14 +155,6 @@ def _broadcast(x: UOp) -> bool:
     return False
 
 
-def outer_loops(ctx: RangeifyContext, idxs: tuple[UOp, ...], alone: bool = False) -> bool:
-    """Whether the ranges of `idxs` are loops, the outermost of one kernel (outermost first);
-    `alone`: or no loop at all (a single row's value, computed once before the kernel's loops)."""
-    rngs = ranges_in(*idxs)
-    return (bool(rngs) and all(r.arg[1] == "loop" for r in rngs) and
-            set(ctx.group.get(rngs[0], ())[:len(rngs)]) == set(rngs)) or (alone and not rngs)
-
-
 def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[int]] | None:
     """(the reader kernel's loops, the axes that differ) when idx reads a value per row of its
     kernel: every index a plain RANGE or 0, its loop ranges a prefix of one kernel's loops (the
@@ -179,7 +171,7 @@ def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[in
             loops.append(i)
         else:
             differ.append(a)
-    if not differ or not outer_loops(ctx, tuple(loops)):
+    if not differ or not ctx.outer_loops(tuple(loops)):
         return None
     group = ctx.group[loops[0]]
     others = [idx.src[1 + a] for a in differ]

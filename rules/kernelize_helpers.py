@@ -6,14 +6,8 @@ each pass does and decides is said by its rules (and its context, declared there
 here only because it walks the graph (a node's readers, where a reduction's value flows, what a
 pad reads).
 
-Conventions of the kernelize graph:
-
-- Movement ops are merged into `VIEW(base, arg=ShapeTracker)` (runtime/view.py): the base read
-  through a stack of views. A realized node is `REALIZE(x, arg=i)` until its kernel exists, then
-  `VIEW(ASSIGN(BUFFER, KERNEL), contiguous)`: its buffer, once the kernel has written it.
-- Kernel values are built like rangeify's: `INDEX(x, i0, ..., in)` is x at index expressions; the
-  `create_ast` rules push it down to memory reads `INDEX(BUFFER, flat)`, where a view's masked
-  offset is `WHERE(valid, off, INVALID)`, the form `kernel.rules`' `to_kernel` takes.
+The graph's conventions: kernelize.rules' opening comment (VIEW(base, arg=ShapeTracker)) and
+`kernel_view` (a realized node's buffer), rangeify_helpers.py's (INDEX, masked offsets).
 """
 
 from __future__ import annotations

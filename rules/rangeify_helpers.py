@@ -180,16 +180,12 @@ def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[in
     return group, differ
 
 
-# a kernel-local array of an elementwise value pays when it holds a call into the math library
-# (expf: 10-20 cycles a lane, even vectorized): more than an element written to L1 and read back
-# (about a cycle each). Division and square root, single instructions, are cheaper recomputed.
-_COSTLY = LIBM_CALLS
-
-
 def predict_local_values(sink: UOp, predicted: frozenset[UOp]) -> dict[UOp, tuple[int, ...]]:
     """Candidates for a kernel-local array of an elementwise value, from the tensor graph: a
-    `_COSTLY` value of several users, one a reduction read through a broadcast (softmax's exp,
-    summed, then divided by its sum) -> the axes that reduction reduces (the array's)."""
+    value of several users, one a reduction read through a broadcast (softmax's exp, summed,
+    then divided by its sum) -> the axes that reduction reduces (the array's). It pays when the
+    value calls libm (LIBM_CALLS; expf: 10-20 cycles a lane, even vectorized), more than an
+    element written to L1 and read back; division and square root are cheaper recomputed."""
     users: dict[UOp, int] = {}
     for n in toposort(sink) if predicted else ():  # (no candidate: no walk)
         for s in set(n.src):
@@ -198,7 +194,7 @@ def predict_local_values(sink: UOp, predicted: frozenset[UOp]) -> dict[UOp, tupl
     for red in predicted:
         v = red.src[0]
         cone = toposort(v, stop=lambda n: n.op not in GroupOp.Elementwise)
-        if users.get(v, 0) > 1 and any(n.op in _COSTLY for n in cone):
+        if users.get(v, 0) > 1 and any(n.op in LIBM_CALLS for n in cone):
             out[v] = tuple(red.arg[1])
     return out
 

@@ -10,7 +10,8 @@ from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 PICKS = GroupOp.Comparison | {Ops.MAX, Ops.MIN}  # whose answer turns on an ulp of a source
-_VIEWS = GroupOp.Movement | {Ops.REDUCE_AXIS}  # a read of another element than the reader's
+# a read of another element than the reader's, or of a buffer (its kernel computed the value)
+_VIEWS = GroupOp.Movement | {Ops.REDUCE_AXIS, Ops.CONTIGUOUS}
 _WALKED, _THROUGH = GroupOp.Elementwise | GroupOp.Movement, GroupOp.Elementwise | _VIEWS
 _NONE: frozenset[UOp] = frozenset()
 

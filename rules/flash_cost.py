@@ -48,6 +48,11 @@ def local_max_array() -> int:
     return min(cache_bytes(1) // (2 * 4), stack_bytes() // (8 * 8))
 
 
+def ranges_in(*exprs: UOp) -> list[UOp]:
+    """The RANGE nodes index expressions depend on, in a stable order."""
+    return list(dict.fromkeys(n for e in exprs for n in toposort(e) if n.op is Ops.RANGE))
+
+
 def _panels(n: int) -> int:
     return -(-n // PANEL) * PANEL
 
@@ -62,13 +67,12 @@ def too_long(ctx: Any, idx: UOp, products: UOp | None = None) -> str | None:
     more than `local_max_panel()` multiply-adds per row computes it (`products`, attention's scores:
     their length times the array's panels) or reads it (one whose reduce ranges are among idx's:
     its length times the panels of its kernel's loops past the row); else None."""
-    rngs = [n for e in (*idx.src[1:], *(idx.arg or ())) for n in toposort(e) if n.op is Ops.RANGE]
     row = {r for r in idx.src[1:] if r.op is Ops.RANGE and r.arg[1] == "loop"}
     most = 0
     if products is not None:
         cols = math.prod(_size(r) for r in idx.src[1:] if r.op is Ops.RANGE and r not in row)
         most = _panels(cols) * (products.src[0].size // max(products.size, 1))
-    for r in dict.fromkeys(rngs):
+    for r in ranges_in(*idx.src[1:], *(idx.arg or ())):
         k = ctx.products.get(r)
         if k is not None:
             cols = math.prod(_size(x) for x in ctx.kernel_loops.get(r, ()) if x not in row)

@@ -6,6 +6,8 @@ with libmvec, a scalar one with libm, ulps apart: `x.cos() == x.cos().max(0)` mi
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -23,13 +25,13 @@ def read_twice(sink: UOp) -> list[UOp]:
     (`viewed`); such a value hides those below it (a path through it reads them at one view;
     stored, the rule runs again): the sets stay small on a chain of them."""
     nodes = toposort(sink)
-    libm, users, base = set(), dict.fromkeys(nodes, 0), {}
+    libm: set[UOp] = set()
+    base: dict[UOp, UOp] = {}  # a node's value under its movement ops
     for n in nodes if {n.op for n in nodes} & PICKS else ():
         if n.op in LIBM_CALLS or n.op in _WALKED and not libm.isdisjoint(n.src):
             libm.add(n)
         base[n] = base[n.src[0]] if n.op in GroupOp.Movement else n
-        for s in set(n.src):
-            users[s] += 1
+    users = Counter(s for n in nodes if libm for s in set(n.src))
     under, feeds = set(), set()  # below a view; read by a compare (through _THROUGH ops)
     for n in reversed(nodes) if libm else ():  # every consumer before its sources
         if n.op in _VIEWS or n in under and n.op in _WALKED:

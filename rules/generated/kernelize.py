@@ -1,6 +1,6 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
 # source sha256: 874556b09b9ff3a0f44e9ff36f2649617d71c6de7be9c4c82c9d41dd3abbd5b1
-# imports rules/rangeify.rules sha256: c182ac389cfc1a811bb01b1306c94d4bac1167ea2df6673c862c068e9b422f6a
+# imports rules/rangeify.rules sha256: 1d4fbb282596f4c609aab99385b0d5dfc5d599a666832e34318ab2b15d4caabf
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
@@ -39,7 +39,7 @@ from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
 SOURCE_SHA256 = '874556b09b9ff3a0f44e9ff36f2649617d71c6de7be9c4c82c9d41dd3abbd5b1'
-DEPENDENCIES = (('rules/rangeify.rules', 'c182ac389cfc1a811bb01b1306c94d4bac1167ea2df6673c862c068e9b422f6a'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
+DEPENDENCIES = (('rules/rangeify.rules', '1d4fbb282596f4c609aab99385b0d5dfc5d599a666832e34318ab2b15d4caabf'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
 _CONST = Ops.CONST

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: c182ac389cfc1a811bb01b1306c94d4bac1167ea2df6673c862c068e9b422f6a
+# source sha256: 1d4fbb282596f4c609aab99385b0d5dfc5d599a666832e34318ab2b15d4caabf
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
@@ -39,7 +39,7 @@ from rulegrad.runtime.target import parallel_min_work
 from rulegrad.runtime.window_stack import parts_max
 from rulegrad.rules.rangeify_helpers import predict_buffers
 from rulegrad.rules.rangeify_helpers import predict_local_values
-from rulegrad.rules.rangeify_helpers import ranges_in
+from rulegrad.rules.flash_cost import ranges_in
 from rulegrad.rules.read_twice import read_twice
 from rulegrad.rules.analyses import reads_moved
 from rulegrad.runtime.ops import reduce_from
@@ -58,7 +58,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'c182ac389cfc1a811bb01b1306c94d4bac1167ea2df6673c862c068e9b422f6a'
+SOURCE_SHA256 = '1d4fbb282596f4c609aab99385b0d5dfc5d599a666832e34318ab2b15d4caabf'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND

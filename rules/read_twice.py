@@ -12,8 +12,7 @@ from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
 
 PICKS = GroupOp.Comparison | {Ops.MAX, Ops.MIN}  # whose answer turns on an ulp of a source
-# a read of another element than the reader's, or of a buffer (its kernel computed the value)
-_VIEWS = GroupOp.Movement | {Ops.REDUCE_AXIS, Ops.CONTIGUOUS}
+_VIEWS = GroupOp.Movement | {Ops.REDUCE_AXIS}  # a read of another element than the reader's
 _WALKED, _THROUGH = GroupOp.Elementwise | GroupOp.Movement, GroupOp.Elementwise | _VIEWS
 _NONE: frozenset[UOp] = frozenset()
 
@@ -34,14 +33,15 @@ def read_twice(sink: UOp) -> list[UOp]:
     users = Counter(s for n in nodes if libm for s in set(n.src))
     under, feeds = set(), set()  # below a view; read by a compare (through _THROUGH ops)
     for n in reversed(nodes) if libm else ():  # every consumer before its sources
-        if n.op in _VIEWS or n in under and n.op in _WALKED:
+        if n.op in _VIEWS or n.op is Ops.CONTIGUOUS or n in under and n.op in _WALKED:
             under.update(n.src)
         if n.op in _THROUGH and (n in feeds or n.op in PICKS):
             feeds.update(n.src)
     shared = {base[n] for n in libm if users[n] > 1} & under
     plain: dict[UOp, frozenset[UOp]] = {}
     viewed: dict[UOp, frozenset[UOp]] = {}
-    hits: set[UOp] = set()
+    # read from a buffer the graph has (sort's of its input) and recomputed by its other readers
+    hits = {base[n.src[0]] for n in feeds if n.op is Ops.CONTIGUOUS} & shared
     for n in nodes if shared else ():
         if n not in feeds and n.op not in PICKS:
             continue  # (no compare reads it)

@@ -180,6 +180,12 @@ def test_only_a_compare_of_two_views_stores_the_value():
     assert read_twice(_sink(x.sigmoid() < 0.5, x.sigmoid().sum())) == []
     stored = c.contiguous()
     assert read_twice(_sink(stored == stored.max(0))) == []  # stored already: read once
+    # sort and topk store their input and compare it with itself: each compare reads the one
+    # buffer (a softmax's values, a cosine's), nothing more is stored; read beside its buffer
+    # (the max recomputes it), the value is (its readers then read the buffer sort writes)
+    for t in (x.softmax(-1).topk(3, -1)[0], c.sort(0)[0], c.argsort(1)):
+        assert read_twice(_sink(t)) == [], t
+    assert read_twice(_sink(c.sort(0)[0][-1] == c.max(0))) == [c.uop]
 
 
 # ---------------------------------------------------------------------- rev58a: the blind spots

@@ -7,7 +7,7 @@ Across the scheduler's rule files (rangeify.rules, kernel.rules, kernelize.rules
 - the share of rules whose right-hand side is a bare helper call (`SINK as s -> walk(ctx, s)`:
   the rule says nothing of what changes; target <= 25%);
 - the non-blank lines of the Python modules those files name with `use` or `analysis`, beside
-  the rules (a leading dot), `symbolic_helpers` aside: the algebra shares it (target <= 560).
+  the rules (a leading dot), `symbolic_helpers` aside: the algebra shares it (target <= 500).
   Modules of the runtime they name (the IR: `runtime.view`, `runtime.ops`, ...) are listed but
   not counted; scheduler code moved there would have to be counted by hand;
 - the longest rule texts of every rules file of the package (rules/*.rules): a rule's, a
@@ -28,7 +28,7 @@ RULES = ROOT / "rules"
 FILES = ("rangeify", "kernel", "kernelize")
 NOT_COUNTED = {".symbolic_helpers"}  # the algebra's, shared with symbolic.rules
 MAX_SHARE = 0.25
-MAX_LINES = 560  # (500 until libm58's read_twice: see its commit)
+MAX_LINES = 500
 MAX_TEXT = 200  # characters of one rule's text, on one line
 
 

@@ -33,12 +33,9 @@ def reads_moved(target: UOp, value: UOp) -> bool:
     reads: set[UOp] = set()  # nodes whose value depends on buf
     moved: set[UOp] = set()  # ... at some other element than their own
     for n in toposort(value, stop=lambda n: n.op is Ops.CONTIGUOUS and n is not value):
-        if n is anchor:
+        if n is anchor or n is buf:  # buf, not the anchor: read under another view
             reads.add(n)
-            continue
-        if n is buf:  # read under another view than the target's
-            reads.add(n)
-            moved.add(n)
+            moved.update([n] if n is not anchor else [])
             continue
         if any(s in moved for s in n.src):
             moved.add(n)

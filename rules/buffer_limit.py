@@ -2,16 +2,9 @@
 
 A sum of 2,000 tensors is not one C function of 2,000 parameters (gcc took 36 s), but kernels
 that each read at most `max_kernel_buffers()` buffers. In: a scheduler's graph. Out: the pass's
-context, and for a node, the buffers a kernel computing it would load. The rule that realizes
-sources is the rules file's; what a buffer is, and what realizes a source, the scheduler's:
-
-- rangeify runs it on the tensor graph, before its realize decisions: a buffer is a BUFFER, a
-  CONTIGUOUS, an ASSIGN or a COPY, and a reduction counts as one besides its loads (realized
-  later where read over other ranges: a softmax's max); a CONTIGUOUS realizes a source;
-- kernelize runs it once its grouper chose the kernels (`KernelBufferLimit`): a buffer is a
-  BUFFER, an ASSIGN or a REALIZE, which realizes a source (tinygrad's `limit_bufs`).
-
-Each node's buffers are counted once, sources first, memoised in the context: linear in the graph.
+context, and for a node, the buffers a kernel computing it would load (each node's counted once,
+sources first, memoised in the context: linear in the graph). The rule that realizes sources is
+the rules file's; what a buffer is, and what realizes a source, the scheduler's context says.
 """
 
 from __future__ import annotations
@@ -24,11 +17,13 @@ _NONE: frozenset[UOp] = frozenset()
 
 
 class BufferLimit:
-    """The pass's context (rangeify's): the limit, and node -> the buffers its kernel would
-    load (no dataclass: a first realize makes this class, runtime/record.py says the cost)."""
+    """The pass's context (rangeify's, on the tensor graph before its realize decisions): the
+    limit, and node -> the buffers its kernel would load (no dataclass: a first realize makes
+    this class, runtime/record.py says the cost)."""
 
     loaded = frozenset({Ops.BUFFER, Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY})  # what is a buffer
-    maybe_loaded = frozenset({Ops.REDUCE_AXIS})  # a buffer besides its loads, maybe
+    # a buffer besides its loads, maybe: realized later where read over other ranges (softmax's max)
+    maybe_loaded = frozenset({Ops.REDUCE_AXIS})
     wrap = Ops.CONTIGUOUS  # what realizes a source
 
     def __init__(self, limit: int, loads: dict[UOp, frozenset[UOp]] | None = None) -> None:
@@ -49,7 +44,7 @@ class BufferLimit:
 
 
 class KernelBufferLimit(BufferLimit):
-    """kernelize's, after its grouper: kernels are the REALIZEs."""
+    """kernelize's, after its grouper: kernels are the REALIZEs (tinygrad's `limit_bufs`)."""
 
     loaded = frozenset({Ops.BUFFER, Ops.ASSIGN, Ops.REALIZE})
     maybe_loaded = frozenset()

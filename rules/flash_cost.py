@@ -6,19 +6,11 @@ In: the rangeify context (which reduce ranges are matmul-sized sums of products,
 the kernel each runs in) and the INDEX a local value is read at. Out: None when the products are
 short enough, else the reason, for DEBUG=2's `cost` lines. (And split_reduceop's `shares_threads`.)
 
-Why: the C backend prints a kernel whose sum of products reads per-row local values as the
-flash kernel (rules/flash_helpers.py, backends/c/flash.py; also when the kernel's store is not a
-product itself, an MLP block's softmax: its rows' stores are then plain loops after the products'
-register tiles): per tile of 6 rows, each product's operand that does not vary by row (attention's
-K^T and V) is packed once per head and read whole by every tile. At most `local_max_panel()`
-multiply-adds per row, that operand (one float32 per multiply-add) fills at most a quarter of the
-L2 cache (runtime/target.py), so both of attention's fill at most half of it and stay there
-between tiles beside the tiles' scores, outputs and the rows streamed through (1 MB of L2: 64K
-multiply-adds, 256 KB each): there the flash kernel is faster than packed kernels of their own
-plus the row's max and sum, which write and read the scores (keys x keys per head) through
-memory (one core, bound at an eighth of L2 -> a quarter: 1 x 1024 x 64 3.75 -> 2.9 ms, 2 x 2048
-x 32 20.5 -> 14.6 ms). A longer one (an MLP's hidden layer, 784 x 256 per row) would stream its
-operand from memory per tile: the packed loops of its own kernel win.
+Why (docs/schedulers.md has the measures): the C backend prints a kernel whose sum of products
+reads per-row local values as the flash kernel, which packs each product's operand that does not
+vary by row (attention's K^T and V) once per head and reads it whole per tile of 6 rows: within
+`local_max_panel()` it stays in L2 between tiles; a longer one (an MLP's hidden layer) would
+stream from memory per tile, and the packed loops of its own kernel win.
 """
 
 from __future__ import annotations
@@ -56,6 +48,11 @@ def local_max_array() -> int:
     return min(cache_bytes(1) // (2 * 4), stack_bytes() // (8 * 8))
 
 
+def ranges_in(*exprs: UOp) -> list[UOp]:
+    """The RANGE nodes index expressions depend on, in a stable order."""
+    return list(dict.fromkeys(n for e in exprs for n in toposort(e) if n.op is Ops.RANGE))
+
+
 def _panels(n: int) -> int:
     return -(-n // PANEL) * PANEL
 
@@ -70,13 +67,12 @@ def too_long(ctx: Any, idx: UOp, products: UOp | None = None) -> str | None:
     more than `local_max_panel()` multiply-adds per row computes it (`products`, attention's scores:
     their length times the array's panels) or reads it (one whose reduce ranges are among idx's:
     its length times the panels of its kernel's loops past the row); else None."""
-    rngs = [n for e in (*idx.src[1:], *(idx.arg or ())) for n in toposort(e) if n.op is Ops.RANGE]
     row = {r for r in idx.src[1:] if r.op is Ops.RANGE and r.arg[1] == "loop"}
     most = 0
     if products is not None:
         cols = math.prod(_size(r) for r in idx.src[1:] if r.op is Ops.RANGE and r not in row)
         most = _panels(cols) * (products.src[0].size // max(products.size, 1))
-    for r in dict.fromkeys(rngs):
+    for r in ranges_in(*idx.src[1:], *(idx.arg or ())):
         k = ctx.products.get(r)
         if k is not None:
             cols = math.prod(_size(x) for x in ctx.kernel_loops.get(r, ()) if x not in row)

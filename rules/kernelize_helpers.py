@@ -4,29 +4,17 @@ In: the captures of a rule that matched (UOps, and the pass's `KernelizeContext`
 replacement UOp, or None for "no rewrite"; or, for the analyses, an answer about nodes. What
 each pass does and decides is said by its rules (and its context, declared there); a function is
 here only because it walks the graph (a node's readers, where a reduction's value flows, what a
-pad reads) or runs a rule set of its own over a kernel's value (`ast_passes`, `split_store`).
+pad reads).
 
-Conventions of the kernelize graph:
-
-- Movement ops are merged into `VIEW(base, arg=ShapeTracker)` (runtime/view.py): the base read
-  through a stack of views. A realized node is `REALIZE(x, arg=i)` until its kernel exists, then
-  `VIEW(ASSIGN(BUFFER, KERNEL), contiguous)`: its buffer, once the kernel has written it.
-- Kernel values are built like rangeify's: `INDEX(x, i0, ..., in)` is x at index expressions; the
-  `create_ast` rules push it down to memory reads `INDEX(BUFFER, flat)`, where a view's masked
-  offset is `WHERE(valid, off, INVALID)`, the form `kernel.rules`' `to_kernel` takes.
+The graph's conventions: kernelize.rules' opening comment (VIEW(base, arg=ShapeTracker)) and
+`kernel_view` (a realized node's buffer), rangeify_helpers.py's (INDEX, masked offsets).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rulegrad.runtime.ops import GroupOp, Ops
-from rulegrad.runtime.rewrite import graph_rewrite
 from rulegrad.runtime.uop import UOp, toposort
 from rulegrad.runtime.view import ShapeTracker
-
-if TYPE_CHECKING:  # declared in kernelize.rules
-    from rulegrad.rules.generated.kernelize import KernelizeContext
 
 # nodes that are memory already (or need none): never realized by a view above them
 ALWAYS_CONTIGUOUS = frozenset({Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW,
@@ -110,21 +98,3 @@ def kernel_reads(children: dict[UOp, dict[UOp, None]], realizes: dict[UOp, None]
             (v,) = views
             stack.append((nxt, st + v if not v.is_contiguous or v.shape != st.shape else st))
     return reads
-
-
-# ====================================================================== 6. create_kernels
-def ast_passes(value: UOp, ctx: KernelizeContext) -> UOp:
-    """One kernel's value, read down to memory by kernelize.rules' `create_ast`."""
-    from rulegrad.rules import matcher
-
-    return graph_rewrite(value, matcher("kernelize", "create_ast"), ctx=ctx, bottom_up=True,
-                         name="create_ast")
-
-
-def split_store(st: UOp) -> UOp:
-    """One STORE is one kernel, made by kernel.rules' `split_store` as rangeify's are."""
-    from rulegrad.rules import matcher
-
-    a = matcher("kernel", "split_kernels").rewrite(st)
-    assert a is not None and a.op is Ops.ASSIGN
-    return a

@@ -20,10 +20,11 @@ Conventions of the rangeified graph (the pipeline at the end of rangeify.rules h
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from rulegrad.rules.flash_cost import too_long
+from rulegrad.rules.flash_cost import ranges_in, too_long
 from rulegrad.rules.lower_helpers import reduce_loop
 from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops, reduce_start
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
@@ -34,11 +35,6 @@ if TYPE_CHECKING:  # declared in rangeify.rules
 # the scheduler's ranges are numbered from here, a kernel's own from 0: a renumbered range can
 # never be mistaken for one still to renumber (kernel.rules' `renumber` tests r.arg[0])
 FIRST_RANGE = 1 << 30
-
-
-def ranges_in(*exprs: UOp) -> list[UOp]:
-    """The RANGE nodes an index expression depends on, in a stable order."""
-    return list(dict.fromkeys(n for e in exprs for n in toposort(e) if n.op is Ops.RANGE))
 
 
 # ====================================================================== the contexts' walks
@@ -146,21 +142,8 @@ def is_products(red: UOp) -> bool:
     return red.src[0].size >= LOCAL_MAX_PRODUCTS and all(_broadcast(x) for x in red.src[0].src)
 
 
-def _broadcast(x: UOp) -> bool:
-    """Whether a view of x repeats it along an axis (an EXPAND among the movement ops on top)."""
-    while x.op in GroupOp.Movement:
-        if x.op is Ops.EXPAND:
-            return True
-        x = x.src[0]
-    return False
-
-
-def outer_loops(ctx: RangeifyContext, idxs: tuple[UOp, ...], alone: bool = False) -> bool:
-    """Whether the ranges of `idxs` are loops, the outermost of one kernel (outermost first);
-    `alone`: or no loop at all (a single row's value, computed once before the kernel's loops)."""
-    rngs = ranges_in(*idxs)
-    return (bool(rngs) and all(r.arg[1] == "loop" for r in rngs) and
-            set(ctx.group.get(rngs[0], ())[:len(rngs)]) == set(rngs)) or (alone and not rngs)
+def _broadcast(x: UOp) -> bool:  # a view of x repeats it along an axis (an EXPAND on top)
+    return any(n.op is Ops.EXPAND for n in toposort(x, stop=lambda n: n.op not in GroupOp.Movement))
 
 
 def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[int]] | None:
@@ -179,7 +162,7 @@ def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[in
             loops.append(i)
         else:
             differ.append(a)
-    if not differ or not outer_loops(ctx, tuple(loops)):
+    if not differ or not ctx.outer_loops(tuple(loops)):
         return None
     group = ctx.group[loops[0]]
     others = [idx.src[1 + a] for a in differ]
@@ -188,25 +171,18 @@ def local_axes(ctx: RangeifyContext, idx: UOp) -> tuple[tuple[UOp, ...], list[in
     return group, differ
 
 
-# a kernel-local array of an elementwise value pays when it holds a call into the math library
-# (expf: 10-20 cycles a lane, even vectorized): more than an element written to L1 and read back
-# (about a cycle each). Division and square root, single instructions, are cheaper recomputed.
-_COSTLY = LIBM_CALLS
-
-
 def predict_local_values(sink: UOp, predicted: frozenset[UOp]) -> dict[UOp, tuple[int, ...]]:
     """Candidates for a kernel-local array of an elementwise value, from the tensor graph: a
-    `_COSTLY` value of several users, one a reduction read through a broadcast (softmax's exp,
-    summed, then divided by its sum) -> the axes that reduction reduces (the array's)."""
-    users: dict[UOp, int] = {}
-    for n in toposort(sink) if predicted else ():  # (no candidate: no walk)
-        for s in set(n.src):
-            users[s] = users.get(s, 0) + 1
+    value of several users, one a reduction read through a broadcast (softmax's exp, summed,
+    then divided by its sum) -> the axes that reduction reduces (the array's). It pays when the
+    value calls libm (LIBM_CALLS; expf: 10-20 cycles a lane, even vectorized), more than an
+    element written to L1 and read back; division and square root are cheaper recomputed."""
+    users = Counter(s for n in (toposort(sink) if predicted else ()) for s in set(n.src))
     out: dict[UOp, tuple[int, ...]] = {}
     for red in predicted:
         v = red.src[0]
         cone = toposort(v, stop=lambda n: n.op not in GroupOp.Elementwise)
-        if users.get(v, 0) > 1 and any(n.op in _COSTLY for n in cone):
+        if users.get(v, 0) > 1 and any(n.op in LIBM_CALLS for n in cone):
             out[v] = tuple(red.arg[1])
     return out
 

@@ -180,3 +180,34 @@ def test_only_a_compare_of_two_views_stores_the_value():
     assert read_twice(_sink(x.sigmoid() < 0.5, x.sigmoid().sum())) == []
     stored = c.contiguous()
     assert read_twice(_sink(stored == stored.max(0))) == []  # stored already: read once
+    # sort and topk store their input and compare it with itself: each compare reads the one
+    # buffer (a softmax's values, a cosine's), nothing more is stored; read beside its buffer
+    # (the max recomputes it), the value is (its readers then read the buffer sort writes)
+    for t in (x.softmax(-1).topk(3, -1)[0], c.sort(0)[0], c.argsort(1)):
+        assert read_twice(_sink(t)) == [], t
+    assert read_twice(_sink(c.sort(0)[0][-1] == c.max(0))) == [c.uop]
+
+
+# ---------------------------------------------------------------------- rev58a: the blind spots
+@pytest.mark.parametrize("scheduler", SCHEDULERS)
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_a_value_stored_on_one_path_and_recomputed_on_the_other_is_numpys(dt, scheduler):
+    """A compare that reads a libm value once through a buffer (the user's `contiguous`, or
+    sort's and topk's own store of their input) and once recomputed (its max, or itself): the
+    buffer's kernel and the compare's each computed the value, ulps apart, and the largest
+    sorted value was not the max. numpy's answers: all True, and `w == w.max(0)`."""
+    for name in ("cos", "exp", "log2"):
+        ours, theirs = FUNCS[name][:2]
+        for shape in ((13, 31), (5, 3), (1, 9)):
+            a = _grid(name, dt, shape, 63)
+            with using(scheduler):
+                v = ours(Tensor(a))
+                top = v.sort(0)[0][-1] == v.max(0)
+                first = v.topk(1, 0)[0][0] == v.max(0)
+                kept = v.contiguous() == v.max(0)
+                same = v.contiguous() == v
+                Tensor.realize(top, first, kept, same)
+            w = theirs(a)
+            for got in (top, first, same):
+                assert got.numpy().all(), (name, shape)
+            np.testing.assert_array_equal(kept.numpy(), w == w.max(0), err_msg=name)

@@ -1,6 +1,6 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
-# source sha256: 6058057515407085fba2aaa66d97fc91a855e786941ac91d58ce62a5018e9f81
-# imports rules/rangeify.rules sha256: dc6a31ab5a247699b33e3e68e76ce722aa809f4f10c89eade7d0e9e92cc5699e
+# source sha256: 98e5b34af98b9422522095dc6d586f51ebba7d8bcd86bcd92aebfbeb14a6a52c
+# imports rules/rangeify.rules sha256: 10a4aa8fe5a0b8c01a2ee7c1af9b2e18cb0b76097c10c8a1df428c9095929114
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
@@ -21,25 +21,25 @@ from rulegrad.rules.rangeify_helpers import FIRST_RANGE
 from rulegrad.rules.kernelize_helpers import FUSED
 from rulegrad.rules.buffer_limit import KernelBufferLimit
 from rulegrad.runtime.view import ShapeTracker
-from rulegrad.rules.kernelize_helpers import ast_passes
 from rulegrad.rules.kernelize_helpers import can_pad
 from rulegrad.rules.kernelize_helpers import children_of
 from itertools import count
 from rulegrad.runtime.device import device_of
 from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.view import flatten
+from rulegrad.runtime.rewrite import graph_rewrite
 from rulegrad.rules.kernelize_helpers import is_computed
 from rulegrad.rules.kernelize_helpers import kernel_reads
+from rulegrad.rules import matcher
 from rulegrad.rules.rangeify_helpers import reduce_over
 from rulegrad.runtime.ops import reduce_start
 from rulegrad.rules.kernelize_helpers import root_value
-from rulegrad.rules.kernelize_helpers import split_store
 from rulegrad.runtime.view import unflatten
 from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
-SOURCE_SHA256 = '6058057515407085fba2aaa66d97fc91a855e786941ac91d58ce62a5018e9f81'
-DEPENDENCIES = (('rules/rangeify.rules', 'dc6a31ab5a247699b33e3e68e76ce722aa809f4f10c89eade7d0e9e92cc5699e'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
+SOURCE_SHA256 = '98e5b34af98b9422522095dc6d586f51ebba7d8bcd86bcd92aebfbeb14a6a52c'
+DEPENDENCIES = (('rules/rangeify.rules', '10a4aa8fe5a0b8c01a2ee7c1af9b2e18cb0b76097c10c8a1df428c9095929114'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
 _CONST = Ops.CONST
@@ -60,105 +60,115 @@ _UNSET = object()  # a context's field not given to its constructor
 
 
 def stops_fuse(x):
-    """`def stops_fuse`, declared at rules/kernelize.rules:28."""
+    """`def stops_fuse`, declared at rules/kernelize.rules:31."""
     return x.op not in GroupOp.Elementwise and x.op not in GroupOp.Movement and x.op not in (Ops.REDUCE_AXIS, Ops.DETACH, Ops.CONTIGUOUS_BACKWARD, Ops.FUSE)
 
 
 def constants_only(x):
-    """`def constants_only`, declared at rules/kernelize.rules:31."""
+    """`def constants_only`, declared at rules/kernelize.rules:34."""
     return all(n.op is not Ops.BUFFER for n in x.toposort())
 
 
 def row_major_buffer(x):
-    """`def row_major_buffer`, declared at rules/kernelize.rules:33."""
+    """`def row_major_buffer`, declared at rules/kernelize.rules:36."""
     return x.op is Ops.BUFFER or x.op is Ops.VIEW and x.src[0].op is Ops.BUFFER and x.arg.is_contiguous and x.size == x.src[0].size
 
 
 def plain_pad(v, x):
-    """`def plain_pad`, declared at rules/kernelize.rules:36."""
+    """`def plain_pad`, declared at rules/kernelize.rules:39."""
     vs = v.arg.views
     return len(vs) == 1 and vs[0].mask is not None and x.size >= prod(e - b for b, e in vs[0].mask)
 
 
 def out_buffer(x):
-    """`def out_buffer`, declared at rules/kernelize.rules:140."""
+    """`def out_buffer`, declared at rules/kernelize.rules:143."""
     return _new(UOp, Ops.BUFFER, x.dtype, (), Buffer(prod(x.shape), x.dtype, device=device_of(x)))
 
 
 def store(tgt, value, rngs):
-    """`def store`, declared at rules/kernelize.rules:142."""
+    """`def store`, declared at rules/kernelize.rules:145."""
     return _new(UOp, Ops.STORE, dtypes.void, (tgt, value, *rngs))
 
 
 def new_store(buf, x, rngs, value):
-    """`def new_store`, declared at rules/kernelize.rules:143."""
+    """`def new_store`, declared at rules/kernelize.rules:146."""
     return store(_new(UOp, Ops.INDEX, buf.dtype, (buf, flatten(rngs, x.shape, UOp.const(dtypes.index, 0)))), value, rngs)
 
 
 def placeholder(st):
-    """`def placeholder`, declared at rules/kernelize.rules:145."""
+    """`def placeholder`, declared at rules/kernelize.rules:148."""
     return UOp.range(max(st.src[0].src[0].arg.size, 1), FIRST_RANGE - 1)
 
 
 def number_tag(r):
-    """`def number_tag`, declared at rules/kernelize.rules:147."""
+    """`def number_tag`, declared at rules/kernelize.rules:150."""
     return None if r.arg is None else (r.arg,)
 
 
+def ast_passes(value, ctx):
+    """`def ast_passes`, declared at rules/kernelize.rules:153."""
+    return graph_rewrite(value, matcher('kernelize', 'create_ast'), ctx=ctx, bottom_up=True, name='create_ast')
+
+
+def split_store(st):
+    """`def split_store`, declared at rules/kernelize.rules:154."""
+    return matcher('kernel', 'split_kernels').rewrite(st)
+
+
 def seen_through(r, st, view, dt):
-    """`def seen_through`, declared at rules/kernelize.rules:151."""
+    """`def seen_through`, declared at rules/kernelize.rules:158."""
     a = split_store(st)
     p = placeholder(st)
     return _new(UOp, Ops.VIEW, dt, (a.replace(arg=(p, (p,)), tag=number_tag(r)),), view)
 
 
 def kernel_view(r, x, st):
-    """`def kernel_view`, declared at rules/kernelize.rules:153."""
+    """`def kernel_view`, declared at rules/kernelize.rules:160."""
     return seen_through(r, st, ShapeTracker.from_shape(x.shape), x.dtype)
 
 
 def assign_view(r, x, t, st):
-    """`def assign_view`, declared at rules/kernelize.rules:156."""
+    """`def assign_view`, declared at rules/kernelize.rules:163."""
     return seen_through(r, st, t.arg if t.op is Ops.VIEW else ShapeTracker.from_shape(x.shape), x.dtype)
 
 
 def view_at(v, idx):
-    """`def view_at`, declared at rules/kernelize.rules:172."""
+    """`def view_at`, declared at rules/kernelize.rules:179."""
     return v.arg.index(list(idx.src[1:]))
 
 
 def as_index(i):
-    """`def as_index`, declared at rules/kernelize.rules:174."""
+    """`def as_index`, declared at rules/kernelize.rules:181."""
     return UOp.const(dtypes.index, i) if isinstance(i, int) else i
 
 
 def masked(valid, i):
-    """`def masked`, declared at rules/kernelize.rules:176."""
+    """`def masked`, declared at rules/kernelize.rules:183."""
     return i if valid is None else valid.where(i, _new(UOp, Ops.INVALID, dtypes.index, ()))
 
 
 def or_zero(valid, x):
-    """`def or_zero`, declared at rules/kernelize.rules:177."""
+    """`def or_zero`, declared at rules/kernelize.rules:184."""
     return x if valid is None else valid.where(x, UOp.const(x.dtype, 0))
 
 
 def reduce_at(idx, axes, rngs):
-    """`def reduce_at`, declared at rules/kernelize.rules:179."""
+    """`def reduce_at`, declared at rules/kernelize.rules:186."""
     return [rngs[axes.index(i)] if i in axes else a for i, a in enumerate(idx.src[1:])]
 
 
 def source_at(red, at):
-    """`def source_at`, declared at rules/kernelize.rules:181."""
+    """`def source_at`, declared at rules/kernelize.rules:188."""
     return _new(UOp, Ops.INDEX, (_t1 := red.src[0]).dtype, (_t1, *at)).cast(red.dtype)
 
 
 def reduce_of(red, at, rngs):
-    """`def reduce_of`, declared at rules/kernelize.rules:183."""
+    """`def reduce_of`, declared at rules/kernelize.rules:190."""
     return reduce_over(source_at(red, at), [r for r in rngs if r.op is Ops.RANGE], red.arg[0], reduce_start(red.arg))
 
 
 class FuseContext:
-    """`context FuseContext`, declared at rules/kernelize.rules:43."""
+    """`context FuseContext`, declared at rules/kernelize.rules:46."""
 
     fuse_arange: 'bool'
 
@@ -168,7 +178,7 @@ class FuseContext:
 
 
 class KernelizeContext:
-    """`context KernelizeContext`, declared at rules/kernelize.rules:50."""
+    """`context KernelizeContext`, declared at rules/kernelize.rules:53."""
 
     dont_realize_expand: 'bool'
     dont_group_reduces: 'bool'
@@ -233,10 +243,10 @@ class KernelizeContext:
 
 # ======================================================================== do_fuse
 _do_fuse_rules = (
-    RuleInfo('fuse_reduce', 'rules/kernelize.rules', 82, 'fuse_reduce: FUSE(REDUCE_AXIS as r) -> r.replace(src=(r.src[0].f(Ops.FUSE),), tag=FUSED)'),
-    RuleInfo('fuse_push', 'rules/kernelize.rules', 83, 'fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> x.replace(src=tuple(s.f(Ops.FUSE) for s in x.src))'),
-    RuleInfo('fuse_stop', 'rules/kernelize.rules', 84, 'fuse_stop: FUSE(x) if stops_fuse(x) -> x'),
-    RuleInfo('fuse_arange', 'rules/kernelize.rules', 86, 'fuse_arange: REDUCE_AXIS as r if ctx.fuse_arange and r.tag is None and constants_only(r.src[0]) -> r.replace(tag=FUSED)'),
+    RuleInfo('fuse_reduce', 'rules/kernelize.rules', 85, 'fuse_reduce: FUSE(REDUCE_AXIS as r) -> r.replace(src=(r.src[0].f(Ops.FUSE),), tag=FUSED)'),
+    RuleInfo('fuse_push', 'rules/kernelize.rules', 86, 'fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> x.replace(src=tuple(s.f(Ops.FUSE) for s in x.src))'),
+    RuleInfo('fuse_stop', 'rules/kernelize.rules', 87, 'fuse_stop: FUSE(x) if stops_fuse(x) -> x'),
+    RuleInfo('fuse_arange', 'rules/kernelize.rules', 89, 'fuse_arange: REDUCE_AXIS as r if ctx.fuse_arange and r.tag is None and constants_only(r.src[0]) -> r.replace(tag=FUSED)'),
 )
 _do_fuse_st = match_stats('do_fuse', _do_fuse_rules)  # None unless counting
 
@@ -245,7 +255,7 @@ def _do_fuse_FUSE(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _REDUCE_AXIS:
-            # rule fuse_reduce at rules/kernelize.rules:82
+            # rule fuse_reduce at rules/kernelize.rules:85
             #   fuse_reduce: FUSE(REDUCE_AXIS as r) -> r.replace(src=(r.src[0].f(Ops.FUSE),), tag=FUSED)
             if _do_fuse_st: _do_fuse_st.attempts[0] += 1
             # r = n0
@@ -254,7 +264,7 @@ def _do_fuse_FUSE(n, ctx):
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _do_fuse_rules[0]
         elif o0 in _OPS0:
-            # rule fuse_push at rules/kernelize.rules:83
+            # rule fuse_push at rules/kernelize.rules:86
             #   fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> x.replace(src=tuple(s.f(Ops.FUSE) for s in x.src))
             if _do_fuse_st: _do_fuse_st.attempts[1] += 1
             # x = n0
@@ -262,7 +272,7 @@ def _do_fuse_FUSE(n, ctx):
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _do_fuse_rules[1]
-        # rule fuse_stop at rules/kernelize.rules:84
+        # rule fuse_stop at rules/kernelize.rules:87
         #   fuse_stop: FUSE(x) if stops_fuse(x) -> x
         if _do_fuse_st: _do_fuse_st.attempts[2] += 1
         # x = n0
@@ -271,7 +281,7 @@ def _do_fuse_FUSE(n, ctx):
     return None
 
 def _do_fuse_REDUCE_AXIS(n, ctx):
-    # rule fuse_arange at rules/kernelize.rules:86
+    # rule fuse_arange at rules/kernelize.rules:89
     #   fuse_arange: REDUCE_AXIS as r if ctx.fuse_arange and r.tag is None and constants_only(r.src[0]) -> r.replace(tag=FUSED)
     if _do_fuse_st: _do_fuse_st.attempts[3] += 1
     # r = n
@@ -291,19 +301,19 @@ _do_fuse_part = RuleMatcher('do_fuse', _do_fuse_rules, {
 
 # ======================================================================== merge_views
 _merge_views_rules = (
-    RuleInfo('mop_on_view', 'rules/kernelize.rules', 93, 'mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)'),
-    RuleInfo('mop_to_view', 'rules/kernelize.rules', 94, 'mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)'),
-    RuleInfo('view_noop', 'rules/kernelize.rules', 96, 'view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x'),
+    RuleInfo('mop_on_view', 'rules/kernelize.rules', 96, 'mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)'),
+    RuleInfo('mop_to_view', 'rules/kernelize.rules', 97, 'mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)'),
+    RuleInfo('view_noop', 'rules/kernelize.rules', 99, 'view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x'),
 )
 _merge_views_st = match_stats('merge_views', _merge_views_rules)  # None unless counting
 
 def _merge_views_r0(n, ctx, m, x, y):
-    # rule mop_on_view at rules/kernelize.rules:93
+    # rule mop_on_view at rules/kernelize.rules:96
     #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
     return _new(UOp, _VIEW, m.dtype, (y,), x.arg.apply(m.op.name, m.arg))
 
 def _merge_views_r1(n, ctx, m, x):
-    # rule mop_to_view at rules/kernelize.rules:94
+    # rule mop_to_view at rules/kernelize.rules:97
     #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
     return _new(UOp, _VIEW, m.dtype, (x,), ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg))
 
@@ -312,12 +322,12 @@ def _merge_views_RESHAPE(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule mop_on_view at rules/kernelize.rules:93
+            # rule mop_on_view at rules/kernelize.rules:96
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
             if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
-        # rule mop_to_view at rules/kernelize.rules:94
+        # rule mop_to_view at rules/kernelize.rules:97
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
         if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
@@ -329,12 +339,12 @@ def _merge_views_PERMUTE(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule mop_on_view at rules/kernelize.rules:93
+            # rule mop_on_view at rules/kernelize.rules:96
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
             if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
-        # rule mop_to_view at rules/kernelize.rules:94
+        # rule mop_to_view at rules/kernelize.rules:97
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
         if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
@@ -346,12 +356,12 @@ def _merge_views_EXPAND(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule mop_on_view at rules/kernelize.rules:93
+            # rule mop_on_view at rules/kernelize.rules:96
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
             if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
-        # rule mop_to_view at rules/kernelize.rules:94
+        # rule mop_to_view at rules/kernelize.rules:97
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
         if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
@@ -363,12 +373,12 @@ def _merge_views_PAD(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule mop_on_view at rules/kernelize.rules:93
+            # rule mop_on_view at rules/kernelize.rules:96
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
             if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
-        # rule mop_to_view at rules/kernelize.rules:94
+        # rule mop_to_view at rules/kernelize.rules:97
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
         if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
@@ -380,12 +390,12 @@ def _merge_views_SHRINK(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule mop_on_view at rules/kernelize.rules:93
+            # rule mop_on_view at rules/kernelize.rules:96
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
             if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
-        # rule mop_to_view at rules/kernelize.rules:94
+        # rule mop_to_view at rules/kernelize.rules:97
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
         if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
@@ -397,12 +407,12 @@ def _merge_views_FLIP(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule mop_on_view at rules/kernelize.rules:93
+            # rule mop_on_view at rules/kernelize.rules:96
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
             if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
-        # rule mop_to_view at rules/kernelize.rules:94
+        # rule mop_to_view at rules/kernelize.rules:97
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
         if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
@@ -412,7 +422,7 @@ def _merge_views_FLIP(n, ctx):
 def _merge_views_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule view_noop at rules/kernelize.rules:96
+        # rule view_noop at rules/kernelize.rules:99
         #   view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x
         if _merge_views_st: _merge_views_st.attempts[2] += 1
         # v = n, x = n0
@@ -434,15 +444,15 @@ _merge_views_part = RuleMatcher('merge_views', _merge_views_rules, {
 
 # ======================================================================== do_realize
 _do_realize_rules = (
-    RuleInfo('realize_roots', 'rules/kernelize.rules', 104, 'realize_roots: SINK as s -> ctx.realizes.update((root_value(x), None) for x in s.src if not row_major_buffer(x))'),
-    RuleInfo('realize_effect', 'rules/kernelize.rules', 105, 'realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)'),
-    RuleInfo('realize_pad', 'rules/kernelize.rules', 107, 'realize_pad: VIEW(x) as v if is_computed(x) and x.tag != FUSED and v.arg.masked and not can_pad(ctx.realizes, x) -> ctx.realize(x)'),
-    RuleInfo('realize_expand', 'rules/kernelize.rules', 109, 'realize_expand: VIEW(x) as v if is_computed(x) and x.tag != FUSED and ctx.expands(v, x) -> ctx.realize(x)'),
+    RuleInfo('realize_roots', 'rules/kernelize.rules', 107, 'realize_roots: SINK as s -> ctx.realizes.update((root_value(x), None) for x in s.src if not row_major_buffer(x))'),
+    RuleInfo('realize_effect', 'rules/kernelize.rules', 108, 'realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)'),
+    RuleInfo('realize_pad', 'rules/kernelize.rules', 110, 'realize_pad: VIEW(x) as v if is_computed(x) and x.tag != FUSED and v.arg.masked and not can_pad(ctx.realizes, x) -> ctx.realize(x)'),
+    RuleInfo('realize_expand', 'rules/kernelize.rules', 112, 'realize_expand: VIEW(x) as v if is_computed(x) and x.tag != FUSED and ctx.expands(v, x) -> ctx.realize(x)'),
 )
 _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless counting
 
 def _do_realize_SINK(n, ctx):
-    # rule realize_roots at rules/kernelize.rules:104
+    # rule realize_roots at rules/kernelize.rules:107
     #   realize_roots: SINK as s -> ctx.realizes.update((root_value(x), None) for x in s.src if not row_major_buffer(x))
     if _do_realize_st: _do_realize_st.attempts[0] += 1
     # s = n
@@ -453,7 +463,7 @@ def _do_realize_SINK(n, ctx):
     return None
 
 def _do_realize_CONTIGUOUS(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:105
+    # rule realize_effect at rules/kernelize.rules:108
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -464,7 +474,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
     return None
 
 def _do_realize_COPY(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:105
+    # rule realize_effect at rules/kernelize.rules:108
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -475,7 +485,7 @@ def _do_realize_COPY(n, ctx):
     return None
 
 def _do_realize_BUFFER_VIEW(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:105
+    # rule realize_effect at rules/kernelize.rules:108
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -486,7 +496,7 @@ def _do_realize_BUFFER_VIEW(n, ctx):
     return None
 
 def _do_realize_ASSIGN(n, ctx):
-    # rule realize_effect at rules/kernelize.rules:105
+    # rule realize_effect at rules/kernelize.rules:108
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
     if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
@@ -499,7 +509,7 @@ def _do_realize_ASSIGN(n, ctx):
 def _do_realize_VIEW(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        # rule realize_pad at rules/kernelize.rules:107
+        # rule realize_pad at rules/kernelize.rules:110
         #   realize_pad: VIEW(x) as v if is_computed(x) and x.tag != FUSED and v.arg.masked and not can_pad(ctx.realizes, x) -> ctx.realize(x)
         if _do_realize_st: _do_realize_st.attempts[2] += 1
         # v = n, x = n0
@@ -508,7 +518,7 @@ def _do_realize_VIEW(n, ctx):
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _do_realize_rules[2]
-        # rule realize_expand at rules/kernelize.rules:109
+        # rule realize_expand at rules/kernelize.rules:112
         #   realize_expand: VIEW(x) as v if is_computed(x) and x.tag != FUSED and ctx.expands(v, x) -> ctx.realize(x)
         if _do_realize_st: _do_realize_st.attempts[3] += 1
         # v = n, x = n0
@@ -532,14 +542,14 @@ _do_realize_part = RuleMatcher('do_realize', _do_realize_rules, {
 
 # ======================================================================== group
 _group_rules = (
-    RuleInfo('group_off', 'rules/kernelize.rules', 118, 'group_off: REDUCE_AXIS as r if r.tag != FUSED and ctx.dont_group_reduces -> ctx.realize(r)'),
-    RuleInfo('group_join', 'rules/kernelize.rules', 119, 'group_join: REDUCE_AXIS as r if ctx.undecided(r) and ctx.fits(reads) -> ctx.join(r, *reads) where reads = kernel_reads(ctx.children, ctx.realizes, r)'),
-    RuleInfo('group_alone', 'rules/kernelize.rules', 120, 'group_alone: REDUCE_AXIS as r if ctx.undecided(r) -> ctx.alone(r)'),
+    RuleInfo('group_off', 'rules/kernelize.rules', 121, 'group_off: REDUCE_AXIS as r if r.tag != FUSED and ctx.dont_group_reduces -> ctx.realize(r)'),
+    RuleInfo('group_join', 'rules/kernelize.rules', 122, 'group_join: REDUCE_AXIS as r if ctx.undecided(r) and ctx.fits(reads) -> ctx.join(r, *reads) where reads = kernel_reads(ctx.children, ctx.realizes, r)'),
+    RuleInfo('group_alone', 'rules/kernelize.rules', 123, 'group_alone: REDUCE_AXIS as r if ctx.undecided(r) -> ctx.alone(r)'),
 )
 _group_st = match_stats('group', _group_rules)  # None unless counting
 
 def _group_REDUCE_AXIS(n, ctx):
-    # rule group_off at rules/kernelize.rules:118
+    # rule group_off at rules/kernelize.rules:121
     #   group_off: REDUCE_AXIS as r if r.tag != FUSED and ctx.dont_group_reduces -> ctx.realize(r)
     if _group_st: _group_st.attempts[0] += 1
     # r = n
@@ -548,7 +558,7 @@ def _group_REDUCE_AXIS(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _group_rules[0]
-    # rule group_join at rules/kernelize.rules:119
+    # rule group_join at rules/kernelize.rules:122
     #   group_join: REDUCE_AXIS as r if ctx.undecided(r) and ctx.fits(reads) -> ctx.join(r, *reads) where reads = kernel_reads(ctx.children, ctx.realizes, r)
     if _group_st: _group_st.attempts[1] += 1
     # r = n
@@ -559,7 +569,7 @@ def _group_REDUCE_AXIS(n, ctx):
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _group_rules[1]
-    # rule group_alone at rules/kernelize.rules:120
+    # rule group_alone at rules/kernelize.rules:123
     #   group_alone: REDUCE_AXIS as r if ctx.undecided(r) -> ctx.alone(r)
     if _group_st: _group_st.attempts[2] += 1
     # r = n
@@ -578,12 +588,12 @@ _group_part = RuleMatcher('group', _group_rules, {
 
 # ======================================================================== add_contiguous
 _add_contiguous_rules = (
-    RuleInfo('add_realize', 'rules/kernelize.rules', 126, 'add_realize: x if x in ctx.realizes and x.tag != "realized" -> ctx.wrap(x)'),
+    RuleInfo('add_realize', 'rules/kernelize.rules', 129, 'add_realize: x if x in ctx.realizes and x.tag != "realized" -> ctx.wrap(x)'),
 )
 _add_contiguous_st = match_stats('add_contiguous', _add_contiguous_rules)  # None unless counting
 
 def _add_contiguous_any0(n, ctx):
-    # rule add_realize at rules/kernelize.rules:126
+    # rule add_realize at rules/kernelize.rules:129
     #   add_realize: x if x in ctx.realizes and x.tag != "realized" -> ctx.wrap(x)
     if _add_contiguous_st: _add_contiguous_st.attempts[0] += 1
     # x = n
@@ -602,12 +612,12 @@ _add_contiguous_part = RuleMatcher('add_contiguous', _add_contiguous_rules, {
 
 # ======================================================================== finalize_contiguous
 _finalize_contiguous_rules = (
-    RuleInfo('remove_tags', 'rules/kernelize.rules', 132, 'remove_tags: x if x.tag is not None -> x.replace(tag=None)'),
+    RuleInfo('remove_tags', 'rules/kernelize.rules', 135, 'remove_tags: x if x.tag is not None -> x.replace(tag=None)'),
 )
 _finalize_contiguous_st = match_stats('finalize_contiguous', _finalize_contiguous_rules)  # None unless counting
 
 def _finalize_contiguous_any0(n, ctx):
-    # rule remove_tags at rules/kernelize.rules:132
+    # rule remove_tags at rules/kernelize.rules:135
     #   remove_tags: x if x.tag is not None -> x.replace(tag=None)
     if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     # x = n
@@ -626,9 +636,9 @@ _finalize_contiguous_part = RuleMatcher('finalize_contiguous', _finalize_contigu
 
 # ======================================================================== create_kernels
 _create_kernels_rules = (
-    RuleInfo('create_assign', 'rules/kernelize.rules', 161, 'create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> assign_view(r, x, t, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)'),
-    RuleInfo('create_kernel', 'rules/kernelize.rules', 165, 'create_kernel: REALIZE(x, ...) as r -> kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(INDEX(x, *rngs), ctx))) where rngs = ctx.loops(x.shape)'),
-    RuleInfo('view_view', 'rules/kernelize.rules', 167, 'view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)'),
+    RuleInfo('create_assign', 'rules/kernelize.rules', 168, 'create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> assign_view(r, x, t, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)'),
+    RuleInfo('create_kernel', 'rules/kernelize.rules', 172, 'create_kernel: REALIZE(x, ...) as r -> kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(INDEX(x, *rngs), ctx))) where rngs = ctx.loops(x.shape)'),
+    RuleInfo('view_view', 'rules/kernelize.rules', 174, 'view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)'),
 )
 _create_kernels_st = match_stats('create_kernels', _create_kernels_rules)  # None unless counting
 
@@ -637,7 +647,7 @@ def _create_kernels_REALIZE(n, ctx):
         n0 = n.src[0]
         if n0.op is _ASSIGN and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            # rule create_assign at rules/kernelize.rules:161
+            # rule create_assign at rules/kernelize.rules:168
             #   create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> assign_view(r, x, t, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)
             if _create_kernels_st: _create_kernels_st.attempts[0] += 1
             # r = n, t = n0_0, v = n0_1, x = n0
@@ -647,7 +657,7 @@ def _create_kernels_REALIZE(n, ctx):
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _create_kernels_rules[0]
-        # rule create_kernel at rules/kernelize.rules:165
+        # rule create_kernel at rules/kernelize.rules:172
         #   create_kernel: REALIZE(x, ...) as r -> kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(INDEX(x, *rngs), ctx))) where rngs = ctx.loops(x.shape)
         if _create_kernels_st: _create_kernels_st.attempts[1] += 1
         # r = n, x = n0
@@ -663,7 +673,7 @@ def _create_kernels_VIEW(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule view_view at rules/kernelize.rules:167
+            # rule view_view at rules/kernelize.rules:174
             #   view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)
             if _create_kernels_st: _create_kernels_st.attempts[2] += 1
             # a = n0, b = n, y = n0_0
@@ -680,13 +690,13 @@ _create_kernels_part = RuleMatcher('create_kernels', _create_kernels_rules, {
 
 # ======================================================================== create_ast
 _create_ast_rules = (
-    RuleInfo('ast_view_const', 'rules/kernelize.rules', 189, 'ast_view_const: INDEX(VIEW(c:CONST) as v, ...) as idx -> or_zero(at[1], c) where at = view_at(v, idx)'),
-    RuleInfo('ast_view_mem', 'rules/kernelize.rules', 191, 'ast_view_mem: INDEX(VIEW({BUFFER, ASSIGN} as b) as v, ...) as idx if b.op is Ops.BUFFER or b.src[1].op is Ops.KERNEL -> INDEX(b, masked(at[1], as_index(at[0]))) where at = view_at(v, idx)'),
-    RuleInfo('ast_view', 'rules/kernelize.rules', 195, 'ast_view: INDEX(VIEW(b) as v, ...) as idx -> or_zero(at[1], INDEX(b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])) where at = view_at(v, idx)'),
-    RuleInfo('ast_alu', 'rules/kernelize.rules', 197, 'ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))'),
-    RuleInfo('ast_marker', 'rules/kernelize.rules', 199, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])'),
-    RuleInfo('ast_reduce', 'rules/kernelize.rules', 202, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]'),
-    RuleInfo('ast_const', 'rules/kernelize.rules', 204, 'ast_const: INDEX(c:CONST, ...) -> c'),
+    RuleInfo('ast_view_const', 'rules/kernelize.rules', 196, 'ast_view_const: INDEX(VIEW(c:CONST) as v, ...) as idx -> or_zero(at[1], c) where at = view_at(v, idx)'),
+    RuleInfo('ast_view_mem', 'rules/kernelize.rules', 198, 'ast_view_mem: INDEX(VIEW({BUFFER, ASSIGN} as b) as v, ...) as idx if b.op is Ops.BUFFER or b.src[1].op is Ops.KERNEL -> INDEX(b, masked(at[1], as_index(at[0]))) where at = view_at(v, idx)'),
+    RuleInfo('ast_view', 'rules/kernelize.rules', 202, 'ast_view: INDEX(VIEW(b) as v, ...) as idx -> or_zero(at[1], INDEX(b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])) where at = view_at(v, idx)'),
+    RuleInfo('ast_alu', 'rules/kernelize.rules', 204, 'ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))'),
+    RuleInfo('ast_marker', 'rules/kernelize.rules', 206, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])'),
+    RuleInfo('ast_reduce', 'rules/kernelize.rules', 209, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]'),
+    RuleInfo('ast_const', 'rules/kernelize.rules', 211, 'ast_const: INDEX(c:CONST, ...) -> c'),
 )
 _create_ast_st = match_stats('create_ast', _create_ast_rules)  # None unless counting
 
@@ -698,7 +708,7 @@ def _create_ast_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 o0_0 = n0_0.op
                 if o0_0 is _CONST:
-                    # rule ast_view_const at rules/kernelize.rules:189
+                    # rule ast_view_const at rules/kernelize.rules:196
                     #   ast_view_const: INDEX(VIEW(c:CONST) as v, ...) as idx -> or_zero(at[1], c) where at = view_at(v, idx)
                     if _create_ast_st: _create_ast_st.attempts[0] += 1
                     # c = n0_0, idx = n, v = n0
@@ -708,7 +718,7 @@ def _create_ast_INDEX(n, ctx):
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[0]
                 elif o0_0 in _OPS1:
-                    # rule ast_view_mem at rules/kernelize.rules:191
+                    # rule ast_view_mem at rules/kernelize.rules:198
                     #   ast_view_mem: INDEX(VIEW({BUFFER, ASSIGN} as b) as v, ...) as idx if b.op is Ops.BUFFER or b.src[1].op is Ops.KERNEL -> INDEX(b, masked(at[1], as_index(at[0]))) where at = view_at(v, idx)
                     if _create_ast_st: _create_ast_st.attempts[1] += 1
                     # b = n0_0, idx = n, v = n0
@@ -716,7 +726,7 @@ def _create_ast_INDEX(n, ctx):
                         at = view_at(n0, n)
                         _r = _new(UOp, _INDEX, n0_0.dtype, (n0_0, masked(at[1], as_index(at[0]))))
                         if _r is not n: return _r, _create_ast_rules[1]
-                # rule ast_view at rules/kernelize.rules:195
+                # rule ast_view at rules/kernelize.rules:202
                 #   ast_view: INDEX(VIEW(b) as v, ...) as idx -> or_zero(at[1], INDEX(b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])) where at = view_at(v, idx)
                 if _create_ast_st: _create_ast_st.attempts[2] += 1
                 # b = n0_0, idx = n, v = n0
@@ -729,7 +739,7 @@ def _create_ast_INDEX(n, ctx):
             o0 = n0.op
             if o0 in _OPS4:
                 if o0 in _OPS2:
-                    # rule ast_alu at rules/kernelize.rules:197
+                    # rule ast_alu at rules/kernelize.rules:204
                     #   ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))
                     if _create_ast_st: _create_ast_st.attempts[3] += 1
                     # idx = n, x = n0
@@ -739,7 +749,7 @@ def _create_ast_INDEX(n, ctx):
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[3]
                 elif o0 in _OPS3:
-                    # rule ast_marker at rules/kernelize.rules:199
+                    # rule ast_marker at rules/kernelize.rules:206
                     #   ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])
                     if _create_ast_st: _create_ast_st.attempts[4] += 1
                     # idx = n, x = n0
@@ -749,7 +759,7 @@ def _create_ast_INDEX(n, ctx):
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[4]
                 elif o0 is _REDUCE_AXIS:
-                    # rule ast_reduce at rules/kernelize.rules:202
+                    # rule ast_reduce at rules/kernelize.rules:209
                     #   ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]
                     if _create_ast_st: _create_ast_st.attempts[5] += 1
                     # idx = n, r = n0
@@ -759,7 +769,7 @@ def _create_ast_INDEX(n, ctx):
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[5]
                 elif o0 is _CONST:
-                    # rule ast_const at rules/kernelize.rules:204
+                    # rule ast_const at rules/kernelize.rules:211
                     #   ast_const: INDEX(c:CONST, ...) -> c
                     if _create_ast_st: _create_ast_st.attempts[6] += 1
                     # c = n0
@@ -806,15 +816,15 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 kernelize = _Pipeline('kernelize', (
-    _Pass('do_fuse', 'do_fuse', _S_do_fuse, bottom_up=True, ctx=FuseContext, location='rules/kernelize.rules:212'),
-    _Pass('earliest', 'earliest_rewrites', _generated_rangeify.MATCHERS['earliest_rewrites'], location='rules/kernelize.rules:214'),
-    _Pass('merge_views', 'merge_views', _S_merge_views, location='rules/kernelize.rules:216'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=KernelizeContext, collect=True, location='rules/kernelize.rules:218'),
-    _Pass('group', 'group', _S_group, ctx='do_realize', collect=True, location='rules/kernelize.rules:220'),
-    _Pass('add_contiguous', 'add_contiguous', _S_add_contiguous, bottom_up=True, ctx='do_realize', location='rules/kernelize.rules:222'),
-    _Pass('limit_buffers', 'limit_buffers', _generated_rangeify.MATCHERS['limit_buffers'], ctx=KernelBufferLimit, location='rules/kernelize.rules:225'),
-    _Pass('finalize', 'finalize_contiguous', _S_finalize_contiguous, ctx='do_realize', location='rules/kernelize.rules:227'),
-    _Pass('create_kernels', 'create_kernels', _S_create_kernels, ctx='do_realize', location='rules/kernelize.rules:229'),
+    _Pass('do_fuse', 'do_fuse', _S_do_fuse, bottom_up=True, ctx=FuseContext, location='rules/kernelize.rules:219'),
+    _Pass('earliest', 'earliest_rewrites', _generated_rangeify.MATCHERS['earliest_rewrites'], location='rules/kernelize.rules:221'),
+    _Pass('merge_views', 'merge_views', _S_merge_views, location='rules/kernelize.rules:223'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=KernelizeContext, collect=True, location='rules/kernelize.rules:225'),
+    _Pass('group', 'group', _S_group, ctx='do_realize', collect=True, location='rules/kernelize.rules:227'),
+    _Pass('add_contiguous', 'add_contiguous', _S_add_contiguous, bottom_up=True, ctx='do_realize', location='rules/kernelize.rules:229'),
+    _Pass('limit_buffers', 'limit_buffers', _generated_rangeify.MATCHERS['limit_buffers'], ctx=KernelBufferLimit, location='rules/kernelize.rules:232'),
+    _Pass('finalize', 'finalize_contiguous', _S_finalize_contiguous, ctx='do_realize', location='rules/kernelize.rules:234'),
+    _Pass('create_kernels', 'create_kernels', _S_create_kernels, ctx='do_realize', location='rules/kernelize.rules:236'),
 ))
 
 PIPELINES = {

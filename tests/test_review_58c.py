@@ -237,3 +237,33 @@ def test_a_model_deleted_with_its_optimizer_leaves_no_buffer_alive():
     del m, X, Y
     gc.collect()
     assert [r for r in ours if r() is not None] == []
+
+
+DEVS = ("CPU", "CPU:1")
+
+
+@pytest.mark.parametrize("axis", [0, None])
+@pytest.mark.parametrize("kind", ["momentum", "adam"])
+def test_a_sharded_parameter_over_one_batch_steps_as_torch(kind, axis):
+    """A sharded parameter over one sharded batch: every warm step is the last one's graph
+    (its key and gradient read back), over the two devices' buffers."""
+    rng = np.random.default_rng(5)
+    w_np = rng.standard_normal((4, 6)).astype(np.float32)
+    x = np.linspace(-1, 1, 18, dtype=np.float32).reshape(6, 3)
+    w = Tensor(w_np).shard(DEVS, axis=axis)
+    w.requires_grad = True
+    tw = torch.tensor(w_np, requires_grad=True)
+    make, make_torch = OPTIMIZERS[kind]
+    ours, theirs = make([w]), make_torch([tw])
+    X = Tensor(x).shard(DEVS, axis=None)
+    for i in range(STEPS):
+        ours.zero_grad()
+        loss = ((w @ X).relu().sum(1) ** 2).sum().to("CPU")
+        loss.backward()
+        ours.step(loss)
+        theirs.zero_grad()
+        want = ((tw @ torch.tensor(x)).relu().sum(1) ** 2).sum()
+        want.backward()
+        theirs.step()
+        np.testing.assert_allclose(loss.item(), want.item(), rtol=1e-4, err_msg=f"step {i}")
+        np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-4, atol=1e-5)

@@ -40,7 +40,8 @@ NaN-propagating MAX/MIN with -0.0 below +0.0; signed overflow wraps (-fwrapv); f
 stored as `_Float16` and every float16 operation is done in float and rounded once (what
 numpy's half loops do; rules/lower.rules makes the float32 computation explicit before
 rendering), and a float16 temporary is a C float (read from a half's bits, rounded by
-ctext.HALF_ROUND) so that gcc vectorizes the loop around it; float -> int casts are defined
+ctext.HALF_ROUND) so that gcc vectorizes the loop around it, or, in a loop gcc is not told to
+vectorize, converted by C's casts (`_scalar_halves`); float -> int casts are defined
 for every value (NaN, inf, out of range).
 
 The only text that reaches the source is generated: identifiers are `p<i>`, `t<i>`, `r<i>`,

@@ -128,7 +128,7 @@ def _lane_op(n: UOp) -> bool:
 # values, an 8x8 window: straight-line code lets its output row run as vectors (UPCAST), where
 # its loops left a scalar sum per output (8x32x29x32 depthwise 5x5 stride 2: 0.42x torch's
 # speed, 4x less CPU time unrolled; 7x7 stride 2, 2.4x). A bound on the code's size, not a speed
-WINDOW_UNROLL_MAX = 64
+WINDOW_UNROLL_MAX = 169
 
 
 def small_reduce(red: UOp) -> bool:

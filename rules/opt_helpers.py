@@ -125,10 +125,12 @@ def _lane_op(n: UOp) -> bool:
 
 
 # a depthwise convolution's window (pack_helpers' `depthwise`) is unrolled up to this many
-# values, an 8x8 window: straight-line code lets its output row run as vectors (UPCAST), where
+# values, a 13x13 window: straight-line code lets its output row run as vectors (UPCAST), where
 # its loops left a scalar sum per output (8x32x29x32 depthwise 5x5 stride 2: 0.42x torch's
-# speed, 4x less CPU time unrolled; 7x7 stride 2, 2.4x). A bound on the code's size, not a speed
-WINDOW_UNROLL_MAX = 64
+# speed, 4x less CPU time unrolled; 7x7 stride 2, 2.4x; 9x9 2.8x, 11x11 6.4x, 13x13 2.2-4.7x
+# less CPU time than at a bound of 64). A bound on the code's size: 15x15 and 16x16 windows
+# unrolled took 1.9-3.2x more CPU time than their loops (bench/ab.py --cpu, rev58b)
+WINDOW_UNROLL_MAX = 169
 
 
 def small_reduce(red: UOp) -> bool:

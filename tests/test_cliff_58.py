@@ -152,7 +152,11 @@ def test_attention_of_many_small_heads_wakes_one_team(shape: tuple[int, ...]) ->
 # sum over its window (8x32x29x32, 5x5, stride 2: 0.42x torch's speed); unrolled, the output row
 # runs as vectors
 DEPTHWISE = [(8, 32, 29, 5, 2, 2), (4, 48, 17, 5, 1, 2), (1, 32, 57, 7, 2, 3),
-             (2, 16, 40, 5, 1, 2), (3, 7, 23, 7, 1, 0), (1, 5, 64, 6, 3, 1)]
+             (2, 16, 40, 5, 1, 2), (3, 7, 23, 7, 1, 0), (1, 5, 64, 6, 3, 1),
+             # 9x9, 11x11 and 13x13 windows (81 to 169 values) were past an 8x8 bound and ran
+             # as scalar sums (1x16x23x16 9x9: 0.37x torch's speed; 11x11: 0.38x)
+             (1, 16, 23, 9, 1, 4), (2, 13, 19, 9, 2, 4), (1, 8, 31, 11, 1, 5),
+             (1, 3, 29, 13, 2, 6)]
 
 
 @pytest.mark.parametrize("shape", DEPTHWISE, ids=str)

@@ -107,3 +107,52 @@ def test_logsumexp_is_numpys(shape: tuple):
         m = np.where(np.isinf(m), 0, m)
         want = np.log(np.exp(xd - m).sum(-1)) + m[:, 0]
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, equal_nan=True)
+
+
+def _special_rows(cols: int) -> np.ndarray:
+    """Rows of every width's edge values: -0.0, +-inf, exps that overflow (89) or round into
+    the subnormals (-90, -103) or to zero (-104, -120), each also at the row's last places, where
+    the tail's vector of exps reads them."""
+    x = _rows(7, cols, 3.0)
+    edges = np.array([-0.0, np.inf, -np.inf, 89.0, -90.0, -103.0, -104.0, -120.0, 0.0, 88.7],
+                     np.float32)
+    x[1] = np.resize(edges, cols)
+    x[2] = np.resize(edges[::-1], cols)
+    x[3, -1], x[4, -1], x[5, -cols // 2:] = np.inf, -np.inf, -0.0
+    x[6] = -np.inf
+    return x
+
+
+@pytest.mark.parametrize("cols", list(range(1, 41)))
+def test_a_sum_of_exps_at_every_width_is_its_order_with_edge_values(cols: int):
+    """x.exp().sum(-1) at every width 1..40 over rows of -0.0, infinities, overflowing and
+    subnormal exps: where a vector reduce takes the row (a short one is unrolled), the vector
+    reduce's order rebuilt in numpy from the elementwise exps, bit for bit; at every width,
+    numpy's float64 sums within float32 rounding."""
+    x = _special_rows(cols)
+    t = Tensor(x).exp().sum(-1)
+    (kernel,) = optimized_kernels(t)
+    got = t.numpy()
+    if any(a.startswith("VECTOR ADD") for a in kernel[1]):
+        exps = Tensor(x).exp().numpy()
+        want = np.array([_in_order(row) for row in exps], np.float32)
+        np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
+    else:
+        assert cols < 20, kernel[1]  # rows of 20 and more are vector reduces (test above)
+    with np.errstate(all="ignore"):
+        ref = np.exp(x.astype(np.float64)).sum(-1)
+    np.testing.assert_allclose(got, ref.astype(np.float32), rtol=2e-6, atol=1e-44)
+
+
+@pytest.mark.parametrize("cols", [20, 29, 37, 40])
+def test_a_float16_sum_of_exps_is_its_order(cols: int):
+    """A float16 sum of exps accumulates in a float32 (float16 temporaries are C floats), so it
+    takes the vector tail too: each exp rounded to a half, then the float32 vector reduce's
+    order, rounded to a half once, bit for bit. (A sum whose value calls log, sin, exp2 or a
+    float64 exp is no vector reduce at all, so it never reaches the tail.)"""
+    x = _special_rows(cols)
+    t = Tensor(x).cast("float16").exp().sum(-1)
+    got = t.numpy()
+    exps = Tensor(x).cast("float16").exp().numpy().astype(np.float32)
+    want = np.array([_in_order(row) for row in exps], np.float32).astype(np.float16)
+    np.testing.assert_array_equal(got.view(np.int16), want.view(np.int16))

@@ -4,9 +4,11 @@ Callers import torch first (pytest.importorskip)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 
+from rulegrad import Tensor
 from rulegrad.nn.optim import SGD, Adam
 
 # (scheduler, backend, optimizer on): the oracle schedules nothing
@@ -37,3 +39,33 @@ OPTIMIZERS = {
     "adamw": (lambda p: Adam(p, lr=0.1, weight_decay=0.1),
               lambda p: torch.optim.AdamW(p, lr=0.1, weight_decay=0.1)),
 }
+
+
+# A small MLP with a log-softmax loss, in rulegrad and torch from one set of weights (the step
+# tests' model). Primes: no size is a vector's multiple.
+D, H, C = 11, 7, 5
+
+
+def mlp_loss(lib, p: dict, x, y):
+    """The MLP's mean log-softmax loss, in rulegrad (lib=Tensor) or torch: the same expression."""
+    relu = (lambda t: t.relu()) if lib is Tensor else torch.relu
+    logits = relu(x @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"]
+    return -(logits.log_softmax(1) * y).sum(1).mean()
+
+
+def mlp_models(kind: str, seed: int = 0) -> list:
+    """[our weights, our optimizer `kind`, torch's weights, torch's optimizer], equal weights."""
+    rng = np.random.default_rng(seed)
+    w = {"w1": rng.standard_normal((D, H)) / np.sqrt(D), "b1": rng.standard_normal(H) * 0.1,
+         "w2": rng.standard_normal((H, C)) / np.sqrt(H), "b2": rng.standard_normal(C) * 0.1}
+    w = {k: v.astype(np.float32) for k, v in w.items()}
+    ours = {k: Tensor(v, requires_grad=True).realize() for k, v in w.items()}
+    theirs = {k: torch.tensor(v, requires_grad=True) for k, v in w.items()}
+    make, make_torch = OPTIMIZERS[kind]
+    return [ours, make(list(ours.values())), theirs, make_torch(list(theirs.values()))]
+
+
+def mlp_batch(rng, batch: int) -> tuple[np.ndarray, np.ndarray]:
+    """`batch` inputs and one-hot targets."""
+    x = rng.standard_normal((batch, D)).astype(np.float32)
+    return x, np.eye(C, dtype=np.float32)[rng.integers(0, C, batch)]

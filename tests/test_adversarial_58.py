@@ -63,6 +63,19 @@ def _close(got, want, what):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=what)
 
 
+def _gradients_and_torch_step(opt, topt, p, tp, power: int) -> None:
+    """Both optimizers' gradients of sum(p ** power) (as repeated products), and torch's step;
+    ours is taken by the caller (through schedule_step, step, or a realize beside it)."""
+    opt.zero_grad()
+    topt.zero_grad()
+    for lib_p in (p, tp):
+        y = lib_p
+        for _ in range(power - 1):
+            y = y * lib_p
+        y.sum().backward()
+    topt.step()
+
+
 @pytest.mark.parametrize("shape", [(4, 6), (7, 3)], ids=str)
 @pytest.mark.parametrize("opt_name", ["sgd", "adam"])
 @pytest.mark.parametrize("kind", VIEWS)
@@ -78,11 +91,7 @@ def test_views_of_a_parameter_that_is_a_view(run, kind, opt_name, shape):
     opt, topt = ours([p]), theirs([tp])
     v = p[1:]  # a view of the parameter, taken before the steps
     for step in range(3):
-        opt.zero_grad()
-        topt.zero_grad()
-        (p * p * p).sum().backward()
-        (tp * tp * tp).sum().backward()
-        topt.step()
+        _gradients_and_torch_step(opt, topt, p, tp, 3)
         new = tp.detach().numpy()
         _write(kind, want_s, new)
         if step == 0:
@@ -127,11 +136,7 @@ def test_a_pending_step_read_through_a_copy(layout, read):
     tp = torch.tensor(view(torch.tensor(base.copy())).numpy().copy(), requires_grad=True)
     opt, topt = OPTIMIZERS["momentum"][0]([p]), OPTIMIZERS["momentum"][1]([tp])
     for step in range(2):
-        opt.zero_grad()
-        topt.zero_grad()
-        (p * p).sum().backward()
-        (tp * tp).sum().backward()
-        topt.step()
+        _gradients_and_torch_step(opt, topt, p, tp, 2)
         steps = opt.schedule_step()
         got = p.numpy() if read == "numpy" else p.to("CPU:1").numpy()
         Tensor.realize(*steps)
@@ -159,11 +164,7 @@ def test_an_identity_of_a_pending_step_realized_with_it(run, kind, what):
     opt, topt = OPTIMIZERS["sgd"][0]([p]), OPTIMIZERS["sgd"][1]([tp])
     values = []
     for _ in range(2):
-        opt.zero_grad()
-        topt.zero_grad()
-        (p * p).sum().backward()
-        (tp * tp).sum().backward()
-        topt.step()
+        _gradients_and_torch_step(opt, topt, p, tp, 2)
         steps = opt.schedule_step()
         value = IDENTITIES[what](p)
         Tensor.realize(*steps, value)
@@ -207,11 +208,7 @@ def test_a_view_of_a_sharded_parameter_taken_before_the_step(layout, mode):
     opt, topt = OPTIMIZERS["adam"][0]([p]), OPTIMIZERS["adam"][1]([tp])
     v = p.T
     for step in range(3):
-        opt.zero_grad()
-        topt.zero_grad()
-        (p * p * p).sum().backward()
-        (tp * tp * tp).sum().backward()
-        topt.step()
+        _gradients_and_torch_step(opt, topt, p, tp, 3)
         new = tp.detach().numpy()
         if mode == "with":
             steps = opt.schedule_step()

@@ -20,7 +20,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from optimizer_runs import OPTIMIZERS  # noqa: E402
+from optimizer_runs import OPTIMIZERS, C, D, H, mlp_batch, mlp_models  # noqa: E402
+from optimizer_runs import mlp_loss as _forward  # noqa: E402
 
 import rulegrad  # noqa: E402
 from rulegrad import Tensor  # noqa: E402
@@ -28,30 +29,15 @@ from rulegrad.runtime.realize import buffer_of  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_device")
 
-D, H, C, BATCH = 11, 7, 5, 6  # (primes: no size is a vector's multiple)
-STEPS = 4
+BATCH, STEPS = 6, 4
 
 
-def _forward(lib, p: dict, x, y):
-    relu = (lambda t: t.relu()) if lib is Tensor else torch.relu
-    logits = relu(x @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"]
-    return -(logits.log_softmax(1) * y).sum(1).mean()
-
-
-def _model(kind: str, seed: int):
-    rng = np.random.default_rng(seed)
-    w = {"w1": rng.standard_normal((D, H)) / np.sqrt(D), "b1": rng.standard_normal(H) * 0.1,
-         "w2": rng.standard_normal((H, C)) / np.sqrt(H), "b2": rng.standard_normal(C) * 0.1}
-    w = {k: v.astype(np.float32) for k, v in w.items()}
-    ours = {k: Tensor(v, requires_grad=True).realize() for k, v in w.items()}
-    theirs = {k: torch.tensor(v, requires_grad=True) for k, v in w.items()}
-    make, make_torch = OPTIMIZERS[kind]
-    return [ours, make(list(ours.values())), theirs, make_torch(list(theirs.values()))]
+def _model(kind: str, seed: int) -> list:
+    return mlp_models(kind, seed)
 
 
 def _batch(rng) -> tuple[np.ndarray, np.ndarray]:
-    x = rng.standard_normal((BATCH, D)).astype(np.float32)
-    return x, np.eye(C, dtype=np.float32)[rng.integers(0, C, BATCH)]
+    return mlp_batch(rng, BATCH)
 
 
 def _torch_loss(m, x, y):

@@ -18,7 +18,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from call_counts import nodes_walked, python_calls  # noqa: E402
-from optimizer_runs import OPTIMIZERS  # noqa: E402
+from optimizer_runs import mlp_batch as _batch  # noqa: E402
+from optimizer_runs import mlp_loss as _forward  # noqa: E402
+from optimizer_runs import mlp_models as _models  # noqa: E402
 
 from rulegrad import Tensor  # noqa: E402
 from rulegrad.runtime.realize import buffer_of  # noqa: E402
@@ -26,32 +28,6 @@ from rulegrad.runtime.realize import buffer_of  # noqa: E402
 pytestmark = pytest.mark.usefixtures("one_device")
 
 RUNS = [("rangeify", "1"), ("kernelize", "1"), ("rangeify", "0")]  # (scheduler, RULEGRAD_OPT)
-
-D, H, C = 11, 7, 5  # (primes: no size is a vector's multiple)
-
-
-def _forward(lib, p: dict, x, y):
-    """The MLP's mean log-softmax loss, in rulegrad or torch (the same expression)."""
-    relu = (lambda t: t.relu()) if lib is Tensor else torch.relu
-    logits = relu(x @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"]
-    return -(logits.log_softmax(1) * y).sum(1).mean()
-
-
-def _models(kind: str, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    w = {"w1": rng.standard_normal((D, H)) / np.sqrt(D), "b1": rng.standard_normal(H) * 0.1,
-         "w2": rng.standard_normal((H, C)) / np.sqrt(H), "b2": rng.standard_normal(C) * 0.1}
-    w = {k: v.astype(np.float32) for k, v in w.items()}
-    ours = {k: Tensor(v, requires_grad=True).realize() for k, v in w.items()}
-    theirs = {k: torch.tensor(v, requires_grad=True) for k, v in w.items()}
-    make, make_torch = OPTIMIZERS[kind]
-    return ours, make(list(ours.values())), theirs, make_torch(list(theirs.values()))
-
-
-def _batch(rng, batch: int) -> tuple[np.ndarray, np.ndarray]:
-    x = rng.standard_normal((batch, D)).astype(np.float32)
-    return x, np.eye(C, dtype=np.float32)[rng.integers(0, C, batch)]
-
 
 def _torch_step(theirs: dict, topt, x: np.ndarray, y: np.ndarray) -> float:
     topt.zero_grad()

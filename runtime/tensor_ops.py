@@ -1072,7 +1072,8 @@ class TensorOps:
         """Scan along `axis` as a pooled reduction: pad the identity before, take windows of
         the axis' length, reduce each: one kernel, which the optimizer runs as one running
         accumulator (opt.rules' scan_store: n steps, in the window's order). Windows past the
-        work limit (n per element: RULEGRAD_MAX_WORK) are scanned in blocks (`_scan_blocks`).
+        work limit (n per element: RULEGRAD_MAX_WORK) are scanned in blocks (`_scan_blocks`),
+        and so are fewer rows than threads when the scan is worth threading (`_few_long_rows`).
         A tensor of symbolic shape (which cannot be padded or pooled) scans by a triangular
         mask instead: out[i] reduces x[j] for j <= i, the identity elsewhere (quadratic
         work)."""

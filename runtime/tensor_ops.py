@@ -37,6 +37,7 @@ from .limits import check_buffer, max_work
 from .ops import LIBM_CALLS, Ops, reduce_identity
 from .running_max import key_index, running_values
 from .running_sum import SCAN_BLOCK, running_product, running_sum
+from .target import parallel_min_work, threads
 from .uop import Shape, UOp, toposort
 from .variable import actual, has_symbolic, refuse_symbolic, show, size_text
 from .window_stack import window_stack
@@ -1071,7 +1072,8 @@ class TensorOps:
         """Scan along `axis` as a pooled reduction: pad the identity before, take windows of
         the axis' length, reduce each: one kernel, which the optimizer runs as one running
         accumulator (opt.rules' scan_store: n steps, in the window's order). Windows past the
-        work limit (n per element: RULEGRAD_MAX_WORK) are scanned in blocks (`_scan_blocks`).
+        work limit (n per element: RULEGRAD_MAX_WORK) are scanned in blocks (`_scan_blocks`),
+        and so are fewer rows than threads when the scan is worth threading (`_few_long_rows`).
         A tensor of symbolic shape (which cannot be padded or pooled) scans by a triangular
         mask instead: out[i] reduces x[j] for j <= i, the identity elsewhere (quadratic
         work)."""
@@ -1092,7 +1094,7 @@ class TensorOps:
             upto = _lower_triangle(self, n)  # [i, j]: j <= i
             out = upto.where(xt.unsqueeze(-2), ident)._reduce(op, -1, False)
             return out.transpose(axis, -1)
-        if _window_size(xt.shape[:-1], n) > max_work():
+        if _window_size(xt.shape[:-1], n) > max_work() or _few_long_rows(xt.shape):
             return xt._scan_blocks(op, ident).transpose(axis, -1)
         return xt._scan_pooled(op, ident).transpose(axis, -1)
 
@@ -1765,6 +1767,17 @@ def zero_outside(picked: Tensor, inside: Tensor) -> Tensor:
 def _exceeds(s: int | UOp, t: int | UOp) -> bool:
     """Whether size s is larger than size t (a symbolic size by its bound value)."""
     return s is not t and actual((s,))[0] > actual((t,))[0]
+
+
+def _few_long_rows(shape: tuple[int, ...]) -> bool:
+    """Whether a scan along the last axis of `shape` has fewer rows than the kernels' threads
+    while its work (one step per element) is worth threading (target.py's `parallel_min_work`,
+    the parallel action's own bound): a running accumulator per row then leaves threads idle
+    (one row of 400,009 ran on one of 4 cores), and the blocked scan (`_scan_blocks`) threads
+    its blocks instead: a chunk per thread, each chunk's total, their scan, each chunk from it."""
+    *lead, n = shape
+    rows = math.prod(lead)
+    return rows < threads() and rows * n >= parallel_min_work() and n > SCAN_BLOCK
 
 
 def _window_size(lead: tuple[int, ...], n: int) -> int:

@@ -6,7 +6,8 @@ interchange_helpers.py) took the kernel-local array of the sort's ranks as a val
 column and stored the whole array as one element of another (`loc2[r2] = loc3`, then `t27[t28]`
 on a scalar). `x.cumsum(0)[0]` on 20 x 8 did not compile either: the interchange's passes of
 4 rows folded the gated-off rows to `acc + 0.0`, which the renderer printed outside the column
-loop its accumulator cell names (backends/c/render.py, `_open_columns`). Oracle: numpy (stable sorts; a float cumsum to rounding, its order of adds ours)."""
+loop its accumulator cell names (backends/c/render.py, `_open_columns`). Oracle: numpy
+(stable sorts; a float cumsum to rounding, its order of adds ours)."""
 
 from __future__ import annotations
 

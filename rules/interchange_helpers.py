@@ -222,9 +222,11 @@ def _repeats(red: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> list[UOp]:
     that does, when more of the body is theirs than varies with its loops (else none): the
     plain order computes them once per column, the interchange once per row and column (an
     argmax's max, its partials combined in the reader: 16 loads a step down 4096 x 3, 38x
-    slower). `_hoisted` computes them once per column into an array."""
+    slower). `_hoisted` computes them once per column into an array. A kernel-local array is
+    no such value (its element is: hoisting the array stored it whole as one element of
+    another, C that did not compile: x.sort(0)[0][-1], tests/test_sort_index_58.py)."""
     own, ops = set(red.src[1:]), [n for n in toposort(red.src[0]) if n.dtype is not dtypes.index
-                                   and n.op not in (Ops.CONST, Ops.DEFINE_REG)]
+                                   and n.op not in (Ops.CONST, Ops.DEFINE_REG, Ops.DEFINE_LOCAL)]
     varying = [n for n in ops if deps[n] & own]
     fixed = [n for n in ops if j in deps[n] and not deps[n] & own]
     if len(fixed) <= len(varying):

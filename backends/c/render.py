@@ -908,6 +908,14 @@ class KernelRenderer:
         read by the STORE inside its own column loops, is the cell of theirs."""
         host = self._home_outside(red, cols)
         reg = _accumulator(red)
+        # what reads the accumulator reads its cell, so varies with the columns: a pass of rows
+        # folded to `acc + 0.0` (cumsum(0)[0]: rows gated off) read none and was printed
+        # outside their loops, naming a column not bound there (C that did not compile)
+        marked, extra = {reg}, frozenset(cols)
+        for n in toposort(red.src[0]):
+            if n is reg or any(s in marked for s in n.src):
+                marked.add(n)
+                self.deps[n] = self.deps[n] | extra
         acc, ct, ident = self.fresh("acc"), ctype(reg.dtype), render_const(reg.arg, reg.dtype)
         # a block of explicit vectors (kind "vector", when the store prints them: `restrict`):
         # 8 float32 or int32 lanes, 4 float64 (`vector_type`)

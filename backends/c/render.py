@@ -40,8 +40,7 @@ NaN-propagating MAX/MIN with -0.0 below +0.0; signed overflow wraps (-fwrapv); f
 stored as `_Float16` and every float16 operation is done in float and rounded once (what
 numpy's half loops do; rules/lower.rules makes the float32 computation explicit before
 rendering), and a float16 temporary is a C float (read from a half's bits, rounded by
-ctext.HALF_ROUND) so that gcc vectorizes the loop around it, or, in a loop gcc is not told to
-vectorize, converted by C's casts (`_scalar_halves`); float -> int casts are defined
+ctext.HALF_ROUND) so that gcc vectorizes the loop around it; float -> int casts are defined
 for every value (NaN, inf, out of range).
 
 The only text that reaches the source is generated: identifiers are `p<i>`, `t<i>`, `r<i>`,
@@ -1481,7 +1480,6 @@ class KernelRenderer:
             host.items.append(f"free({name});")
         _simd_fills(self.root)
         _overlap_tails(self.root, vector_bytes())
-        _scalar_halves(self.root)
         segments, body = _layout(self.root, "  ", self.vartypes, self.escaped, cname)
         combine = 0
         if finish is not None:  # the slots' array, written here and combined by NAME_fin
@@ -1491,7 +1489,6 @@ class KernelRenderer:
                       f"__attribute__((cold)) void {cname}_fin(void *const *a_)", "{",
                       *pointers,
                       f"  const {t} *restrict q_ = (const {t} *)a_[{nparams}];"]
-            _scalar_halves(finish.scope)
             more, body = _layout(finish.scope, "  ", self.vartypes, self.escaped, cname + "_fin")
             segments += more
         else:
@@ -1501,8 +1498,6 @@ class KernelRenderer:
         lines.extend(body)
         lines.append("}")
         source = "".join(s + "\n" for s in segments) + "\n".join(lines) + "\n"
-        # (a float16 bit function every loop that called it printed as C's: `_scalar_halves`)
-        self.uses -= {f for f in (HALF_WIDEN, HALF_ROUND, HALF_BITS) if f"{f}(" not in source}
         if self.used_vectors:
             source = VECTOR_HELPERS + source
         if self.used_vectors or self.gcc_vectors:
@@ -1620,42 +1615,6 @@ def _simd_fills(root: Scope) -> None:
         if (scope.fills and h is not None and not (h.pragma or h.simd or h.vector)
                 and scope.guards_only()):
             scope.head = h._replace(simd=True)
-
-
-# The bit functions of a float16 (ctext.HALF_WIDEN, HALF_ROUND, HALF_BITS) are ~10 integer
-# operations each, worth it only in a loop gcc vectorizes: there they run 8 at a time where a
-# scalar `_Float16` kept the whole loop scalar. A loop gcc is not told to vectorize (a short
-# row's unrolled sum, 100003 x 13: 0.2x torch with them, 3x with F16C's one conversion) and
-# the code outside every loop convert as C does, `(float)` and `(_Float16)`, one instruction.
-_SCALAR_HALF = ((f"{HALF_WIDEN}(*(const uint16_t *)&", "(float)("),
-                (f"{HALF_ROUND}(", "(float)(_Float16)("))
-_HALF_STORE = re.compile(rf"\*\(uint16_t \*\)&(.*) = {HALF_BITS}\((.*)\);")
-
-
-def _vectorized(head: Loop) -> bool:
-    """Whether gcc is told to vectorize this loop: `omp simd` (a pragma's too) or explicit
-    vectors."""
-    return head.simd or head.vector or "simd" in head.pragma
-
-
-def _scalar_halves(root: Scope) -> None:
-    """A float16's bit functions (`_SCALAR_HALF`, `_HALF_STORE`) printed as C's conversions
-    wherever the innermost loop around them is not vectorized (`_vectorized`), or none is."""
-    stack = [(root, root.loop is not None and _vectorized(root.loop))]
-    while stack:
-        scope, vectorized = stack.pop()
-        for i, x in enumerate(scope.items):
-            if isinstance(x, Scope):
-                stack.append((x, _vectorized(x.loop) if x.loop is not None else vectorized))
-            elif vectorized:
-                continue
-            elif isinstance(x, Stmt):
-                form = x.form
-                for bits, plain in _SCALAR_HALF:
-                    form = tuple(t.replace(bits, plain) for t in form)
-                scope.items[i] = x._replace(form=form)
-            elif (m := _HALF_STORE.fullmatch(x)) is not None:
-                scope.items[i] = f"{m[1]} = (_Float16)({m[2]});"
 
 
 # gcc vectorizes an `omp simd` loop of a count that is not whole vectors with its last values

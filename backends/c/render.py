@@ -39,9 +39,7 @@ truncation for IDIV/MOD as the IR defines them, with x/0 = x%0 = 0 and MIN/-1 wr
 NaN-propagating MAX/MIN with -0.0 below +0.0; signed overflow wraps (-fwrapv); float16 is
 stored as `_Float16` and every float16 operation is done in float and rounded once (what
 numpy's half loops do; rules/lower.rules makes the float32 computation explicit before
-rendering), and a float16 temporary is a C float (read from a half's bits, rounded by
-ctext.HALF_ROUND) so that gcc vectorizes the loop around it; float -> int casts are defined
-for every value (NaN, inf, out of range).
+rendering); float -> int casts are defined for every value (NaN, inf, out of range).
 
 The only text that reaches the source is generated: identifiers are `p<i>`, `t<i>`, `r<i>`,
 `acc<i>` and the kernel name after `c_ident` strips it to `[A-Za-z0-9_]`.
@@ -70,12 +68,6 @@ from rulegrad.runtime.uop import UOp, toposort
 from . import vexp
 from .ctext import (
     BLOCK_ROWS,
-    HALF_BITS,
-    HALF_BITS_TEXT,
-    HALF_ROUND,
-    HALF_ROUND_TEXT,
-    HALF_WIDEN,
-    HALF_WIDEN_TEXT,
     REDUCE_OPS,
     SUFFIX,
     VECTOR_HELPERS,
@@ -92,8 +84,6 @@ from .ctext import (
     block_library,
     block_signature,
     ctype,
-    half_load,
-    half_store,
     loop_count,
     pack_signature,
     reduce_name,
@@ -335,9 +325,6 @@ _ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
         *(({f"rg_pack_{w}{s}" for w in "vz"},
            " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};" for w in "vz"))
           for t, s in (("float", "f32"), ("double", "f64"))),
-        ({HALF_WIDEN}, HALF_WIDEN_TEXT),  # a float16 read from memory (a kernel's LOAD)
-        ({HALF_ROUND}, HALF_ROUND_TEXT),  # a float32 CAST to float16, kept as a float
-        ({HALF_BITS}, HALF_BITS_TEXT),  # such a float stored as a float16
         ({vexp.NAME}, vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
         ({"rg_vexp_f32"}, vexp.VECTOR),  # and its core, inline, for explicit vectors
         ({"rg_zexp_f32"}, vexp.WIDE),  # and in 16 lanes, for a reduce's pairs of them
@@ -371,8 +358,6 @@ def alu_helper(node: UOp) -> str | None:
     op, dt = node.op, node.dtype
     sdt = node.src[0].dtype if node.src else dt
     if op is Ops.CAST:
-        if sdt is dtypes.float32 and dt is dtypes.float16:
-            return HALF_ROUND
         return f"rg_f2i_{SUFFIX[dt.name]}_{SUFFIX[sdt.name]}" if sdt.is_float and dt.is_int \
             else None
     if sdt.is_float:  # (a float16's in float)
@@ -509,7 +494,6 @@ def _unroll(r: UOp) -> str:
 _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
 _SLOTS = [f"\0{i}\0" for i in range(4)]  # operand i as a printer prints it (`_printed`)
 _FIXED_OPS = frozenset({Ops.CONST, Ops.DEFINE_GLOBAL, Ops.DEFINE_VAR})
-_HALF_ARRAYS = (Ops.DEFINE_GLOBAL, Ops.DEFINE_LOCAL)  # a float16 one's C elements: _Float16
 
 
 class KernelRenderer:
@@ -728,7 +712,6 @@ class KernelRenderer:
         if n.op is Ops.RANGE:
             raise RenderError(f"RANGE{n.arg} is read outside the loops over it")
         a = _SLOTS[:len(srcs)]  # the printers print slots, filled by `_printed`
-        ct = ctype(n.dtype)
         if n.op is Ops.INDEX:
             # an INDEX names an address; LOAD and STORE print it
             name = scope.names[n] = f"{srcs[0]}[{srcs[1]}]"
@@ -747,21 +730,13 @@ class KernelRenderer:
                 raise RenderError("a LOAD of a masked INDEX: lower.rules gates it first "
                                   "(LOAD(INDEX(b, off), gate, alt))")
             # a gated load reads memory only where its gate holds (C evaluates one arm)
-            value = a[0]
-            if n.dtype is dtypes.float16 and idx.src[0].op in _HALF_ARRAYS:
-                value, ct = half_load(a[0]), "float"  # (a _Float16's bits: ctext.HALF_WIDEN)
-                self.uses.add(HALF_WIDEN)
             if len(n.src) == 1:
-                expr = value
+                expr = a[0]
             else:
-                expr = f"({a[1]} ? {value} : {a[2]})"
+                expr = f"({a[1]} ? {a[0]} : {a[2]})"
                 self.gated = True  # (RenderedKernel.gated: flags.py's jump threading)
         elif n.op in GroupOp.Elementwise:
             expr = render_alu(n, a)
-            if n.dtype is dtypes.float16 and n.op in (Ops.WHERE, Ops.CAST):
-                # a pick of halves (a padding's gate), or a float rounded to one (HALF_ROUND):
-                # a half, exactly, as a float (no scalar _Float16 in a loop gcc vectorizes)
-                ct = "float"
             if (helper := alu_helper(n)) is not None:
                 self.uses.add(helper)
             sdt = n.src[0].dtype
@@ -770,7 +745,7 @@ class KernelRenderer:
         else:
             raise RenderError(f"the C renderer has no rule for {n.op.name} in a kernel")
         name = self.fresh()
-        scope.add(self.stmt(name, ct, expr, srcs))  # type: ignore[arg-type]
+        scope.add(self.stmt(name, ctype(n.dtype), expr, srcs))  # type: ignore[arg-type]
         scope.names[n] = name
 
     # -- explicit vectors (a "vector" loop: rules/opt_helpers.py, `vectorizable`)
@@ -1273,7 +1248,7 @@ class KernelRenderer:
             inner.add(f"rg_zstore_f32(&{name}[{at}], {value});")
             self.vector, self.wide = None, False
         else:
-            inner.add(self._assign(f"{name}[{at}]", value, dl.dtype))
+            inner.add(f"{name}[{at}] = {value};")
         inner.fills = True
         inner.repeats = len(dl.src) == 2  # (one loop: its array is read only after it)
         inner.itemsize = dl.dtype.itemsize
@@ -1373,13 +1348,6 @@ class KernelRenderer:
         self.stack.append(parent.open(scope))
         return scope
 
-    def _assign(self, lvalue: str, value: str, dt: DType) -> str:
-        """`lvalue = value;`, a float16 temporary (a C float) stored by its bits (HALF_BITS)."""
-        if dt is dtypes.float16 and self.vartypes.get(value) == "float":
-            self.uses.add(HALF_BITS)
-            return half_store(lvalue, value)
-        return f"{lvalue} = {value};"
-
     def emit_store(self, st: UOp) -> None:
         """The assignment of STORE st in the innermost open scope (its value and index emitted
         first)."""
@@ -1390,7 +1358,7 @@ class KernelRenderer:
         self.params.setdefault(idx.src[0].arg, idx.src[0])
         v = self.emit(value)
         off = self.emit(idx.src[1])
-        line = self._assign(f"p{idx.src[0].arg}[{off}]", v, value.dtype)
+        line = f"p{idx.src[0].arg}[{off}] = {v};"
         if self.vector is not None:  # 8 (16; 4 doubles) lanes from p[off] (stride 1)
             sfx = {dtypes.float16: "f16", dtypes.float64: "f64", dtypes.int32: "i32"}.get(
                 value.dtype, "f32")

@@ -2018,12 +2018,7 @@ class LazyTensor(Tensor):
 
     @property
     def uop(self) -> UOp:  # type: ignore[override]
-        record = self.record
-        node = materialize(record)
-        if record.build is None:  # host data, read as a graph: a view may be taken of it now
-            # (`p = s.T` trained): an optimizer's step through the view finds it (`views_of`)
-            # and points it at the buffer as the step leaves it, as any other tensor over it
-            _live_add(_ref(self, _live_discard))
+        node = materialize(self.record)
         self.uop = node
         return node
 

@@ -14,10 +14,7 @@ old value made before the write (`copy_old_reads`). A view of a parameter's buff
 the step (`v = w.T`, `w[1:]`, `w.reshape(-1)`, an expand or flip of it) is a view, not a value:
 the step points it at the buffer as the write leaves it (`_apply`), so `v * 2` built after the
 step, realized with it, reads the new value, as torch's view sees its base's write
-(docs/tensor.md states the rule). A parameter that is itself a view (`p = s.T`, `s[1:]`) is
-written through it: the views taken of p read its ASSIGN, and the other views of s (s itself)
-the buffer as the write leaves it, where p's views undo into a view of s (not under a slice:
-`_storage_after`). Once a realize has written the step, every tensor that still
+(docs/tensor.md states the rule). Once a realize has written the step, every tensor that still
 holds one of its ASSIGNs reads the written buffer instead (runtime/realize.py's
 `after_assigns`): realized later, it does not step again. Parameters that are views of one
 buffer (`w[0]` and `w[1:]`, `w` and `w.T`) are the exception: torch updates them one after
@@ -39,7 +36,6 @@ from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import (
-    WRITABLE_VIEWS,
     buffer_of,
     pending_assign,
     read_before,
@@ -205,26 +201,15 @@ class Optimizer:
         targets = [t for t, _ in self._assigns]
         keep = [*targets, *self.params]  # (a parameter that is a view is stepped in its round)
         after: dict[UOp, UOp] = {}
-        bases: set[UOp] = set()
         for target, node in self._assigns:
             buf = buffer_of(target.uop)
-            if has_symbolic(target.shape):
-                pass
-            elif buf is not None:
+            if buf is not None and not has_symbolic(target.shape):
+                # (a parameter that is a view itself, `p = s.T`, keeps its views as they were)
                 b = UOp(Ops.BUFFER, buf.dtype, (), buf)
                 after[b] = UOp(Ops.RESHAPE, node.dtype, (node,), (buf.size,))
-                bases.add(b)
-            elif (b := view_base(target.uop)).op is Ops.BUFFER or shards_of(b) is not None:
-                # a parameter that is a view (`p = s.T`, `s[1:]`) or sharded: the views taken
-                # of it read the ASSIGN; the others (`s[0]`), where the write can be undone, the
-                # storage as the write leaves it
-                after[target.uop] = node
-                if b is not target.uop and (whole := _storage_after(target.uop, node)) is not None:
-                    after[b] = whole
-                bases.add(b)
             target.uop = node
-        if bases:  # (one pass over the live tensors for every target, not one per target)
-            for v in views_of(bases, skip=keep):
+        if after:  # (one pass over the live tensors for every target, not one per target)
+            for v in views_of(set(after), skip=keep):
                 v.uop = v.uop.substitute(after)
         return targets
 
@@ -235,34 +220,6 @@ class Optimizer:
             UOp(Ops.ASSIGN, target.dtype, (target.uop, value.cast(target.dtype).uop)), target)
         self._assigns.append((target, node))
         return Tensor(node)
-
-
-def _storage_after(target: UOp, node: UOp) -> UOp | None:
-    """The whole storage under `target`, a chain of reshapes, permutes and flips over a BUFFER
-    or shards (a parameter `p = s.T`, `s.flip(0)`), as the pending ASSIGN `node` into it leaves
-    it, in the storage node's shape: the new values read back through the views undone, so read
-    after the write, and a view of the storage again once the write is done. None when the
-    chain holds a slice (undone, its outside would be a select of the storage: no view, and a
-    realize would copy it)."""
-    chain: list[UOp] = []
-    base = target
-    while base.op in WRITABLE_VIEWS:
-        if base.op is Ops.SHRINK:
-            return None
-        chain.append(base)
-        base = base.src[0]
-    for v in chain:  # from the view the ASSIGN writes down to the storage
-        node = _undo(v, node)
-    return node.reshape(base.shape)
-
-
-def _undo(view: UOp, u: UOp) -> UOp:
-    """u, shaped as `view` (a reshape, permute or flip), moved back to the shape under it."""
-    if view.op is Ops.PERMUTE:
-        return u.permute(tuple(int(i) for i in np.argsort(view.arg)))
-    if view.op is Ops.FLIP:
-        return u.flip(view.arg)
-    return u.reshape(view.src[0].shape)
 
 
 class SGD(Optimizer):

@@ -41,7 +41,7 @@ from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import columns, split_range
 from rulegrad.rules.pack_helpers import Pack, balanced, idle
 from rulegrad.runtime.loops import free_ranges, range_size
-from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.ops import LIBM_CALLS, Ops
 from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import threads
 from rulegrad.runtime.uop import UOp, toposort
@@ -54,7 +54,6 @@ from rulegrad.runtime.uop import UOp, toposort
 # exps, then exp / sum, kernels of their own) counted 0.6M and ran on one core. A ratio of two
 # operations' times, neither a size nor a width
 LIBM_LOADS = 3
-LIBM = frozenset({Ops.EXP, Ops.EXP2, Ops.LOG, Ops.LOG2, Ops.SIN, Ops.COS, Ops.POW})
 # loop kinds printed as vectors (rules/opt_helpers.py): a flattened loop's values are computed
 # from its counter, one at a time, so none of these is flattened
 _VECTOR_KINDS = frozenset({"upcast", "vector", "simd"})
@@ -184,7 +183,7 @@ def _work(stores: list[UOp], order: list[UOp], deps: dict[UOp, frozenset[UOp]]) 
             if len(where.get(n.src[0], ())) <= len(inner):
                 where[n.src[0]] = inner
             continue
-        work += (1 if n.op is Ops.LOAD else LIBM_LOADS if n.op in LIBM else 0) * \
+        work += (1 if n.op is Ops.LOAD else LIBM_LOADS if n.op in LIBM_CALLS else 0) * \
             math.prod(range_size(r) for r in loops)  # type: ignore[misc]
         for s in n.src:
             if len(where.get(s, ())) <= len(loops):

@@ -57,11 +57,11 @@ from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import columns
 from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
-from rulegrad.rules.parallel_helpers import LIBM, Parallel, store_groups
+from rulegrad.rules.parallel_helpers import Parallel, store_groups
 from rulegrad.rules.wide_exps import fills_sum, paired, wide_fill
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
-from rulegrad.runtime.ops import GroupOp, Ops
+from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops
 from rulegrad.runtime.target import REDUCE_VECTORS, vector_bytes, vector_lanes
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -1028,7 +1028,7 @@ class KernelRenderer:
         keeps its scalar tail (a log's or sin's vector form is not its scalar call's bits)."""
         r, n, lanes = red.src[-1], loop_count(red.src[-1]), VECTOR_LANES
         value = red.src[0].src[1]
-        calls = {x.op for x in toposort(value)} & LIBM
+        calls = {x.op for x in toposort(value)} & LIBM_CALLS
         if red.dtype is not dtypes.float32 or not isinstance(whole, int) or n <= whole \
                 or calls != {Ops.EXP}:
             return False

@@ -24,7 +24,14 @@ from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.record import FrozenRecord
-from rulegrad.runtime.target import block_library, cache_bytes, stack_bytes, threads, vector_bytes
+from rulegrad.runtime.target import (
+    block_library,
+    cache_bytes,
+    stack_bytes,
+    threads,
+    vector_bytes,
+    vector_lanes,
+)
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 # The register tile's geometry is not a size choice: the block library's blocks are compiled
@@ -308,7 +315,7 @@ def _plain_cost(st: UOp, reds: list[UOp]) -> float:
     if stride(st.src[0].src[1], v) != 1 or not all(
             _contiguous(red.src[0], v) and strided_inside(red, v, red.src[-1]) for red in reds):
         return math.inf
-    lanes = 32 // reds[0].dtype.itemsize
+    lanes = vector_lanes(reds[0].dtype.itemsize)  # (the renderer's explicit vector)
     steps = outputs // range_size(v) * -(-range_size(v) // lanes)  # type: ignore[operator]
     return PLAIN_FMAS * steps * k
 

@@ -167,6 +167,13 @@ static inline rg_vf32 rg_vload2_f32(const float *p) {
    GATHER_STRIDES) */
 static inline rg_vf32 rg_vloads_f32(const float *p, int64_t s) {
   return (rg_vf32){p[0], p[s], p[2 * s], p[3 * s], p[4 * s], p[5 * s], p[6 * s], p[7 * s]}; }
+/* and written so: a row-across kernel's outputs, one per lane, s apart (across_helpers) */
+static inline void rg_vstores_f32(float *p, int64_t s, rg_vf32 v) {
+  for (int u = 0; u < 8; u++) p[u * s] = v[u]; }
+/* a libm function lane by lane: the scalar calls, so the scalar loop's bits (across_helpers'
+   logs) */
+#define rg_vmap_f32(f, x) ({ const rg_vf32 m_ = (x); \
+  (rg_vf32){f(m_[0]), f(m_[1]), f(m_[2]), f(m_[3]), f(m_[4]), f(m_[5]), f(m_[6]), f(m_[7])}; })
 """, _MAX_MIN_F32, r"""
 /* the MAX (MIN) of a vector's 8 lanes: halves, then quarters, then pairs, as vectors (MAX and
    MIN are exact in any order). Lane by lane through the scalar rg_max_f32 (a float's bits

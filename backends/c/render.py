@@ -476,6 +476,10 @@ def render_vector(node: UOp, a: list[str]) -> str:
         return f"(-{a[0]})"
     if node.op is Ops.EXP:  # float32's exp: vexp.py's core, inline (its prelude's VECTOR)
         return f"{VECTOR_EXP}({a[0]})"
+    if node.op is Ops.RECIPROCAL:  # (correctly rounded: 1 / x's bits lane by lane)
+        return f"(rg_vset_f32(1.0f) / {a[0]})"
+    if node.op in (Ops.LOG, Ops.SQRT) and node.dtype is dtypes.float32:
+        return f"rg_vmap_f32({_mfun(_LIBM[node.op], node.dtype)}, {a[0]})"
     if node.op in (Ops.MAX, Ops.MIN):
         return f"rg_v{node.op.name.lower()}_{SUFFIX[node.dtype.name]}({a[0]}, {a[1]})"
     if node.op is Ops.WHERE:
@@ -1364,6 +1368,10 @@ class KernelRenderer:
                 value.dtype, "f32")
             store = "rg_zstore_f32" if self.wide else f"rg_vstore_{sfx}"
             line = f"{store}(&p{idx.src[0].arg}[{off}], {self._lanes(value, v)});"
+            step = stride(idx.src[1], self.vector)
+            if step != 1 and not self.wide and sfx == "f32":  # (lane by lane: across_helpers)
+                line = f"rg_vstores_f32(&p{idx.src[0].arg}[{off}], {step}, " \
+                       f"{self._lanes(value, v)});"
         if len(idx.src) > 2:
             line = f"if ({self.emit(idx.src[2])}) {line}"
         self.stack[-1].add(line)

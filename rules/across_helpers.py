@@ -1,0 +1,211 @@
+"""Helpers of `opt.rules`' rows-across action: a kernel over short rows (a softmax, logsumexp
+or layer norm of rows of 2..UNROLL_MAX values) computed with its rows across vector lanes.
+
+In: a lowered kernel SINK (backends/KERNEL_AST.md, "after lowering") whose reduces and STOREs
+have had their own actions. Out: `across(sink)`, the SINK rewritten (None when it does not
+gain): its one STORE over (.., i, t), t a row of d <= UNROLL_MAX outputs, as d STOREs at
+t = 0 .. d-1; every reduce over the row unrolled (its values combined in the loop's order, from
+its identity, as `unrolled` does: bit for bit), every read of a kernel-local row at a constant
+point replaced by that point's value (the same ops on the same operands: the array only kept
+them once per row, and hash-consing keeps them once still); and the row loop i marked "vector",
+so lane u computes row i + u: the renderer reads each row's values lane by lane (`rg_vloads`)
+and writes its outputs lane by lane when they are not contiguous along i.
+
+In the row form a row of d values is ceil(d / lanes) vectors of which only d lanes hold values
+(or scalar steps, a row shorter than a vector), each reduce a chain of steps and a combine of
+its lanes per row; across rows every lane holds a value and every op is done once per `lanes`
+rows. `_cost` counts both per row from the vector width (target.vector_lanes), and the action
+fires where the rows-across form costs less: no row length is named.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rulegrad.rules.opt_helpers import (
+    GATHER_STRIDES,
+    UPCAST_MAX_STRIDE,
+    along,
+    unrolled,
+    vector_values,
+    whole_rows,
+)
+from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.loops import free_ranges, range_size, stride
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.target import UNROLL_MAX, vector_lanes
+from rulegrad.runtime.uop import UOp, toposort
+
+# the float32 ops a row's value may hold across lanes: _VECTOR_OPS and the inline exp (vexp's
+# core, the same bits as the scalar rg_expf), a reciprocal and a square root (correctly
+# rounded either way), and log lane by lane through the scalar logf (the same calls as before)
+ACROSS_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.MAX,
+                        Ops.MIN, Ops.NEG, Ops.EXP, Ops.LOG, Ops.SQRT, Ops.RECIPROCAL})
+# a lane read or written apart from the others (a scalar load and an insert, an extract and a
+# store) costs about this many vector ops' time per row: `_cost`
+LANE_MOVE = 2
+# reduce kinds whose loops `across` unrolls: its own, a vector reduce's, a fill's
+_REDUCE_KINDS = ("reduce", "vector", "fill")
+# and the kinds a STORE's row loop may have, a plain loop's or upcast_store's
+_ROW_KINDS = ("loop", "upcast", "simd", "vector")
+
+
+def _inline_local(load: UOp) -> UOp | None:
+    """A LOAD of a kernel-local array at a constant point as the array's value at that point
+    (None when the point is not a constant or the array has more than one range)."""
+    idx = load.src[0]
+    dl, at = idx.src[0], idx.src[1]
+    if at.op is not Ops.CONST or len(dl.src) != 2 or len(idx.src) != 2:
+        return None
+    return dl.src[0].substitute({dl.src[1]: at})
+
+
+def _flattened(values: list[UOp]) -> list[UOp] | None:
+    """`values` with every reduce unrolled and every local row read at a constant point inlined
+    (a walk of each node once, sources first); None when a reduce is over more than UNROLL_MAX
+    values or of another action (a local row read at a point that is not constant is left:
+    `across` refuses the DEFINE_LOCAL)."""
+    memo: dict[UOp, UOp] = {}
+
+    def local_reads(v: UOp) -> UOp:
+        reads = {}
+        for n in toposort(v):
+            if n.op is Ops.LOAD and n.src[0].op is Ops.INDEX and \
+                    n.src[0].src[0].op is Ops.DEFINE_LOCAL:
+                value = _inline_local(n)
+                if value is not None:
+                    reads[n] = value
+        return v.substitute(reads) if reads else v
+
+    for v in values:
+        for n in toposort(v):
+            if n in memo:
+                continue
+            m = n.replace(src=tuple(memo.get(s, s) for s in n.src))
+            if m.op is Ops.REDUCE:
+                sizes = [range_size(r) for r in m.src[1:]]
+                if m.arg is None or not sizes or None in sizes or \
+                        math.prod(sizes) > UNROLL_MAX or \
+                        any(r.arg[1] not in _REDUCE_KINDS for r in m.src[1:]) or \
+                        m.src[0].src[:1] == () or m.src[0].src[0].op is not Ops.DEFINE_REG:
+                    return None
+                m = local_reads(unrolled(m))
+            elif m.op is Ops.LOAD and m.src[0].op is Ops.INDEX and \
+                    m.src[0].src[0].op is Ops.DEFINE_LOCAL:
+                # (a read at a reduce's loop is inlined once that reduce is unrolled; one left
+                # at a loop is a DEFINE_LOCAL `across` finds and refuses)
+                value = _inline_local(m)
+                m = m if value is None else value
+            memo[n] = m
+    return [memo[v] for v in values]
+
+
+def _cost(st: UOp, outer: set[UOp], lanes: int) -> float:
+    """The row form's vector ops per row of the STORE's value (`outer`: its row loop and the
+    loops around it): a node along a row loop (its
+    output row t or a reduce's loop) once per vector of it where that loop runs in vectors,
+    else once per value; a node of the row once; a vector reduce's lanes combined in log2(lanes)
+    steps per row."""
+    deps = free_ranges(st)
+    cost = 0.0
+    for n in toposort(st.src[1]):
+        if n.dtype is dtypes.index or n.op in (Ops.CONST, Ops.RANGE, Ops.DEFINE_REG,
+                                                Ops.DEFINE_GLOBAL, Ops.DEFINE_LOCAL):
+            continue
+        loops = [r for r in deps[n] if r not in outer]
+        size = math.prod(range_size(r) or 1 for r in loops)
+        vector = any(r.arg[1] in ("vector", "fill", "simd", "upcast") for r in loops)
+        cost += -(-size // lanes) if vector else size
+        if n.op is Ops.REDUCE and any(r.arg[1] in ("vector", "fill") for r in n.src[1:]):
+            cost += math.log2(lanes)
+    return cost
+
+
+def _across_cost(stores: list[tuple[UOp, UOp]], i: UOp, lanes: int) -> float:
+    """The rows-across form's vector ops per row: each distinct node along i once per `lanes`
+    rows, and each read or write of a lane apart from the others LANE_MOVE."""
+    seen: set[UOp] = set()
+    cost = 0.0
+    for idx, value in stores:
+        step = stride(idx.src[1], i)
+        cost += 0 if step == 1 else LANE_MOVE
+        for n in along(value, i):
+            if n in seen or n.dtype is dtypes.index:
+                continue
+            seen.add(n)
+            if n.op is Ops.LOAD and abs(stride(n.src[0].src[1], i) or 0) > 2:
+                cost += LANE_MOVE
+            else:
+                cost += 1 / lanes
+    return cost
+
+
+def _row_reads(value: UOp) -> bool:
+    """Whether each output combines several values of a row: a reduce or a kernel-local row
+    in it, or a buffer read at two points (a reduce already unrolled)."""
+    seen: set[UOp] = set()
+    for n in toposort(value):
+        if n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL):
+            return True
+        if n.op is Ops.LOAD and n.src[0].op is Ops.INDEX:
+            if n.src[0].src[0] in seen:
+                return True
+            seen.add(n.src[0].src[0])
+    return False
+
+
+def across(sink: UOp) -> UOp | None:
+    """The kernel with its rows across vector lanes (module docstring), or None: not one STORE
+    over plain loops with a reduce or kernel-local row in it, a row longer than UNROLL_MAX, a
+    value with no float32 vector form across rows (float64, float16: their lanes read
+    contiguously only), reads that do not cover whole rows, or no gain by `_cost`."""
+    if len(sink.src) != 1 or sink.arg is not None:
+        return None
+    st = sink.src[0]
+    ranges, value = st.src[2:], st.src[1]
+    if st.arg is not None or len(st.src[0].src) != 2 or not ranges or \
+            any(range_size(r) is None for r in ranges):
+        return None
+    if value.dtype is not dtypes.float32 or not _row_reads(value):
+        return None  # (an elementwise kernel: upcast_store's)
+    lanes = vector_lanes(value.dtype.itemsize)
+    t = ranges[-1] if len(ranges) > 1 and range_size(ranges[-1]) <= UNROLL_MAX else None
+    i = ranges[-2] if t is not None else ranges[-1]
+    outer = set(ranges[:-2] if t is not None else ranges[:-1])
+    # (a row t upcast by upcast_store is unrolled here all the same; i and the loops around it
+    # must have no action yet)
+    if any(r.arg[1] != "loop" for r in (*outer, i)) or (t is not None and t.arg[1] not in _ROW_KINDS):
+        return None
+    if range_size(i) < lanes:  # type: ignore[operator]
+        return None
+    points = range(range_size(t)) if t is not None else (None,)  # type: ignore[arg-type]
+    at = [{t: UOp.const(dtypes.index, c)} if t is not None else {} for c in points]
+    flat = _flattened([value.substitute(m) for m in at])
+    if flat is None:
+        return None
+    idxs = [st.src[0].substitute(m) for m in at]
+    allowed = outer | {i}
+    for v in flat:
+        for n in toposort(v):
+            if n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL, Ops.DEFINE_REG) or (
+                    n.op is Ops.RANGE and n not in allowed):
+                return None
+    out = st.src[0].src[0]
+    nodes = [n for v, x in zip(flat, idxs) for n in along(v, i) + along(x.src[1], i)]
+    if not vector_values(nodes, i, out, GATHER_STRIDES, ACROSS_OPS):
+        return None
+    if any(n.op is Ops.LOAD and len(n.src) > 1 for n in nodes):
+        return None  # (a gated read)
+    far = [n for n in nodes if n.op is Ops.LOAD and abs(stride(n.src[0].src[1], i)) >  # type: ignore
+           UPCAST_MAX_STRIDE]
+    if far and not whole_rows(far, i):
+        return None  # (the lanes' reads would not read the lines they touch whole)
+    if any(not stride(x.src[1], i) for x in idxs):
+        return None  # (every lane writes its own output)
+    pairs = list(zip(idxs, flat))
+    if _across_cost(pairs, i, lanes) >= _cost(st, outer | {i}, lanes):
+        return None
+    iv = i.replace(arg=(i.arg[0], "vector"))
+    stores = [st.replace(src=(x.substitute({i: iv}), v.substitute({i: iv}), *ranges[:len(outer)],
+                              iv)) for x, v in pairs]
+    return sink.replace(src=tuple(stores))

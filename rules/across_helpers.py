@@ -43,7 +43,7 @@ ACROSS_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV
                         Ops.MIN, Ops.NEG, Ops.EXP, Ops.LOG, Ops.SQRT, Ops.RECIPROCAL})
 # a lane read or written apart from the others (a scalar load and an insert, an extract and a
 # store) costs about this many vector ops' time per row: `_cost`
-LANE_MOVE = 2
+LANE_MOVE = 1
 # reduce kinds whose loops `across` unrolls: its own, a vector reduce's, a fill's
 _REDUCE_KINDS = ("reduce", "vector", "fill")
 # and the kinds a STORE's row loop may have, a plain loop's or upcast_store's

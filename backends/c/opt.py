@@ -133,8 +133,20 @@ def actions(before: UOp, after: UOp) -> list[str]:
                 done.append(f"MERGE {n.arg.name} over {names} into {loops}")
     # a STORE whose adjacent output loops were merged (merge_store), found by its buffer
     stores = {n.src[0].src[0]: n for n in toposort(before) if n.op is Ops.STORE}
+    # a row of outputs as one STORE per column, its rows across lanes (opt.rules' rows_across)
+    per_buffer: dict[UOp, list[UOp]] = {}
+    for n in after.src:
+        per_buffer.setdefault(n.src[0].src[0], []).append(n)
+    across = {b for b, sts in per_buffer.items() if len(sts) > 1 and b in stores
+              and len(stores[b].src) > len(sts[0].src) and sts[0].src[-1].arg[1] == "vector"}
+    for b in across:
+        old, i = stores[b], per_buffer[b][0].src[-1]
+        done.append(f"ACROSS r{i.arg[0]} ({range_size(i)} rows across vector lanes, the row "
+                    f"r{old.src[-1].arg[0]} as {len(per_buffer[b])} stores)")
     for n in toposort(after):
         old = stores.get(n.src[0].src[0]) if n.op is Ops.STORE else None
+        if old is not None and n.src[0].src[0] in across:
+            continue
         kept = [r for r in n.src[2:] if r.arg[1] != "block"] if old is not None else []
         if old is not None and len(kept) < len(old.src) - 2:  # (a split's blocks: not merged)
             names = " ".join(f"r{r.arg[0]}" for r in old.src[2:])

@@ -1,0 +1,159 @@
+"""Normalizations over short rows (issues 32 and 33: softmax, log_softmax, logsumexp and layernorm
+of rows of 2..UNROLL_MAX values) run with their rows across vector lanes where the optimizer's
+count of vector ops per row says so (opt.rules' `rows_across`, rules/across_helpers.py): each
+row's reduces unrolled, its outputs one STORE per column, lane u computing row i + u.
+
+Values against numpy in float64 at test_norm_rows' tolerances, with NaN, +inf and -inf in rows,
+rows of -inf whole (a softmax of them is NaN, as numpy's), length-1 rows, prime lengths and
+counts, both schedulers, float32 and float64 (whose lanes read contiguously only: the row form).
+Which layout was chosen is read from the kernels' recorded actions (DEBUG=2's), never timed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from optimizer_actions import kernel_actions, optimized_kernels
+
+from rulegrad import Tensor
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.target import UNROLL_MAX, VECTOR_LANES
+from rulegrad.runtime.uop import toposort
+
+TOL = {"float32": (2e-5, 2e-6), "float64": (1e-12, 1e-14)}
+
+
+def _softmax(a: np.ndarray) -> np.ndarray:
+    e = np.exp(a - a.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def _log_softmax(a: np.ndarray) -> np.ndarray:
+    s = a - a.max(-1, keepdims=True)
+    return s - np.log(np.exp(s).sum(-1, keepdims=True))
+
+
+def _logsumexp(a: np.ndarray) -> np.ndarray:
+    m = a.max(-1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)  # torch's: a row whose max is +-inf is not shifted
+    return (np.log(np.exp(a - m).sum(-1, keepdims=True)) + m)[..., 0]
+
+
+def _layernorm(a: np.ndarray) -> np.ndarray:
+    d = a - a.mean(-1, keepdims=True)
+    return d / np.sqrt((d * d).mean(-1, keepdims=True) + 1e-5)
+
+
+PROGRAMS = {
+    "softmax": (lambda t: t.softmax(-1), _softmax),
+    "log_softmax": (lambda t: t.log_softmax(-1), _log_softmax),
+    "logsumexp": (lambda t: t.logsumexp(-1), _logsumexp),
+    "layernorm": (lambda t: t.layernorm(), _layernorm),
+}
+# tall rows of 5, a prime count of prime rows, rows of 2, 7, 8 (a vector), 12 and 16 (the
+# unroll bound), a batch of 3, length-1 rows, one vector of rows, a row count short of a vector
+SHAPES = [(4099, 5), (1031, 13), (257, 2), (1000, 7), (96, 8), (64, 12), (33, UNROLL_MAX),
+          (3, 97, 11), (50, 1), (8, 3), (5, 6)]
+
+
+def _rows(shape: tuple[int, ...], dtype: str, seed: int) -> np.ndarray:
+    """Normal values, and where there are rows enough: row 0 half -inf, row 1 with a NaN, row 2
+    with a +inf, row 3 all -inf (a row masked whole), row 4 with a -inf, the last row all +inf
+    and the one before it two +infs."""
+    x = np.random.default_rng(seed).standard_normal(shape).reshape(-1, shape[-1]) * 3
+    n = shape[-1]
+    x[0, n // 2:] = -np.inf
+    if x.shape[0] >= 7:
+        x[1, n // 3] = np.nan
+        x[2, n - 1] = np.inf
+        x[3, :] = -np.inf
+        x[4, 0] = -np.inf
+        x[-1, :] = np.inf
+        x[-2, :2] = np.inf
+    return x.reshape(shape).astype(dtype)
+
+
+def _check(name: str, shape: tuple[int, ...], dtype: str) -> None:
+    program, oracle = PROGRAMS[name]
+    x = _rows(shape, dtype, seed=sum(shape))
+    got = program(Tensor(x)).numpy()
+    with np.errstate(all="ignore"):
+        want = oracle(x.astype(np.float64))
+    assert got.dtype == np.dtype(dtype) and got.shape == want.shape
+    rtol, atol = TOL[dtype]
+    # NaN where the oracle has NaN, the same infinities, every other value within tolerance
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=rtol, atol=atol,
+                               err_msg=f"{name} {shape} {dtype}")
+
+
+@pytest.mark.parametrize("scheduler", ["rangeify", "kernelize"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_short_rows_equal_numpy(monkeypatch, name, shape, dtype, scheduler):
+    monkeypatch.setenv("RULEGRAD_SCHEDULER", scheduler)
+    _check(name, shape, dtype)
+
+
+def _across(t: Tensor) -> list[UOp]:  # noqa: F821 (a string annotation)
+    """The kernels of t's schedule whose rows the optimizer ran across lanes: a STORE over a
+    "vector" row loop and no reduce left in them."""
+    out = []
+    for k, _ in optimized_kernels(t):
+        nodes = toposort(k)
+        if any(n.op is Ops.STORE and n.src[-1].arg[1] == "vector" for n in nodes) and \
+                not any(n.op is Ops.REDUCE for n in nodes):
+            out.append(k)
+    return out
+
+
+# rows of 5, 7 and 13 (a prime: one vector and 5 lanes of the row form's second), 12; a
+# log_softmax's row of 13 (no local row of exps: its row form's vectors cost less) stays rows
+ACROSS = [(name, shape) for name in ("softmax", "layernorm")
+          for shape in [(4099, 5), (1000, 7), (1031, 13), (64, 12)]] + \
+    [("log_softmax", (4099, 5)), ("log_softmax", (1000, 7))]
+
+
+@pytest.mark.parametrize("name,shape", ACROSS, ids=lambda s: "x".join(map(str, s))
+                         if isinstance(s, tuple) else s)
+def test_rows_of_outputs_go_across_lanes(name, shape):
+    """A row of outputs: one STORE per column, named ACROSS, its row loop in vectors."""
+    x = _rows(shape, "float32", seed=1)
+    t = PROGRAMS[name][0](Tensor(x))
+    acts = [a for k in kernel_actions(t) for a in k]
+    assert any(a.startswith(f"ACROSS r0 ({shape[0]} rows across vector lanes") and
+               a.endswith(f"as {shape[1]} stores)") for a in acts), acts
+    (k,) = _across(t)
+    stores = [n for n in k.src if n.op is Ops.STORE]
+    assert len(stores) == shape[1]
+    _check(name, shape, "float32")
+
+
+@pytest.mark.parametrize("shape", [(4099, 5), (1031, 13), (64, 12), (4096, UNROLL_MAX)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_logsumexp_rows_go_across_lanes(shape):
+    """One output a row: the row's max and sum of exps unrolled, its rows in vectors of 8
+    (where the row form kept a scalar chain per row, or a vector of partials of 13 lanes)."""
+    x = _rows(shape, "float32", seed=2)
+    t = Tensor(x).logsumexp(-1)
+    acts = [a for k in kernel_actions(t) for a in k]
+    count = -(-shape[0] // VECTOR_LANES)
+    assert any(a.startswith(f"UPCAST r0 ({shape[0]} iterations, {count} vectors of 8")
+               for a in acts), acts
+    assert not any(a.startswith("VECTOR") for a in acts), acts
+    assert len(_across(t)) == 1
+    _check("logsumexp", shape, "float32")
+
+
+@pytest.mark.parametrize("case", ["long_rows", "float64", "few_rows", "elementwise"])
+def test_rows_stay_rows(case):
+    """Rows longer than UNROLL_MAX (their reduces are vectors of partials), float64 rows (no
+    gathered float64 lanes), fewer rows than a vector, and a kernel that combines no values of
+    a row keep the row form."""
+    x = np.random.default_rng(3).standard_normal((256, 9)).astype(np.float32)
+    t = {"long_rows": lambda: Tensor(np.tile(x, (1, 4))).softmax(-1),
+         "float64": lambda: Tensor(x.astype(np.float64)).softmax(-1),
+         "few_rows": lambda: Tensor(x[:VECTOR_LANES - 1]).layernorm(),
+         "elementwise": lambda: (Tensor(x) * 2).exp()}[case]()
+    acts = [a for k in kernel_actions(t) for a in k]
+    assert not any(a.startswith("ACROSS") for a in acts), acts
+    assert not _across(t)

@@ -174,7 +174,8 @@ def across(sink: UOp) -> UOp | None:
     outer = set(ranges[:-2] if t is not None else ranges[:-1])
     # (a row t upcast by upcast_store is unrolled here all the same; i and the loops around it
     # must have no action yet)
-    if any(r.arg[1] != "loop" for r in (*outer, i)) or (t is not None and t.arg[1] not in _ROW_KINDS):
+    if any(r.arg[1] != "loop" for r in (*outer, i)) or \
+            (t is not None and t.arg[1] not in _ROW_KINDS):
         return None
     if range_size(i) < lanes:  # type: ignore[operator]
         return None

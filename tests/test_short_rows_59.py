@@ -94,7 +94,7 @@ def test_short_rows_equal_numpy(monkeypatch, name, shape, dtype, scheduler):
     _check(name, shape, dtype)
 
 
-def _across(t: Tensor) -> list[UOp]:  # noqa: F821 (a string annotation)
+def _across(t: Tensor) -> list:
     """The kernels of t's schedule whose rows the optimizer ran across lanes: a STORE over a
     "vector" row loop and no reduce left in them."""
     out = []

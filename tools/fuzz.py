@@ -765,6 +765,10 @@ def _gen_opt(seed: int) -> Case:
     part = len(fams) + 8
     src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
     src += _mixed_part(random.Random(f"opt-padonly-{seed}"), str(part), "padonly")
+    # a normalization over short rows (rows_across), by its own generator too
+    part = len(fams) + 9
+    src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
+    src += _mixed_part(random.Random(f"opt-shortrows-{seed}"), str(part), "shortrows")
     return Case("opt", seed, src + "low = None\n")
 
 
@@ -961,6 +965,31 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         mag = win.replace(f"constant_values={fill}", "constant_values=0")
         src += f"mag += [np.abs({mag}).max(axis=(-2, -1))]\n"
         return src + f"lows += [{_low(d1)}]\nexact += [False]\n"
+    if fam == "shortrows":  # softmax, log_softmax, logsumexp or layernorm over rows of 5..16
+        # values (rows_across: float32 rows across lanes; float64 keeps rows), NaN/-0.0 in some
+        # (rows of 2..4 are upcast_store's and upcast_across's already)
+        r, n = rng.choice([8, 61, 1000, p()]), rng.randint(5, 16)
+        dt = rng.choice([F32, F32, F32, F32, F64])
+        src = _arr(x, (r, n), dt, rng, special)
+        op = rng.choice(["softmax", "log_softmax", "logsumexp", "layernorm"])
+        x64 = f"{x}.astype(np.float64)"
+        src += f"m{t} = {x64}.max(-1, keepdims=True)\n"
+        src += f"s{t} = np.log(np.exp({x64} - m{t}).sum(-1, keepdims=True))\n"
+        src += f"d{t} = {x64} - {x64}.mean(-1, keepdims=True)\n"
+        got = {"softmax": "softmax(-1)", "log_softmax": "log_softmax(-1)",
+               "logsumexp": "logsumexp(-1)", "layernorm": "layernorm()"}[op]
+        want = {"softmax": f"np.exp({x64} - m{t} - s{t})",
+                "log_softmax": f"{x64} - m{t} - s{t}",
+                "logsumexp": f"(s{t} + m{t})[:, 0]",
+                "layernorm": f"d{t} / np.sqrt((d{t} * d{t}).mean(-1, keepdims=True) + 1e-5)"}[op]
+        # (each value's magnitude and its row's: the row sums' error bound scales with them)
+        mag = {"softmax": f"np.ones(({r}, {n}))",
+               "log_softmax": f"np.abs({x64}) + np.abs({x64}).max(-1, keepdims=True) + 1",
+               "logsumexp": f"np.abs({x64}).max(-1) + 1",
+               "layernorm": f"np.abs(d{t}) / np.sqrt((d{t} * d{t}).mean(-1, keepdims=True) "
+                            "+ 1e-5) + 1"}[op]
+        src += f"outs += [Tensor({x}).{got}]\nwant += [{want}]\nmag += [{mag}]\n"
+        return src + f"lows += [{_low(dt)}]\nexact += [False]\n"
     if fam == "padonly":  # an int sum and product of rows all padding: sym keeps acc + 0
         r, cl, top = rng.choice([2, 5, p()]), rng.choice([3, 8, p()]), rng.choice([1, 2])
         dt = rng.choice(["np.int32", "np.int64", "np.int8"])

@@ -110,7 +110,9 @@ def _across(t: Tensor) -> list:
 # log_softmax's row of 13 (no local row of exps: its row form's vectors cost less) stays rows
 ACROSS = [(name, shape) for name in ("softmax", "layernorm")
           for shape in [(4099, 5), (1000, 7), (1031, 13), (64, 12)]] + \
-    [("log_softmax", (4099, 5)), ("log_softmax", (1000, 7))]
+    [("log_softmax", (4099, 5)), ("log_softmax", (1000, 7))] + \
+    [("softmax", (4099, 3)), ("softmax", (257, 2)), ("softmax", (9, 4))]  # (upcast_across's
+# rows of 2..4, whose kernel-local row of exps gcc's `omp simd` over the rows left scalar)
 
 
 @pytest.mark.parametrize("name,shape", ACROSS, ids=lambda s: "x".join(map(str, s))
@@ -144,16 +146,18 @@ def test_logsumexp_rows_go_across_lanes(shape):
     _check("logsumexp", shape, "float32")
 
 
-@pytest.mark.parametrize("case", ["long_rows", "float64", "few_rows", "elementwise"])
+@pytest.mark.parametrize("case", ["long_rows", "float64", "few_rows", "elementwise", "gcc_rows"])
 def test_rows_stay_rows(case):
     """Rows longer than UNROLL_MAX (their reduces are vectors of partials), float64 rows (no
-    gathered float64 lanes), fewer rows than a vector, and a kernel that combines no values of
-    a row keep the row form."""
+    gathered float64 lanes), fewer rows than a vector, a kernel that combines no values of a
+    row, and a layer norm of rows of 3 (upcast_across's: gcc runs its rows in vectors, no
+    kernel-local row in them) keep their forms."""
     x = np.random.default_rng(3).standard_normal((256, 9)).astype(np.float32)
     t = {"long_rows": lambda: Tensor(np.tile(x, (1, 4))).softmax(-1),
          "float64": lambda: Tensor(x.astype(np.float64)).softmax(-1),
          "few_rows": lambda: Tensor(x[:VECTOR_LANES - 1]).layernorm(),
-         "elementwise": lambda: (Tensor(x) * 2).exp()}[case]()
+         "elementwise": lambda: (Tensor(x) * 2).exp(),
+         "gcc_rows": lambda: Tensor(x[:, :3]).layernorm()}[case]()
     acts = [a for k in kernel_actions(t) for a in k]
     assert not any(a.startswith("ACROSS") for a in acts), acts
     assert not _across(t)

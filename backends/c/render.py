@@ -238,29 +238,17 @@ RG_FMAX(double, uint64_t, f64)
 /* float -> int CAST (runtime/semantics.py): NaN gives 0; a value inside int64's range goes
    through int64 and wraps to the width; beyond it, it saturates. Every conversion C does here
    is in range, so the scalar and the vectorized loops give the same bits. */
-#define RG_F2I(T, S, FT, FS) static inline T rg_f2i_##S##_##FS(FT x) { \
-  return x != x ? (T)0 : x >= (FT)0x1p63 ? (T)RG_MAX_##S : x < (FT)-0x1p63 ? (T)RG_MIN_##S \
-    : (T)(int64_t)x; }
+#define RG_F2I(T, S, LO, HI, FT, FS) static inline T rg_f2i_##S##_##FS(FT x) { \
+  return x != x ? (T)0 : x >= (FT)0x1p63 ? (T)HI : x < (FT)-0x1p63 ? (T)LO : (T)(int64_t)x; }
 #define RG_F2U64(FT, FS) static inline uint64_t rg_f2i_u64_##FS(FT x) { \
   return x != x ? 0 : x >= (FT)0x1p64 ? UINT64_MAX : x >= (FT)0x1p63 ? (uint64_t)x \
     : x < (FT)-0x1p63 ? 0 : (uint64_t)(int64_t)x; }
-#define RG_MAX_i8 INT8_MAX
-#define RG_MIN_i8 INT8_MIN
-#define RG_MAX_i16 INT16_MAX
-#define RG_MIN_i16 INT16_MIN
-#define RG_MAX_i32 INT32_MAX
-#define RG_MIN_i32 INT32_MIN
-#define RG_MAX_i64 INT64_MAX
-#define RG_MIN_i64 INT64_MIN
-#define RG_MAX_u8 UINT8_MAX
-#define RG_MAX_u16 UINT16_MAX
-#define RG_MAX_u32 UINT32_MAX
-#define RG_MIN_u8 0
-#define RG_MIN_u16 0
-#define RG_MIN_u32 0
-#define RG_F2I_ALL(FT, FS) RG_F2I(int8_t, i8, FT, FS) RG_F2I(int16_t, i16, FT, FS) \
-  RG_F2I(int32_t, i32, FT, FS) RG_F2I(int64_t, i64, FT, FS) RG_F2I(uint8_t, u8, FT, FS) \
-  RG_F2I(uint16_t, u16, FT, FS) RG_F2I(uint32_t, u32, FT, FS) RG_F2U64(FT, FS)
+#define RG_F2I_ALL(FT, FS) RG_F2I(int8_t, i8, INT8_MIN, INT8_MAX, FT, FS) \
+  RG_F2I(int16_t, i16, INT16_MIN, INT16_MAX, FT, FS) \
+  RG_F2I(int32_t, i32, INT32_MIN, INT32_MAX, FT, FS) \
+  RG_F2I(int64_t, i64, INT64_MIN, INT64_MAX, FT, FS) RG_F2I(uint8_t, u8, 0, UINT8_MAX, FT, FS) \
+  RG_F2I(uint16_t, u16, 0, UINT16_MAX, FT, FS) RG_F2I(uint32_t, u32, 0, UINT32_MAX, FT, FS) \
+  RG_F2U64(FT, FS)
 /* IDIV/MOD truncate (C); x/0 and x%0 give 0 as numpy does; MIN/-1 wraps (no SIGFPE) */
 #define RG_IDIV(T, S) \
   static inline T rg_idiv_##S(T a, T b) { return b == 0 ? 0 : (b == -1 ? (T)(0 - a) : a / b); } \

@@ -329,11 +329,6 @@ def prelude(uses: Iterable[str]) -> str:
                              if not used.isdisjoint(names))
 
 
-def _mfun(name: str, dt: DType) -> str:
-    """The libm function for `name` in dt: float16 computes in float (numpy's half loops do)."""
-    return name if dt is dtypes.float64 else name + "f"
-
-
 def _fcast(dt: DType, x: str) -> str:
     """An operand as the type libm computes it in (float16 is widened to float)."""
     return f"(float){x}" if dt is dtypes.float16 else x
@@ -356,7 +351,8 @@ def alu_helper(node: UOp) -> str | None:
 
 
 def render_alu(node: UOp, a: list[str]) -> str:
-    """The C expression of one ALU/CAST/BITCAST node over its operand names `a`."""
+    """The C expression of one ALU/CAST/BITCAST node over its operand names `a`: a prelude
+    helper's call, a cast, or the template of `node`'s op in the table of its operands' type."""
     op, dt = node.op, node.dtype
     sdt = node.src[0].dtype if node.src else dt
     helper = alu_helper(node)
@@ -369,49 +365,33 @@ def render_alu(node: UOp, a: list[str]) -> str:
             raise RenderError(f"BITCAST {sdt.name} -> {dt.name}: sizes differ")
         return (f"({{ {ctype(dt)} o_; {ctype(sdt)} i_ = {a[0]}; "
                 f"memcpy(&o_, &i_, sizeof o_); o_; }})")
-    if op is Ops.WHERE:
-        return f"({a[0]} ? {a[1]} : {a[2]})"
-    infix = _INFIX.get(op)
-    if infix is not None:
-        return f"({a[0]} {infix} {a[1]})"
-    if op is Ops.NEG:  # -x on a bool is x (numpy computes on 0/1, then != 0)
-        return a[0] if dt.is_bool else f"(-{a[0]})"
-    if sdt.is_float:
-        return _render_float(op, sdt, a)
-    return _render_int(op, sdt, a)
+    if sdt.is_float and op in _FLOAT:  # libm's in the operands' precision (`_fcast`)
+        return _FLOAT[op].format(*(_fcast(sdt, x) for x in a), s=SUFFIX[sdt.name],
+                                 f="" if sdt is dtypes.float64 else "f")
+    template = (_BOOL if sdt.is_bool else _INT).get(op) or _SCALAR.get(op)
+    if template is None:
+        raise RenderError(f"op {op.name} is not defined on {sdt.name}")
+    return template.format(*a)
 
 
 # (on vector lanes too, ctext.VECTOR_HELPERS: a compare gives a lane mask, all ones where it
 # holds, which AND, OR and XOR combine as bools do, and which a select (WHERE) blends by)
 _INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.FDIV: "/", Ops.CMPLT: "<",
           Ops.CMPNE: "!=", Ops.CMPEQ: "==", Ops.AND: "&", Ops.OR: "|", Ops.XOR: "^"}
-# vector loops call libmvec's (RG_MVEC), except float32's expf: the block library's (vexp.py)
-_LIBM = {Ops.EXP: "exp", Ops.LOG: "log", Ops.EXP2: "exp2", Ops.LOG2: "log2", Ops.SIN: "sin",
-         Ops.COS: "rg_cos", Ops.SQRT: "sqrt", Ops.TRUNC: "trunc", Ops.POW: "pow", Ops.MOD: "fmod"}
-
-
-def _render_float(op: Ops, dt: DType, a: list[str]) -> str:
-    if op in _LIBM:
-        return f"{_mfun(_LIBM[op], dt)}({', '.join(_fcast(dt, x) for x in a)})"
-    if op is Ops.IDIV:  # on floats: the quotient truncated, as the oracle defines it
-        return f"{_mfun('trunc', dt)}({_fcast(dt, a[0])} / {_fcast(dt, a[1])})"
-    if op is Ops.RECIPROCAL:
-        one = "1.0" if dt is dtypes.float64 else "1.0f"
-        return f"({one} / {_fcast(dt, a[0])})"
-    if op in (Ops.MAX, Ops.MIN):
-        return f"rg_{op.name.lower()}_{SUFFIX[dt.name]}({_fcast(dt, a[0])}, {_fcast(dt, a[1])})"
-    raise RenderError(f"op {op.name} is not defined on {dt.name}")
-
-
-def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
-    if op in (Ops.MAX, Ops.MIN):
-        if dt.is_bool:  # MAX is OR, MIN is AND
-            return f"({a[0]} {'|' if op is Ops.MAX else '&'} {a[1]})"
-        cmp = ">" if op is Ops.MAX else "<"
-        return f"({a[0]} {cmp} {a[1]} ? {a[0]} : {a[1]})"
-    if op is Ops.TRUNC and not dt.is_bool:
-        return a[0]
-    raise RenderError(f"op {op.name} is not defined on {dt.name}")
+# each op's C over its operands {0}, {1}, {2}: on every type (`_SCALAR`), on floats (`_FLOAT`:
+# {f} libm's suffix, {s} the prelude's; vector loops call libmvec's (RG_MVEC), except float32's
+# expf: the block library's, vexp.py), on integers and on bools (MAX is OR, MIN is AND; -x on
+# a bool is x: numpy computes on 0/1, then != 0)
+_SCALAR = {**{op: f"({{0}} {c} {{1}})" for op, c in _INFIX.items()},
+           Ops.WHERE: "({0} ? {1} : {2})", Ops.NEG: "(-{0})"}
+_FLOAT = {**{op: f"{name}{{f}}({{0}})" for op, name in (
+    (Ops.EXP, "exp"), (Ops.LOG, "log"), (Ops.EXP2, "exp2"), (Ops.LOG2, "log2"), (Ops.SIN, "sin"),
+    (Ops.COS, "rg_cos"), (Ops.SQRT, "sqrt"), (Ops.TRUNC, "trunc"))},
+    Ops.MOD: "fmod{f}({0}, {1})", Ops.IDIV: "trunc{f}({0} / {1})",  # (IDIV: the oracle's)
+    Ops.RECIPROCAL: "(1.0{f} / {0})", Ops.MAX: "rg_max_{s}({0}, {1})",
+    Ops.MIN: "rg_min_{s}({0}, {1})"}
+_INT = {Ops.MAX: "({0} > {1} ? {0} : {1})", Ops.MIN: "({0} < {1} ? {0} : {1})", Ops.TRUNC: "{0}"}
+_BOOL = {Ops.MAX: "({0} | {1})", Ops.MIN: "({0} & {1})", Ops.NEG: "{0}"}
 
 
 _VECTOR_LOAD = {1: "rg_vload_f32", 2: "rg_vload2_f32"}
@@ -457,21 +437,19 @@ def _vector_cast(src: DType, dst: DType, a: str) -> str:
 def render_vector(node: UOp, a: list[str]) -> str:
     """The C expression of one op on 8-lane vectors (operands already vectors): float32 math,
     int32 arithmetic, compares and bool ops as lane masks, WHERE as a blend, casts."""
-    infix = _INFIX.get(node.op)
-    if infix is not None:
-        return f"({a[0]} {infix} {a[1]})"
-    if node.op is Ops.NEG:
-        return f"(-{a[0]})"
-    if node.op is Ops.EXP:  # float32's exp: vexp.py's core, inline (its prelude's VECTOR)
-        return f"{VECTOR_EXP}({a[0]})"
-    if node.op in (Ops.MAX, Ops.MIN):
-        return f"rg_v{node.op.name.lower()}_{SUFFIX[node.dtype.name]}({a[0]}, {a[1]})"
-    if node.op is Ops.WHERE:
-        return f"rg_vsel_{'f32' if node.dtype in _FLOAT_LANES else 'i32'}({a[0]}, {a[1]}, {a[2]})"
     if node.op is Ops.CAST:
         return _vector_cast(node.src[0].dtype, node.dtype, a[0])
-    raise RenderError(f"op {node.op.name} has no vector form (rules/opt_helpers.py: "
-                      "vectorizable)")
+    template = _VECTOR.get(node.op)
+    if template is None:
+        raise RenderError(f"op {node.op.name} has no vector form (rules/opt_helpers.py: "
+                          "vectorizable)")
+    return template.format(*a, s=SUFFIX[node.dtype.name],
+                           lane="f32" if node.dtype in _FLOAT_LANES else "i32")
+
+
+# (EXP: float32's, vexp.py's core, inline: its prelude's VECTOR)
+_VECTOR = {**_SCALAR, Ops.EXP: VECTOR_EXP + "({0})", Ops.MAX: "rg_vmax_{s}({0}, {1})",
+           Ops.MIN: "rg_vmin_{s}({0}, {1})", Ops.WHERE: "rg_vsel_{lane}({0}, {1}, {2})"}
 
 
 def _unroll(r: UOp) -> str:
@@ -727,9 +705,8 @@ class KernelRenderer:
             expr = render_alu(n, a)
             if (helper := alu_helper(n)) is not None:
                 self.uses.add(helper)
-            sdt = n.src[0].dtype
-            if n.op is Ops.EXP and sdt.is_float and _mfun(_LIBM[Ops.EXP], sdt) == "expf":
-                self.call(vexp.NAME)  # float32's exp (render_alu): the prelude binds it to vexp's
+            if n.op is Ops.EXP and n.src[0].dtype in _FLOAT_LANES:  # float32's exp (a half's
+                self.call(vexp.NAME)  # in float: render_alu): the prelude binds it to vexp's
         else:
             raise RenderError(f"the C renderer has no rule for {n.op.name} in a kernel")
         name = self.fresh()

@@ -138,18 +138,6 @@ typedef __INT32_TYPE__ int32_t; typedef __INT64_TYPE__ int64_t;
 typedef __UINT8_TYPE__ uint8_t; typedef __UINT16_TYPE__ uint16_t;
 typedef __UINT32_TYPE__ uint32_t; typedef __UINT64_TYPE__ uint64_t;
 typedef __SIZE_TYPE__ size_t; typedef __UINTPTR_TYPE__ uintptr_t;
-#define INT8_MAX __INT8_MAX__
-#define INT8_MIN (-INT8_MAX - 1)
-#define INT16_MAX __INT16_MAX__
-#define INT16_MIN (-INT16_MAX - 1)
-#define INT32_MAX __INT32_MAX__
-#define INT32_MIN (-INT32_MAX - 1)
-#define INT64_MAX __INT64_MAX__
-#define INT64_MIN (-INT64_MAX - 1)
-#define UINT8_MAX __UINT8_MAX__
-#define UINT16_MAX __UINT16_MAX__
-#define UINT32_MAX __UINT32_MAX__
-#define UINT64_MAX __UINT64_MAX__
 #define memcpy __builtin_memcpy
 void *aligned_alloc(size_t, size_t); void free(void *); void abort(void);
 long write(int, const void *, size_t);
@@ -239,16 +227,16 @@ RG_FMAX(double, uint64_t, f64)
    through int64 and wraps to the width; beyond it, it saturates. Every conversion C does here
    is in range, so the scalar and the vectorized loops give the same bits. */
 #define RG_F2I(T, S, LO, HI, FT, FS) static inline T rg_f2i_##S##_##FS(FT x) { \
-  return x != x ? (T)0 : x >= (FT)0x1p63 ? (T)HI : x < (FT)-0x1p63 ? (T)LO : (T)(int64_t)x; }
+  return x != x ? (T)0 : x >= (FT)0x1p63 ? (T)(HI) : x < (FT)-0x1p63 ? (T)(LO) : (T)(int64_t)x; }
 #define RG_F2U64(FT, FS) static inline uint64_t rg_f2i_u64_##FS(FT x) { \
-  return x != x ? 0 : x >= (FT)0x1p64 ? UINT64_MAX : x >= (FT)0x1p63 ? (uint64_t)x \
+  return x != x ? 0 : x >= (FT)0x1p64 ? __UINT64_MAX__ : x >= (FT)0x1p63 ? (uint64_t)x \
     : x < (FT)-0x1p63 ? 0 : (uint64_t)(int64_t)x; }
-#define RG_F2I_ALL(FT, FS) RG_F2I(int8_t, i8, INT8_MIN, INT8_MAX, FT, FS) \
-  RG_F2I(int16_t, i16, INT16_MIN, INT16_MAX, FT, FS) \
-  RG_F2I(int32_t, i32, INT32_MIN, INT32_MAX, FT, FS) \
-  RG_F2I(int64_t, i64, INT64_MIN, INT64_MAX, FT, FS) RG_F2I(uint8_t, u8, 0, UINT8_MAX, FT, FS) \
-  RG_F2I(uint16_t, u16, 0, UINT16_MAX, FT, FS) RG_F2I(uint32_t, u32, 0, UINT32_MAX, FT, FS) \
-  RG_F2U64(FT, FS)
+#define RG_SF2I(T, S, MAX, FT, FS) RG_F2I(T, S, -MAX - 1, MAX, FT, FS)
+#define RG_F2I_ALL(FT, FS) RG_SF2I(int8_t, i8, __INT8_MAX__, FT, FS) \
+  RG_SF2I(int16_t, i16, __INT16_MAX__, FT, FS) RG_SF2I(int32_t, i32, __INT32_MAX__, FT, FS) \
+  RG_SF2I(int64_t, i64, __INT64_MAX__, FT, FS) RG_F2I(uint8_t, u8, 0, __UINT8_MAX__, FT, FS) \
+  RG_F2I(uint16_t, u16, 0, __UINT16_MAX__, FT, FS) \
+  RG_F2I(uint32_t, u32, 0, __UINT32_MAX__, FT, FS) RG_F2U64(FT, FS)
 /* IDIV/MOD truncate (C); x/0 and x%0 give 0 as numpy does; MIN/-1 wraps (no SIGFPE) */
 #define RG_IDIV(T, S) \
   static inline T rg_idiv_##S(T a, T b) { return b == 0 ? 0 : (b == -1 ? (T)(0 - a) : a / b); } \

@@ -249,11 +249,10 @@ RG_FMAX(double, uint64_t, f64)
   static inline T rg_shl_##S(T a, T b) { return (b < 0 || b >= W) ? 0 : (T)((U)a << b); } \
   static inline T rg_shr_##S(T a, T b) { return (b < 0 || b >= W) ? (a < 0 ? (T)-1 : 0) : a >> b; }
 /* integer power by squaring; negative exponents give 0 except for bases 1 and -1 (numpy
-   raises for them; we return the value the formula 1/x^n truncates to) */
-#define RG_IPOW(T, S) static inline T rg_pow_##S(T a, T b) { \
+   raises for them; we return the value the formula 1/x^n truncates to; an unsigned b is never
+   negative) */
+#define RG_POW(T, S) static inline T rg_pow_##S(T a, T b) { \
   if (b < 0) return a == 1 ? 1 : (a == (T)-1 ? ((b & 1) ? (T)-1 : 1) : 0); \
-  T r = 1; while (b) { if (b & 1) r = (T)(r * a); a = (T)(a * a); b >>= 1; } return r; }
-#define RG_UPOW(T, S) static inline T rg_pow_##S(T a, T b) { \
   T r = 1; while (b) { if (b & 1) r = (T)(r * a); a = (T)(a * a); b >>= 1; } return r; }
 /* float POW is C's pow (runtime/semantics.py) on every path: gcc's vectorizer turns pow(x, 0.5)
    into a sqrt instruction even under IEEE flags, which gives -0.0 and NaN at -0.0 and -inf where
@@ -262,8 +261,8 @@ RG_FMAX(double, uint64_t, f64)
 #define RG_FPOW(T, S, F) static inline T rg_fpow_##S(T a, T b) { T r = F(a, b); \
   return (b == (T)0.5 && (a == 0 || a == -(T)__builtin_inf())) \
     ? (a == 0 ? (T)0 : (T)__builtin_inf()) : r; }
-#define RG_INTS(T, U, S, W) RG_IDIV(T, S) RG_SHIFT(T, U, S, W) RG_IPOW(T, S)
-#define RG_UINTS(T, S, W) RG_UDIV(T, S) RG_SHIFT(T, T, S, W) RG_UPOW(T, S)
+#define RG_INTS(T, U, S, W) RG_IDIV(T, S) RG_SHIFT(T, U, S, W) RG_POW(T, S)
+#define RG_UINTS(T, S, W) RG_UDIV(T, S) RG_SHIFT(T, T, S, W) RG_POW(T, S)
 """
 
 # The prelude's functions on demand: the integer kernels' helpers, OpenMP's NaN-propagating

@@ -1227,7 +1227,7 @@ class KernelRenderer:
     # -- stores
     def render_group(self, stores: list[UOp]) -> None:
         ranges = stores[0].src[2:]
-        if self._try_flash(stores[0]) or self._try_packed(stores[0]):
+        if self._try_product(stores[0]):
             return
         self.columns = columns(stores[0], self.deps)
         scope = self.root
@@ -1326,32 +1326,25 @@ class KernelRenderer:
             s.open_child = None
         self.stack = [self.root]
 
-    # -- attention heads in one kernel: rules/opt.rules' `flash_store` (printed by flash.py)
+    # -- attention heads in one kernel (rules/opt.rules' `flash_store`, printed by flash.py) and
+    # sums of products packed (`pack_store`, printed by gemm.py), as the STORE's arg says
     # (flash.py and gemm.py are imported by the first kernel that has their action: a
     # process's first tiny add loads neither)
-    def _try_flash(self, st: UOp) -> bool:
-        if not isinstance(st.arg, Flash):
-            return False
-        from .flash import render_flash
+    def _try_product(self, st: UOp) -> bool:
+        if isinstance(st.arg, Flash):
+            from .flash import render_flash
 
-        if not render_flash(self, st):
-            return False
-        self.kind = "packed" if self.printed_blocks else "flash"
-        return True
+            render_flash(self, st)
+            self.kind = "packed" if self.printed_blocks else "flash"
+            return True
+        if isinstance(st.arg, Pack):
+            from .gemm import plan, render_packed
 
-    # -- sums of products packed by rules/opt.rules' `pack_store` (printed by backends/c/gemm.py)
-    def _try_packed(self, st: UOp) -> bool:
-        if not isinstance(st.arg, Pack):
-            return False
-        from .gemm import plan, render_packed
-
-        found = plan(self, st)
-        if found is None:
-            return False
-        render_packed(self, st, *found)
-        if self.kind == "loops":
-            self.kind = "packed"
-        return True
+            render_packed(self, st, *plan(self, st))
+            if self.kind == "loops":
+                self.kind = "packed"
+            return True
+        return False
 
     def open_counter(self, parent: Scope, head: Head, threads: Threads | None = None) -> Scope:
         """A loop that binds no RANGE (a counter: tiles, panels, blocks), or a guard or region

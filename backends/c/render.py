@@ -381,7 +381,9 @@ _INT = {Ops.MAX: "({0} > {1} ? {0} : {1})", Ops.MIN: "({0} < {1} ? {0} : {1})", 
 _BOOL = {Ops.MAX: "({0} | {1})", Ops.MIN: "({0} & {1})", Ops.NEG: "{0}"}
 
 
-_VECTOR_LOAD = {1: "rg_vload_f32", 2: "rg_vload2_f32"}
+_VECTOR_LOAD = {1: "rg_vload_f32", 2: "rg_vload2_f32"}  # float32 lanes, by stride
+_LANE_LOAD = {dtypes.bool: "rg_vload_b", dtypes.float16: "rg_vload_f16",
+              dtypes.float64: "rg_vload_f64"}  # (and int32's rg_vload_i32)
 VECTOR_EXP = "rg_vexp_f32"
 WIDE_EXP = "rg_zexp_f32"  # (vexp.WIDE: 16 lanes, with its loads, selects and stores)
 
@@ -717,16 +719,12 @@ class KernelRenderer:
         if n.op is Ops.LOAD:
             # lane u reads offset + step * u: the index is affine in the loop variable
             step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
-            if self.wide:  # (wide_exps' `paired`: contiguous float32 loads only)
-                expr = f"rg_zload_f32(&{_SLOTS[0]})"
-            elif n.dtype is not dtypes.float32:  # int, bool, half, double lanes: contiguously
-                load = {dtypes.bool: "rg_vload_b", dtypes.float16: "rg_vload_f16",
-                        dtypes.float64: "rg_vload_f64"}.get(n.dtype, "rg_vload_i32")
-                expr = f"{load}(&{_SLOTS[0]})"
-            elif (load := _VECTOR_LOAD.get(step)) is not None:  # type: ignore[arg-type]
-                expr = f"{load}(&{_SLOTS[0]})"
-            else:  # lane by lane, `step` apart (whole rows read far apart)
-                expr = f"rg_vloads_f32(&{_SLOTS[0]}, {step})"
+            # (wide_exps' `paired`: contiguous float32 loads only; int, bool, half and double
+            # lanes contiguously; float32's every one, every other, else lane by lane, `step`
+            # apart: whole rows read far apart)
+            load = "rg_zload_f32" if self.wide else _VECTOR_LOAD.get(step) \
+                if n.dtype is dtypes.float32 else _LANE_LOAD.get(n.dtype, "rg_vload_i32")
+            expr = f"{load}(&{_SLOTS[0]})" if load else f"rg_vloads_f32(&{_SLOTS[0]}, {step})"
             row = None if self.prefetch is None else stride(n.src[0].src[1], self.prefetch[0])
             if row:
                 # an address, never dereferenced: computed as an integer (no pointer past the

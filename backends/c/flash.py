@@ -64,11 +64,9 @@ class _Product(Product):
         self.width = self.npanels * tj  # a row of its results, padded to whole panels
 
 
-def render_flash(r: KernelRenderer, st: UOp) -> bool:
-    """Emit the flash loop nest for STORE `st` when its arg is a `Flash`; False otherwise."""
-    fl = st.arg
-    if not isinstance(fl, Flash):
-        return False
+def render_flash(r: KernelRenderer, st: UOp) -> None:
+    """Emit the flash loop nest for STORE `st`, whose arg is a `Flash`."""
+    fl: Flash = st.arg
     ranges = st.src[2:]
     i, c = ranges[-2], ranges[-1]
     if (i.arg[0], c.arg[0]) != (fl.rows, fl.cols):
@@ -113,7 +111,6 @@ def render_flash(r: KernelRenderer, st: UOp) -> bool:
     _tile(r, st, tile, i, local, out, f"{tv} * {ti}", ti, n - 1 if n % ti else None, keys)
     close_inside(r, scope)
     r.close_loops()
-    return True
 
 
 class _Keys:

@@ -89,12 +89,10 @@ class Product:
         self.stream: tuple[UOp, UOp, int] | None = None
 
 
-def plan(r: KernelRenderer, st: UOp) -> tuple[Pack, tuple[UOp, ...], UOp, list[Product]] | None:
+def plan(r: KernelRenderer, st: UOp) -> tuple[Pack, tuple[UOp, ...], UOp, list[Product]]:
     """The STORE's packing action (rules/opt.rules' `pack_store` put a `Pack` in its arg), with
-    its row and column ranges and its products, or None when it has none."""
+    its row and column ranges and its products."""
     pack = st.arg
-    if not isinstance(pack, Pack):
-        return None
     by_id = {x.arg[0]: x for x in st.src[2:]}
     rows, j = tuple(by_id[i] for i in pack.rows), by_id[pack.cols]
     prods = []

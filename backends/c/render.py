@@ -138,18 +138,6 @@ typedef __INT32_TYPE__ int32_t; typedef __INT64_TYPE__ int64_t;
 typedef __UINT8_TYPE__ uint8_t; typedef __UINT16_TYPE__ uint16_t;
 typedef __UINT32_TYPE__ uint32_t; typedef __UINT64_TYPE__ uint64_t;
 typedef __SIZE_TYPE__ size_t; typedef __UINTPTR_TYPE__ uintptr_t;
-#define INT8_MAX __INT8_MAX__
-#define INT8_MIN (-INT8_MAX - 1)
-#define INT16_MAX __INT16_MAX__
-#define INT16_MIN (-INT16_MAX - 1)
-#define INT32_MAX __INT32_MAX__
-#define INT32_MIN (-INT32_MAX - 1)
-#define INT64_MAX __INT64_MAX__
-#define INT64_MIN (-INT64_MAX - 1)
-#define UINT8_MAX __UINT8_MAX__
-#define UINT16_MAX __UINT16_MAX__
-#define UINT32_MAX __UINT32_MAX__
-#define UINT64_MAX __UINT64_MAX__
 #define memcpy __builtin_memcpy
 void *aligned_alloc(size_t, size_t); void free(void *); void abort(void);
 long write(int, const void *, size_t);
@@ -238,29 +226,17 @@ RG_FMAX(double, uint64_t, f64)
 /* float -> int CAST (runtime/semantics.py): NaN gives 0; a value inside int64's range goes
    through int64 and wraps to the width; beyond it, it saturates. Every conversion C does here
    is in range, so the scalar and the vectorized loops give the same bits. */
-#define RG_F2I(T, S, FT, FS) static inline T rg_f2i_##S##_##FS(FT x) { \
-  return x != x ? (T)0 : x >= (FT)0x1p63 ? (T)RG_MAX_##S : x < (FT)-0x1p63 ? (T)RG_MIN_##S \
-    : (T)(int64_t)x; }
+#define RG_F2I(T, S, LO, HI, FT, FS) static inline T rg_f2i_##S##_##FS(FT x) { \
+  return x != x ? (T)0 : x >= (FT)0x1p63 ? (T)(HI) : x < (FT)-0x1p63 ? (T)(LO) : (T)(int64_t)x; }
 #define RG_F2U64(FT, FS) static inline uint64_t rg_f2i_u64_##FS(FT x) { \
-  return x != x ? 0 : x >= (FT)0x1p64 ? UINT64_MAX : x >= (FT)0x1p63 ? (uint64_t)x \
+  return x != x ? 0 : x >= (FT)0x1p64 ? __UINT64_MAX__ : x >= (FT)0x1p63 ? (uint64_t)x \
     : x < (FT)-0x1p63 ? 0 : (uint64_t)(int64_t)x; }
-#define RG_MAX_i8 INT8_MAX
-#define RG_MIN_i8 INT8_MIN
-#define RG_MAX_i16 INT16_MAX
-#define RG_MIN_i16 INT16_MIN
-#define RG_MAX_i32 INT32_MAX
-#define RG_MIN_i32 INT32_MIN
-#define RG_MAX_i64 INT64_MAX
-#define RG_MIN_i64 INT64_MIN
-#define RG_MAX_u8 UINT8_MAX
-#define RG_MAX_u16 UINT16_MAX
-#define RG_MAX_u32 UINT32_MAX
-#define RG_MIN_u8 0
-#define RG_MIN_u16 0
-#define RG_MIN_u32 0
-#define RG_F2I_ALL(FT, FS) RG_F2I(int8_t, i8, FT, FS) RG_F2I(int16_t, i16, FT, FS) \
-  RG_F2I(int32_t, i32, FT, FS) RG_F2I(int64_t, i64, FT, FS) RG_F2I(uint8_t, u8, FT, FS) \
-  RG_F2I(uint16_t, u16, FT, FS) RG_F2I(uint32_t, u32, FT, FS) RG_F2U64(FT, FS)
+#define RG_SF2I(T, S, MAX, FT, FS) RG_F2I(T, S, -MAX - 1, MAX, FT, FS)
+#define RG_F2I_ALL(FT, FS) RG_SF2I(int8_t, i8, __INT8_MAX__, FT, FS) \
+  RG_SF2I(int16_t, i16, __INT16_MAX__, FT, FS) RG_SF2I(int32_t, i32, __INT32_MAX__, FT, FS) \
+  RG_SF2I(int64_t, i64, __INT64_MAX__, FT, FS) RG_F2I(uint8_t, u8, 0, __UINT8_MAX__, FT, FS) \
+  RG_F2I(uint16_t, u16, 0, __UINT16_MAX__, FT, FS) \
+  RG_F2I(uint32_t, u32, 0, __UINT32_MAX__, FT, FS) RG_F2U64(FT, FS)
 /* IDIV/MOD truncate (C); x/0 and x%0 give 0 as numpy does; MIN/-1 wraps (no SIGFPE) */
 #define RG_IDIV(T, S) \
   static inline T rg_idiv_##S(T a, T b) { return b == 0 ? 0 : (b == -1 ? (T)(0 - a) : a / b); } \
@@ -273,11 +249,10 @@ RG_FMAX(double, uint64_t, f64)
   static inline T rg_shl_##S(T a, T b) { return (b < 0 || b >= W) ? 0 : (T)((U)a << b); } \
   static inline T rg_shr_##S(T a, T b) { return (b < 0 || b >= W) ? (a < 0 ? (T)-1 : 0) : a >> b; }
 /* integer power by squaring; negative exponents give 0 except for bases 1 and -1 (numpy
-   raises for them; we return the value the formula 1/x^n truncates to) */
-#define RG_IPOW(T, S) static inline T rg_pow_##S(T a, T b) { \
+   raises for them; we return the value the formula 1/x^n truncates to; an unsigned b is never
+   negative) */
+#define RG_POW(T, S) static inline T rg_pow_##S(T a, T b) { \
   if (b < 0) return a == 1 ? 1 : (a == (T)-1 ? ((b & 1) ? (T)-1 : 1) : 0); \
-  T r = 1; while (b) { if (b & 1) r = (T)(r * a); a = (T)(a * a); b >>= 1; } return r; }
-#define RG_UPOW(T, S) static inline T rg_pow_##S(T a, T b) { \
   T r = 1; while (b) { if (b & 1) r = (T)(r * a); a = (T)(a * a); b >>= 1; } return r; }
 /* float POW is C's pow (runtime/semantics.py) on every path: gcc's vectorizer turns pow(x, 0.5)
    into a sqrt instruction even under IEEE flags, which gives -0.0 and NaN at -0.0 and -inf where
@@ -286,8 +261,8 @@ RG_FMAX(double, uint64_t, f64)
 #define RG_FPOW(T, S, F) static inline T rg_fpow_##S(T a, T b) { T r = F(a, b); \
   return (b == (T)0.5 && (a == 0 || a == -(T)__builtin_inf())) \
     ? (a == 0 ? (T)0 : (T)__builtin_inf()) : r; }
-#define RG_INTS(T, U, S, W) RG_IDIV(T, S) RG_SHIFT(T, U, S, W) RG_IPOW(T, S)
-#define RG_UINTS(T, S, W) RG_UDIV(T, S) RG_SHIFT(T, T, S, W) RG_UPOW(T, S)
+#define RG_INTS(T, U, S, W) RG_IDIV(T, S) RG_SHIFT(T, U, S, W) RG_POW(T, S)
+#define RG_UINTS(T, S, W) RG_UDIV(T, S) RG_SHIFT(T, T, S, W) RG_POW(T, S)
 """
 
 # The prelude's functions on demand: the integer kernels' helpers, OpenMP's NaN-propagating
@@ -341,11 +316,6 @@ def prelude(uses: Iterable[str]) -> str:
                              if not used.isdisjoint(names))
 
 
-def _mfun(name: str, dt: DType) -> str:
-    """The libm function for `name` in dt: float16 computes in float (numpy's half loops do)."""
-    return name if dt is dtypes.float64 else name + "f"
-
-
 def _fcast(dt: DType, x: str) -> str:
     """An operand as the type libm computes it in (float16 is widened to float)."""
     return f"(float){x}" if dt is dtypes.float16 else x
@@ -368,7 +338,8 @@ def alu_helper(node: UOp) -> str | None:
 
 
 def render_alu(node: UOp, a: list[str]) -> str:
-    """The C expression of one ALU/CAST/BITCAST node over its operand names `a`."""
+    """The C expression of one ALU/CAST/BITCAST node over its operand names `a`: a prelude
+    helper's call, a cast, or the template of `node`'s op in the table of its operands' type."""
     op, dt = node.op, node.dtype
     sdt = node.src[0].dtype if node.src else dt
     helper = alu_helper(node)
@@ -381,52 +352,38 @@ def render_alu(node: UOp, a: list[str]) -> str:
             raise RenderError(f"BITCAST {sdt.name} -> {dt.name}: sizes differ")
         return (f"({{ {ctype(dt)} o_; {ctype(sdt)} i_ = {a[0]}; "
                 f"memcpy(&o_, &i_, sizeof o_); o_; }})")
-    if op is Ops.WHERE:
-        return f"({a[0]} ? {a[1]} : {a[2]})"
-    infix = _INFIX.get(op)
-    if infix is not None:
-        return f"({a[0]} {infix} {a[1]})"
-    if op is Ops.NEG:  # -x on a bool is x (numpy computes on 0/1, then != 0)
-        return a[0] if dt.is_bool else f"(-{a[0]})"
-    if sdt.is_float:
-        return _render_float(op, sdt, a)
-    return _render_int(op, sdt, a)
+    if sdt.is_float and op in _FLOAT:  # libm's in the operands' precision (`_fcast`)
+        return _FLOAT[op].format(*(_fcast(sdt, x) for x in a), s=SUFFIX[sdt.name],
+                                 f="" if sdt is dtypes.float64 else "f")
+    template = (_BOOL if sdt.is_bool else _INT).get(op) or _SCALAR.get(op)
+    if template is None:
+        raise RenderError(f"op {op.name} is not defined on {sdt.name}")
+    return template.format(*a)
 
 
 # (on vector lanes too, ctext.VECTOR_HELPERS: a compare gives a lane mask, all ones where it
 # holds, which AND, OR and XOR combine as bools do, and which a select (WHERE) blends by)
 _INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.FDIV: "/", Ops.CMPLT: "<",
           Ops.CMPNE: "!=", Ops.CMPEQ: "==", Ops.AND: "&", Ops.OR: "|", Ops.XOR: "^"}
-# vector loops call libmvec's (RG_MVEC), except float32's expf: the block library's (vexp.py)
-_LIBM = {Ops.EXP: "exp", Ops.LOG: "log", Ops.EXP2: "exp2", Ops.LOG2: "log2", Ops.SIN: "sin",
-         Ops.COS: "rg_cos", Ops.SQRT: "sqrt", Ops.TRUNC: "trunc", Ops.POW: "pow", Ops.MOD: "fmod"}
+# each op's C over its operands {0}, {1}, {2}: on every type (`_SCALAR`), on floats (`_FLOAT`:
+# {f} libm's suffix, {s} the prelude's; vector loops call libmvec's (RG_MVEC), except float32's
+# expf: the block library's, vexp.py), on integers and on bools (MAX is OR, MIN is AND; -x on
+# a bool is x: numpy computes on 0/1, then != 0)
+_SCALAR = {**{op: f"({{0}} {c} {{1}})" for op, c in _INFIX.items()},
+           Ops.WHERE: "({0} ? {1} : {2})", Ops.NEG: "(-{0})"}
+_FLOAT = {**{op: f"{name}{{f}}({{0}})" for op, name in (
+    (Ops.EXP, "exp"), (Ops.LOG, "log"), (Ops.EXP2, "exp2"), (Ops.LOG2, "log2"), (Ops.SIN, "sin"),
+    (Ops.COS, "rg_cos"), (Ops.SQRT, "sqrt"), (Ops.TRUNC, "trunc"))},
+    Ops.MOD: "fmod{f}({0}, {1})", Ops.IDIV: "trunc{f}({0} / {1})",  # (IDIV: the oracle's)
+    Ops.RECIPROCAL: "(1.0{f} / {0})", Ops.MAX: "rg_max_{s}({0}, {1})",
+    Ops.MIN: "rg_min_{s}({0}, {1})"}
+_INT = {Ops.MAX: "({0} > {1} ? {0} : {1})", Ops.MIN: "({0} < {1} ? {0} : {1})", Ops.TRUNC: "{0}"}
+_BOOL = {Ops.MAX: "({0} | {1})", Ops.MIN: "({0} & {1})", Ops.NEG: "{0}"}
 
 
-def _render_float(op: Ops, dt: DType, a: list[str]) -> str:
-    if op in _LIBM:
-        return f"{_mfun(_LIBM[op], dt)}({', '.join(_fcast(dt, x) for x in a)})"
-    if op is Ops.IDIV:  # on floats: the quotient truncated, as the oracle defines it
-        return f"{_mfun('trunc', dt)}({_fcast(dt, a[0])} / {_fcast(dt, a[1])})"
-    if op is Ops.RECIPROCAL:
-        one = "1.0" if dt is dtypes.float64 else "1.0f"
-        return f"({one} / {_fcast(dt, a[0])})"
-    if op in (Ops.MAX, Ops.MIN):
-        return f"rg_{op.name.lower()}_{SUFFIX[dt.name]}({_fcast(dt, a[0])}, {_fcast(dt, a[1])})"
-    raise RenderError(f"op {op.name} is not defined on {dt.name}")
-
-
-def _render_int(op: Ops, dt: DType, a: list[str]) -> str:
-    if op in (Ops.MAX, Ops.MIN):
-        if dt.is_bool:  # MAX is OR, MIN is AND
-            return f"({a[0]} {'|' if op is Ops.MAX else '&'} {a[1]})"
-        cmp = ">" if op is Ops.MAX else "<"
-        return f"({a[0]} {cmp} {a[1]} ? {a[0]} : {a[1]})"
-    if op is Ops.TRUNC and not dt.is_bool:
-        return a[0]
-    raise RenderError(f"op {op.name} is not defined on {dt.name}")
-
-
-_VECTOR_LOAD = {1: "rg_vload_f32", 2: "rg_vload2_f32"}
+_VECTOR_LOAD = {1: "rg_vload_f32", 2: "rg_vload2_f32"}  # float32 lanes, by stride
+_LANE_LOAD = {dtypes.bool: "rg_vload_b", dtypes.float16: "rg_vload_f16",
+              dtypes.float64: "rg_vload_f64"}  # (and int32's rg_vload_i32)
 VECTOR_EXP = "rg_vexp_f32"
 WIDE_EXP = "rg_zexp_f32"  # (vexp.WIDE: 16 lanes, with its loads, selects and stores)
 
@@ -469,25 +426,24 @@ def _vector_cast(src: DType, dst: DType, a: str) -> str:
 def render_vector(node: UOp, a: list[str]) -> str:
     """The C expression of one op on 8-lane vectors (operands already vectors): float32 math,
     int32 arithmetic, compares and bool ops as lane masks, WHERE as a blend, casts."""
-    infix = _INFIX.get(node.op)
-    if infix is not None:
-        return f"({a[0]} {infix} {a[1]})"
-    if node.op is Ops.NEG:
-        return f"(-{a[0]})"
-    if node.op is Ops.EXP:  # float32's exp: vexp.py's core, inline (its prelude's VECTOR)
-        return f"{VECTOR_EXP}({a[0]})"
-    if node.op is Ops.RECIPROCAL:  # (correctly rounded: 1 / x's bits lane by lane)
-        return f"(rg_vset_f32(1.0f) / {a[0]})"
-    if node.op in (Ops.LOG, Ops.SQRT) and node.dtype is dtypes.float32:
-        return f"rg_vmap_f32({_mfun(_LIBM[node.op], node.dtype)}, {a[0]})"
-    if node.op in (Ops.MAX, Ops.MIN):
-        return f"rg_v{node.op.name.lower()}_{SUFFIX[node.dtype.name]}({a[0]}, {a[1]})"
-    if node.op is Ops.WHERE:
-        return f"rg_vsel_{'f32' if node.dtype in _FLOAT_LANES else 'i32'}({a[0]}, {a[1]}, {a[2]})"
     if node.op is Ops.CAST:
         return _vector_cast(node.src[0].dtype, node.dtype, a[0])
-    raise RenderError(f"op {node.op.name} has no vector form (rules/opt_helpers.py: "
-                      "vectorizable)")
+    template = _VECTOR.get(node.op)
+    if template is None or (node.op in _F32_ONLY and node.dtype is not dtypes.float32):
+        raise RenderError(f"op {node.op.name} has no vector form (rules/opt_helpers.py: "
+                          "vectorizable)")
+    return template.format(*a, s=SUFFIX[node.dtype.name],
+                           lane="f32" if node.dtype in _FLOAT_LANES else "i32")
+
+
+# (EXP: float32's, vexp.py's core, inline: its prelude's VECTOR)
+_VECTOR = {**_SCALAR, Ops.EXP: VECTOR_EXP + "({0})", Ops.MAX: "rg_vmax_{s}({0}, {1})",
+           Ops.MIN: "rg_vmin_{s}({0}, {1})", Ops.WHERE: "rg_vsel_{lane}({0}, {1}, {2})",
+           # (RECIPROCAL correctly rounded: 1 / x lane by lane; LOG and SQRT: float32's libm
+           # call on each lane, rg_vmap_f32)
+           Ops.RECIPROCAL: "(rg_vset_f32(1.0f) / {0})", Ops.LOG: "rg_vmap_f32(logf, {0})",
+           Ops.SQRT: "rg_vmap_f32(sqrtf, {0})"}
+_F32_ONLY = {Ops.LOG, Ops.SQRT}
 
 
 def _unroll(r: UOp) -> str:
@@ -743,9 +699,8 @@ class KernelRenderer:
             expr = render_alu(n, a)
             if (helper := alu_helper(n)) is not None:
                 self.uses.add(helper)
-            sdt = n.src[0].dtype
-            if n.op is Ops.EXP and sdt.is_float and _mfun(_LIBM[Ops.EXP], sdt) == "expf":
-                self.call(vexp.NAME)  # float32's exp (render_alu): the prelude binds it to vexp's
+            if n.op is Ops.EXP and n.src[0].dtype in _FLOAT_LANES:  # float32's exp (a half's
+                self.call(vexp.NAME)  # in float: render_alu): the prelude binds it to vexp's
         else:
             raise RenderError(f"the C renderer has no rule for {n.op.name} in a kernel")
         name = self.fresh()
@@ -769,16 +724,12 @@ class KernelRenderer:
         if n.op is Ops.LOAD:
             # lane u reads offset + step * u: the index is affine in the loop variable
             step = stride(n.src[0].src[1], self.vector)  # type: ignore[arg-type]
-            if self.wide:  # (wide_exps' `paired`: contiguous float32 loads only)
-                expr = f"rg_zload_f32(&{_SLOTS[0]})"
-            elif n.dtype is not dtypes.float32:  # int, bool, half, double lanes: contiguously
-                load = {dtypes.bool: "rg_vload_b", dtypes.float16: "rg_vload_f16",
-                        dtypes.float64: "rg_vload_f64"}.get(n.dtype, "rg_vload_i32")
-                expr = f"{load}(&{_SLOTS[0]})"
-            elif (load := _VECTOR_LOAD.get(step)) is not None:  # type: ignore[arg-type]
-                expr = f"{load}(&{_SLOTS[0]})"
-            else:  # lane by lane, `step` apart (whole rows read far apart)
-                expr = f"rg_vloads_f32(&{_SLOTS[0]}, {step})"
+            # (wide_exps' `paired`: contiguous float32 loads only; int, bool, half and double
+            # lanes contiguously; float32's every one, every other, else lane by lane, `step`
+            # apart: whole rows read far apart)
+            load = "rg_zload_f32" if self.wide else _VECTOR_LOAD.get(step) \
+                if n.dtype is dtypes.float32 else _LANE_LOAD.get(n.dtype, "rg_vload_i32")
+            expr = f"{load}(&{_SLOTS[0]})" if load else f"rg_vloads_f32(&{_SLOTS[0]}, {step})"
             row = None if self.prefetch is None else stride(n.src[0].src[1], self.prefetch[0])
             if row:
                 # an address, never dereferenced: computed as an integer (no pointer past the
@@ -1279,7 +1230,7 @@ class KernelRenderer:
     # -- stores
     def render_group(self, stores: list[UOp]) -> None:
         ranges = stores[0].src[2:]
-        if self._try_flash(stores[0]) or self._try_packed(stores[0]):
+        if self._try_product(stores[0]):
             return
         self.columns = columns(stores[0], self.deps)
         scope = self.root
@@ -1382,32 +1333,25 @@ class KernelRenderer:
             s.open_child = None
         self.stack = [self.root]
 
-    # -- attention heads in one kernel: rules/opt.rules' `flash_store` (printed by flash.py)
+    # -- attention heads in one kernel (rules/opt.rules' `flash_store`, printed by flash.py) and
+    # sums of products packed (`pack_store`, printed by gemm.py), as the STORE's arg says
     # (flash.py and gemm.py are imported by the first kernel that has their action: a
     # process's first tiny add loads neither)
-    def _try_flash(self, st: UOp) -> bool:
-        if not isinstance(st.arg, Flash):
-            return False
-        from .flash import render_flash
+    def _try_product(self, st: UOp) -> bool:
+        if isinstance(st.arg, Flash):
+            from .flash import render_flash
 
-        if not render_flash(self, st):
-            return False
-        self.kind = "packed" if self.printed_blocks else "flash"
-        return True
+            render_flash(self, st)
+            self.kind = "packed" if self.printed_blocks else "flash"
+            return True
+        if isinstance(st.arg, Pack):
+            from .gemm import plan, render_packed
 
-    # -- sums of products packed by rules/opt.rules' `pack_store` (printed by backends/c/gemm.py)
-    def _try_packed(self, st: UOp) -> bool:
-        if not isinstance(st.arg, Pack):
-            return False
-        from .gemm import plan, render_packed
-
-        found = plan(self, st)
-        if found is None:
-            return False
-        render_packed(self, st, *found)
-        if self.kind == "loops":
-            self.kind = "packed"
-        return True
+            render_packed(self, st, *plan(self, st))
+            if self.kind == "loops":
+                self.kind = "packed"
+            return True
+        return False
 
     def open_counter(self, parent: Scope, head: Head, threads: Threads | None = None) -> Scope:
         """A loop that binds no RANGE (a counter: tiles, panels, blocks), or a guard or region

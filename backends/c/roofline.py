@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.loops import free_ranges
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.target import vector_bytes
 from rulegrad.runtime.uop import UOp, toposort
@@ -31,25 +32,22 @@ class Work:
 
 def work(ast: UOp, nbytes: Sequence[int]) -> Work:
     """Bytes and float operations of one kernel: each float ALU node counts once per point of
-    the ranges it depends on (a node outside a reduce is computed once per output)."""
-    deps: dict[UOp, frozenset[UOp]] = {}
+    the ranges it depends on (a node outside a reduce is computed once per output, a
+    kernel-local array's values once: runtime/loops.py's free_ranges), a float REDUCE's
+    combining op once per value it reduces."""
+    order = toposort(ast)
+    deps = free_ranges(ast, order)
     flops = 0
-    for n in toposort(ast):
-        if n.op is Ops.RANGE:
-            deps[n] = frozenset({n})
-            continue
-        d = frozenset().union(*(deps[s] for s in n.src)) if n.src else frozenset()
-        if n.op is Ops.REDUCE:
-            if n.dtype.is_float:  # its combining op, once per value reduced
-                flops += math.prod(int(r.src[0].arg) for r in d if r.src[0].op is Ops.CONST)
-            d = d - frozenset(n.src[1:])
-        elif n.op is Ops.DEFINE_LOCAL:  # a kernel-local array: filled over its own ranges once
-            d = d - frozenset(n.src[1:])
+    for n in order:
+        if n.op is Ops.REDUCE and n.dtype.is_float:
+            flops += _points(deps[n] | frozenset(n.src[1:]))
         elif n.op in GroupOp.ALU and n.dtype.is_float:
-            per = math.prod(int(r.src[0].arg) for r in d if r.src[0].op is Ops.CONST)
-            flops += per * (2 if n.op is Ops.MULACC else 1)
-        deps[n] = d
+            flops += _points(deps[n]) * (2 if n.op is Ops.MULACC else 1)
     return Work(int(sum(nbytes)), flops)
+
+
+def _points(ranges: frozenset[UOp]) -> int:
+    return math.prod(int(r.src[0].arg) for r in ranges if r.src[0].op is Ops.CONST)
 
 
 @dataclass(frozen=True)

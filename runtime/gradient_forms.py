@@ -28,9 +28,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
+from . import float_params
 from .matcher import RuleMatcher
 from .ops import Ops
-from .schedule_cache import enabled, graph_key
+from .schedule_cache import KeyWalk, enabled, go_on, note_step
 from .uop import VARIABLE_MARK, UOp, build_recorded, toposort
 
 MAX_FORMS = 64
@@ -50,11 +51,20 @@ Derive = Callable[[UOp, UOp, list[UOp], "list[UOp] | None", RuleMatcher], dict[U
 def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[UOp] | None,
                      rules: RuleMatcher, derive: Derive) -> dict[UOp, UOp]:
     """`derive(root, root_grad, targets, order, rules)`, or its template for the form of the
-    graph of root, root_grad and targets rebuilt over this graph's nodes."""
+    graph of root, root_grad and targets rebuilt over this graph's nodes. `order`: root's graph
+    in `toposort` order when the caller walked it (backward): the key is numbered from it, not
+    walked again. The key's walk, gone on with the gradient's nodes, is handed to the schedule
+    cache for the optimizer step that follows (`note_step`): that step's key walks only what the
+    update adds."""
     if not enabled():
         return derive(root, root_grad, targets, order, rules)
-    nodes: list[UOp] = []
-    key, _, _ = graph_key([root, root_grad, *targets], nodes=nodes)
+    roots = [root, root_grad, *targets]
+    # (floats lifted as the schedule's key lifts them, their values kept in this key: a
+    # gradient's template holds the values it was derived with)
+    walk = KeyWalk(float_params.enabled())
+    go_on(walk, roots, order)
+    key = (walk.key(roots), tuple([v.hex() for _, v in walk.floats]))
+    nodes = list(walk.index)
     h = hash(key)
     with _lock:
         got = _forms.get(h)
@@ -65,15 +75,27 @@ def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[
             got = None
     if got is not None and template is not None:
         stats["rebuilt"] += 1
-        return _rebuild(template, nodes, targets)
+        n = len(nodes)
+        grads = _rebuild(template, nodes, targets)
+        go_on(walk, [], nodes[n:])  # (the template's nodes, in its order: no walk)
+        note_step(walk)
+        return grads
     stats["derived"] += 1
     grads = derive(root, root_grad, targets, order, rules)
+    recorded = _record(grads, list(nodes), targets) if got is None else None
     if got is None:  # (a form known not to record is not tried again)
         with _lock:
-            _forms[h] = (key, rules, _record(grads, nodes, targets))
+            _forms[h] = (key, rules, recorded)
             _forms.move_to_end(h)
             if len(_forms) > MAX_FORMS:
                 _forms.popitem(last=False)
+    if recorded is not None:  # the gradient's nodes in the template's order, as a rebuild
+        built = list(nodes)  # gives them: the step's key is the same from the next step on
+        build_recorded(recorded[0], built)
+        go_on(walk, [], built[len(nodes):])
+    else:
+        go_on(walk, [g for t in targets if (g := grads.get(t)) is not None])
+    note_step(walk)
     return grads
 
 

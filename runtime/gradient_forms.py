@@ -16,6 +16,12 @@ template node. Another graph of the form builds the template's nodes over its ow
 makes them the very nodes the rules would have built. A template holds no node of the graph
 and no buffer, so it keeps no batch alive.
 
+The key is numbered from backward's walk of the loss (no second walk), with its floats lifted
+as the schedule cache lifts them (their values are part of this key). That walk, gone on with
+the gradient's nodes in the template's order, is handed to the schedule cache: the optimizer
+step realized next keys its schedule by walking only what its update adds
+(`schedule_cache.note_step`).
+
 A gradient that holds a BUFFER of its own or a variable's mark (which the key numbers by the
 walk's order, not by identity) is not recorded: that form is derived every time. The rule set
 (the matcher object) is part of the entry. Off with the schedule cache (RULEGRAD_SCHEDULE_CACHE=0,
@@ -63,6 +69,10 @@ def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[
     # gradient's template holds the values it was derived with)
     walk = KeyWalk(float_params.enabled())
     go_on(walk, roots, order)
+    # the targets in the walk's order (backward finds them in a weak set, in no fixed order):
+    # one form, one key and one template, whose nodes the step's key goes on with in one order
+    targets = sorted(targets, key=walk.index.__getitem__)
+    roots = [root, root_grad, *targets]
     key = (walk.key(roots), tuple([v.hex() for _, v in walk.floats]))
     nodes = list(walk.index)
     h = hash(key)

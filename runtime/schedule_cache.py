@@ -10,7 +10,9 @@ The key is the graph in topological order with every BUFFER replaced by its slot
 order, with size, dtype and whether it is allocated), so two graphs over different buffers of
 the same shapes share an entry. The entry is the schedule with each buffer as a reference: an
 input slot, or a buffer the schedule creates (size, dtype), which a replay allocates fresh, as
-the scheduler would. A lookup costs one walk of the graph.
+the scheduler would. A lookup costs one walk of the graph; an optimizer step over a fresh batch
+walks only its update's nodes, going on with the walk its backward made (`KeyWalk`,
+`note_step`).
 
 Float constants from the program (a learning rate) are not part of the key once a form has
 shown it does not depend on them: `runtime/float_params.py` lifts them into kernel arguments
@@ -357,6 +359,16 @@ def _replay(entry: _Entry, inputs: list[Buffer], floats: list[tuple[object, floa
         node = UOp(Ops.BUFFER, b.dtype, (), b)
         outs.append(node if shape is None else node.reshape(shape))
     return items, outs
+
+
+def buffers_read(uops: list[UOp]) -> list[Buffer] | None:
+    """The buffers the graph of `uops` reads, when they are the roots keyed last (no walk);
+    None when they are not (or one of the buffers died)."""
+    last = _last[0]
+    if last is None or [r() for r in last[0]] != uops:
+        return None
+    bufs = [r() for r in last[5]]
+    return None if None in bufs else bufs  # type: ignore[return-value]
 
 
 def note_step(walk: KeyWalk) -> None:

@@ -99,7 +99,8 @@ def test_a_fresh_batch_step_walks_its_graph_once(kind, how):
         want = _torch_step(theirs, topt, x_np, y_np)
         before = dict(schedule_cache.stats)
         got: list[float] = []
-        calls = python_calls(lambda: got.append(_step(ours, opt, x_np, y_np, how)))
+        calls = python_calls(lambda got=got, x_np=x_np, y_np=y_np:
+                             got.append(_step(ours, opt, x_np, y_np, how)))
         _same(ours, theirs, got[0], want)
         assert calls["uop.py:toposort"] <= 2, calls["uop.py:toposort"]
         assert calls["schedule_cache.py:graph_key"] == 0

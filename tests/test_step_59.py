@@ -23,7 +23,7 @@ from call_counts import python_calls  # noqa: E402
 from optimizer_runs import OPTIMIZERS  # noqa: E402
 
 from rulegrad import Tensor  # noqa: E402
-from rulegrad.runtime import schedule_cache  # noqa: E402
+from rulegrad.runtime import gradient_forms, schedule_cache  # noqa: E402
 from rulegrad.runtime.realize import buffer_of  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("one_device")
@@ -176,8 +176,8 @@ def test_the_kept_step_lets_go_of_its_batch_when_the_batch_goes(how):
 
 
 def test_the_same_batch_again_keeps_its_graph():
-    """A batch used step after step (tensors realized once) keeps the step's graph: the next
-    step over it derives no gradient and walks no key, as tests/test_step_reuse.py counts."""
+    """A batch used step after step (tensors realized once, alive) keeps the step's graph: the
+    next step over it reads its gradient and key back, and walks no graph."""
     ours, opt, theirs, topt = _models("sgd", 11, 7, 5, seed=9)
     x_np, y_np = _batch(np.random.default_rng(10), 4, 11, 5)
     x, y = Tensor(x_np).realize(), Tensor(y_np).realize()
@@ -193,8 +193,12 @@ def test_the_same_batch_again_keeps_its_graph():
         want = _torch_step(theirs, topt, x_np, y_np)
         _same(ours, theirs, step(), want)
     want = _torch_step(theirs, topt, x_np, y_np)
+    before = dict(schedule_cache.stats), dict(gradient_forms.stats)
     got: list[float] = []
     calls = python_calls(lambda: got.append(step()))
     _same(ours, theirs, got[0], want)
-    assert calls["schedule_cache.py:graph_key"] == 0
+    # (the gradient and the key read back: neither rebuilt from the form nor gone on with)
+    assert (schedule_cache.stats["went_on"], gradient_forms.stats["rebuilt"]) == \
+        (before[0]["went_on"], before[1]["rebuilt"])
+    assert calls["schedule_cache.py:graph_key"] == calls["uop.py:toposort"] == 0
     assert not [k for k in calls if k.startswith("gradient.py:")]

@@ -6,9 +6,9 @@ numbered from that walk (runtime/gradient_forms.py), and the optimizer step's sc
 on with it, walking only the update's nodes (runtime/schedule_cache.py's `go_on`); a realize's
 joint walk starts from the loss's kept walk (runtime/origins.py), and the step's lazy readers
 are found without a walk of their graphs (runtime/tensor.py's `readers_of`). Before: seven
-toposorts and two key walks (`graph_key`) a step. And the graph the optimizer keeps for the next step no longer
-holds the batch once its tensors go (api/nn/optim.py's `_hold_by_batch`). Counted, never timed;
-every step checked against torch.
+toposorts and two key walks (`graph_key`) a step. And the graph the optimizer keeps for the
+next step no longer holds the batch once its tensors go (api/nn/optim.py's `_hold_by_batch`).
+Counted, never timed; every step checked against torch.
 """
 
 from __future__ import annotations

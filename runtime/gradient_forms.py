@@ -88,7 +88,7 @@ def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[
         n = len(nodes)
         grads = _rebuild(template, nodes, targets)
         go_on(walk, [], nodes[n:])  # (the template's nodes, in its order: no walk)
-        note_step(walk)
+        _note(walk)
         return grads
     stats["derived"] += 1
     grads = derive(root, root_grad, targets, order, rules)
@@ -105,8 +105,19 @@ def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[
         go_on(walk, [], built[len(nodes):])
     else:
         go_on(walk, [g for t in targets if (g := grads.get(t)) is not None])
-    note_step(walk)
+    _note(walk)
     return grads
+
+
+def _note(walk: KeyWalk) -> None:
+    """Hand the walk to the step that follows (`note_step`) when every buffer in it holds data
+    (a slot's key says whether it is allocated, which an unallocated one may be by the step);
+    else none, not an older one."""
+    for b in walk.buffers:
+        if b.data is None:
+            note_step(None)
+            return
+    note_step(walk)
 
 
 def _record(grads: dict[UOp, UOp], nodes: list[UOp], targets: list[UOp]) -> _Template | None:

@@ -371,7 +371,7 @@ def buffers_read(uops: list[UOp]) -> list[Buffer] | None:
     return None if None in bufs else bufs  # type: ignore[return-value]
 
 
-def note_step(walk: KeyWalk) -> None:
+def note_step(walk: KeyWalk | None) -> None:
     """The key's walk of a loss, its gradients and what they read (runtime/gradient_forms.py):
     the next realize that writes (an optimizer step, built on them) goes on with it."""
     _step[0] = walk

@@ -928,7 +928,13 @@ class TensorOps:
         return (x.isinf() & (x == y)).where(x, out)
 
     def lerp(self, end: Tensor, weight: Any) -> Tensor:
-        return self + (end - self) * weight
+        # torch's two forms: from self below a weight of 0.5, from end at and above it, so a
+        # weight of 1 gives end exactly (self + (end - self) * 1 lost it: lerp(1e8, 1, 1) was 0);
+        # one product either way, `(w - 1) == -(1 - w)` exactly, and one path to the weight
+        near_self = abs(weight) < 0.5 if not isinstance(weight, TensorOps) else weight.abs() < 0.5
+        if not isinstance(near_self, TensorOps):
+            return self + (end - self) * weight if near_self else end + (end - self) * (weight - 1)
+        return near_self.where(self, end) + (end - self) * near_self.where(weight, weight - 1)
 
     def relu6(self) -> Tensor: return self.hardtanh(0, 6)
     def hardswish(self) -> Tensor: return self * (self + 3).relu6() * (1 / 6)

@@ -363,15 +363,22 @@ class NNOps:
                     num, den = arr * (in_sz - 1), max(size[i] - 1, 1)
                 else:
                     num, den = (arr * 2 + 1) * in_sz - size[i], size[i] * 2
-                num = num.clip(0, (in_sz - 1) * den)
-                low, high = num // den, (num + den - 1) // den
+                if self.dtype is dtypes.uint8:
+                    num = num.clip(0, (in_sz - 1) * den)
+                    low, high = num // den, (num + den - 1) // den
+                else:  # torch's: past the last element the weight stays, on it twice
+                    num = num.maximum(0)
+                    low = num // den
+                    high = (low + 1).minimum(in_sz - 1)
                 frac = (num % den).cast(weight_dt) / den
                 low, high, frac = (y.reshape(reshape).expand(expand) for y in (low, high, frac))
                 if self.dtype is dtypes.uint8:
                     x = _lerp_uint8(x.gather(i, low), x.gather(i, high), frac,
                                     _max_weight(in_sz, size[i], align_corners))
                 else:
-                    x = x.gather(i, low).lerp(x.gather(i, high), frac)
+                    # torch's weighted sum, w0 * x0 + w1 * x1: between two equal infinities
+                    # it is that infinity (a lerp's x0 + (x1 - x0) * w was inf - inf, NaN)
+                    x = x.gather(i, low) * (1 - frac) + x.gather(i, high) * frac
             else:
                 scale = in_sz / size[i]
                 arr = placed_like(self, T.arange(size[i], dtype=dtypes.float32))

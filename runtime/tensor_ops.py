@@ -928,7 +928,13 @@ class TensorOps:
         return (x.isinf() & (x == y)).where(x, out)
 
     def lerp(self, end: Tensor, weight: Any) -> Tensor:
-        return self + (end - self) * weight
+        # torch's two forms: from self below a weight of 0.5, from end at and above it, so a
+        # weight of 1 gives end exactly (self + (end - self) * 1 lost it: lerp(1e8, 1, 1) was 0);
+        # one product either way, `(w - 1) == -(1 - w)` exactly, and one path to the weight
+        near_self = abs(weight) < 0.5 if not isinstance(weight, TensorOps) else weight.abs() < 0.5
+        if not isinstance(near_self, TensorOps):
+            return self + (end - self) * weight if near_self else end + (end - self) * (weight - 1)
+        return near_self.where(self, end) + (end - self) * near_self.where(weight, weight - 1)
 
     def relu6(self) -> Tensor: return self.hardtanh(0, 6)
     def hardswish(self) -> Tensor: return self * (self + 3).relu6() * (1 / 6)
@@ -1461,8 +1467,22 @@ class TensorOps:
         src, mask = self._pre_scatter(dim, index, src)
         op = ops[reduce] or Ops.ADD
         ident = reduce_identity(op, self.dtype)
-        red = mask.where(src, src.full_like(ident))._reduce(op, -1, False)
+        vals = mask.where(src, src.full_like(ident))
+        joined = include_self and op in (Ops.MAX, Ops.MIN)
+        if joined:
+            # self is one more element of the reduction, so a tie of self with src splits the
+            # gradient evenly among all the tied elements (torch's amax/amin rule): a MAX of
+            # self and the src's max gave self half and the tied src elements half between them
+            vals = self.unsqueeze(-1).cat(vals, dim=-1)
+        red = vals._reduce(op, -1, False)
         hit = mask.any(-1)
+        if op in (Ops.MAX, Ops.MIN) and self.dtype.is_float:
+            # at a max of -inf (a min of +inf) the identity fills tie with the elements too and
+            # took shares of the gradient (self's 1/7 for torch's 1/2); there every element is
+            # that infinity, so their mean is the same value and splits it among them alone
+            count = mask.cast(self.dtype).sum(-1) + (1 if include_self else 0)
+            total = mask.where(src, 0).sum(-1) + (self if include_self else 0)
+            red = (red == ident).where(total / count.maximum(1), red)
         if reduce == "mean":
             count = mask.cast(dtypes.int32).sum(-1)
             total = red + (self if include_self else 0)
@@ -1470,7 +1490,7 @@ class TensorOps:
             mean = total.div(count.maximum(1), rounding_mode=None if self.dtype.is_float
                              else "floor")
             return hit.where(mean.cast(self.dtype), self)
-        if include_self:
+        if include_self and not joined:
             red = type(self)(red.uop.alu(op, self.uop)) if red.dtype is self.dtype else red
         return hit.where(red, self)
 
@@ -1574,8 +1594,10 @@ class TensorOps:
         prod = prod.expand([sizes[c] for c in alpha]) if alpha else prod
         red = [i for i, c in enumerate(alpha) if c not in rhs]
         out = prod.sum(red) if red else prod
-        if out.dtype is not prod.dtype and not prod.dtype.is_bool:
-            out = out.cast(prod.dtype)  # einsum keeps the operands' dtype (numpy's rule)
+        if out.dtype is not prod.dtype:
+            # einsum keeps the operands' dtype (numpy's rule): for bools the sum of ANDs cast
+            # to bool is their OR, as numpy's einsum (and our matmul) gives, not a count
+            out = out.cast(prod.dtype)
         kept = [c for c in alpha if c in rhs]
         return out.permute([kept.index(c) for c in rhs]) if rhs else out
 

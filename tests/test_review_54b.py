@@ -19,8 +19,8 @@ torch = pytest.importorskip("torch")
 # 13-17 CPU-s a test, mostly the optimizer's peel and gcc, for the same paths.) Each shape is
 # run for one name, both names for the 1-element axis: cummax and cummin both move the axis
 # last before the one scan (tensor_ops), and cummin's is cummax's scan of -x, its values
-# negated back, whatever the shape, so the shapes' paths and the names' are independent; every
-# pair ran 5-7 CPU-s (the (7,) and the (2, 9)/(9, 3) ones) for a path another pair runs
+# negated back, whatever the shape, so the shapes' paths and the names' are independent (the
+# four other pairs cost 2-10 CPU-s each, for paths these run)
 @pytest.mark.parametrize("name, shape, axis", [
     ("cummax", (1,), 0), ("cummin", (1,), 0), ("cummax", (7,), 0), ("cummin", (3, 600), 1),
     ("cummax", (2, 9), 1), ("cummin", (9, 3), 0)])

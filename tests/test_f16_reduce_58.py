@@ -130,7 +130,7 @@ def _kernel_source(t: Tensor) -> str:
 @pytest.mark.parametrize("axis", [0, 1])
 def test_no_scalar_half_load_in_a_reduce(monkeypatch, op, axis):
     """The C of a float16 reduce of 1024 x 1024 reads its halves as bits widened to float
-    (`rg_f16_f32(*(const uint16_t *)&p1[...])`), which gcc vectorizes, and never as a scalar
+    (`rg_f16_f32(*(const rg_h16 *)&p1[...])`), which gcc vectorizes, and never as a scalar
     `_Float16` temporary (`const _Float16 tN = p1[...]`), which it does not: down axis 0 that
     was a max's whole inner loop (INTERCHANGE), along axis 1 an argmax's compare loop."""
     monkeypatch.setenv("RULEGRAD_THREADS", "2")
@@ -138,7 +138,7 @@ def test_no_scalar_half_load_in_a_reduce(monkeypatch, op, axis):
     src = _kernel_source(getattr(x, op)(axis))
     assert not re.search(r"_Float16 t\d+ = p\d+\[", src), "a scalar _Float16 load"
     if "rg_vload_f16" not in src:  # (the explicit-vector path reads 8 halves at a time)
-        assert re.search(r"rg_f16_f32\(\*\(const uint16_t \*\)&p\d+\[", src), src[-3000:]
+        assert re.search(r"rg_f16_f32\(\*\(const rg_h16 \*\)&p\d+\[", src), src[-3000:]
 
 
 def _rounding_edges() -> np.ndarray:

@@ -157,14 +157,23 @@ HALF_BITS_TEXT = r"""static inline uint16_t rg_f16_bits(float x) {
 }"""
 
 
+# A half's bits in memory, read and written beside `_Float16` accesses to the same array (a
+# local row stored by its bits and summed through `(float)`; a buffer a kernel writes and
+# reads): through a plain `uint16_t *` those accesses are of another type, which C's aliasing
+# rules let gcc reorder, and at -O3 it read a float16 softmax's local row before the bits were
+# stored there (every output NaN; `rulegrad check` refuted unroll_reduce on it). `may_alias`
+# is the character types' exemption, given to this one type (render.PRELUDE declares it).
+HALF_LVALUE = "rg_h16"
+
+
 def half_store(lvalue: str, value: str) -> str:
     """The statement storing `value`, a float holding a half, into the `_Float16` `lvalue`."""
-    return f"*(uint16_t *)&{lvalue} = {HALF_BITS}({value});"
+    return f"*({HALF_LVALUE} *)&{lvalue} = {HALF_BITS}({value});"
 
 
 def half_load(address: str) -> str:
     """The value of the float16 at `address` (a `_Float16` lvalue) as a float (HALF_WIDEN)."""
-    return f"{HALF_WIDEN}(*(const uint16_t *)&{address})"
+    return f"{HALF_WIDEN}(*(const {HALF_LVALUE} *)&{address})"
 
 
 def array(ct: str, name: str, count: int, heap: bool = False) -> str:

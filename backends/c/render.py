@@ -73,6 +73,7 @@ from .ctext import (
     BLOCK_ROWS,
     HALF_BITS,
     HALF_BITS_TEXT,
+    HALF_LVALUE,
     HALF_ROUND,
     HALF_ROUND_TEXT,
     HALF_WIDEN,
@@ -149,6 +150,7 @@ typedef __INT32_TYPE__ int32_t; typedef __INT64_TYPE__ int64_t;
 typedef __UINT8_TYPE__ uint8_t; typedef __UINT16_TYPE__ uint16_t;
 typedef __UINT32_TYPE__ uint32_t; typedef __UINT64_TYPE__ uint64_t;
 typedef __SIZE_TYPE__ size_t; typedef __UINTPTR_TYPE__ uintptr_t;
+typedef uint16_t rg_h16 __attribute__((may_alias));  /* ctext.HALF_LVALUE */
 #define INT8_MAX __INT8_MAX__
 #define INT8_MIN (-INT8_MAX - 1)
 #define INT16_MAX __INT16_MAX__
@@ -1627,9 +1629,9 @@ def _simd_fills(root: Scope) -> None:
 # scalar `_Float16` kept the whole loop scalar. A loop gcc is not told to vectorize (a short
 # row's unrolled sum, 100003 x 13: 0.2x torch with them, 3x with F16C's one conversion) and
 # the code outside every loop convert as C does, `(float)` and `(_Float16)`, one instruction.
-_SCALAR_HALF = ((f"{HALF_WIDEN}(*(const uint16_t *)&", "(float)("),
+_SCALAR_HALF = ((f"{HALF_WIDEN}(*(const {HALF_LVALUE} *)&", "(float)("),
                 (f"{HALF_ROUND}(", "(float)(_Float16)("))
-_HALF_STORE = re.compile(rf"\*\(uint16_t \*\)&(.*) = {HALF_BITS}\((.*)\);")
+_HALF_STORE = re.compile(rf"\*\({HALF_LVALUE} \*\)&(.*) = {HALF_BITS}\((.*)\);")
 
 
 def _vectorized(head: Loop) -> bool:

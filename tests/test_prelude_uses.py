@@ -43,7 +43,9 @@ PROGRAMS = {
     **{f"{dt} pow": lambda dt=dt: _t(9, 13, dtype=dt) ** _t(9, 13, dtype=dt)
        for dt in ("float16", "float32", "float64")},
     **{f"{dt} {op} down the columns": lambda dt=dt, op=op: getattr(_t(37, 29, dtype=dt), op)(0)
-       for dt in ("float32", "float64") for op in ("max", "min", "sum")},
+       for dt in ("float32", "float64", "float16") for op in ("max", "min", "sum")},
+    "a float16 softmax down the columns (halves widened, rounded)":
+        lambda: _t(37, 29, dtype="float16").softmax(0),
     "a threaded max (launched: no OpenMP reduction)": lambda: _t(1 << 21).max(),
     "a threaded float64 min": lambda: _t(1 << 20, dtype="float64").min(),
     "row sums (the block library's)": lambda: _t(33, 1031).sum(1),
@@ -60,7 +62,7 @@ PROGRAMS = {
 # the prelude's functions on demand, as the kernel's text names them (`expf` is bound to the
 # block library's rg_expf)
 _NAMED = re.compile(r"(?<![\w.])(rg_(?:f2i_\w+|fpow_f\d\d|(?:idiv|mod|shl|shr|pow)_[iu]\d+|"
-                    r"(?:block|pack)_[vz]f\d\d\w*|reduce_[a-z]+_f32|vexp_f32)|"
+                    r"(?:block|pack)_[vz]f\d\d\w*|reduce_[a-z]+_f32|vexp_f32|f16_f32|f16_bits|round_f16)|"
                     r"rg(?:max|min|addz)_f\d\d|expf)\b")
 
 # a 512-bit target's 16-lane values, loads, selects and stores (vexp.WIDE defines them all)

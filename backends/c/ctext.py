@@ -94,6 +94,88 @@ SUFFIX = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "index":
            "float32": "f32", "float64": "f64", "float16": "f32", "bool": "u8"}
 
 
+# A float16 read from memory, as the float it is exactly: a scalar `_Float16` anywhere in a loop
+# (a load, a conversion, a compare) keeps gcc 12 from vectorizing that loop on a target without
+# AVX512-FP16, so a max down the columns of a float16 matrix ran one element at a time (0.25x
+# torch on 4096x4096); the half's bits read as a uint16_t and widened by the integer and float
+# operations below vectorize with the rest of the loop. Subnormal halves are renormalized by a
+# subtraction, never through a subnormal float (a process with denormals-are-zero set, as a
+# library built with -ffast-math sets it, would read those as 0); a NaN comes out quiet, as
+# F16C's conversion makes it.
+HALF_WIDEN = "rg_f16_f32"
+HALF_WIDEN_TEXT = r"""static inline float rg_f16_f32(uint16_t h) {
+  const uint32_t bits = (uint32_t)(h & 0x7fffu) << 13, e = h & 0x7c00u;
+  uint32_t u = bits + 0x38800000u, v;
+  float tiny;
+  memcpy(&tiny, &u, 4);
+  tiny -= 0x1p-14f;  /* 2^-14 + m 2^-24, less 2^-14: m 2^-24 */
+  memcpy(&v, &tiny, 4);
+  u = e == 0x7c00u ? bits | 0x7f800000u | (bits > 0x0f800000u ? 0x00400000u : 0u)
+      : e == 0 ? v : bits + 0x38000000u;  /* (the exponent rebiased, 15 -> 127) */
+  u |= (uint32_t)(h & 0x8000u) << 16;
+  memcpy(&tiny, &u, 4);
+  return tiny;
+}"""
+
+
+# A float32 rounded to the nearest float16 (ties to even; past 65520 to inf), kept as a float:
+# the graph's CAST to float16, whose value is mostly widened again at once (a softmax's
+# x - max, then exp), and `(float)(_Float16)x` is that scalar `_Float16` again. Halves from
+# 2^-14 up: the 13 bits below a half's last one dropped, rounding to even; below: a multiple
+# of 2^-24, which adding and taking away 0.5 rounds to (the float add rounds to even).
+HALF_ROUND = "rg_round_f16"
+HALF_ROUND_TEXT = r"""static inline float rg_round_f16(float x) {
+  uint32_t a, r, t;
+  float tiny = __builtin_fabsf(x) + 0.5f;
+  tiny -= 0.5f;
+  memcpy(&a, &x, 4); memcpy(&t, &tiny, 4);
+  const uint32_t sign = a & 0x80000000u;
+  a &= 0x7fffffffu;
+  r = (a + 0xfffu + ((a >> 13) & 1u)) & ~0x1fffu;
+  r = sign | (a > 0x7f800000u ? (a | 0x00400000u) & ~0x1fffu  /* a NaN, quiet */
+              : a >= 0x477ff000u ? 0x7f800000u : a < 0x38800000u ? t : r);
+  memcpy(&x, &r, 4);
+  return x;
+}"""
+
+
+# The float16 bits of a float that holds a half exactly (every float16 temporary: HALF_WIDEN's,
+# HALF_ROUND's, a pick of them), for a store: `p[i] = x` from a float into a `_Float16` kept a
+# loop that also read halves from being vectorized (a float16 softmax's exp row, 3x slower
+# than the scalar F16C code it replaced); integer operations, a subnormal half's by its
+# multiple of 2^-24.
+HALF_BITS = "rg_f16_bits"
+HALF_BITS_TEXT = r"""static inline uint16_t rg_f16_bits(float x) {
+  uint32_t a;
+  memcpy(&a, &x, 4);
+  const uint32_t sign = (a >> 16) & 0x8000u;
+  const uint32_t sub = (uint32_t)(int32_t)(__builtin_fabsf(x) * 0x1p24f);
+  a &= 0x7fffffffu;
+  return (uint16_t)(sign | (a > 0x7f800000u ? 0x7e00u | ((a >> 13) & 0x3ffu)  /* a NaN */
+                            : a >= 0x47800000u ? 0x7c00u : a < 0x38800000u ? sub
+                            : (a - 0x38000000u) >> 13));
+}"""
+
+
+# A half's bits in memory, read and written beside `_Float16` accesses to the same array (a
+# local row stored by its bits and summed through `(float)`; a buffer a kernel writes and
+# reads): through a plain `uint16_t *` those accesses are of another type, which C's aliasing
+# rules let gcc reorder, and at -O3 it read a float16 softmax's local row before the bits were
+# stored there (every output NaN; `rulegrad check` refuted unroll_reduce on it). `may_alias`
+# is the character types' exemption, given to this one type (render.PRELUDE declares it).
+HALF_LVALUE = "rg_h16"
+
+
+def half_store(lvalue: str, value: str) -> str:
+    """The statement storing `value`, a float holding a half, into the `_Float16` `lvalue`."""
+    return f"*({HALF_LVALUE} *)&{lvalue} = {HALF_BITS}({value});"
+
+
+def half_load(address: str) -> str:
+    """The value of the float16 at `address` (a `_Float16` lvalue) as a float (HALF_WIDEN)."""
+    return f"{HALF_WIDEN}(*(const {HALF_LVALUE} *)&{address})"
+
+
 def array(ct: str, name: str, count: int, heap: bool = False) -> str:
     """`count` elements of C type ct: on the stack, 64-byte aligned, or on the heap (freed)."""
     if heap:

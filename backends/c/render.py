@@ -39,7 +39,10 @@ truncation for IDIV/MOD as the IR defines them, with x/0 = x%0 = 0 and MIN/-1 wr
 NaN-propagating MAX/MIN with -0.0 below +0.0; signed overflow wraps (-fwrapv); float16 is
 stored as `_Float16` and every float16 operation is done in float and rounded once (what
 numpy's half loops do; rules/lower.rules makes the float32 computation explicit before
-rendering); float -> int casts are defined for every value (NaN, inf, out of range).
+rendering), and a float16 temporary is a C float (read from a half's bits, rounded by
+ctext.HALF_ROUND) so that gcc vectorizes the loop around it, or, in a loop gcc is not told to
+vectorize, converted by C's casts (`_scalar_halves`); float -> int casts are defined
+for every value (NaN, inf, out of range).
 
 The only text that reaches the source is generated: identifiers are `p<i>`, `t<i>`, `r<i>`,
 `acc<i>` and the kernel name after `c_ident` strips it to `[A-Za-z0-9_]`.
@@ -68,6 +71,13 @@ from rulegrad.runtime.uop import UOp, toposort
 from . import vexp
 from .ctext import (
     BLOCK_ROWS,
+    HALF_BITS,
+    HALF_BITS_TEXT,
+    HALF_LVALUE,
+    HALF_ROUND,
+    HALF_ROUND_TEXT,
+    HALF_WIDEN,
+    HALF_WIDEN_TEXT,
     REDUCE_OPS,
     SUFFIX,
     VECTOR_HELPERS,
@@ -84,6 +94,8 @@ from .ctext import (
     block_library,
     block_signature,
     ctype,
+    half_load,
+    half_store,
     loop_count,
     pack_signature,
     reduce_name,
@@ -138,6 +150,7 @@ typedef __INT32_TYPE__ int32_t; typedef __INT64_TYPE__ int64_t;
 typedef __UINT8_TYPE__ uint8_t; typedef __UINT16_TYPE__ uint16_t;
 typedef __UINT32_TYPE__ uint32_t; typedef __UINT64_TYPE__ uint64_t;
 typedef __SIZE_TYPE__ size_t; typedef __UINTPTR_TYPE__ uintptr_t;
+typedef uint16_t rg_h16 __attribute__((may_alias));  /* ctext.HALF_LVALUE */
 #define memcpy __builtin_memcpy
 void *aligned_alloc(size_t, size_t); void free(void *); void abort(void);
 long write(int, const void *, size_t);
@@ -300,6 +313,9 @@ _ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
         *(({f"rg_pack_{w}{s}" for w in "vz"},
            " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};" for w in "vz"))
           for t, s in (("float", "f32"), ("double", "f64"))),
+        ({HALF_WIDEN}, HALF_WIDEN_TEXT),  # a float16 read from memory (a kernel's LOAD)
+        ({HALF_ROUND}, HALF_ROUND_TEXT),  # a float32 CAST to float16, kept as a float
+        ({HALF_BITS}, HALF_BITS_TEXT),  # such a float stored as a float16
         ({vexp.NAME}, vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
         ({"rg_vexp_f32"}, vexp.VECTOR),  # and its core, inline, for explicit vectors
         ({"rg_zexp_f32"}, vexp.WIDE),  # and in 16 lanes, for a reduce's pairs of them
@@ -328,6 +344,8 @@ def alu_helper(node: UOp) -> str | None:
     op, dt = node.op, node.dtype
     sdt = node.src[0].dtype if node.src else dt
     if op is Ops.CAST:
+        if sdt is dtypes.float32 and dt is dtypes.float16:
+            return HALF_ROUND
         return f"rg_f2i_{SUFFIX[dt.name]}_{SUFFIX[sdt.name]}" if sdt.is_float and dt.is_int \
             else None
     if sdt.is_float:  # (a float16's in float)
@@ -454,6 +472,7 @@ def _unroll(r: UOp) -> str:
 _OMP_REDUCE = {Ops.ADD: "+", Ops.MUL: "*"}
 _SLOTS = [f"\0{i}\0" for i in range(4)]  # operand i as a printer prints it (`_printed`)
 _FIXED_OPS = frozenset({Ops.CONST, Ops.DEFINE_GLOBAL, Ops.DEFINE_VAR})
+_HALF_ARRAYS = (Ops.DEFINE_GLOBAL, Ops.DEFINE_LOCAL)  # a float16 one's C elements: _Float16
 
 
 class KernelRenderer:
@@ -672,6 +691,7 @@ class KernelRenderer:
         if n.op is Ops.RANGE:
             raise RenderError(f"RANGE{n.arg} is read outside the loops over it")
         a = _SLOTS[:len(srcs)]  # the printers print slots, filled by `_printed`
+        ct = ctype(n.dtype)
         if n.op is Ops.INDEX:
             # an INDEX names an address; LOAD and STORE print it
             name = scope.names[n] = f"{srcs[0]}[{srcs[1]}]"
@@ -690,13 +710,21 @@ class KernelRenderer:
                 raise RenderError("a LOAD of a masked INDEX: lower.rules gates it first "
                                   "(LOAD(INDEX(b, off), gate, alt))")
             # a gated load reads memory only where its gate holds (C evaluates one arm)
+            value = a[0]
+            if n.dtype is dtypes.float16 and idx.src[0].op in _HALF_ARRAYS:
+                value, ct = half_load(a[0]), "float"  # (a _Float16's bits: ctext.HALF_WIDEN)
+                self.uses.add(HALF_WIDEN)
             if len(n.src) == 1:
-                expr = a[0]
+                expr = value
             else:
-                expr = f"({a[1]} ? {a[0]} : {a[2]})"
+                expr = f"({a[1]} ? {value} : {a[2]})"
                 self.gated = True  # (RenderedKernel.gated: flags.py's jump threading)
         elif n.op in GroupOp.Elementwise:
             expr = render_alu(n, a)
+            if n.dtype is dtypes.float16 and n.op in (Ops.WHERE, Ops.CAST):
+                # a pick of halves (a padding's gate), or a float rounded to one (HALF_ROUND):
+                # a half, exactly, as a float (no scalar _Float16 in a loop gcc vectorizes)
+                ct = "float"
             if (helper := alu_helper(n)) is not None:
                 self.uses.add(helper)
             if n.op is Ops.EXP and n.src[0].dtype in _FLOAT_LANES:  # float32's exp (a half's
@@ -704,7 +732,7 @@ class KernelRenderer:
         else:
             raise RenderError(f"the C renderer has no rule for {n.op.name} in a kernel")
         name = self.fresh()
-        scope.add(self.stmt(name, ctype(n.dtype), expr, srcs))  # type: ignore[arg-type]
+        scope.add(self.stmt(name, ct, expr, srcs))  # type: ignore[arg-type]
         scope.names[n] = name
 
     # -- explicit vectors (a "vector" loop: rules/opt_helpers.py, `vectorizable`)
@@ -1203,7 +1231,7 @@ class KernelRenderer:
             inner.add(f"rg_zstore_f32(&{name}[{at}], {value});")
             self.vector, self.wide = None, False
         else:
-            inner.add(f"{name}[{at}] = {value};")
+            inner.add(self._assign(f"{name}[{at}]", value, dl.dtype))
         inner.fills = True
         inner.repeats = len(dl.src) == 2  # (one loop: its array is read only after it)
         inner.itemsize = dl.dtype.itemsize
@@ -1303,6 +1331,13 @@ class KernelRenderer:
         self.stack.append(parent.open(scope))
         return scope
 
+    def _assign(self, lvalue: str, value: str, dt: DType) -> str:
+        """`lvalue = value;`, a float16 temporary (a C float) stored by its bits (HALF_BITS)."""
+        if dt is dtypes.float16 and self.vartypes.get(value) == "float":
+            self.uses.add(HALF_BITS)
+            return half_store(lvalue, value)
+        return f"{lvalue} = {value};"
+
     def emit_store(self, st: UOp) -> None:
         """The assignment of STORE st in the innermost open scope (its value and index emitted
         first)."""
@@ -1313,7 +1348,7 @@ class KernelRenderer:
         self.params.setdefault(idx.src[0].arg, idx.src[0])
         v = self.emit(value)
         off = self.emit(idx.src[1])
-        line = f"p{idx.src[0].arg}[{off}] = {v};"
+        line = self._assign(f"p{idx.src[0].arg}[{off}]", v, value.dtype)
         if self.vector is not None:  # 8 (16; 4 doubles) lanes from p[off] (stride 1)
             sfx = {dtypes.float16: "f16", dtypes.float64: "f64", dtypes.int32: "i32"}.get(
                 value.dtype, "f32")
@@ -1400,6 +1435,7 @@ class KernelRenderer:
             host.items.append(f"free({name});")
         _simd_fills(self.root)
         _overlap_tails(self.root, vector_bytes())
+        _scalar_halves(self.root)
         segments, body = _layout(self.root, "  ", self.vartypes, self.escaped, cname)
         combine = 0
         if finish is not None:  # the slots' array, written here and combined by NAME_fin
@@ -1409,6 +1445,7 @@ class KernelRenderer:
                       f"__attribute__((cold)) void {cname}_fin(void *const *a_)", "{",
                       *pointers,
                       f"  const {t} *restrict q_ = (const {t} *)a_[{nparams}];"]
+            _scalar_halves(finish.scope)
             more, body = _layout(finish.scope, "  ", self.vartypes, self.escaped, cname + "_fin")
             segments += more
         else:
@@ -1418,6 +1455,8 @@ class KernelRenderer:
         lines.extend(body)
         lines.append("}")
         source = "".join(s + "\n" for s in segments) + "\n".join(lines) + "\n"
+        # (a float16 bit function every loop that called it printed as C's: `_scalar_halves`)
+        self.uses -= {f for f in (HALF_WIDEN, HALF_ROUND, HALF_BITS) if f"{f}(" not in source}
         if self.used_vectors:
             source = VECTOR_HELPERS + source
         if self.used_vectors or self.gcc_vectors:
@@ -1535,6 +1574,42 @@ def _simd_fills(root: Scope) -> None:
         if (scope.fills and h is not None and not (h.pragma or h.simd or h.vector)
                 and scope.guards_only()):
             scope.head = h._replace(simd=True)
+
+
+# The bit functions of a float16 (ctext.HALF_WIDEN, HALF_ROUND, HALF_BITS) are ~10 integer
+# operations each, worth it only in a loop gcc vectorizes: there they run 8 at a time where a
+# scalar `_Float16` kept the whole loop scalar. A loop gcc is not told to vectorize (a short
+# row's unrolled sum, 100003 x 13: 0.2x torch with them, 3x with F16C's one conversion) and
+# the code outside every loop convert as C does, `(float)` and `(_Float16)`, one instruction.
+_SCALAR_HALF = ((f"{HALF_WIDEN}(*(const {HALF_LVALUE} *)&", "(float)("),
+                (f"{HALF_ROUND}(", "(float)(_Float16)("))
+_HALF_STORE = re.compile(rf"\*\({HALF_LVALUE} \*\)&(.*) = {HALF_BITS}\((.*)\);")
+
+
+def _vectorized(head: Loop) -> bool:
+    """Whether gcc is told to vectorize this loop: `omp simd` (a pragma's too) or explicit
+    vectors."""
+    return head.simd or head.vector or "simd" in head.pragma
+
+
+def _scalar_halves(root: Scope) -> None:
+    """A float16's bit functions (`_SCALAR_HALF`, `_HALF_STORE`) printed as C's conversions
+    wherever the innermost loop around them is not vectorized (`_vectorized`), or none is."""
+    stack = [(root, root.loop is not None and _vectorized(root.loop))]
+    while stack:
+        scope, vectorized = stack.pop()
+        for i, x in enumerate(scope.items):
+            if isinstance(x, Scope):
+                stack.append((x, _vectorized(x.loop) if x.loop is not None else vectorized))
+            elif vectorized:
+                continue
+            elif isinstance(x, Stmt):
+                form = x.form
+                for bits, plain in _SCALAR_HALF:
+                    form = tuple(t.replace(bits, plain) for t in form)
+                scope.items[i] = x._replace(form=form)
+            elif (m := _HALF_STORE.fullmatch(x)) is not None:
+                scope.items[i] = f"{m[1]} = (_Float16)({m[2]});"
 
 
 # gcc vectorizes an `omp simd` loop of a count that is not whole vectors with its last values

@@ -29,8 +29,9 @@ def read_twice(sink: UOp) -> list[UOp]:
     """The libm values of two readers or more (through movement ops), below a view or a buffer,
     that a compare meets as two computations: two sources of an elementwise op on its way read
     one through a view and the other at all, or one from a buffer and the other recomputed or
-    from another buffer. Of those, the topmost (storing one, its readers read the buffer; the
-    rule runs again over what it leaves). One pass over the graph each way, no recursion."""
+    from another buffer. Of those an op meets, the topmost (stored, the others under it are
+    read once, from its buffer; the rule runs again over what it leaves). One pass over the
+    graph each way, no recursion."""
     nodes = toposort(sink)
     libm: set[UOp] = set()
     base: dict[UOp, UOp] = {}  # a node's value under its movement ops
@@ -53,7 +54,8 @@ def read_twice(sink: UOp) -> list[UOp]:
     shared = {base[n] for n in libm if users[n] > 1} & under
     bit = {n: 1 << i for i, n in enumerate(n for n in nodes if n in shared)}
     reads: dict[UOp, Reads] = {}
-    twice = 0
+    at = {b: n for n, b in bit.items()}
+    found = 0
     for n in nodes if shared else ():
         if n not in cone and n.op not in PICKS:
             continue  # (no compare reads it)
@@ -67,17 +69,15 @@ def read_twice(sink: UOp) -> list[UOp]:
             reads[n] = (0, 0, held)
         elif n.op in GroupOp.Elementwise:
             if len(srcs) > 1 and (n in feeds or n.op in PICKS):
-                twice |= _two_computations(srcs)
+                twice = _two_computations(srcs)
+                while twice:  # its topmost (stored, its readers read the ones under it once)
+                    top = 1 << twice.bit_length() - 1  # (bits in graph order: none above it)
+                    found |= top
+                    twice &= ~(top | reads[at[top]][0] | reads[at[top]][1])
             reads[n] = (plain | bit.get(n, 0), viewed, held)
         elif n.op in _VIEWS:
             reads[n] = (0, plain | viewed, held)
-    if not twice:
-        return []
-    found = [n for n in nodes if bit.get(n, 0) & twice]
-    below = 0  # (of a value found, the ones under it: it stored, they are read from its buffer)
-    for n in found:
-        below |= (reads[n][0] | reads[n][1]) & ~bit[n]
-    return [n for n in found if not bit[n] & below]
+    return [n for n in nodes if bit.get(n, 0) & found] if found else []
 
 
 def _merged(helds: list[dict[UOp, int]]) -> dict[UOp, int]:

@@ -141,6 +141,19 @@ def test_the_value_under_a_shared_one_is_stored():
     assert read_twice(_sink(c.max(0) * 0.5 == c, e.sum())) == []
 
 
+def test_a_chain_of_layers_stores_each_layers_value_in_one_run():
+    """Each layer compares its own exp with its max (`y - y.max()`, read by the next layer, and
+    `> 0` at the end): every layer's exp is met twice at its own op, so all are named at once
+    (one run of the rule, not one per layer over a graph as long as the chain)."""
+    x = Tensor(np.linspace(0.1, 1.0, 24, dtype=np.float32).reshape(4, 6))
+    exps = []
+    for _ in range(40):
+        y = (x * 0.5).exp()
+        exps.append(y.uop)
+        x = y - y.max(-1, keepdim=True)
+    assert read_twice(_sink(x > 0)) == exps
+
+
 def _programs():
     rng = np.random.default_rng(0)
 

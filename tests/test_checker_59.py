@@ -95,7 +95,7 @@ GUARDS = {
     "f_mid": ("a.arg < b.arg < c.arg", "bump_mid"),
     "f_ratio": ("0 < a.arg < b.arg < c.arg", "bump_ratio"),
     "i_py_chain": ("-50 < a.arg < b.arg < c.arg", "bump_chain"),
-    "i_consec": ("a.arg < b.arg < c.arg", "bump_consec"),
+    "i_consec": ("1000 < a.arg < b.arg < c.arg", "bump_consec"),
     "i_diff": ("c.arg - b.arg > a.arg and b.arg > 10", "bump_diff"),
     "i_half": ("a.arg + b.arg == c.arg and c.arg > 100", "bump_half"),
     "i_mid": ("a.arg < b.arg <= c.arg", "bump_mid"),

@@ -40,6 +40,9 @@ from .instances import guard_values, interval_points, special_floats
 
 LEVEL_CAP = 240  # partial assignments kept after each constant (thinned across cells)
 PLAN_CAP = 16  # assignments in a plan: each is swept with every special leaf value
+# and as many more where a later constant is a combination of earlier ones (`_relation`): kept
+# apart, as their cells (a band of width 0) would not outnumber the intervals'
+RELATED_CAP = 16
 # sweep instances per assignment: instance k takes assignment k // STRIDE and leaf value k
 # (mod their counts); no dtype has more leaf values than this (a float's 14)
 STRIDE = 14
@@ -104,7 +107,9 @@ def _fit(v: Any, dt: DType) -> Any | None:
 def _derived(earlier: Iterable[Any], numbers: list[float], dt: DType) -> list[Any]:
     """Values a later constant meets the earlier ones at: equal, beside, negated, and the
     boundary of a sum or a product with the rule's numbers (L - a, L / a; L - (a + b),
-    L / (a b) for two earlier ones)."""
+    L / (a b) for two earlier ones); and the earlier ones combined, and beside that: a sum, a
+    difference, a product, the next term of a progression (`c - b > a`, `a * b == c`, `b - a
+    == c - b`: a joint cell no number of the rule bounds)."""
     vals = [a for a in earlier if not isinstance(a, bool) and math.isfinite(a)]
     out: list[Any] = []
     with np.errstate(all="ignore"):
@@ -113,7 +118,49 @@ def _derived(earlier: Iterable[Any], numbers: list[float], dt: DType) -> list[An
         if len(vals) > 1:  # a guard over three: a + b + c == L, a * b * c > L
             out += _sum_edges(math.fsum(vals), numbers, dt)
             out += _product_edges(math.prod(vals), numbers, dt)
+        for v in _combined(vals):
+            out += _beside(v, dt) if math.isfinite(v) else []
     return out
+
+
+def _combined(vals: list[Any]) -> list[Any]:
+    """The earlier values combined: each pair's sum, differences, product and the next terms of
+    their progression; a value with itself, its double and square."""
+    out: list[Any] = []
+    for i, a in enumerate(vals):
+        out += [a + a, a * a]
+        for b in vals[i + 1:]:
+            out += [a + b, a - b, b - a, a * b, 2 * b - a, 2 * a - b]
+    return out
+
+
+def _relation(vals: list[Any], dt: DType) -> tuple[int, ...]:
+    """Per constant after the first, which of the earlier ones' combinations (`_combined`) it
+    is, or is beside (3 i, 3 i + 1, 3 i + 2), or -1."""
+    out = []
+    with np.errstate(all="ignore"):
+        for k in range(1, len(vals)):
+            earlier = [a for a in vals[:k] if not isinstance(a, bool) and math.isfinite(a)]
+            v, code = vals[k], -1
+            for i, c in enumerate(_combined(earlier) if v == v else ()):
+                near = [_fit(x, dt) for x in _beside(c, dt)[:3]] if math.isfinite(c) else []
+                if v in near:
+                    code = 3 * i + near.index(v)
+                    break
+            out.append(code)
+    return tuple(out)
+
+
+def _links(cond: A.Expr) -> list[A.Expr]:
+    """A chained comparison as its links, each of two operands (`1 < a < b < 2`: `1 < a`,
+    `a < b`, `b < 2`), so that a partial assignment is filtered by each link it binds, not by
+    the chain once every constant in it is bound (by then thinning had dropped the narrow
+    cells). Python reads a middle operand once; a guard's operands have no effects."""
+    if not isinstance(cond, A.ECompare) or len(cond.ops) < 2:
+        return [cond]
+    terms = [cond.left, *cond.rights]
+    return [A.ECompare(terms[i], (op,), (terms[i + 1],), cond.span)
+            for i, op in enumerate(cond.ops)]
 
 
 def _beside(a: Any, dt: DType) -> list[Any]:
@@ -213,8 +260,26 @@ class JointSweep:
                 cands = base if k == 0 else _unique([*base, *_derived(a.values(), numbers, dt)],
                                                     dt)
                 grown += [{**a, name: v} for v in cands if self._admits({**a, name: v}, dt)]
-            partial = self._thin(grown, cuts, dt, LEVEL_CAP)
-        return self._thin(partial, cuts, dt, PLAN_CAP) if partial != [{}] else []
+            partial = self._kept(grown, cuts, dt, LEVEL_CAP)
+        return self._kept(partial, cuts, dt, PLAN_CAP) if partial != [{}] else []
+
+    def _kept(self, items: list[dict[str, Any]], cuts: list[float], dt: DType,
+              cap: int) -> list[dict[str, Any]]:
+        """`_thin` to cap, then as many of the related assignments left, across their cells
+        and relations (RELATED_CAP in a plan): a narrow joint band (`c == a + b`, `b == 2 a`,
+        c one ulp past a + b) survives the thinning at every level."""
+        kept = self._thin(items, cuts, dt, cap)
+        if len(kept) == len(items):
+            return kept
+        seen = {id(it) for it in kept}
+        related = [it for it in items if id(it) not in seen
+                   and max(_relation(list(it.values()), dt), default=-1) >= 0]
+        # ordinary values first (a relation among subnormals or at the range's ends rounds
+        # away: c one ulp off moves no product of them)
+        related.sort(key=lambda it: sum(_magnitude(v, dt) != 7 and v not in (1, -1)
+                                        for v in it.values()))
+        more = RELATED_CAP if cap == PLAN_CAP else cap // 4
+        return kept + self._thin(related, cuts, dt, more, related=True)
 
     def _admits(self, values: dict[str, Any], dt: DType) -> bool:
         """Whether the guard's terms that name only bound constants hold (a term that raises
@@ -234,7 +299,7 @@ class JointSweep:
                     caps[name] = interp.evaluate(e, caps, None)
                 except Exception:  # noqa: BLE001 - the rule's own code: no such instance
                     return False
-            for cond in conds:
+            for cond in (link for c in conds for link in _links(c)):
                 if A.names_in(cond) & unbound:
                     continue
                 try:
@@ -245,14 +310,16 @@ class JointSweep:
         return True
 
     def _thin(self, items: list[dict[str, Any]], cuts: list[float], dt: DType,
-              cap: int) -> list[dict[str, Any]]:
-        """At most `cap` items, taken round-robin across their cells, so every cell keeps one
-        before any keeps two."""
+              cap: int, related: bool = False) -> list[dict[str, Any]]:
+        """At most `cap` items, taken round-robin across their cells (and with `related`, the
+        relations of their values), so every cell keeps one before any keeps two."""
         if len(items) <= cap:
             return items
         cells: dict[tuple, list[dict[str, Any]]] = {}
         for it in items:
-            cells.setdefault(self._cell(it, cuts, dt), []).append(it)
+            key = self._cell(it, cuts, dt)
+            key = (_relation(list(it.values()), dt), key) if related else key
+            cells.setdefault(key, []).append(it)
         out: list[dict[str, Any]] = []
         depth = 0
         while len(out) < cap:

@@ -969,12 +969,13 @@ class TensorOps:
             cube = xc * xc * xc
             # 0.5 (1 + tanh u) as sigmoid(2u): 1 + tanh u cancelled in the negative tail, 1.7e7
             # ulps off at x = -6 in float32 (bench/ulp.py; torch's formula is the same)
-            return self * _sigmoid_squared(math.sqrt(8 / math.pi) * (self + 0.044715 * cube))
+            u = math.sqrt(8 / math.pi) * (self + 0.044715 * cube)
+            return _nan_slope_at_inf(self, self * _sigmoid_squared(u))
         if approximate == "none":  # 1 + erf(z) cancelled for z < 0: erfc(-z) there
             z = self._float() / math.sqrt(2)
             small, zs, r, mag, comp = _erf_parts(z)
             up = (z > 0).where(1 + mag, comp)
-            return self * 0.5 * small.where(1 + (zs + zs * r), up)
+            return _nan_slope_at_inf(self, self * 0.5 * small.where(1 + (zs + zs * r), up))
         raise InvalidArgument(f"gelu approximate={approximate!r} is not supported ('tanh', 'none')")
 
     @half_in_float32
@@ -1730,6 +1731,15 @@ def _exp_squared(t: Tensor) -> Tensor:
 GELU_SATURATED = 25.0
 
 
+def _nan_slope_at_inf(x: Tensor, y: Tensor) -> Tensor:
+    """y (gelu's), whose gradient at x = +-inf is NaN, as torch's: its derivative, cdf(x) +
+    x pdf(x), meets inf * 0 there, where ours, of clamped pieces, was the limit (1 and 0). At an
+    infinite x the select takes y, and its other side's gradient, 0, times inf is NaN; elsewhere
+    that side is y * 1."""
+    inf = x.isinf()
+    return inf.where(y, y * inf.where(math.inf, 1.0))
+
+
 def _sigmoid_squared(v: Tensor) -> Tensor:
     """sigmoid(v) from e = exp(-|v|) by `_exp_squared`: x sigmoid(v) keeps its relative
     precision down to the dtype's least value, in float64 at libmvec's fast path's speed (a gelu
@@ -1746,9 +1756,9 @@ def _exp_floor(dt: DType) -> float:
     is a normal float: below it libmvec's vector exp (a float64 EXP's in a vector loop) takes a
     scalar call for its whole vector (a product's gelu epilogue over pre-activations past +-10
     ran 7x slower); float32's and float16's exp, our own (backends/c/vexp.py), has no such path.
-    In every dtype it keeps the gradient at +-inf the limit (gelu's 0 and 1): past the floor
+    In every dtype it keeps the gradient at large x the limit (gelu's 0 and 1): past the floor
     the exp's argument gets none, where exp's 0 times its argument's infinite derivative was
-    NaN."""
+    NaN. (At +-inf itself gelu's gradient is NaN, torch's: `_nan_slope_at_inf`.)"""
     return -708.0 if dt is dtypes.float64 else -80.0
 
 

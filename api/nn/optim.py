@@ -114,12 +114,15 @@ class Optimizer:
         """`_assign` parameter i (and its own state) its new value, from gradient g."""
         raise NotImplementedError
 
-    def _update(self, grads: list[Tensor], which: Sequence[int], first: bool = True) -> None:
-        """`_assign` the parameters `which` (and their state) their new values; `first`: the
-        shared state too."""
+    def _update(self, grads: list[Tensor | None], which: Sequence[int], first: bool = True
+                ) -> None:
+        """`_assign` the parameters `which` (and their state) their new values, but for those
+        without a gradient (frozen); `first`: the shared state too."""
         shared = self._shared(first)
         for i in which:
-            self._update_param(i, grads[i], shared)
+            g = grads[i]
+            if g is not None:
+                self._update_param(i, g, shared)
 
     def step(self, *also: Tensor) -> None:
         """Update the parameters in place; `also` (e.g. the loss) is realized in the same
@@ -180,20 +183,25 @@ class Optimizer:
 
     def _schedule_step(self, also: Sequence[Tensor]) -> list[Tensor]:
         """schedule_step, leaving out of its readers the tensors `also` realizes with it."""
-        missing = [i for i, p in enumerate(self.params) if p.grad is None]
+        # a parameter frozen since the last step (`p.requires_grad = False`: backward() gave it
+        # no gradient) is left as it is, its state too, as torch's step skips a None .grad
+        missing = [i for i, p in enumerate(self.params) if p.grad is None and p.requires_grad]
         if missing:
-            raise ValueError(f"parameter(s) {missing} have no gradient: call loss.backward() "
+            named = ", ".join(f"{i} (shape {self.params[i].shape})" for i in missing)
+            raise ValueError(f"parameter(s) {named} have no gradient: call loss.backward() "
                              "before step()")
         # each gradient is realized with the step in a buffer of its own (CONTIGUOUS): an update
         # that reads it then reads no parameter at other elements, so it is written in place
         # (without, a gradient that reads the parameter through the forward pass is an assign
         # hazard, and the new value would take a buffer and a copy kernel)
         for p in self.params:
-            if buffer_of(p.grad.uop) is None and p.grad.uop.op is not Ops.CONTIGUOUS:
+            if p.grad is not None and buffer_of(p.grad.uop) is None \
+                    and p.grad.uop.op is not Ops.CONTIGUOUS:
                 p.grad = p.grad.contiguous()
-        grads: list[Tensor] = [p.grad for p in self.params]  # type: ignore[misc]
+        every = [p.grad for p in self.params]  # (None: a frozen parameter)
+        grads = [g for g in every if g is not None]
         self._assigns: list[tuple[Tensor, UOp]] = []
-        self._update(grads, range(len(self.params)))
+        self._update(every, range(len(self.params)))
         targets = [t for t, _ in self._assigns]
         # a lazy tensor that reads a parameter or a state (the loss of `loss.backward();
         # opt.step(); loss.item()`) is realized in the step, from the values before it, as
@@ -201,7 +209,7 @@ class Optimizer:
         readers = readers_of(written_by(targets), skip=[*targets, *grads, *also])
         rounds = self._rounds()
         if len(rounds) > 1:
-            return self._step_in_rounds(rounds, grads, [*grads, *readers, *also])
+            return self._step_in_rounds(rounds, every, [*grads, *readers, *also])
         # (a value of the new w realized before the step, `w.numpy()`, realizes these with it)
         read_before([node for _, node in self._assigns], [*grads, *readers])
         return self._apply() + grads + readers  # type: ignore[operator]
@@ -226,7 +234,7 @@ class Optimizer:
             rounds[r].append(i)
         return rounds
 
-    def _step_in_rounds(self, rounds: list[list[int]], grads: list[Tensor],
+    def _step_in_rounds(self, rounds: list[list[int]], grads: list[Tensor | None],
                         before: list[Tensor]) -> list[Tensor]:
         """_schedule_step for parameters that share storage: the gradients and the readers of
         the old values are realized first, then each round's updates, each round reading the
@@ -238,7 +246,7 @@ class Optimizer:
             targets = self._apply()
             if n < len(rounds) - 1:
                 realize_tensors(targets)
-        return targets + grads
+        return targets + [g for g in grads if g is not None]
 
     def _apply(self) -> list[Tensor]:
         """Point each target at its ASSIGN (only once every value was built from old ones),
@@ -299,6 +307,15 @@ class Adam(Optimizer):
         self.m = [self._state(p) for p in self.params]
         self.v = [self._state(p) for p in self.params]
         self.b1_t, self.b2_t = self._state(value=1.0), self._state(value=1.0)
+        # the steps each parameter sat out, frozen: torch counts steps per parameter, so its
+        # bias correction is b1^(t - skipped), not the shared b1^t
+        self.skipped = [0] * len(self.params)
+
+    def _update(self, grads: list[Tensor | None], which: Sequence[int], first: bool = True
+                ) -> None:
+        for i in which:
+            self.skipped[i] += grads[i] is None
+        super()._update(grads, which, first)
 
     def _shared(self, assign: bool) -> tuple[Tensor, ...]:
         if not assign:
@@ -307,7 +324,9 @@ class Adam(Optimizer):
                 self._assign(self.b2_t, self.b2_t * self.b2))
 
     def _update_param(self, i: int, g: Tensor, shared: tuple[Tensor, ...]) -> None:
-        p, (b1_t, b2_t) = self.params[i], shared
+        p, (b1_t, b2_t), k = self.params[i], shared, self.skipped[i]
+        if k:
+            b1_t, b2_t = b1_t / self.b1 ** k, b2_t / self.b2 ** k
         m = self._assign(self.m[i], self.b1 * self.m[i] + (1 - self.b1) * g)
         v = self._assign(self.v[i], self.b2 * self.v[i] + (1 - self.b2) * (g * g))
         up = (m / (1 - b1_t)) / ((v / (1 - b2_t)).sqrt() + self.eps)

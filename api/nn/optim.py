@@ -202,11 +202,8 @@ class Optimizer:
         keep = [*targets, *self.params]  # (a parameter that is a view is stepped in its round)
         after: dict[UOp, UOp] = {}
         for target, node in self._assigns:
-            buf = buffer_of(target.uop)
-            if buf is not None and not has_symbolic(target.shape):
-                # (a parameter that is a view itself, `p = s.T`, keeps its views as they were)
-                b = UOp(Ops.BUFFER, buf.dtype, (), buf)
-                after[b] = UOp(Ops.RESHAPE, node.dtype, (node,), (buf.size,))
+            if not has_symbolic(target.shape) and (found := _storage_after(target.uop, node)):
+                after[found[0]] = found[1]
             target.uop = node
         if after:  # (one pass over the live tensors for every target, not one per target)
             for v in views_of(set(after), skip=keep):
@@ -220,6 +217,25 @@ class Optimizer:
             UOp(Ops.ASSIGN, target.dtype, (target.uop, value.cast(target.dtype).uop)), target)
         self._assigns.append((target, node))
         return Tensor(node)
+
+
+def _storage_after(view: UOp, node: UOp) -> tuple[UOp, UOp] | None:
+    """The storage under a target `view` (its BUFFER, or the MULTI of its realized shards) and
+    that storage as the ASSIGN `node` into the view leaves it: the view's chain undone on node
+    (`p = s.T`: s after the step is node permuted back; sharded p: node itself). None when the
+    chain has a shrink or an expand: node holds only some of the storage's elements."""
+    after = node
+    while view.op in (Ops.RESHAPE, Ops.PERMUTE, Ops.FLIP):
+        under = view.src[0]
+        arg = under.shape if view.op is Ops.RESHAPE else \
+            tuple(np.argsort(view.arg).tolist()) if view.op is Ops.PERMUTE else view.arg
+        after = UOp(view.op, node.dtype, (after,), arg)
+        view = under
+    if buffer_of(view) is not None and view.op is Ops.BUFFER:
+        return view, after
+    if shards_of(view) is not None:
+        return view, after
+    return None
 
 
 class SGD(Optimizer):

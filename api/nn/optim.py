@@ -27,6 +27,7 @@ the parameters changed; `zero_grad()` drops them (the next backward() starts afr
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -36,6 +37,7 @@ from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import (
+    after_assigns,
     buffer_of,
     pending_assign,
     read_before,
@@ -207,7 +209,8 @@ class Optimizer:
             target.uop = node
         if after:  # (one pass over the live tensors for every target, not one per target)
             for v in views_of(set(after), skip=keep):
-                v.uop = v.uop.substitute(after)
+                before, v.uop = v.uop, v.uop.substitute(after)
+                _pointed[id(v)] = (weakref.ref(v), before, v.uop)
         return targets
 
     def _assign(self, target: Tensor, value: Tensor) -> Tensor:
@@ -217,6 +220,28 @@ class Optimizer:
             UOp(Ops.ASSIGN, target.dtype, (target.uop, value.cast(target.dtype).uop)), target)
         self._assigns.append((target, node))
         return Tensor(node)
+
+
+# the views `_apply` pointed at a pending step, each with the node it had before: once the
+# step is written, the storage holds the new values and each reads it again as it did
+# (`_unpoint`). Left on the written ASSIGN's target, its chain would grow every step and hold
+# the parameter's own node: `a` under a leaf `b = a.T` led a second gradient to b.
+_pointed: dict[int, tuple[weakref.ref, UOp, UOp]] = {}
+
+
+def _unpoint(done: dict[UOp, UOp]) -> None:
+    """After a realize wrote the ASSIGNs `done`: the views pointed at them read their storage
+    as before (`_pointed`); a view changed since (assigned into) is left as it is."""
+    for key, (ref, before, pointed) in list(_pointed.items()):
+        written = pointed.substitute(done)
+        if written is pointed:  # (another step's: not written yet)
+            continue
+        del _pointed[key]
+        if (v := ref()) is not None and (v.uop is pointed or v.uop is written):
+            v.uop = before
+
+
+after_assigns(_unpoint)
 
 
 def _storage_after(view: UOp, node: UOp) -> tuple[UOp, UOp] | None:

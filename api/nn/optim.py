@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from rulegrad.runtime.device import DEFAULT
+from rulegrad.runtime.device import DEFAULT, device_of
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
@@ -247,14 +247,23 @@ after_assigns(_unpoint)
 def _storage_after(view: UOp, node: UOp) -> tuple[UOp, UOp] | None:
     """The storage under a target `view` (its BUFFER, or the MULTI of its realized shards) and
     that storage as the ASSIGN `node` into the view leaves it: the view's chain undone on node
-    (`p = s.T`: s after the step is node permuted back; sharded p: node itself). None when the
-    chain has a shrink or an expand: node holds only some of the storage's elements."""
+    (`p = s.T`: s after the step is node permuted back; sharded p: node itself). A slice of one
+    buffer (`p = s[1:]`) is undone as node where it lies and the storage's own values outside
+    it (the write leaves them; read beside the write, they are read from a copy made before
+    it: runtime/schedule_item.py's `copy_old_reads`). None for anything else."""
     after = node
-    while view.op in (Ops.RESHAPE, Ops.PERMUTE, Ops.FLIP):
+    while view.op in (Ops.RESHAPE, Ops.PERMUTE, Ops.FLIP, Ops.SHRINK):
         under = view.src[0]
-        arg = under.shape if view.op is Ops.RESHAPE else \
-            tuple(np.argsort(view.arg).tolist()) if view.op is Ops.PERMUTE else view.arg
-        after = UOp(view.op, node.dtype, (after,), arg)
+        if view.op is Ops.SHRINK:
+            if isinstance(device_of(view), tuple) or has_symbolic(under.shape):
+                return None  # (a slice of shards: not undone here)
+            pads = tuple((b, n - e) for (b, e), n in zip(view.arg, under.shape))
+            inside = UOp.const(dtypes.bool, True).reshape((1,) * len(pads)).expand(view.shape)
+            after = inside.pad(pads).alu(Ops.WHERE, after.pad(pads), under)
+        else:
+            arg = under.shape if view.op is Ops.RESHAPE else \
+                tuple(np.argsort(view.arg).tolist()) if view.op is Ops.PERMUTE else view.arg
+            after = UOp(view.op, node.dtype, (after,), arg)
         view = under
     if buffer_of(view) is not None and view.op is Ops.BUFFER:
         return view, after

@@ -231,13 +231,15 @@ _pointed: dict[int, tuple[weakref.ref, UOp, UOp]] = {}
 
 def _unpoint(done: dict[UOp, UOp]) -> None:
     """After a realize wrote the ASSIGNs `done`: the views pointed at them read their storage
-    as before (`_pointed`); a view changed since (assigned into) is left as it is."""
+    as before (`_pointed`), also one realized with them (a slice parameter's base, pointed at
+    a select, got a buffer of its own: a copy no later step writes)."""
     for key, (ref, before, pointed) in list(_pointed.items()):
         written = pointed.substitute(done)
         if written is pointed:  # (another step's: not written yet)
             continue
         del _pointed[key]
-        if (v := ref()) is not None and (v.uop is pointed or v.uop is written):
+        if (v := ref()) is not None and (v.uop is pointed or v.uop is written or
+                                         buffer_of(v.uop) is not None):
             v.uop = before
 
 

@@ -14,7 +14,10 @@ old value made before the write (`copy_old_reads`). A view of a parameter's buff
 the step (`v = w.T`, `w[1:]`, `w.reshape(-1)`, an expand or flip of it) is a view, not a value:
 the step points it at the buffer as the write leaves it (`_apply`), so `v * 2` built after the
 step, realized with it, reads the new value, as torch's view sees its base's write
-(docs/tensor.md states the rule). Once a realize has written the step, every tensor that still
+(docs/tensor.md states the rule). A parameter that is a view itself (`p = s.T`, `s[-1:]`) or
+sharded is written through its view: s and the other views of its storage are pointed at the
+storage as the write leaves it (`_storage_after`), and read the storage again once the step is
+written (`_unpoint`). Once a realize has written the step, every tensor that still
 holds one of its ASSIGNs reads the written buffer instead (runtime/realize.py's
 `after_assigns`): realized later, it does not step again. Parameters that are views of one
 buffer (`w[0]` and `w[1:]`, `w` and `w.T`) are the exception: torch updates them one after

@@ -2024,7 +2024,8 @@ class LazyTensor(Tensor):
 
     @uop.setter
     def uop(self, node: UOp) -> None:
-        host = self.record.build is None
+        record = getattr(self, "record", None)  # (unset while a LazyTensor is being made)
+        host = record is not None and record.build is None
         self.record = None
         self.__class__ = Tensor  # (the same layout: a LazyTensor adds no slot)
         self.uop = node  # (Tensor's slot now)

@@ -156,7 +156,16 @@ def gather(m: UOp, d: UOp) -> UOp:
     (axis, devs), v, dev = m.arg, m.src[0], d.arg
     parts = [to_device(_part(v, i), dev) for i in range(len(devs))]
     if axis is None:
-        return parts[devs.index(dev)] if dev in devs else parts[0]
+        if dev not in devs:
+            return parts[0]
+        # the part already there is no copy; but an ASSIGN's part (or a view of it: `v = s.T`
+        # pointed at the step) is its target's storage, laid out as the target's view (`p =
+        # s.T` stepped, s replicated): as a root, its buffer would be read back in p's shape,
+        # so it is read through a copy of its own
+        part, base = parts[devs.index(dev)], v
+        while base.op in GroupOp.Movement:
+            base = base.src[0]
+        return part.f(Ops.CONTIGUOUS) if base.op is Ops.ASSIGN else part
     size = v.shape[axis]
     pads = [tuple((i * size, (len(devs) - 1 - i) * size) if a == axis else (0, 0)
                   for a in range(len(v.shape))) for i in range(len(devs))]

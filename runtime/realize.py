@@ -422,7 +422,9 @@ def _assigned(uops: Sequence[UOp], tensors: Sequence[Tensor]) -> None:
         _readers.pop(u, None)
     if _pending.data:
         for u in uops:
-            if u._ops & _ASSIGN_BIT:  # (momentum's `w.numpy()` writes b's ASSIGN, in w's)
+            # (momentum's `w.numpy()` writes b's ASSIGN, in w's; an empty root is computed
+            # from none of its graph, whose ASSIGNs stay pending: `p[1:]` of a one-row p)
+            if u._ops & _ASSIGN_BIT and 0 not in [d for d in u.shape or () if type(d) is int]:
                 done.update((n, n.src[0]) for n in toposort(u, stop=_no_assign)
                             if n.op is Ops.ASSIGN)
         for u in done:  # (a target that still holds its ASSIGN reads what it wrote)

@@ -2026,9 +2026,15 @@ class LazyTensor(Tensor):
 
     @uop.setter
     def uop(self, node: UOp) -> None:
+        record = getattr(self, "record", None)  # (unset while a LazyTensor is being made)
+        host = record is not None and record.build is None
         self.record = None
         self.__class__ = Tensor  # (the same layout: a LazyTensor adds no slot)
         self.uop = node  # (Tensor's slot now)
+        if host:  # host data (`Tensor(array)` joins no list while it is a record): now a node,
+            # views may be taken of it (`p = s.T` trained), and a step through one must find
+            # it (`views_of`) to point it at the storage as the write leaves it
+            _live_add(_ref(self, _live_discard))
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         # pickle and copy as the Tensor it becomes: object's own reduce took the class first

@@ -14,7 +14,10 @@ old value made before the write (`copy_old_reads`). A view of a parameter's buff
 the step (`v = w.T`, `w[1:]`, `w.reshape(-1)`, an expand or flip of it) is a view, not a value:
 the step points it at the buffer as the write leaves it (`_apply`), so `v * 2` built after the
 step, realized with it, reads the new value, as torch's view sees its base's write
-(docs/tensor.md states the rule). Once a realize has written the step, every tensor that still
+(docs/tensor.md states the rule). A parameter that is a view itself (`p = s.T`, `s[-1:]`) or
+sharded is written through its view: s and the other views of its storage are pointed at the
+storage as the write leaves it (`_storage_after`), and read the storage again once the step is
+written (`_unpoint`). Once a realize has written the step, every tensor that still
 holds one of its ASSIGNs reads the written buffer instead (runtime/realize.py's
 `after_assigns`): realized later, it does not step again. Parameters that are views of one
 buffer (`w[0]` and `w[1:]`, `w` and `w.T`) are the exception: torch updates them one after
@@ -33,11 +36,12 @@ from weakref import ref
 
 import numpy as np
 
-from rulegrad.runtime.device import DEFAULT
+from rulegrad.runtime.device import DEFAULT, device_of
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import (
+    after_assigns,
     buffer_of,
     pending_assign,
     read_before,
@@ -256,15 +260,13 @@ class Optimizer:
         keep = [*targets, *self.params]  # (a parameter that is a view is stepped in its round)
         after: dict[UOp, UOp] = {}
         for target, node in self._assigns:
-            buf = buffer_of(target.uop)
-            if buf is not None and not has_symbolic(target.shape):
-                # (a parameter that is a view itself, `p = s.T`, keeps its views as they were)
-                b = UOp(Ops.BUFFER, buf.dtype, (), buf)
-                after[b] = UOp(Ops.RESHAPE, node.dtype, (node,), (buf.size,))
+            if not has_symbolic(target.shape) and (found := _storage_after(target.uop, node)):
+                after[found[0]] = found[1]
             target.uop = node
         if after:  # (one pass over the live tensors for every target, not one per target)
             for v in views_of(set(after), skip=keep):
-                v.uop = v.uop.substitute(after)
+                before, v.uop = v.uop, v.uop.substitute(after)
+                _pointed[id(v)] = (ref(v), before, v.uop)
         self._assigns = []  # (applied: kept, they held the step's graph and its batch)
         return targets
 
@@ -275,6 +277,58 @@ class Optimizer:
             UOp(Ops.ASSIGN, target.dtype, (target.uop, value.cast(target.dtype).uop)), target)
         self._assigns.append((target, node))
         return Tensor(node)
+
+
+# the views `_apply` pointed at a pending step, each with the node it had before: once the
+# step is written, the storage holds the new values and each reads it again as it did
+# (`_unpoint`). Left on the written ASSIGN's target, its chain would grow every step and hold
+# the parameter's own node: `a` under a leaf `b = a.T` led a second gradient to b.
+_pointed: dict[int, tuple[ref, UOp, UOp]] = {}
+
+
+def _unpoint(done: dict[UOp, UOp]) -> None:
+    """After a realize wrote the ASSIGNs `done`: the views pointed at them read their storage
+    as before (`_pointed`), also one realized with them (a slice parameter's base, pointed at
+    a select, got a buffer of its own: a copy no later step writes)."""
+    for key, (view, before, pointed) in list(_pointed.items()):
+        written = pointed.substitute(done)
+        if written is pointed:  # (another step's: not written yet)
+            continue
+        del _pointed[key]
+        if (v := view()) is not None and (v.uop is pointed or v.uop is written or
+                                         buffer_of(v.uop) is not None):
+            v.uop = before
+
+
+after_assigns(_unpoint)
+
+
+def _storage_after(view: UOp, node: UOp) -> tuple[UOp, UOp] | None:
+    """The storage under a target `view` (its BUFFER, or the MULTI of its realized shards) and
+    that storage as the ASSIGN `node` into the view leaves it: the view's chain undone on node
+    (`p = s.T`: s after the step is node permuted back; sharded p: node itself). A slice of one
+    buffer (`p = s[1:]`) is undone as node where it lies and the storage's own values outside
+    it (the write leaves them; read beside the write, they are read from a copy made before
+    it: runtime/schedule_item.py's `copy_old_reads`). None for anything else."""
+    after = node
+    while view.op in (Ops.RESHAPE, Ops.PERMUTE, Ops.FLIP, Ops.SHRINK):
+        under = view.src[0]
+        if view.op is Ops.SHRINK:
+            if isinstance(device_of(view), tuple) or has_symbolic(under.shape):
+                return None  # (a slice of shards: not undone here)
+            pads = tuple((b, n - e) for (b, e), n in zip(view.arg, under.shape))
+            inside = UOp.const(dtypes.bool, True).reshape((1,) * len(pads)).expand(view.shape)
+            after = inside.pad(pads).alu(Ops.WHERE, after.pad(pads), under)
+        else:
+            arg = under.shape if view.op is Ops.RESHAPE else \
+                tuple(np.argsort(view.arg).tolist()) if view.op is Ops.PERMUTE else view.arg
+            after = UOp(view.op, node.dtype, (after,), arg)
+        view = under
+    if buffer_of(view) is not None and view.op is Ops.BUFFER:
+        return view, after
+    if shards_of(view) is not None:
+        return view, after
+    return None
 
 
 class SGD(Optimizer):

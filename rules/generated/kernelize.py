@@ -1,6 +1,6 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
-# source sha256: 874556b09b9ff3a0f44e9ff36f2649617d71c6de7be9c4c82c9d41dd3abbd5b1
-# imports rules/rangeify.rules sha256: 1d4fbb282596f4c609aab99385b0d5dfc5d599a666832e34318ab2b15d4caabf
+# source sha256: c90ec8842441b0a5354e72a886bde619993a24b067af9c968a3b394203519adf
+# imports rules/rangeify.rules sha256: 9ffd3d82f12426547417aad15237143692a19937cf2ed98e829070537e3b42a5
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
@@ -38,8 +38,8 @@ from rulegrad.runtime.view import unflatten
 from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
-SOURCE_SHA256 = '874556b09b9ff3a0f44e9ff36f2649617d71c6de7be9c4c82c9d41dd3abbd5b1'
-DEPENDENCIES = (('rules/rangeify.rules', '1d4fbb282596f4c609aab99385b0d5dfc5d599a666832e34318ab2b15d4caabf'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
+SOURCE_SHA256 = 'c90ec8842441b0a5354e72a886bde619993a24b067af9c968a3b394203519adf'
+DEPENDENCIES = (('rules/rangeify.rules', '9ffd3d82f12426547417aad15237143692a19937cf2ed98e829070537e3b42a5'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
 _CONST = Ops.CONST
@@ -122,38 +122,45 @@ def kernel_view(r, x, st):
     return _new(UOp, Ops.VIEW, x.dtype, (a.replace(arg=(p, (p,)), tag=number_tag(r)),), ShapeTracker.from_shape(x.shape))
 
 
+def assign_view(r, x, t, st):
+    """`def assign_view`, declared at rules/kernelize.rules:162."""
+    a = split_store(st)
+    p = placeholder(st)
+    return kernel_view(r, x, st) if t.op is not Ops.VIEW else _new(UOp, Ops.VIEW, x.dtype, (a.replace(arg=(p, (p,)), tag=number_tag(r)),), t.arg)
+
+
 def view_at(v, idx):
-    """`def view_at`, declared at rules/kernelize.rules:175."""
+    """`def view_at`, declared at rules/kernelize.rules:179."""
     return v.arg.index(list(idx.src[1:]))
 
 
 def as_index(i):
-    """`def as_index`, declared at rules/kernelize.rules:177."""
+    """`def as_index`, declared at rules/kernelize.rules:181."""
     return UOp.const(dtypes.index, i) if isinstance(i, int) else i
 
 
 def masked(valid, i):
-    """`def masked`, declared at rules/kernelize.rules:179."""
+    """`def masked`, declared at rules/kernelize.rules:183."""
     return i if valid is None else valid.where(i, _new(UOp, Ops.INVALID, dtypes.index, ()))
 
 
 def or_zero(valid, x):
-    """`def or_zero`, declared at rules/kernelize.rules:180."""
+    """`def or_zero`, declared at rules/kernelize.rules:184."""
     return x if valid is None else valid.where(x, UOp.const(x.dtype, 0))
 
 
 def reduce_at(idx, axes, rngs):
-    """`def reduce_at`, declared at rules/kernelize.rules:182."""
+    """`def reduce_at`, declared at rules/kernelize.rules:186."""
     return [rngs[axes.index(i)] if i in axes else a for i, a in enumerate(idx.src[1:])]
 
 
 def source_at(red, at):
-    """`def source_at`, declared at rules/kernelize.rules:184."""
+    """`def source_at`, declared at rules/kernelize.rules:188."""
     return _new(UOp, Ops.INDEX, (_t1 := red.src[0]).dtype, (_t1, *at)).cast(red.dtype)
 
 
 def reduce_of(red, at, rngs):
-    """`def reduce_of`, declared at rules/kernelize.rules:186."""
+    """`def reduce_of`, declared at rules/kernelize.rules:190."""
     return reduce_over(source_at(red, at), [r for r in rngs if r.op is Ops.RANGE], red.arg[0], reduce_start(red.arg))
 
 
@@ -626,9 +633,9 @@ _finalize_contiguous_part = RuleMatcher('finalize_contiguous', _finalize_contigu
 
 # ======================================================================== create_kernels
 _create_kernels_rules = (
-    RuleInfo('create_assign', 'rules/kernelize.rules', 164, 'create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> kernel_view(r, x, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)'),
-    RuleInfo('create_kernel', 'rules/kernelize.rules', 168, 'create_kernel: REALIZE(x, ...) as r -> kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(INDEX(x, *rngs), ctx))) where rngs = ctx.loops(x.shape)'),
-    RuleInfo('view_view', 'rules/kernelize.rules', 170, 'view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)'),
+    RuleInfo('create_assign', 'rules/kernelize.rules', 168, 'create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> assign_view(r, x, t, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)'),
+    RuleInfo('create_kernel', 'rules/kernelize.rules', 172, 'create_kernel: REALIZE(x, ...) as r -> kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(INDEX(x, *rngs), ctx))) where rngs = ctx.loops(x.shape)'),
+    RuleInfo('view_view', 'rules/kernelize.rules', 174, 'view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)'),
 )
 _create_kernels_st = match_stats('create_kernels', _create_kernels_rules)  # None unless counting
 
@@ -637,17 +644,17 @@ def _create_kernels_REALIZE(n, ctx):
         n0 = n.src[0]
         if n0.op is _ASSIGN and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            # rule create_assign at rules/kernelize.rules:164
-            #   create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> kernel_view(r, x, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)
+            # rule create_assign at rules/kernelize.rules:168
+            #   create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> assign_view(r, x, t, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)
             if _create_kernels_st: _create_kernels_st.attempts[0] += 1
             # r = n, t = n0_0, v = n0_1, x = n0
             rngs = ctx.loops(n0.shape)
             tgt = ast_passes(_new(UOp, _INDEX, n0_0.dtype, (n0_0, *rngs)), ctx)
-            _r = kernel_view(n, n0, store(tgt, ast_passes(_new(UOp, _INDEX, n0_1.dtype, (n0_1, *rngs)), ctx), rngs))
+            _r = assign_view(n, n0, n0_0, store(tgt, ast_passes(_new(UOp, _INDEX, n0_1.dtype, (n0_1, *rngs)), ctx), rngs))
             if _r is not None:
                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                 if _r is not n: return _r, _create_kernels_rules[0]
-        # rule create_kernel at rules/kernelize.rules:168
+        # rule create_kernel at rules/kernelize.rules:172
         #   create_kernel: REALIZE(x, ...) as r -> kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(INDEX(x, *rngs), ctx))) where rngs = ctx.loops(x.shape)
         if _create_kernels_st: _create_kernels_st.attempts[1] += 1
         # r = n, x = n0
@@ -663,7 +670,7 @@ def _create_kernels_VIEW(n, ctx):
         n0 = n.src[0]
         if n0.op is _VIEW and len(n0.src) == 1:
             n0_0 = n0.src[0]
-            # rule view_view at rules/kernelize.rules:170
+            # rule view_view at rules/kernelize.rules:174
             #   view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)
             if _create_kernels_st: _create_kernels_st.attempts[2] += 1
             # a = n0, b = n, y = n0_0
@@ -680,13 +687,13 @@ _create_kernels_part = RuleMatcher('create_kernels', _create_kernels_rules, {
 
 # ======================================================================== create_ast
 _create_ast_rules = (
-    RuleInfo('ast_view_const', 'rules/kernelize.rules', 192, 'ast_view_const: INDEX(VIEW(c:CONST) as v, ...) as idx -> or_zero(at[1], c) where at = view_at(v, idx)'),
-    RuleInfo('ast_view_mem', 'rules/kernelize.rules', 194, 'ast_view_mem: INDEX(VIEW({BUFFER, ASSIGN} as b) as v, ...) as idx if b.op is Ops.BUFFER or b.src[1].op is Ops.KERNEL -> INDEX(b, masked(at[1], as_index(at[0]))) where at = view_at(v, idx)'),
-    RuleInfo('ast_view', 'rules/kernelize.rules', 198, 'ast_view: INDEX(VIEW(b) as v, ...) as idx -> or_zero(at[1], INDEX(b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])) where at = view_at(v, idx)'),
-    RuleInfo('ast_alu', 'rules/kernelize.rules', 200, 'ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))'),
-    RuleInfo('ast_marker', 'rules/kernelize.rules', 202, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])'),
-    RuleInfo('ast_reduce', 'rules/kernelize.rules', 205, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]'),
-    RuleInfo('ast_const', 'rules/kernelize.rules', 207, 'ast_const: INDEX(c:CONST, ...) -> c'),
+    RuleInfo('ast_view_const', 'rules/kernelize.rules', 196, 'ast_view_const: INDEX(VIEW(c:CONST) as v, ...) as idx -> or_zero(at[1], c) where at = view_at(v, idx)'),
+    RuleInfo('ast_view_mem', 'rules/kernelize.rules', 198, 'ast_view_mem: INDEX(VIEW({BUFFER, ASSIGN} as b) as v, ...) as idx if b.op is Ops.BUFFER or b.src[1].op is Ops.KERNEL -> INDEX(b, masked(at[1], as_index(at[0]))) where at = view_at(v, idx)'),
+    RuleInfo('ast_view', 'rules/kernelize.rules', 202, 'ast_view: INDEX(VIEW(b) as v, ...) as idx -> or_zero(at[1], INDEX(b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])) where at = view_at(v, idx)'),
+    RuleInfo('ast_alu', 'rules/kernelize.rules', 204, 'ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))'),
+    RuleInfo('ast_marker', 'rules/kernelize.rules', 206, 'ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])'),
+    RuleInfo('ast_reduce', 'rules/kernelize.rules', 209, 'ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]'),
+    RuleInfo('ast_const', 'rules/kernelize.rules', 211, 'ast_const: INDEX(c:CONST, ...) -> c'),
 )
 _create_ast_st = match_stats('create_ast', _create_ast_rules)  # None unless counting
 
@@ -698,7 +705,7 @@ def _create_ast_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 o0_0 = n0_0.op
                 if o0_0 is _CONST:
-                    # rule ast_view_const at rules/kernelize.rules:192
+                    # rule ast_view_const at rules/kernelize.rules:196
                     #   ast_view_const: INDEX(VIEW(c:CONST) as v, ...) as idx -> or_zero(at[1], c) where at = view_at(v, idx)
                     if _create_ast_st: _create_ast_st.attempts[0] += 1
                     # c = n0_0, idx = n, v = n0
@@ -708,7 +715,7 @@ def _create_ast_INDEX(n, ctx):
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[0]
                 elif o0_0 in _OPS1:
-                    # rule ast_view_mem at rules/kernelize.rules:194
+                    # rule ast_view_mem at rules/kernelize.rules:198
                     #   ast_view_mem: INDEX(VIEW({BUFFER, ASSIGN} as b) as v, ...) as idx if b.op is Ops.BUFFER or b.src[1].op is Ops.KERNEL -> INDEX(b, masked(at[1], as_index(at[0]))) where at = view_at(v, idx)
                     if _create_ast_st: _create_ast_st.attempts[1] += 1
                     # b = n0_0, idx = n, v = n0
@@ -716,7 +723,7 @@ def _create_ast_INDEX(n, ctx):
                         at = view_at(n0, n)
                         _r = _new(UOp, _INDEX, n0_0.dtype, (n0_0, masked(at[1], as_index(at[0]))))
                         if _r is not n: return _r, _create_ast_rules[1]
-                # rule ast_view at rules/kernelize.rules:198
+                # rule ast_view at rules/kernelize.rules:202
                 #   ast_view: INDEX(VIEW(b) as v, ...) as idx -> or_zero(at[1], INDEX(b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])) where at = view_at(v, idx)
                 if _create_ast_st: _create_ast_st.attempts[2] += 1
                 # b = n0_0, idx = n, v = n0
@@ -729,7 +736,7 @@ def _create_ast_INDEX(n, ctx):
             o0 = n0.op
             if o0 in _OPS4:
                 if o0 in _OPS2:
-                    # rule ast_alu at rules/kernelize.rules:200
+                    # rule ast_alu at rules/kernelize.rules:204
                     #   ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))
                     if _create_ast_st: _create_ast_st.attempts[3] += 1
                     # idx = n, x = n0
@@ -739,7 +746,7 @@ def _create_ast_INDEX(n, ctx):
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[3]
                 elif o0 in _OPS3:
-                    # rule ast_marker at rules/kernelize.rules:202
+                    # rule ast_marker at rules/kernelize.rules:206
                     #   ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])
                     if _create_ast_st: _create_ast_st.attempts[4] += 1
                     # idx = n, x = n0
@@ -749,7 +756,7 @@ def _create_ast_INDEX(n, ctx):
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[4]
                 elif o0 is _REDUCE_AXIS:
-                    # rule ast_reduce at rules/kernelize.rules:205
+                    # rule ast_reduce at rules/kernelize.rules:209
                     #   ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]
                     if _create_ast_st: _create_ast_st.attempts[5] += 1
                     # idx = n, r = n0
@@ -759,7 +766,7 @@ def _create_ast_INDEX(n, ctx):
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _create_ast_rules[5]
                 elif o0 is _CONST:
-                    # rule ast_const at rules/kernelize.rules:207
+                    # rule ast_const at rules/kernelize.rules:211
                     #   ast_const: INDEX(c:CONST, ...) -> c
                     if _create_ast_st: _create_ast_st.attempts[6] += 1
                     # c = n0
@@ -806,15 +813,15 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 kernelize = _Pipeline('kernelize', (
-    _Pass('do_fuse', 'do_fuse', _S_do_fuse, bottom_up=True, ctx=FuseContext, location='rules/kernelize.rules:215'),
-    _Pass('earliest', 'earliest_rewrites', _generated_rangeify.MATCHERS['earliest_rewrites'], location='rules/kernelize.rules:217'),
-    _Pass('merge_views', 'merge_views', _S_merge_views, location='rules/kernelize.rules:219'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=KernelizeContext, collect=True, location='rules/kernelize.rules:221'),
-    _Pass('group', 'group', _S_group, ctx='do_realize', collect=True, location='rules/kernelize.rules:223'),
-    _Pass('add_contiguous', 'add_contiguous', _S_add_contiguous, bottom_up=True, ctx='do_realize', location='rules/kernelize.rules:225'),
-    _Pass('limit_buffers', 'limit_buffers', _generated_rangeify.MATCHERS['limit_buffers'], ctx=KernelBufferLimit, location='rules/kernelize.rules:228'),
-    _Pass('finalize', 'finalize_contiguous', _S_finalize_contiguous, ctx='do_realize', location='rules/kernelize.rules:230'),
-    _Pass('create_kernels', 'create_kernels', _S_create_kernels, ctx='do_realize', location='rules/kernelize.rules:232'),
+    _Pass('do_fuse', 'do_fuse', _S_do_fuse, bottom_up=True, ctx=FuseContext, location='rules/kernelize.rules:219'),
+    _Pass('earliest', 'earliest_rewrites', _generated_rangeify.MATCHERS['earliest_rewrites'], location='rules/kernelize.rules:221'),
+    _Pass('merge_views', 'merge_views', _S_merge_views, location='rules/kernelize.rules:223'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=KernelizeContext, collect=True, location='rules/kernelize.rules:225'),
+    _Pass('group', 'group', _S_group, ctx='do_realize', collect=True, location='rules/kernelize.rules:227'),
+    _Pass('add_contiguous', 'add_contiguous', _S_add_contiguous, bottom_up=True, ctx='do_realize', location='rules/kernelize.rules:229'),
+    _Pass('limit_buffers', 'limit_buffers', _generated_rangeify.MATCHERS['limit_buffers'], ctx=KernelBufferLimit, location='rules/kernelize.rules:232'),
+    _Pass('finalize', 'finalize_contiguous', _S_finalize_contiguous, ctx='do_realize', location='rules/kernelize.rules:234'),
+    _Pass('create_kernels', 'create_kernels', _S_create_kernels, ctx='do_realize', location='rules/kernelize.rules:236'),
 ))
 
 PIPELINES = {

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from call_counts import python_calls
 
 from rulegrad import Tensor

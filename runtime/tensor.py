@@ -2758,6 +2758,19 @@ def readers_of(written: set[UOp], skip: Sequence[Tensor | None] = ()) -> list[Te
     return out
 
 
+def reader_of(buf: Buffer) -> Tensor | None:
+    """A live lazy tensor whose graph reads `buf` (a view of it, or a value computed from it),
+    or None: `Tensor(a).reshape(...)` keeps the buffer of the tensor gone (api/nn/optim.py's
+    `_hold_by_batch`). Each graph's answer is kept on its root (`_graph_reads`)."""
+    node = UOp(Ops.BUFFER, buf.dtype, (), buf)
+    walked: dict[UOp, tuple[frozenset[UOp], int]] = {}
+    for r in list(_live):
+        t = r()
+        if t is not None and node in _graph_reads(t.uop, walked)[0]:
+            return t
+    return None
+
+
 def views_of(written: set[UOp], skip: Sequence[Tensor] = ()) -> list[Tensor]:
     """The live tensors (not in `skip`) that are views of the BUFFER nodes `written`: the bare
     buffer, or a chain of torch's views over it (a reshape, permute, slice, flip or expand;

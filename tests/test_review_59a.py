@@ -83,7 +83,8 @@ def _fired(t: Tensor) -> bool:
 
 def _same_bits(got: np.ndarray, want: np.ndarray) -> None:
     assert got.dtype == want.dtype and got.shape == want.shape
-    same = (np.isnan(got) & np.isnan(want)) | ((got == want) & (np.signbit(got) == np.signbit(want)))
+    same = (np.isnan(got) & np.isnan(want)) | \
+        ((got == want) & (np.signbit(got) == np.signbit(want)))
     bad = np.argwhere(~same)
     assert not len(bad), f"{len(bad)} differ, first at {bad[0]}: {got[tuple(bad[0])]!r} " \
                          f"against {want[tuple(bad[0])]!r}"

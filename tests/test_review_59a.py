@@ -138,3 +138,25 @@ def test_gradients_over_short_rows_keep_their_bits(monkeypatch, name, shape):
            "layernorm": lambda: torch.nn.functional.layer_norm(tt, shape[-1:], eps=1e-5)}[name]()
     (out * torch.tensor(w.astype(np.float64))).sum().backward()
     np.testing.assert_allclose(got, tt.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+# a row's sum with only arithmetic around it, rows of 12 to 14: across lanes each value is
+# moved into its lane and out again (an insert and an extract, one shuffle port), where the row
+# form's scalar loads and adds issue several at once and its output row is gcc's vectors; the
+# rows-across form ran 1.9x (x - mean, 16384x12), 1.9x (x - sum) and 2.2x (x / sum) slower,
+# reciprocals over the sum 1.9x (DEBUG=2's kernel times, 16384 rows, CPU time, the tree at
+# this review). `_cost` counted each scalar op of those as a whole vector op
+ROW_SUMS = {"mean_subtracted_4096x12": (lambda t: t - t.mean(-1, keepdim=True), (4096, 12)),
+            "sum_subtracted_8192x14": (lambda t: t - t.sum(-1, keepdim=True), (8192, 14)),
+            "over_sum_16384x12": (lambda t: t / t.sum(-1, keepdim=True), (16384, 12)),
+            "reciprocal_over_sum_1031x13": (lambda t: t.reciprocal() / t.sum(-1, keepdim=True),
+                                            (1031, 13))}
+
+
+@pytest.mark.parametrize("name", list(ROW_SUMS))
+def test_a_row_sum_with_arithmetic_around_it_keeps_its_row_form(name):
+    program, shape = ROW_SUMS[name]
+    x = np.random.default_rng(11).standard_normal(shape).astype(np.float32)
+    acts = schedule_actions(program(Tensor(x)))
+    vectors = f"UPCAST r0 ({shape[0]} iterations, {-(-shape[0] // 8)} vectors of 8"
+    assert not any(a.startswith(("ACROSS", vectors)) for a in acts), acts

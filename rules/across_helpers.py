@@ -44,6 +44,16 @@ ACROSS_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV
 # a lane read or written apart from the others (a scalar load and an insert, an extract and a
 # store) costs about this many vector ops' time per row: `_cost`
 LANE_MOVE = 1
+# the scalar ops of arithmetic and memory (a load, an add, a multiply) a core issues in the time
+# of one lane moved (an insert or extract: one shuffle port): the row form's scalar ops of these
+# kinds count 1 / SCALAR_ISSUE in `_cost` (a core issues 4 ops a cycle, 2 or 3 of them loads or
+# float adds and multiplies; a call's exp, a NaN-propagating max, a division count whole). At 1
+# a row's unrolled sum counted as many as its lanes moved, and a row of 12 minus its mean, over
+# its sum or of reciprocals over its sum went across 1.9x to 2.2x slower (16384x12, CPU time of
+# the kernel, DEBUG=2; review 59a); softmax, logsumexp, log_softmax and layer norm choose as
+# at 1 (rows of 2 to 16)
+SCALAR_ISSUE = 3
+_SIMPLE_OPS = frozenset({Ops.LOAD, Ops.ADD, Ops.SUB, Ops.MUL, Ops.NEG})
 # reduce kinds whose loops `across` unrolls: its own, a vector reduce's, a fill's
 _REDUCE_KINDS = ("reduce", "vector", "fill")
 # and the kinds a STORE's row loop may have, a plain loop's or upcast_store's
@@ -104,7 +114,8 @@ def _cost(st: UOp, outer: set[UOp], lanes: int) -> float:
     """The row form's vector ops per row of the STORE's value (`outer`: its row loop and the
     loops around it): a node along a row loop (its output row t or a reduce's loop) once per
     vector of it where that loop runs in vectors, else once per value; a node of the row once;
-    a vector reduce's lanes combined in log2(lanes) steps per row. A kernel-local row's fill
+    a vector reduce's lanes combined in log2(lanes) steps per row; a scalar op of arithmetic
+    or memory 1 / SCALAR_ISSUE of one (several issue at once). A kernel-local row's fill
     loop ("local") counts per value: at these lengths its `omp simd` loop of exp calls is no
     whole vector and a tail (a softmax of 4099x16 ran 1.13x, 4096x12 2.3x faster across, CPU
     time, where counting that loop per vector would have kept both rows)."""
@@ -117,7 +128,8 @@ def _cost(st: UOp, outer: set[UOp], lanes: int) -> float:
         loops = [r for r in deps[n] if r not in outer]
         size = math.prod(range_size(r) or 1 for r in loops)
         vector = any(r.arg[1] in ("vector", "fill", "simd", "upcast") for r in loops)
-        cost += -(-size // lanes) if vector else size
+        cost += -(-size // lanes) if vector else \
+            size / SCALAR_ISSUE if n.op in _SIMPLE_OPS else size
         if n.op is Ops.REDUCE and any(r.arg[1] in ("vector", "fill") for r in n.src[1:]):
             cost += math.log2(lanes)
     return cost

@@ -153,6 +153,7 @@ def test_each_optimizer_rule_runs_and_agrees(alone):
         (_f32(5, 100) * 3.0).max(-1),                              # unscale, vector max
         _f32(7, 131).sum(-1),                                      # vector accumulators
         _f32(5, 100).softmax(-1),                                  # fill (a row's exps' sum)
+        _f32(9, 5).softmax(-1),                                    # rows across lanes
         _f32(1031, 1021) + _f32(1021),                             # upcast, parallel loops
         _f32(37, 64) @ _f32(64, 41),                               # pack
         Tensor(RNG.integers(-9, 9, (9, 13)).astype(np.int32))

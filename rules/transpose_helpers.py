@@ -55,14 +55,21 @@ def _crowded(far: list[UOp], j: UOp) -> bool:
     page), so rows a multiple of a page apart all fall into one set, however few the lines
     (8x64x4096's transpose, rows 16 KB apart, read every line from L2: 14 ms untiled, 2.4 ms
     tiled; rows 4000 bytes apart spread over every set and stay)."""
+    busiest = sum(_busiest_set(abs(stride(n.src[0].src[1], j)) * n.dtype.itemsize,  # type: ignore
+                               range_size(j)) for n in far)  # type: ignore[arg-type]
+    return 2 * busiest > _ways()
+
+
+def _ways() -> int:
+    """L1's ways as a VIPT L1 has them: its bytes over a page."""
+    return max(1, cache_bytes(1) // page_bytes())
+
+
+def _busiest_set(step: int, count: int) -> int:
+    """The most of `count` lines `step` bytes apart that fall into one of L1's sets (a VIPT L1
+    indexes its sets within a page)."""
     page = page_bytes()
-    ways = max(1, cache_bytes(1) // page)
-    busiest = 0
-    for n in far:
-        step = abs(stride(n.src[0].src[1], j)) * n.dtype.itemsize  # type: ignore[arg-type]
-        sets = Counter(k * step % page // LINE_BYTES for k in range(range_size(j)))  # type: ignore
-        busiest += max(sets.values())
-    return 2 * busiest > ways
+    return max(Counter(k * step % page // LINE_BYTES for k in range(count)).values())
 
 
 def _reads_back(st: UOp) -> bool:
@@ -107,14 +114,22 @@ def transposed(st: UOp) -> UOp | None:
                    and not _crowded(far, j)):
         return None
     for i in reversed(ranges[:-1]):
-        # the block's output rows a page or more apart fall into the same few sets of L1 (a
-        # VIPT L1 indexes its sets within a page), and evict each other at every step of j:
-        # rows 16 KB apart ran 3x slower tiled
+        # the block's output rows a multiple of a page apart fall into one set of L1 (a VIPT
+        # L1 indexes its sets within a page), and evict each other at every step of j: rows
+        # 16 KB apart ran 3x slower tiled. Rows a page and a little apart (1031, 1500 floats)
+        # step through the sets a few rows a set, as shorter rows do, and are tiled (2.4-2.7x
+        # faster, bench/ab.py --cpu), unless the block is cut under half a line of the far
+        # read (2053 floats: 4 rows, 0.79x tiled)
         row = stride(st.src[0].src[1], i)
-        if row is None or abs(row) * st.src[1].dtype.itemsize >= page_bytes():
+        if row is None:
             continue
+        row_bytes = abs(row) * st.src[1].dtype.itemsize
         if all(stride(n.src[0].src[1], i) == 1 for n in far):
-            block = _block(far[0].dtype.itemsize, abs(row) * st.src[1].dtype.itemsize)
+            itemsize = far[0].dtype.itemsize
+            block = _block(itemsize, row_bytes)
+            if row_bytes >= page_bytes() and (2 * _busiest_set(row_bytes, block) > _ways()
+                                              or 2 * block * itemsize < LINE_BYTES):
+                continue
             if range_size(i) < 2 * block:  # type: ignore[operator]
                 return None
             fresh = itertools.count(1 + max(n.arg[0] for n in toposort(st)

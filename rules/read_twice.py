@@ -51,11 +51,12 @@ def read_twice(sink: UOp) -> list[UOp]:
         if (n.op in _THROUGH or n.op is Ops.CONTIGUOUS) and (n in cone or n in feeds
                                                               or n.op in PICKS):
             cone.update(n.src)
-    shared = {base[n] for n in libm if users[n] > 1} & under
+    shared = {base[n] for n in libm if users[n] > 1} & under & cone  # (no other is walked)
     bit = {n: 1 << i for i, n in enumerate(n for n in nodes if n in shared)}
     reads: dict[UOp, Reads] = {}
     at = {b: n for n, b in bit.items()}
     found = 0
+    stats: dict[int, tuple[dict, int, int]] = {}  # per buffer dict: (it, union, multi)
     for n in nodes if shared else ():
         if n not in cone and n.op not in PICKS:
             continue  # (no compare reads it)
@@ -69,7 +70,7 @@ def read_twice(sink: UOp) -> list[UOp]:
             reads[n] = (0, 0, held)
         elif n.op in GroupOp.Elementwise:
             if len(srcs) > 1 and (n in feeds or n.op in PICKS):
-                twice = _two_computations(srcs)
+                twice = _two_computations(srcs, stats)
                 while twice:  # its topmost (stored, its readers read the ones under it once)
                     top = 1 << twice.bit_length() - 1  # (bits in graph order: none above it)
                     found |= top
@@ -81,26 +82,62 @@ def read_twice(sink: UOp) -> list[UOp]:
 
 
 def _merged(helds: list[dict[UOp, int]]) -> dict[UOp, int]:
-    out: dict[UOp, int] = {}
-    for held in helds:
+    """The buffers' bits of several sources. A dict is never changed once made: one the sources
+    share (a chain, `y - y.max()`: every source reads the same buffers) is returned as is, not
+    copied, which kept a chain of buffers quadratic (each node copied every buffer under it)."""
+    distinct = list({id(h): h for h in helds if h}.values())
+    if len(distinct) <= 1:
+        return distinct[0] if distinct else _EMPTY[2]
+    distinct.sort(key=len, reverse=True)
+    out = dict(distinct[0])
+    for held in distinct[1:]:
         for b, bits in held.items():
-            out[b] = out.get(b, 0) | bits
+            had = out.get(b, 0)
+            if had is not bits and bits & ~had:
+                out[b] = had | bits
     return out
 
 
-def _two_computations(srcs: list[Reads]) -> int:
+def _two_computations(srcs: list[Reads], stats: dict[int, tuple[dict, int, int]]) -> int:
     """The values the sources read as two computations: one through a view and another at all,
-    or one from a buffer and another recomputed or from another buffer."""
+    or one from a buffer and another recomputed or from another buffer. A value of buffer b
+    against another source's buffers other than b is its bits against that source's union of
+    them less its own b (nothing where both hold b's one entry, a shared ancestry's), or
+    against the bits it holds in two buffers or more (`multi`)."""
     twice = 0
+    unions = [_buffer_stats(held, stats) for _, _, held in srcs]
     for i, (_, v, held) in enumerate(srcs):
-        others = [s for j, s in enumerate(srcs) if j != i]
         recomputed = 0
-        for p2, v2, _ in others:
-            recomputed |= p2 | v2
+        for j, (p2, v2, _) in enumerate(srcs):
+            if j != i:
+                recomputed |= p2 | v2
         twice |= v & recomputed
-        for b, bits in held.items():
-            twice |= bits & recomputed
-            for _, _, held2 in others:
-                for b2, bits2 in held2.items():
-                    twice |= bits & bits2 if b2 is not b else 0
+        if not held:
+            continue
+        mine = unions[i][0]
+        twice |= mine & recomputed
+        for j, (_, _, held2) in enumerate(srcs):
+            union2, multi2 = unions[j]
+            if j == i or not mine & union2:
+                continue
+            twice |= mine & multi2
+            if held2 is held:
+                continue
+            for b, bits in held.items():
+                other = held2.get(b, 0)
+                if other is not bits:
+                    twice |= bits & union2 & ~other
     return twice
+
+
+def _buffer_stats(held: dict[UOp, int], stats: dict[int, tuple[dict, int, int]]) -> tuple[int, int]:
+    """The union of a buffer dict's bits and those in two buffers or more, once per dict."""
+    if not held:
+        return 0, 0
+    if id(held) not in stats:
+        union = multi = 0
+        for bits in held.values():
+            multi |= union & bits
+            union |= bits
+        stats[id(held)] = (held, union, multi)  # (the dict kept alive: its id stays its own)
+    return stats[id(held)][1:]

@@ -366,9 +366,13 @@ class Adam(Optimizer):
         self.m = [self._state(p) for p in self.params]
         self.v = [self._state(p) for p in self.params]
         self.b1_t, self.b2_t = self._state(value=1.0), self._state(value=1.0)
-        # the steps each parameter sat out, frozen: torch counts steps per parameter, so its
-        # bias correction is b1^(t - skipped), not the shared b1^t
+        # the steps each parameter sat out, frozen, and those it took: torch counts steps per
+        # parameter, so one that sat out steps has b1^(its steps) of its own (`own`, a state
+        # made when it first trains again): the shared b1^t over b1^skipped underflowed (0.9^t
+        # is 0 in float32 past t = 980: 0 / 0.9^k, a NaN step for a layer unfrozen after that)
         self.skipped = [0] * len(self.params)
+        self.taken = [0] * len(self.params)
+        self.own: dict[int, tuple[Tensor, Tensor]] = {}
 
     def _update(self, grads: list[Tensor | None], which: Sequence[int], first: bool = True
                 ) -> None:
@@ -383,9 +387,15 @@ class Adam(Optimizer):
                 self._assign(self.b2_t, self.b2_t * self.b2))
 
     def _update_param(self, i: int, g: Tensor, shared: tuple[Tensor, ...]) -> None:
-        p, (b1_t, b2_t), k = self.params[i], shared, self.skipped[i]
-        if k:
-            b1_t, b2_t = b1_t / self.b1 ** k, b2_t / self.b2 ** k
+        p, (b1_t, b2_t) = self.params[i], shared
+        if self.skipped[i]:
+            if i not in self.own:
+                taken = self.taken[i]
+                self.own[i] = (self._state(value=self.b1 ** taken),
+                               self._state(value=self.b2 ** taken))
+            o1, o2 = self.own[i]
+            b1_t, b2_t = self._assign(o1, o1 * self.b1), self._assign(o2, o2 * self.b2)
+        self.taken[i] += 1
         m = self._assign(self.m[i], self.b1 * self.m[i] + (1 - self.b1) * g)
         v = self._assign(self.v[i], self.b2 * self.v[i] + (1 - self.b2) * (g * g))
         up = (m / (1 - b1_t)) / ((v / (1 - b2_t)).sqrt() + self.eps)

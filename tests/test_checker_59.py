@@ -173,8 +173,10 @@ def test_a_representative_few_are_refuted_and_their_twins_are_not(tmp_path):
 
 
 @pytest.mark.long
-def test_every_wrong_chained_rule_is_refuted_at_every_seed_and_no_twin_at_any(tmp_path):
-    for seed in range(9):
+def test_every_wrong_chained_rule_is_refuted_at_seeds_apart_and_no_twin_at_any(tmp_path):
+    # (seeds 0, 4 and 8: each seed's full check of both sets costs ~35 CPU-s; all nine seeds
+    # passed once, 414 CPU-s, which the suite cannot pay on every run)
+    for seed in range(0, 9, 4):
         (tmp_path / f"w{seed}").mkdir()
         rep = _verdicts(tmp_path / f"w{seed}", WRONG, seed)
         missed = [r.line() for r in rep.values() if r.verdict != "refuted"]

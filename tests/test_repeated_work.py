@@ -176,7 +176,11 @@ def test_a_fused_block_repeats_no_work(counted, name):
     # lanes where the unfused packed kernel may put its rows on the columns; up to 1.25x. The
     # repeated work this guards against multiplies by a loop's trip count: 10x and more)
     assert fused["mul"] <= 1.25 * unfused["mul"], (fused, unfused)
-    assert fused["exp"] <= unfused["exp"] and fused["div"] <= unfused["div"], (fused, unfused)
+    # (exps: no more than the unfused kernels', or than numpy's rounded to whole row vectors:
+    # an unfused softmax over short rows may run its rows across vector lanes, rows_across,
+    # with no lanes past a row's end, which a kernel-local row in a fused kernel has)
+    assert fused["exp"] <= max(unfused["exp"], np_exps), (fused, unfused, np_exps)
+    assert fused["div"] <= unfused["div"], (fused, unfused)
 
 
 def test_the_demo_attention_is_one_fused_kernel_that_repeats_nothing(counted):

@@ -1,6 +1,6 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
-# source sha256: c90ec8842441b0a5354e72a886bde619993a24b067af9c968a3b394203519adf
-# imports rules/rangeify.rules sha256: 9ffd3d82f12426547417aad15237143692a19937cf2ed98e829070537e3b42a5
+# source sha256: 8874567cf0d83d0a095dbdaf1fdb909caaef35de59bc8466829a22f3c4142a5b
+# imports rules/rangeify.rules sha256: dcb7d467b93c5ce8f5c6e23e3dfbc31e859568b7f96c5ef1981c2f7c442ca60d
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
@@ -38,8 +38,8 @@ from rulegrad.runtime.view import unflatten
 from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
-SOURCE_SHA256 = 'c90ec8842441b0a5354e72a886bde619993a24b067af9c968a3b394203519adf'
-DEPENDENCIES = (('rules/rangeify.rules', '9ffd3d82f12426547417aad15237143692a19937cf2ed98e829070537e3b42a5'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
+SOURCE_SHA256 = '8874567cf0d83d0a095dbdaf1fdb909caaef35de59bc8466829a22f3c4142a5b'
+DEPENDENCIES = (('rules/rangeify.rules', 'dcb7d467b93c5ce8f5c6e23e3dfbc31e859568b7f96c5ef1981c2f7c442ca60d'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
 _CONST = Ops.CONST
@@ -115,18 +115,21 @@ def split_store(st):
     return matcher('kernel', 'split_kernels').rewrite(st)
 
 
-def kernel_view(r, x, st):
-    """`def kernel_view`, declared at rules/kernelize.rules:158."""
+def viewed_kernel(r, x, st, view):
+    """`def viewed_kernel`, declared at rules/kernelize.rules:158."""
     a = split_store(st)
     p = placeholder(st)
-    return _new(UOp, Ops.VIEW, x.dtype, (a.replace(arg=(p, (p,)), tag=number_tag(r)),), ShapeTracker.from_shape(x.shape))
+    return _new(UOp, Ops.VIEW, x.dtype, (a.replace(arg=(p, (p,)), tag=number_tag(r)),), view)
+
+
+def kernel_view(r, x, st):
+    """`def kernel_view`, declared at rules/kernelize.rules:160."""
+    return viewed_kernel(r, x, st, ShapeTracker.from_shape(x.shape))
 
 
 def assign_view(r, x, t, st):
-    """`def assign_view`, declared at rules/kernelize.rules:162."""
-    a = split_store(st)
-    p = placeholder(st)
-    return kernel_view(r, x, st) if t.op is not Ops.VIEW else _new(UOp, Ops.VIEW, x.dtype, (a.replace(arg=(p, (p,)), tag=number_tag(r)),), t.arg)
+    """`def assign_view`, declared at rules/kernelize.rules:163."""
+    return kernel_view(r, x, st) if t.op is not Ops.VIEW else viewed_kernel(r, x, st, t.arg)
 
 
 def view_at(v, idx):

@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 9ffd3d82f12426547417aad15237143692a19937cf2ed98e829070537e3b42a5
+# source sha256: dcb7d467b93c5ce8f5c6e23e3dfbc31e859568b7f96c5ef1981c2f7c442ca60d
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
@@ -58,7 +58,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '9ffd3d82f12426547417aad15237143692a19937cf2ed98e829070537e3b42a5'
+SOURCE_SHA256 = 'dcb7d467b93c5ce8f5c6e23e3dfbc31e859568b7f96c5ef1981c2f7c442ca60d'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
@@ -471,6 +471,11 @@ def row_why(row, most, ctx, at):
 def reduce_why(forced, long, row, most, ctx, at):
     """`def reduce_why`, declared at rules/rangeify.rules:530."""
     return 'not local: an earlier run buffered it for another reader' if forced else 'not local: ' + long if long is not None else row_why(row, most, ctx, at)
+
+
+def same_buffer(b, idx, b2):
+    """`def same_buffer`, declared at rules/rangeify.rules:612."""
+    return idx.src[1:] == b2.src[1:] and b.shape == b2.shape and b.src[0].op is not Ops.ASSIGN
 
 
 class RealizeContext:
@@ -1646,11 +1651,11 @@ _pm_rangeify_part = RuleMatcher('pm_rangeify', _pm_rangeify_rules, {
 
 # ======================================================================== pm_cleanups
 _pm_cleanups_rules = (
-    RuleInfo('noop_buffer', 'rules/rangeify.rules', 614, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape and b.src[0].op is not Ops.ASSIGN -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
-    RuleInfo('const_buffer', 'rules/rangeify.rules', 616, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
-    RuleInfo('remove_buffer', 'rules/rangeify.rules', 619, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
-    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 622, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
-    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 627, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST, Ops.ASSIGN) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))'),
+    RuleInfo('noop_buffer', 'rules/rangeify.rules', 617, 'noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if same_buffer(b, idx, b2) -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)'),
+    RuleInfo('const_buffer', 'rules/rangeify.rules', 619, 'const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c'),
+    RuleInfo('remove_buffer', 'rules/rangeify.rules', 622, 'remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))'),
+    RuleInfo('copy_const_idx', 'rules/rangeify.rules', 625, 'copy_const_idx: COPY(c:CONST, ...) -> c'),
+    RuleInfo('copy_keeps_src', 'rules/rangeify.rules', 630, 'copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST, Ops.ASSIGN) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))'),
 )
 _pm_cleanups_st = match_stats('pm_cleanups', _pm_cleanups_rules)  # None unless counting
 
@@ -1659,7 +1664,7 @@ def _pm_cleanups_COPY(n, ctx):
         n0 = n.src[0]
         o0 = n0.op
         if o0 is _CONST:
-            # rule copy_const_idx at rules/rangeify.rules:622
+            # rule copy_const_idx at rules/rangeify.rules:625
             #   copy_const_idx: COPY(c:CONST, ...) -> c
             if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             # c = n0
@@ -1668,7 +1673,7 @@ def _pm_cleanups_COPY(n, ctx):
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE and len(n0_0.src) >= 1:
                 n0_0_0 = n0_0.src[0]
-                # rule copy_keeps_src at rules/rangeify.rules:627
+                # rule copy_keeps_src at rules/rangeify.rules:630
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST, Ops.ASSIGN) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 # b = n0_0, c = n, idx = n0, x = n0_0_0
@@ -1685,11 +1690,11 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 1:
             n0_0 = n0.src[0]
             if n0_0.op is _BUFFERIZE:
-                # rule noop_buffer at rules/rangeify.rules:614
-                #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if idx.src[1:] == b2.src[1:] and b.shape == b2.shape and b.src[0].op is not Ops.ASSIGN -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
+                # rule noop_buffer at rules/rangeify.rules:617
+                #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if same_buffer(b, idx, b2) -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 # b = n0_0, b2 = n, idx = n0
-                if n0.src[1:] == n.src[1:] and n0_0.shape == n.shape and n0_0.src[0].op is not _ASSIGN:
+                if same_buffer(n0_0, n0, n):
                     _r = n0_0.replace(tag=(n0_0.tag or ()) + (n.tag or ()) or None)
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
@@ -1703,12 +1708,12 @@ def _pm_cleanups_INDEX(n, ctx):
             if len(n0.src) >= 1:
                 n0_0 = n0.src[0]
                 if n0_0.op is _CONST:
-                    # rule const_buffer at rules/rangeify.rules:616
+                    # rule const_buffer at rules/rangeify.rules:619
                     #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
                     if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                     # c = n0_0
                     return n0_0, _pm_cleanups_rules[1]
-                # rule remove_buffer at rules/rangeify.rules:619
+                # rule remove_buffer at rules/rangeify.rules:622
                 #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
                 if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
                 # src = n0_0
@@ -1731,12 +1736,12 @@ _pm_cleanups_part = RuleMatcher('pm_cleanups', _pm_cleanups_rules, {
 
 # ======================================================================== keep_buffers
 _keep_buffers_rules = (
-    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 635, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
+    RuleInfo('tagged_buffers', 'rules/rangeify.rules', 638, 'tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)'),
 )
 _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unless counting
 
 def _keep_buffers_SINK(n, ctx):
-    # rule tagged_buffers at rules/rangeify.rules:635
+    # rule tagged_buffers at rules/rangeify.rules:638
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
     if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     # s = n
@@ -1791,15 +1796,15 @@ simplify = _Pipeline('simplify', (
 ))
 
 rangeify = _Pipeline('rangeify', (
-    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:644'),
-    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:646'),
-    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:648'),
-    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:650'),
-    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:653'),
-    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:656'),
-    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:658'),
-    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:659'),
-    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:662'),
+    _Pass('limit_buffers', 'limit_buffers', _S_limit_buffers, ctx=BufferLimit, location='rules/rangeify.rules:647'),
+    _Pass('earliest', 'earliest_rewrites', _S_earliest_rewrites, location='rules/rangeify.rules:649'),
+    _Pass('do_realize', 'do_realize', _S_do_realize, ctx=RealizeContext, collect=True, location='rules/rangeify.rules:651'),
+    _Pass('add_realize', 'add_realize', _S_add_realize, bottom_up=True, ctx='do_realize', location='rules/rangeify.rules:653'),
+    _Pass('pm_children', 'pm_children', _S_pm_children, bottom_up=True, ctx=ChildrenContext, spec='tensor', location='rules/rangeify.rules:656'),
+    _Pass('pm_rangeify', 'pm_rangeify', _S_pm_rangeify, bottom_up=True, ctx=RangeifyContext, until_settled=True, spec='rangeified', location='rules/rangeify.rules:659'),
+    _Pass('pm_cleanups', 'pm_cleanups', _S_pm_cleanups, bottom_up=True, spec='rangeified', location='rules/rangeify.rules:661'),
+    _Pass('keep_buffers', 'keep_buffers', _S_keep_buffers, bottom_up=True, location='rules/rangeify.rules:662'),
+    _Pass('split_kernels', 'split_kernels', _generated_kernel.MATCHERS['split_kernels'], spec='kernels', location='rules/rangeify.rules:665'),
 ))
 
 PIPELINES = {

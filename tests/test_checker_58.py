@@ -16,15 +16,15 @@ witnesses below are numpy alone).
 # ruff: noqa: E501 (rule texts are kept on one line each, as a user writes them)
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
+from planted_verdicts import planted_verdicts, write_rules
 
 from rulegrad.dsl import ast as A
 from rulegrad.generator.joint import JointSweep, guarded_consts
-from rulegrad.generator.soundness import check_paths, rules_files, rules_to_check, with_imports
+from rulegrad.generator.soundness import rules_files, rules_to_check, with_imports
 from rulegrad.runtime.dtype import dtypes
 
 HELPERS = '''
@@ -221,16 +221,11 @@ USE = ("use .h58_helpers: same, plus, minus, times, wrap8, wrap16, wrap32, sat8,
 
 
 def _write(tmp_path: Path, rules: dict[str, str]) -> Path:
-    (tmp_path / "h58_helpers.py").write_text(textwrap.dedent(HELPERS).lstrip("\n"))
-    body = "".join(f"  {name}: {text}\n" for name, text in rules.items())
-    path = tmp_path / "r.rules"
-    path.write_text(f"{USE}\n\nrules r = {{\n{body}}}\n")
-    return path
+    return write_rules(tmp_path, HELPERS, USE, rules)
 
 
 def _verdicts(tmp_path: Path, rules: dict[str, str], seed: int) -> dict:
-    path = _write(tmp_path, rules)
-    return {r.rule.name: r for r in check_paths([str(path)], seed=seed).rules}
+    return planted_verdicts(tmp_path, HELPERS, USE, rules, seed)
 
 
 # ---------------------------------------------------------------------- the plan itself

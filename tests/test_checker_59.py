@@ -24,17 +24,16 @@ checker's examples compare both sides on it).
 # ruff: noqa: E501 (rule texts are kept on one line each, as a user writes them)
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
+from planted_verdicts import planted_verdicts, write_rules
 from test_checker_58 import F3, F3R, HELPERS, N3, N3R, USE
 
 from rulegrad.generator.instances import rule_literals
 from rulegrad.generator.joint import JointSweep
 from rulegrad.generator.soundness import (
     Checker,
-    check_paths,
     rules_files,
     rules_to_check,
     with_imports,
@@ -118,16 +117,11 @@ WRONG, SOUND = _rules(False), _rules(True)
 
 
 def _write(tmp_path: Path, rules: dict[str, str]) -> Path:
-    (tmp_path / "h58_helpers.py").write_text(textwrap.dedent(HELPERS59).lstrip("\n"))
-    body = "".join(f"  {name}: {text}\n" for name, text in rules.items())
-    path = tmp_path / "r.rules"
-    path.write_text(f"{USE59}\n\nrules r = {{\n{body}}}\n")
-    return path
+    return write_rules(tmp_path, HELPERS59, USE59, rules)
 
 
 def _verdicts(tmp_path: Path, rules: dict[str, str], seed: int) -> dict:
-    path = _write(tmp_path, rules)
-    return {r.rule.name: r for r in check_paths([str(path)], seed=seed).rules}
+    return planted_verdicts(tmp_path, HELPERS59, USE59, rules, seed)
 
 
 def _plan(tmp_path: Path, name: str, dt) -> list[dict]:

@@ -62,6 +62,14 @@ def _torch_step(topt):
         topt.step()
 
 
+def _round(opt, topt, p, tp):
+    """One round's gradients on both sides, torch's step taken (ours is the test's to take)."""
+    opt.zero_grad()
+    topt.zero_grad()
+    _backward(p, tp)
+    _torch_step(topt)
+
+
 def _close(got, want):
     want = want.detach().numpy() if isinstance(want, torch.Tensor) else want
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
@@ -78,10 +86,7 @@ def test_a_transposed_parameter_read_beside_its_step_is_torchs(scheduler, shape,
     tp.requires_grad_()
     opt, topt = _pair(opt_name, p, tp)
     for _ in range(2):
-        opt.zero_grad()
-        topt.zero_grad()
-        _backward(p, tp)
-        _torch_step(topt)
+        _round(opt, topt, p, tp)
         step = opt.schedule_step()
         mine, back = p * 1, p.T + 0  # built after the step: its new values, in both orders
         Tensor.realize(*step, mine, back)
@@ -124,10 +129,7 @@ def test_a_view_taken_before_the_step_of_a_view_parameter_sees_it(scheduler, sha
     _close(got, tv)
     _close(s.numpy(), ts)
     # the next step reads the written storage, and the view still sees later steps
-    opt.zero_grad()
-    topt.zero_grad()
-    _backward(p, tp)
-    _torch_step(topt)
+    _round(opt, topt, p, tp)
     opt.step()
     _close(v.numpy(), tv)
     _close(s.numpy(), ts)
@@ -148,10 +150,7 @@ def test_a_base_made_from_an_array_is_found_as_the_parameters_storage(scheduler,
     tp.requires_grad_()
     opt, topt = _pair("SGD", p, tp)
     for _ in range(2):
-        opt.zero_grad()
-        topt.zero_grad()
-        _backward(p, tp)
-        _torch_step(topt)
+        _round(opt, topt, p, tp)
         step = opt.schedule_step()
         twice = s * 2  # s after the step, realized beside it
         Tensor.realize(*step, twice)
@@ -200,10 +199,7 @@ def test_a_sharded_parameter_read_with_its_step_pending_is_torchs(scheduler, sha
     tp.requires_grad_()
     opt, topt = _pair("SGD", p, tp)
     for _ in range(2):
-        opt.zero_grad()
-        topt.zero_grad()
-        _backward(p, tp)
-        _torch_step(topt)
+        _round(opt, topt, p, tp)
         opt.schedule_step()
         _close(p.numpy(), tp)  # (realizes the pending step)
         _close(s.numpy(), ts)
@@ -218,10 +214,7 @@ def test_a_value_of_the_parameter_realized_with_its_step(scheduler, shape, value
     p, tp = Tensor(a.copy(), requires_grad=True), torch.tensor(a.copy(), requires_grad=True)
     opt, topt = _pair(opt_name, p, tp)
     for _ in range(2):
-        opt.zero_grad()
-        topt.zero_grad()
-        _backward(p, tp)
-        _torch_step(topt)
+        _round(opt, topt, p, tp)
         step = opt.schedule_step()
         got = eval(value, {"p": p})  # built after the step: its new values
         Tensor.realize(*step, got)

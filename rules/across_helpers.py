@@ -41,19 +41,51 @@ from rulegrad.runtime.uop import UOp, toposort
 # rounded either way), and log lane by lane through the scalar logf (the same calls as before)
 ACROSS_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.MAX,
                         Ops.MIN, Ops.NEG, Ops.EXP, Ops.LOG, Ops.SQRT, Ops.RECIPROCAL})
-# a lane read or written apart from the others (a scalar load and an insert, an extract and a
-# store) costs about this many vector ops' time per row: `_cost`
-LANE_MOVE = 1
-# the scalar ops of arithmetic and memory (a load, an add, a multiply) a core issues in the time
-# of one lane moved (an insert or extract: one shuffle port): the row form's scalar ops of these
-# kinds count 1 / SCALAR_ISSUE in `_cost` (a core issues 4 ops a cycle, 2 or 3 of them loads or
-# float adds and multiplies; a call's exp, a NaN-propagating max, a division count whole). At 1
-# a row's unrolled sum counted as many as its lanes moved, and a row of 12 minus its mean, over
-# its sum or of reciprocals over its sum went across 1.9x to 2.2x slower (16384x12, CPU time of
-# the kernel, DEBUG=2; review 59a); softmax, logsumexp, log_softmax and layer norm choose as
-# at 1 (rows of 2 to 16)
-SCALAR_ISSUE = 3
-_SIMPLE_OPS = frozenset({Ops.LOAD, Ops.ADD, Ops.SUB, Ops.MUL, Ops.NEG})
+# What a kernel's op takes of one core, in the printed form of each side: a scalar op of the row
+# form (per value) and an 8-lane vector op of the rows-across form (per vector), as (FP
+# operations, loads, stores, shuffles, cycles of the divider). From the x86-64 instruction
+# tables (uops.info; Agner Fog's) of the cores this project runs on, Zen 2 to 4 and Skylake:
+# divss 3 cycles a result, vdivps on 8 lanes 5, sqrtss 3. The forms are render.py's: MAX is
+# rg_max_f32 (two compare-selects, an unordered compare, the bits through the integer unit and
+# back: 6) or rg_vmax_f32 (5); EXP the rg_expf core (vexp.py: a clamp, a rounding shift, 8 fused
+# steps, the scale: 16), a call in the row form; LOG and SQRT across lanes the scalar call
+# lane by lane (rg_vmap_f32: an extract and an insert a lane), logf about 20 (glibc's table and
+# polynomial). Other ops: one FP operation.
+_WORK: dict[Ops, tuple[tuple[float, ...], tuple[float, ...]]] = {
+    Ops.MAX: ((6, 0, 0, 0, 0), (5, 0, 0, 0, 0)),
+    Ops.MIN: ((6, 0, 0, 0, 0), (5, 0, 0, 0, 0)),
+    Ops.FDIV: ((1, 0, 0, 0, 3), (1, 0, 0, 0, 5)),
+    Ops.RECIPROCAL: ((1, 0, 0, 0, 3), (1, 0, 0, 0, 5)),
+    Ops.SQRT: ((1, 0, 0, 0, 3), (8, 0, 0, 16, 24)),
+    Ops.EXP: ((18, 0, 0, 0, 0), (16, 0, 0, 0, 0)),
+    Ops.LOG: ((22, 0, 0, 0, 0), (8 * 22, 0, 0, 16, 0)),
+}
+_ONE_OP = ((1, 0, 0, 0, 0), (1, 0, 0, 0, 0))
+# a core's resources a cycle, in the order of _WORK's: 2 FP pipes, 2 load ports, 1 store port, 1
+# shuffle port (Skylake's port 5; Zen's two count as one for the inserts' dependent chain), one
+# divider; and 4 operations issued a cycle (the front end) over all of them
+_PER_CYCLE = (2, 2, 1, 1, 1)
+_ISSUE = 4
+
+
+# a load and a store, scalar or of a whole vector (contiguous)
+_MEMORY = {Ops.LOAD: ((0, 1, 0, 0, 0), (0, 1, 0, 0, 0)),
+           Ops.STORE: ((0, 0, 1, 0, 0), (0, 0, 1, 0, 0))}
+
+
+def _cycles(work: list[float]) -> float:
+    """The cycles a core takes for `work` (per resource, _WORK's order): the busiest resource's,
+    or the issue of all its operations where that takes longer (ops of different resources
+    run side by side; a loop's iterations overlap)."""
+    busiest = max(w / c for w, c in zip(work, _PER_CYCLE))
+    return max(busiest, sum(work[:4]) / _ISSUE)
+
+
+def _add(work: list[float], op_work: tuple[float, ...], times: float) -> None:
+    for k, w in enumerate(op_work):
+        work[k] += w * times
+
+
 # reduce kinds whose loops `across` unrolls: its own, a vector reduce's, a fill's
 _REDUCE_KINDS = ("reduce", "vector", "fill")
 # and the kinds a STORE's row loop may have, a plain loop's or upcast_store's
@@ -111,47 +143,58 @@ def _flattened(values: list[UOp]) -> list[UOp] | None:
 
 
 def _cost(st: UOp, outer: set[UOp], lanes: int) -> float:
-    """The row form's vector ops per row of the STORE's value (`outer`: its row loop and the
-    loops around it): a node along a row loop (its output row t or a reduce's loop) once per
-    vector of it where that loop runs in vectors, else once per value; a node of the row once;
-    a vector reduce's lanes combined in log2(lanes) steps per row; a scalar op of arithmetic
-    or memory 1 / SCALAR_ISSUE of one (several issue at once). A kernel-local row's fill
-    loop ("local") counts per value: at these lengths its `omp simd` loop of exp calls is no
-    whole vector and a tail (a softmax of 4099x16 ran 1.13x, 4096x12 2.3x faster across, CPU
-    time, where counting that loop per vector would have kept both rows)."""
+    """The row form's cycles per row of the STORE (`outer`: its row loop and the loops around
+    it), by `_cycles` of its ops' `_WORK`: a node along a loop that runs in vectors (its output
+    row t "upcast", a reduce's "vector" or "fill" loop) once per vector of it as a vector op,
+    else once per value as a scalar op; a vector reduce's lanes combined in log2(lanes) steps
+    of a shuffle and its op per row. A kernel-local row's fill loop ("local") counts per value:
+    at these lengths its `omp simd` loop of exp calls is no whole vector and a tail (a softmax of
+    4099x16 ran 1.13x, 4096x12 2.3x faster across, CPU time, where counting that loop per
+    vector would have kept both rows)."""
     deps = free_ranges(st)
-    cost = 0.0
-    for n in toposort(st.src[1]):
-        if n.dtype is dtypes.index or n.op in (Ops.CONST, Ops.RANGE, Ops.DEFINE_REG,
+    work = [0.0] * len(_PER_CYCLE)
+    for n in toposort(st):
+        if n.dtype is dtypes.index or n.op in (Ops.CONST, Ops.RANGE, Ops.DEFINE_REG, Ops.INDEX,
                                                 Ops.DEFINE_GLOBAL, Ops.DEFINE_LOCAL):
             continue
         loops = [r for r in deps[n] if r not in outer]
         size = math.prod(range_size(r) or 1 for r in loops)
         vector = any(r.arg[1] in ("vector", "fill", "simd", "upcast") for r in loops)
-        cost += -(-size // lanes) if vector else \
-            size / SCALAR_ISSUE if n.op in _SIMPLE_OPS else size
-        if n.op is Ops.REDUCE and any(r.arg[1] in ("vector", "fill") for r in n.src[1:]):
-            cost += math.log2(lanes)
-    return cost
+        scalar, vec = _MEMORY.get(n.op) or _WORK.get(n.op, _ONE_OP)
+        if n.op is Ops.REDUCE:  # (its updates are its value's nodes; this is its readout)
+            if any(r.arg[1] in ("vector", "fill") for r in n.src[1:]):
+                _add(work, (_WORK.get(n.arg, _ONE_OP)[1][0], 0, 0, 1, 0), math.log2(lanes))
+            continue
+        _add(work, vec if vector else scalar, -(-size // lanes) if vector else size)
+    return _cycles(work)
+
+
+def _read(load: UOp, i: UOp, lanes: int) -> tuple[float, ...]:
+    """A vector read of `lanes` rows: one load where they are contiguous, two and a shuffle 2
+    apart (rg_vload2_f32), else a load and an insert a lane (rg_vloads_f32)."""
+    far = abs(stride(load.src[0].src[1], i) or 0)
+    if far > 2:
+        return (0, lanes, 0, lanes, 0)
+    return (0, 2, 0, 1, 0) if far == 2 else _MEMORY[Ops.LOAD][1]
 
 
 def _across_cost(stores: list[tuple[UOp, UOp]], i: UOp, lanes: int) -> float:
-    """The rows-across form's vector ops per row: each distinct node along i once per `lanes`
-    rows, and each read or write of a lane apart from the others LANE_MOVE."""
+    """The rows-across form's cycles per row, by `_cycles` of its ops' `_WORK` as vector ops:
+    each distinct node along i once per `lanes` rows; a read of rows more than 2 apart gathers
+    its lanes (a scalar load and an insert each: rg_vloads_f32), a write of outputs not
+    contiguous along i scatters them (an extract and a store each)."""
     seen: set[UOp] = set()
-    cost = 0.0
+    work = [0.0] * len(_PER_CYCLE)
     for idx, value in stores:
         step = stride(idx.src[1], i)
-        cost += 0 if step == 1 else LANE_MOVE
+        _add(work, _MEMORY[Ops.STORE][1] if step == 1 else (0, 0, lanes, lanes, 0), 1 / lanes)
         for n in along(value, i):
-            if n in seen or n.dtype is dtypes.index:
+            if n in seen or n.dtype is dtypes.index or n.op is Ops.INDEX:
                 continue
             seen.add(n)
-            if n.op is Ops.LOAD and abs(stride(n.src[0].src[1], i) or 0) > 2:
-                cost += LANE_MOVE
-            else:
-                cost += 1 / lanes
-    return cost
+            _add(work, _read(n, i, lanes) if n.op is Ops.LOAD else
+                 _WORK.get(n.op, _ONE_OP)[1], 1 / lanes)
+    return _cycles(work)
 
 
 def _row_reads(value: UOp) -> bool:
@@ -168,11 +211,13 @@ def _row_reads(value: UOp) -> bool:
     return False
 
 
-def across(sink: UOp) -> UOp | None:
+def across(sink: UOp, always: bool = False) -> UOp | None:
     """The kernel with its rows across vector lanes (module docstring), or None: not one STORE
     over plain loops with a reduce or kernel-local row in it, a row longer than UNROLL_MAX, a
     value with no float32 vector form across rows (float64, float16: their lanes read
-    contiguously only), reads that do not cover whole rows, or no gain by `_cost`."""
+    contiguously only), reads that do not cover whole rows, or no gain by `_cost` (unless
+    `always`: the tests and bench/across_ab.py take the form where it applies, to check its
+    values and time it against the row form)."""
     if len(sink.src) != 1 or sink.arg is not None:
         return None
     st = sink.src[0]
@@ -224,7 +269,7 @@ def across(sink: UOp) -> UOp | None:
     if any(not stride(x.src[1], i) for x in idxs):
         return None  # (every lane writes its own output)
     pairs = list(zip(idxs, flat))
-    if _across_cost(pairs, i, lanes) >= _cost(st, outer | {i}, lanes):
+    if not always and _across_cost(pairs, i, lanes) >= _cost(st, outer | {i}, lanes):
         return None
     iv = i.replace(arg=(i.arg[0], "vector"))
     stores = [st.replace(src=(x.substitute({i: iv}), v.substitute({i: iv}), *ranges[:len(outer)],

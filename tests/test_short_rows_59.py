@@ -107,9 +107,12 @@ def _across(t: Tensor) -> list:
 
 
 # rows of 5, 7 and 13 (a prime: one vector and 5 lanes of the row form's second), 12; a
-# log_softmax's row of 13 (no local row of exps: its row form's vectors cost less) stays rows
-ACROSS = [(name, shape) for name in ("softmax", "layernorm")
-          for shape in [(4099, 5), (1000, 7), (1031, 13), (64, 12)]] + \
+# log_softmax's row of 13 (no local row of exps: its row form's vectors cost less) stays rows,
+# and so does a layer norm's of 12 or 13 (its two sums and a square root, no exp: the forms
+# ran within 0.7x to 1.2x of each other, bench/across_ab.py; the count of a core's work per row
+# puts its 24 lanes moved in and out above the row form's vectors)
+ACROSS = [("softmax", shape) for shape in [(4099, 5), (1000, 7), (1031, 13), (64, 12)]] + \
+    [("layernorm", (4099, 5)), ("layernorm", (1000, 7))] + \
     [("log_softmax", (4099, 5)), ("log_softmax", (1000, 7))] + \
     [("softmax", (4099, 3)), ("softmax", (257, 2)), ("softmax", (9, 4))]  # (upcast_across's
 # rows of 2..4, whose kernel-local row of exps gcc's `omp simd` over the rows left scalar)

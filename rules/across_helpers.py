@@ -14,8 +14,10 @@ and writes its outputs lane by lane when they are not contiguous along i.
 In the row form a row of d values is ceil(d / lanes) vectors of which only d lanes hold values
 (or scalar steps, a row shorter than a vector), each reduce a chain of steps and a combine of
 its lanes per row; across rows every lane holds a value and every op is done once per `lanes`
-rows. `_cost` counts both per row from the vector width (target.vector_lanes), and the action
-fires where the rows-across form costs less: no row length is named.
+rows. `_cost` and `_across_cost` count a core's cycles per row for each form from its ops'
+work (`_WORK`: instruction tables, not timings of these kernels) and the vector width
+(target.vector_lanes), and the action fires where the rows-across form takes fewer: no row
+length is named.
 """
 
 from __future__ import annotations
@@ -61,16 +63,14 @@ _WORK: dict[Ops, tuple[tuple[float, ...], tuple[float, ...]]] = {
     Ops.LOG: ((22, 0, 0, 0, 0), (8 * 22, 0, 0, 16, 0)),
 }
 _ONE_OP = ((1, 0, 0, 0, 0), (1, 0, 0, 0, 0))
+# a load and a store, scalar or of a whole vector (contiguous)
+_MEMORY = {Ops.LOAD: ((0, 1, 0, 0, 0), (0, 1, 0, 0, 0)),
+           Ops.STORE: ((0, 0, 1, 0, 0), (0, 0, 1, 0, 0))}
 # a core's resources a cycle, in the order of _WORK's: 2 FP pipes, 2 load ports, 1 store port, 1
 # shuffle port (Skylake's port 5; Zen's two count as one for the inserts' dependent chain), one
 # divider; and 4 operations issued a cycle (the front end) over all of them
 _PER_CYCLE = (2, 2, 1, 1, 1)
 _ISSUE = 4
-
-
-# a load and a store, scalar or of a whole vector (contiguous)
-_MEMORY = {Ops.LOAD: ((0, 1, 0, 0, 0), (0, 1, 0, 0, 0)),
-           Ops.STORE: ((0, 0, 1, 0, 0), (0, 0, 1, 0, 0))}
 
 
 def _cycles(work: list[float]) -> float:
@@ -82,6 +82,7 @@ def _cycles(work: list[float]) -> float:
 
 
 def _add(work: list[float], op_work: tuple[float, ...], times: float) -> None:
+    """`work` plus `times` of an op's work."""
     for k, w in enumerate(op_work):
         work[k] += w * times
 

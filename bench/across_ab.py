@@ -3,7 +3,7 @@ twice in one process, once with opt.rules' `rows_across` declining every kernel 
 every kernel it applies to (`across(sink, always=True)`), timed in interleaved rounds beside
 torch eager; and which form the cost model chooses.
 
-    python bench/across_ab.py [--ops meansub,...] [--shapes 4096x5,...] [--rounds N]
+    python bench/across_ab.py [--ops meansub,...] [--shapes 4096x5,...] [--rounds N] [--cpu]
 
 Per point: the medians (us) of the row form, the across form and torch, row/across (> 1:
 across is faster), and the form `across` chooses; WRONG where the other form was more than 10%
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 
 import numpy as np
 from harness import interleaved_medians, torch_module
@@ -71,8 +72,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ops", default="meansub,softmax,logsumexp,max,sum")
     ap.add_argument("--shapes", default=",".join(SHAPES))
+    ap.add_argument("--cpu", action="store_true",
+                    help="the process's CPU time per call (all threads), not wall time: the "
+                         "work done, less disturbed by other jobs on a loaded machine")
     ap.add_argument("--rounds", type=int, default=9)
     args = ap.parse_args()
+    clock = time.process_time if args.cpu else time.perf_counter
     os.environ["RULEGRAD_KERNEL_INDEX"] = "0"  # (kernels printed before are not reused)
     torch = torch_module()
     rng = np.random.default_rng(0)
@@ -88,7 +93,7 @@ def main() -> None:
             row, acr = _compiled(f, x, "row"), _compiled(f, x, "across")
             t_row, t_acr, t_t = interleaved_medians(
                 [lambda row=row, x=x: row(x).numpy(), lambda acr=acr, x=x: acr(x).numpy(),
-                 lambda tf=tf, xt=xt: tf(xt).numpy()], args.rounds)
+                 lambda tf=tf, xt=xt: tf(xt).numpy()], args.rounds, clock=clock)
             choice = _choice(f, x)
             best = "across" if t_row > t_acr else "row"
             wrong = choice != best and max(t_row, t_acr) / min(t_row, t_acr) > 1.1

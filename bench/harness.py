@@ -113,11 +113,14 @@ def _timed(fn: Callable[[], object]) -> float:
 
 
 def interleaved_medians(fns: Sequence[Callable[[], object]], rounds: int = 5,
-                        min_seconds: float = 0.05) -> list[float]:
+                        min_seconds: float = 0.05,
+                        clock: Callable[[], float] = time.perf_counter) -> list[float]:
     """The median seconds per call of each function, over `rounds` interleaved rounds (A, B, C,
     A, B, C, ...). A round times a batch of calls of each function, enough to last about
     `min_seconds` (sized once, by a first untimed call), so short calls are not dominated by the
-    timer; each batch follows one untimed call of its own function."""
+    timer; each batch follows one untimed call of its own function. `clock`: wall time, or
+    `time.process_time` (the process's CPU time, all threads: on a machine other jobs load,
+    the work done, not the time slices lost to them)."""
     batch = []
     for fn in fns:
         fn()
@@ -126,10 +129,10 @@ def interleaved_medians(fns: Sequence[Callable[[], object]], rounds: int = 5,
     for _ in range(rounds):
         for fn, n, ts in zip(fns, batch, times):
             fn()
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(n):
                 fn()
-            ts.append((time.perf_counter() - t0) / n)
+            ts.append((clock() - t0) / n)
     return [statistics.median(ts) for ts in times]
 
 

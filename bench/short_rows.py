@@ -3,6 +3,7 @@ subtracted, softmax and logsumexp over rows of D values, N rows.
 
     python bench/short_rows.py [--ops max,sum,...] [--rows 1,2,...] [--counts 1,7,...]
                                [--dtype float32|float16] [--rounds N] [--before FILE]
+                               [--cpu]
 
 Per point: torch eager's median wall time per call over rulegrad's (> 1: rulegrad is faster),
 rulegrad called through `rulegrad.jit` with its input already realized, interleaved rounds
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import time
 
 import numpy as np
 from harness import close, geomean, interleaved_medians, torch_module
@@ -69,9 +71,13 @@ def main() -> None:
     ap.add_argument("--rows", default=",".join(map(str, ROWS)))
     ap.add_argument("--counts", default=",".join(map(str, COUNTS)))
     ap.add_argument("--dtype", default="float32")
+    ap.add_argument("--cpu", action="store_true",
+                    help="the process's CPU time per call (all threads), not wall time: the "
+                         "work done, less disturbed by other jobs on a loaded machine")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--before", default="")
     args = ap.parse_args()
+    clock = time.process_time if args.cpu else time.perf_counter
     import rulegrad
     os.environ["RULEGRAD_KERNEL_INDEX"] = "0"  # (each column's kernels printed anew)
     before = None
@@ -101,7 +107,8 @@ def main() -> None:
                     ok = all(close(fn(xr).numpy(), want, *tol) for fn in fns)
                     times = interleaved_medians(
                         [lambda t_f=t_f, xt=xt: t_f(xt).numpy()] +
-                        [lambda fn=fn, xr=xr: fn(xr).numpy() for fn in fns], args.rounds)
+                        [lambda fn=fn, xr=xr: fn(xr).numpy() for fn in fns], args.rounds,
+                        clock=clock)
                 wrong += not ok
                 theirs, ours = times[0], times[1]
                 ratios.append(theirs / ours)

@@ -35,6 +35,8 @@ EXTRA = {
     "layernorm": (lambda x: x.layernorm(),
                   lambda x: __import__("torch").nn.functional.layer_norm(x, x.shape[-1:])),
     "oversum": (lambda x: x / x.sum(-1, keepdim=True), lambda x: x / x.sum(-1, keepdim=True)),
+    "maxsub": (lambda x: x - x.max(1, keepdim=True), lambda x: x - x.amax(1, keepdim=True)),
+    "log_softmax": (lambda x: x.log_softmax(-1), lambda x: x.log_softmax(-1)),
 }
 ROWS = [1, 2, 3, 5, 7, 8, 16, 17, 31, 33, 64, 65]
 COUNTS = [1, 7, 1000, 8192]

@@ -35,7 +35,7 @@ from rulegrad.rules.opt_helpers import (
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import UNROLL_MAX, vector_lanes
+from rulegrad.runtime.target import REDUCE_VECTORS, UNROLL_MAX, vector_lanes
 from rulegrad.runtime.uop import UOp, toposort
 
 # the float32 ops a row's value may hold across lanes: _VECTOR_OPS and the inline exp (vexp's
@@ -147,11 +147,12 @@ def _cost(st: UOp, outer: set[UOp], lanes: int) -> float:
     """The row form's cycles per row of the STORE (`outer`: its row loop and the loops around
     it), by `_cycles` of its ops' `_WORK`: a node along a loop that runs in vectors (its output
     row t "upcast", a reduce's "vector" or "fill" loop) once per vector of it as a vector op,
-    else once per value as a scalar op; a vector reduce's lanes combined in log2(lanes) steps
-    of a shuffle and its op per row. A kernel-local row's fill loop ("local") counts per value:
-    at these lengths its `omp simd` loop of exp calls is no whole vector and a tail (a softmax of
-    4099x16 ran 1.13x, 4096x12 2.3x faster across, CPU time, where counting that loop per
-    vector would have kept both rows)."""
+    else once per value as a scalar op; a vector reduce's REDUCE_VECTORS vectors of partial
+    results combined into one by its op, then its lanes in log2(lanes) steps of a shuffle and
+    its op, per row (render.py's `_vector_reduce`, blocks.py's row reductions). A kernel-local
+    row's fill loop ("local") counts per value: at these lengths its `omp simd` loop of exp
+    calls is no whole vector and a tail (a softmax of 4099x16 ran 1.13x, 4096x12 2.3x faster
+    across, CPU time, where counting that loop per vector would have kept both rows)."""
     deps = free_ranges(st)
     work = [0.0] * len(_PER_CYCLE)
     for n in toposort(st):
@@ -164,7 +165,9 @@ def _cost(st: UOp, outer: set[UOp], lanes: int) -> float:
         scalar, vec = _MEMORY.get(n.op) or _WORK.get(n.op, _ONE_OP)
         if n.op is Ops.REDUCE:  # (its updates are its value's nodes; this is its readout)
             if any(r.arg[1] in ("vector", "fill") for r in n.src[1:]):
-                _add(work, (_WORK.get(n.arg, _ONE_OP)[1][0], 0, 0, 1, 0), math.log2(lanes))
+                op = _WORK.get(n.arg, _ONE_OP)[1]
+                _add(work, op, REDUCE_VECTORS - 1)  # (its vectors of partials into one)
+                _add(work, (op[0], 0, 0, 1, 0), math.log2(lanes))
             continue
         _add(work, vec if vector else scalar, -(-size // lanes) if vector else size)
     return _cycles(work)

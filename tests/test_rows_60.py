@@ -4,7 +4,8 @@ and -inf in rows, rows of -inf whole and rows of -0.0; and which form the optimi
 core's work per row (rules/across_helpers.py's `_cost` and `_across_cost`) picks where the two
 forms' times differ most (bench/across_ab.py): a row minus its mean keeps its row form (its
 values gathered into lanes and scattered out again cost more than the scalar loads and adds),
-a softmax and a logsumexp go across (their exps as vectors). Which form was chosen is read from
+a softmax and a logsumexp go across (their exps as vectors), and so does a row max of 9 to 16
+(the row form's reduction per row combines four vectors of partials). Which form was chosen is read from
 the optimized kernels, never timed."""
 
 from __future__ import annotations
@@ -117,3 +118,15 @@ def test_rows_minus_their_mean_keep_the_row_form(shape):
 def test_exps_of_short_rows_go_across(name, shape):
     x = np.random.default_rng(6).standard_normal(shape).astype(np.float32)
     assert _across(PROGRAMS[name][0](Tensor(x)))
+
+
+# a row max of 9 to 16: its row form a call of the row reduction per row (blocks.py: four
+# vectors of partial maxes, combined, then their lanes) for one or two vectors of values;
+# across lanes 1.3x to 1.7x faster (bench/across_ab.py --cpu), where rows of 5 and 7 keep
+# gcc's vectors across rows (upcast_store: no action of this one)
+@pytest.mark.parametrize("shape", [(1000, 9), (4096, 12), (4099, 13), (8192, 16)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_row_max_of_nine_to_sixteen_goes_across(shape):
+    x = np.random.default_rng(8).standard_normal(shape).astype(np.float32)
+    assert _across(Tensor(x).max(1))
+    _check("max", (1000, shape[1]), "float32")

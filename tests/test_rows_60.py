@@ -5,8 +5,8 @@ core's work per row (rules/across_helpers.py's `_cost` and `_across_cost`) picks
 forms' times differ most (bench/across_ab.py): a row minus its mean keeps its row form (its
 values gathered into lanes and scattered out again cost more than the scalar loads and adds),
 a softmax and a logsumexp go across (their exps as vectors), and so does a row max of 9 to 16
-(the row form's reduction per row combines four vectors of partials). Which form was chosen is read from
-the optimized kernels, never timed."""
+(the row form's reduction per row combines four vectors of partials). Which form was chosen is
+read from the optimized kernels, never timed."""
 
 from __future__ import annotations
 
@@ -130,3 +130,25 @@ def test_row_max_of_nine_to_sixteen_goes_across(shape):
     x = np.random.default_rng(8).standard_normal(shape).astype(np.float32)
     assert _across(Tensor(x).max(1))
     _check("max", (1000, shape[1]), "float32")
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("width", [9, 13, 16])
+def test_one_special_in_every_position_across_lanes(op, width):
+    """tests/test_opt_reduce_shapes.py's rows with one NaN, or one +0.0 among -0.0 (one -0.0
+    among +0.0), in every position, now across lanes: numpy's bits, the zero's sign kept."""
+    x = np.full((3 * width, width), -1.0 if op == "max" else 1.0, np.float32)
+    at = np.arange(width)
+    x[at, at] = np.nan
+    x[width:2 * width] = -0.0
+    x[width + at, at] = 0.0
+    x[2 * width:] = 0.0
+    x[2 * width + at, at] = -0.0
+    t = getattr(Tensor(x), op)(axis=1)
+    assert _across(t)
+    got, want = t.numpy(), getattr(np, op)(x, axis=1)  # (numpy's: a NaN in a row wins)
+    # a max of zeros is +0.0 where any is, a min -0.0 (numpy's keeps whichever came first)
+    want[width:] = 0.0 if op == "max" else -0.0
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.array_equal(got[width:], want[width:])  # (zeros: a NaN's sign means nothing)
+    assert np.array_equal(np.signbit(got[width:]), np.signbit(want[width:])), got

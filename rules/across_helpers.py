@@ -234,6 +234,6 @@ def across(sink: UOp) -> UOp | None:
     for n in toposort(value):
         if n.op is Ops.REDUCE:
             taken(unroll_line(n))
-    taken(f"ACROSS r{i.arg[0]} ({range_size(i)} rows across vector lanes, the row "
-          f"r{ranges[-1].arg[0]} as {len(stores)} stores)")
+    row = f", the row r{t.arg[0]} as {len(stores)} stores" if t is not None else ""
+    taken(f"ACROSS r{i.arg[0]} ({range_size(i)} rows across vector lanes{row})")
     return sink.replace(src=tuple(stores))

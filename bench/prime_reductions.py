@@ -44,7 +44,7 @@ def main() -> None:
             prog = compile_program([(item.name, item.ast) for item in sched])
             bufs = [[buf.ensure() for buf in item.bufs] for item in sched]
             lows = [lower_only(item.ast) for item in sched]
-            taken = [a for low in lows for a in actions(low, optimize_kernel(low))]
+            taken = [a for low in lows for a in actions(optimize_kernel(low))]
             threads = ", ".join(a for a in taken if a.startswith("THREAD")) or "one core"
             fns = [lambda prog=prog, bufs=bufs: prog.run(bufs), lambda: ours().numpy()]
             if torch is not None:

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import math
 
+from rulegrad.rules.choices import taken
 from rulegrad.rules.opt_helpers import (
     GATHER_STRIDES,
     UPCAST_MAX_STRIDE,
     along,
+    unroll_line,
     unrolled,
     vector_values,
     whole_rows,
@@ -132,7 +134,7 @@ def _flattened(values: list[UOp]) -> list[UOp] | None:
                         any(r.arg[1] not in _REDUCE_KINDS for r in m.src[1:]) or \
                         m.src[0].src[:1] == () or m.src[0].src[0].op is not Ops.DEFINE_REG:
                     return None
-                m = local_reads(unrolled(m))
+                m = local_reads(unrolled(m, noted=False))
             elif m.op is Ops.LOAD and m.src[0].op is Ops.INDEX and \
                     m.src[0].src[0].op is Ops.DEFINE_LOCAL:
                 # (a read at a reduce's loop is inlined once that reduce is unrolled; one left
@@ -278,4 +280,9 @@ def across(sink: UOp, always: bool = False) -> UOp | None:
     iv = i.replace(arg=(i.arg[0], "vector"))
     stores = [st.replace(src=(x.substitute({i: iv}), v.substitute({i: iv}), *ranges[:len(outer)],
                               iv)) for x, v in pairs]
+    for n in toposort(value):
+        if n.op is Ops.REDUCE:
+            taken(unroll_line(n))
+    row = f", the row r{t.arg[0]} as {len(stores)} stores" if t is not None else ""
+    taken(f"ACROSS r{i.arg[0]} ({range_size(i)} rows across vector lanes{row})")
     return sink.replace(src=tuple(stores))

@@ -3,7 +3,9 @@
 In: nothing (a `Choices` is built by the caller: the default, or one found by search). Out:
 `current()`, the record the helpers of `opt.rules` read while one kernel is optimized, and
 `chosen(c)`, which makes `c` current for a `with` block (backends/c/opt.py's
-`optimize_kernel`).
+`optimize_kernel`) and yields the list `taken(line)` appends to: the actions that leave no mark
+of their own on the kernel (a reduce unrolled, merged or split), each recorded by the helper that
+takes it, which `optimize_kernel` keeps on the optimized kernel (DEBUG=2 prints them).
 
 Every field is None by default, and a helper reading None uses its own heuristic (the module
 constant named beside it, e.g. runtime/target.py's PARALLEL_MIN_WORK), so `Choices()` is exactly
@@ -79,6 +81,8 @@ class Choices(FrozenRecord):
 DEFAULT = Choices()
 _current: contextvars.ContextVar[Choices] = contextvars.ContextVar("rulegrad_choices",
                                                                   default=DEFAULT)
+_taken: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("rulegrad_taken",
+                                                                          default=None)
 
 
 def current() -> Choices:
@@ -98,10 +102,19 @@ def pick(value: int | None, heuristic: int) -> int:
 
 
 @contextlib.contextmanager
-def chosen(choices: Choices) -> Iterator[None]:
-    """Make `choices` current while a kernel is optimized."""
-    token = _current.set(choices)
+def chosen(choices: Choices) -> Iterator[list[str]]:
+    """Make `choices` current while a kernel is optimized; yields the actions `taken` then."""
+    token, lines = _current.set(choices), _taken.set([])
     try:
-        yield
+        yield _taken.get()  # type: ignore[misc]
     finally:
         _current.reset(token)
+        _taken.reset(lines)
+
+
+def taken(line: str) -> None:
+    """Record an action on the kernel being optimized (none outside `chosen`: a rule's helper
+    run alone, by `rulegrad check` or generator/optdiff.py)."""
+    lines = _taken.get()
+    if lines is not None:
+        lines.append(line)

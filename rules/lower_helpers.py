@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from rulegrad.rules.choices import taken
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import stride
 from rulegrad.runtime.ops import Ops, reduce_identity
@@ -107,6 +108,8 @@ def unnested(red: UOp) -> UOp | None:
     if not steps or any(a == 1 for a, _ in steps) or not any(b == 1 for _, b in steps):
         return None
     ranges = sorted((*inner.src[1:], *red.src[1:]), key=lambda r: r.arg[0])
+    taken(f"UNNEST {red.arg.name} over {' '.join(f'r{r.arg[0]}' for r in inner.src[1:])} into "
+          f"the reduce over {' '.join(f'r{r.arg[0]}' for r in red.src[1:])}")
     return reduce_loop(UOp(Ops.REDUCE, red.dtype, (inner.src[0].src[1], *ranges), red.arg))
 
 

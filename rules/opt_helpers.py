@@ -27,6 +27,7 @@ from __future__ import annotations
 import itertools
 import math
 
+from rulegrad.rules.choices import taken
 from rulegrad.rules.pack_helpers import depthwise, has_layout
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, index_sums, linear_terms, range_size, stride
@@ -170,11 +171,14 @@ def _neutral(op: Ops, dt) -> bool:
     return op in (Ops.MAX, Ops.MIN, Ops.MUL) or (op is Ops.ADD and not dt.is_float)
 
 
-def unrolled(red: UOp) -> UOp:
+def unrolled(red: UOp, noted: bool = True) -> UOp:
     """The REDUCE's value as straight-line code: acc = identity, then acc = update at each
     point of the ranges in loop order (the last range fastest). Where the identity is neutral
-    the chain starts from the first value instead: a 3x3 max-pool is 8 MAXes, not 9."""
+    the chain starts from the first value instead: a 3x3 max-pool is 8 MAXes, not 9. `noted`:
+    recorded as an action (not for a caller that may yet refuse: across_helpers)."""
     update, ranges = red.src[0], red.src[1:]
+    if noted:
+        taken(unroll_line(red))
     acc = update.src[0]
     value: UOp | None = None
     if not _neutral(red.arg, acc.dtype):
@@ -187,6 +191,17 @@ def unrolled(red: UOp) -> UOp:
             value = update.substitute({acc: value, **at})
     assert value is not None
     return value
+
+
+def unroll_line(red: UOp) -> str:
+    """How DEBUG=2 names a reduce unrolled."""
+    count = math.prod(range_size(r) for r in red.src[1:])  # type: ignore[misc]
+    return f"UNROLL {red.arg.name} over {loop_names(red.src[1:])} ({count} values)"
+
+
+def loop_names(ranges: tuple[UOp, ...] | list[UOp]) -> str:
+    """Loops as the actions' lines name them: `r4 r5`."""
+    return " ".join(f"r{r.arg[0]}" for r in ranges)
 
 
 def upcast(st: UOp) -> UOp | None:
@@ -407,6 +422,7 @@ def unscaled(red: UOp) -> UOp | None:
     for x, c in ((a, b), (b, a)):
         if c.op is Ops.CONST and type(c.arg) is float and 0 < c.arg < math.inf:
             inner = red.replace(src=(update.replace(src=(update.src[0], x)), *red.src[1:]))
+            taken(f"UNSCALE {red.arg.name} over {loop_names(red.src[1:])} (times {c.arg:g} after)")
             return inner * c
     return None
 
@@ -427,6 +443,7 @@ def merged(red: UOp) -> UOp | None:
     if len(ranges) == len(red.src) - 1:
         return None
     reg = update.src[0].replace(src=tuple(ranges))
+    taken(f"MERGE {red.arg.name} over {loop_names(red.src[1:])} into {loop_names(ranges)}")
     return red.replace(src=(update.replace(src=(reg, value)), *ranges))
 
 
@@ -441,6 +458,7 @@ def merged_store(st: UOp) -> UOp | None:
     (index, value), ranges = _merge_pairs(st.src[:2], list(st.src[2:]), 0, "loop")
     if len(ranges) == len(st.src) - 2:
         return None
+    taken(f"MERGE loops {loop_names(st.src[2:])} into {loop_names(ranges)}")
     return st.replace(src=(index, value, *ranges))
 
 

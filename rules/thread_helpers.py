@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.rules.choices import least_parallel_work
+from rulegrad.rules.choices import least_parallel_work, taken
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
 from rulegrad.runtime.loops import free_ranges, loops_within, range_size
 from rulegrad.runtime.ops import Ops, reduce_identity
@@ -96,7 +96,10 @@ def blocked(red: UOp) -> UOp | None:
     count = size // block
     outer, inner = UOp.range(count, fresh, "reduce"), UOp.range(block, r.arg[0], "reduce")
     blocks = _part(red, (outer, inner), outer * block + inner)
-    if size == count * block:
+    tail = f" + a tail of {size - count * block}" if size % block else ""
+    taken(f"SPLIT {red.arg.name} over r{r.arg[0]} ({size} values) into r{fresh} x r{r.arg[0]} "
+          f"({count} blocks of {block}{tail})")
+    if not tail:
         return blocks
     last = UOp.range(size - count * block, fresh + 1, "reduce")
     return blocks.alu(red.arg, _part(red, (last,), last + count * block))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 
+from rulegrad.rules.choices import taken
 from rulegrad.rules.interchange_helpers import split_range
 from rulegrad.rules.opt_helpers import UPCAST_MAX_STRIDE, along
 from rulegrad.runtime.loops import range_size, stride
@@ -147,5 +148,7 @@ def transposed(st: UOp) -> UOp | None:
                 # a rolled loop of 16 floats with a branch per element
                 gate = (outer * block).alu(Ops.CMPLT, mapping[i] + 1)
                 idx = idx.replace(src=(*idx.src, gate))
+            taken(f"TILE r{i.arg[0]} in blocks of {block}, innermost (a transpose: r{j.arg[0]} "
+                  "reads a line per step)")
             return st.replace(src=(idx, st.src[1].substitute(mapping), *loops))
     return None

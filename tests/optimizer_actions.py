@@ -10,7 +10,7 @@ from rulegrad.backends.c.opt import actions, optimize_kernel
 
 def kernel_actions(t: Tensor) -> list[list[str]]:
     """The actions taken on each kernel of t's schedule, a list per kernel."""
-    return [actions(low, optimize_kernel(low))
+    return [actions(optimize_kernel(low))
             for low in (lower_only(item.ast) for item in t.schedule())]
 
 
@@ -25,5 +25,5 @@ def optimized_kernels(t: Tensor) -> list[tuple[object, list[str]]]:
     for item in t.schedule():
         low = lower_only(item.ast)
         opt = optimize_kernel(low)
-        out.append((opt, actions(low, opt)))
+        out.append((opt, actions(opt)))
     return out

@@ -269,7 +269,7 @@ def test_left_operand_is_packed_unless_a_plain_row(expr: str, packed: bool) -> N
     x, w = _rand(rng, 2, 8, 13, 17), _rand(rng, 32, 8, 3, 3)
     t = eval(expr, {}, {"a": Tensor(a), "b": Tensor(b), "x": Tensor(x), "w": Tensor(w)})
     low = lower_only(t.schedule()[-1].ast)
-    (pack,) = [s for s in actions(low, optimize_kernel(low)) if s.startswith("PACK")]
+    (pack,) = [s for s in actions(optimize_kernel(low)) if s.startswith("PACK")]
     assert ("A packed" in pack) == packed, pack
     if expr.startswith("x."):
         pad, step = ("padding=1" in expr), 2 if "stride" in expr else 1
@@ -300,7 +300,7 @@ def test_convolution_of_many_images_packs_its_weights(monkeypatch: pytest.Monkey
     x, w = _rand(rng, n, c, hw, hw), _rand(rng, o, c, 3, 3)
     t = Tensor(x).conv2d(Tensor(w))
     low = lower_only(t.schedule()[-1].ast)
-    (pack,) = [s for s in actions(low, optimize_kernel(low)) if s.startswith("PACK")]
+    (pack,) = [s for s in actions(optimize_kernel(low)) if s.startswith("PACK")]
     rows = pack.split(" x columns")[0].removeprefix("PACK rows ").split()
     assert len(rows) == 3, pack
     want = _conv_np(x, w)
@@ -363,7 +363,7 @@ def test_a_classifier_layer_of_a_computed_input_keeps_its_few_columns_and_packs_
     h, b, w = _rand(rng, m, k), _rand(rng, k), _rand(rng, k, n)
     t = (Tensor(h) + Tensor(b)).relu() @ Tensor(w)
     low = lower_only(t.schedule()[-1].ast)
-    (pack,) = [s for s in actions(low, optimize_kernel(low)) if s.startswith("PACK")]
+    (pack,) = [s for s in actions(optimize_kernel(low)) if s.startswith("PACK")]
     cols = low.src[0].src[-1].arg[0]  # the output's last range: w's columns
     assert f"columns r{cols} " in pack and "A packed" in pack, pack
     source = compile_program(t.schedule()).source
@@ -458,7 +458,7 @@ def test_few_rows_copy_their_panels_a_row_of_y_at_a_time(blocks: str, monkeypatc
     x, w, b = _rand(rng, m, k), _rand(rng, k, n), _rand(rng, n)
     t = (Tensor(x) @ Tensor(w) + Tensor(b)).relu()
     low = lower_only(t.schedule()[-1].ast)
-    (pack,) = [s for s in actions(low, optimize_kernel(low)) if s.startswith("PACK")]
+    (pack,) = [s for s in actions(optimize_kernel(low)) if s.startswith("PACK")]
     assert "a row at a time" in pack, pack
     want = np.maximum(x.astype(np.float64) @ w + b, 0)
     np.testing.assert_allclose(t.numpy(), want, rtol=2e-5, atol=1e-5 * np.abs(want).max())
@@ -506,7 +506,7 @@ def test_one_row_tile_reads_y_in_place(blocks: str, monkeypatch, threads: str,
     ins = [_rand(rng, *s) for s in shapes]
     t = rg(*map(Tensor, ins))
     low = lower_only(t.schedule()[-1].ast)
-    (pack,) = [s for s in actions(low, optimize_kernel(low)) if s.startswith("PACK")]
+    (pack,) = [s for s in actions(optimize_kernel(low)) if s.startswith("PACK")]
     assert ("streamed" in pack) == (blocks == "library"), pack
     source = compile_program(t.schedule()).source
     assert ("_stream(" in source) == (blocks == "library")

@@ -19,7 +19,7 @@ def _flash(t: Tensor) -> str:
     """The flash action of t's one kernel."""
     (item,) = t.schedule()
     low = lower_only(item.ast)
-    (flash,) = [a for a in actions(low, optimize_kernel(low)) if a.startswith("FLASH")]
+    (flash,) = [a for a in actions(optimize_kernel(low)) if a.startswith("FLASH")]
     return flash
 
 
@@ -116,7 +116,7 @@ def test_mixed_precision_heads_threaded_by_tiles(scores, out, monkeypatch):
 def _pack(t: Tensor) -> str:
     (item,) = t.schedule()
     low = lower_only(item.ast)
-    (pack,) = [a for a in actions(low, optimize_kernel(low)) if a.startswith("PACK")]
+    (pack,) = [a for a in actions(optimize_kernel(low)) if a.startswith("PACK")]
     return pack
 
 

@@ -67,7 +67,7 @@ def _gated_stores(t: Tensor) -> tuple[int, bool]:
     for i, item in enumerate(t.schedule()):
         low = lower_only(item.ast)
         opt = optimize_kernel(low)
-        tiled |= any(a.startswith("TILE") for a in actions(low, opt))
+        tiled |= any(a.startswith("TILE") for a in actions(opt))
         gated += len(re.findall(r"if \([^;]*\) p\d+\[", render_kernel(opt, f"k{i}").source))
     return gated, tiled
 

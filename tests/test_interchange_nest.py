@@ -80,7 +80,7 @@ def test_an_interchanged_store_is_its_loop_nest_printed_and_interpreted(monkeypa
     (item,) = t.schedule()
     low = lower_only(item.ast)
     opt = optimize_kernel(low)
-    assert any(want in a for a in actions(low, opt)), actions(low, opt)
+    assert any(want in a for a in actions(opt)), actions(opt)
     # the action is in the AST: every STORE's arg is empty, its ranges say how it loops
     assert all(st.arg is None for st in opt.src)
     assert kinds <= {n.arg[1] for n in opt.toposort() if n.op is Ops.RANGE}
@@ -123,7 +123,7 @@ def test_an_interchanged_product_keeps_its_computed_row_operand_staged(monkeypat
     (item,) = t.schedule()
     low = lower_only(item.ast)
     opt = optimize_kernel(low)
-    assert any("INTERCHANGE" in a for a in actions(low, opt)), actions(low, opt)
+    assert any("INTERCHANGE" in a for a in actions(opt)), actions(opt)
     staged = [d for d in opt.toposort() if d.op is Ops.DEFINE_LOCAL]
     assert len(staged) == products and not any(d.op is Ops.DEFINE_LOCAL for d in low.toposort())
     want = _layernorm(x) @ w
@@ -174,7 +174,7 @@ def test_a_transposed_reduce_moves_its_contiguous_range_last(monkeypatch, shape,
     assert st.src[-1].arg[0] == moved.arg[0] and st.src[-1].arg[1] in ("upcast", "vector")
     # (batch 1: the output's one range is last already, nothing to reorder)
     want = "INTERCHANGE" if len(low.src[0].src) == 3 else f"REORDER r{moved.arg[0]} last, INTER"
-    assert any(want in a for a in actions(low, opt)), actions(low, opt)
+    assert any(want in a for a in actions(opt)), actions(opt)
     got = t.numpy()
     oracle = oracle.astype(got.dtype).reshape(-1)
     assert_same_bits(got.reshape(-1), oracle)
@@ -234,8 +234,8 @@ def test_a_reduce_over_a_short_last_axis_runs_its_outputs_inside_the_rows(monkey
     (item,) = t.schedule()
     low = lower_only(item.ast)
     opt = optimize_kernel(low)
-    fired = [a for a in actions(low, opt) if "INTERCHANGE" in a]
-    assert bool(fired) == interchanged, actions(low, opt)
+    fired = [a for a in actions(opt) if "INTERCHANGE" in a]
+    assert bool(fired) == interchanged, actions(opt)
     if interchanged:
         j = low.src[0].src[2].arg[0]
         assert f"INTERCHANGE r{j} inside" in fired[0] and f", {shape[2]} rows per pass" in \
@@ -258,5 +258,5 @@ def test_a_reduce_over_a_vector_long_last_axis_keeps_its_rows(shape):
     low = lower_only(item.ast)
     opt = optimize_kernel(low)
     if shape[2] > 1:
-        assert not any("rows per pass" in a for a in actions(low, opt)), actions(low, opt)
+        assert not any("rows per pass" in a for a in actions(opt)), actions(opt)
     assert_same_bits(t.numpy(), x.max(axis=(0, 2)))

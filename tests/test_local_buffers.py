@@ -216,7 +216,7 @@ def _one_kernel(t: Tensor):
     """t's one kernel: (its AST, the optimizer's actions on it)."""
     (item,) = t.schedule()
     low = lower_only(item.ast)
-    return item.ast, actions(low, optimize_kernel(low))
+    return item.ast, actions(optimize_kernel(low))
 
 
 def _count(ast, op: Ops) -> int:
@@ -282,9 +282,9 @@ def test_attention_is_the_flash_kernel(monkeypatch):
                                                  "over r") and "PARALLEL batch" in acts[0], acts
     q, k, v = (Tensor(a) for a in _data((1, 8, 128), (1, 1024, 128), (1, 1024, 16)))
     scores, rest = _attention(q, k, v, "rg").schedule()
-    assert actions(lower_only(scores.ast), optimize_kernel(lower_only(scores.ast)))[0].startswith(
+    assert actions(optimize_kernel(lower_only(scores.ast)))[0].startswith(
         "PACK")
-    acts = actions(lower_only(rest.ast), optimize_kernel(lower_only(rest.ast)))
+    acts = actions(optimize_kernel(lower_only(rest.ast)))
     assert acts[-1].startswith("FLASH rows r0 in tiles of 6: local products over none"), acts
 
 
@@ -322,7 +322,7 @@ def test_flash_rows_left_over_share_the_tile_and_store_nothing_past_the_end():
     sched = _attention(*(Tensor(a) for a in (q, k, v)), "rg").schedule()
     (item,) = sched
     prog = compile_program(sched)
-    assert "FLASH" in actions(lower_only(item.ast), optimize_kernel(lower_only(item.ast)))[-1]
+    assert "FLASH" in actions(optimize_kernel(lower_only(item.ast)))[-1]
     blocks = prog.source.count("fma_f") + prog.source.count("rg_block_")  # printed or called
     assert blocks == 2, "one tile: the scores' and the output's tiles"
     bufs = [b.ensure() for b in item.bufs]

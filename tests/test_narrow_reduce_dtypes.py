@@ -67,7 +67,7 @@ def _actions(t: Tensor) -> list[list[str]]:
     from rulegrad.backends.c.lower import lower_only
     from rulegrad.backends.c.opt import actions, optimize_kernel
 
-    return [actions(low, optimize_kernel(low)) for low in
+    return [actions(optimize_kernel(low)) for low in
             (lower_only(item.ast) for item in t.schedule())]
 
 

@@ -66,7 +66,7 @@ def test_window_of_every_special_pair_bits_equal_numpy(dt, op):
     low, opt, _ = _kernel(t)
     # (float32: explicit vectors, render.py's rg_vmax_f32; float64: gcc's omp simd), along
     # the 8x8 outputs as one run (merge_store)
-    assert any(a.startswith("UPCAST r1 (64 iterations") for a in actions(low, opt))
+    assert any(a.startswith("UPCAST r1 (64 iterations") for a in actions(opt))
     _same_bits(t.numpy(), _oracle(op, x, (2,)))
 
 
@@ -105,9 +105,9 @@ def test_pool_window_is_unrolled_and_vectorized():
     # (from the first value: MAX(-inf, x) is x, so 3 MAXes for 4 values)
     assert sum(n.op is Ops.MAX for n in opt.toposort()) == 3
     # (the images, channels and output rows are one run of rows 2 input rows apart: merge_store)
-    assert actions(low, opt) == ["UNROLL MAX over r4 r5 (4 values)",
-                                 "MERGE loops r0 r1 r2 r3 into r2 r3",
-                                 "UPCAST r3 (16 iterations, 2 vectors of 8)"]
+    assert actions(opt) == ["UNROLL MAX over r4 r5 (4 values)",
+                            "MERGE loops r0 r1 r2 r3 into r2 r3",
+                            "UPCAST r3 (16 iterations, 2 vectors of 8)"]
     # the renderer prints what the IR says: the output column loop as 8-lane vectors, the
     # stride-2 window read as vector loads and a shuffle, no reduction
     assert "r1_v += 8)" in rk.source and "rg_vload2_f32(" in rk.source  # (C names by depth)
@@ -142,7 +142,7 @@ def test_unrolled_window_starts_from_its_first_value_where_that_is_exact(dt, op,
 def test_large_reduce_is_not_unrolled():
     x = Tensor(np.zeros((8, 64), np.int32))
     low, opt, _ = _kernel(x.max(axis=1))
-    assert opt is low and actions(low, opt) == []
+    assert opt is low and actions(opt) == []
 
 
 def test_gated_loads_are_not_upcast():
@@ -166,7 +166,7 @@ def test_transpose_is_not_upcast():
     x = np.arange(32 * 48, dtype=np.float32).reshape(32, 48)
     t = (Tensor(x).T + 1).contiguous()
     low, opt, _ = _kernel(t)
-    assert actions(low, opt) == []
+    assert actions(opt) == []
     np.testing.assert_array_equal(t.numpy(), x.T + 1)
 
 
@@ -177,8 +177,8 @@ def test_middle_axis_reduce_runs_as_rows(op):
     low, opt, _ = _kernel(t)
     # each element is read once whatever the order: no register tile, one row of sums per
     # batch with the contiguous axis innermost
-    assert any(a.startswith("INTERCHANGE r1 inside the reduce loops") for a in actions(low, opt))
-    assert not any(c.startswith("TILE") for c in actions(low, opt))
+    assert any(a.startswith("INTERCHANGE r1 inside the reduce loops") for a in actions(opt))
+    assert not any(c.startswith("TILE") for c in actions(opt))
     np.testing.assert_allclose(t.numpy(), getattr(x, op)(axis=1), rtol=1e-5, atol=1e-5)
 
 
@@ -190,7 +190,7 @@ def test_matmul_keeps_its_register_tile():
     b = np.arange(16 * 32, dtype=np.int32).reshape(16, 32) % 5
     t = Tensor(a) @ Tensor(b)
     low, opt, _ = _kernel(t)
-    assert "TILE r0 x r1 (4x16)" in actions(low, opt)
+    assert "TILE r0 x r1 (4x16)" in actions(opt)
     np.testing.assert_array_equal(t.numpy(), a @ b)
 
 
@@ -240,7 +240,7 @@ def test_elementwise_multiply_add_is_not_fused():
     a, b, c = (rng.standard_normal((8, 1024)).astype(np.float32) for _ in range(3))
     t = Tensor(a) * Tensor(b) + Tensor(c)
     low, opt, _ = _kernel(t)
-    assert any(s.startswith("UPCAST") for s in actions(low, opt))
+    assert any(s.startswith("UPCAST") for s in actions(opt))
     np.testing.assert_array_equal(t.numpy(), a * b + c)
 
 
@@ -284,7 +284,7 @@ def test_sum_of_products_is_a_fused_chain_in_order(monkeypatch, cols, a_packed):
     ta = Tensor(np.ascontiguousarray(a.T)).T if a_packed else Tensor(a)
     t = ta @ Tensor(b)
     low, opt, _ = _kernel(t)
-    (pack,) = [s for s in actions(low, opt) if s.startswith("PACK rows r0 x columns r1 (tile")]
+    (pack,) = [s for s in actions(opt) if s.startswith("PACK rows r0 x columns r1 (tile")]
     assert ("A packed" in pack) == a_packed
     want = _chain(a, b, fused=True)
     assert not np.array_equal(want, _chain(a, b, fused=False))
@@ -302,7 +302,7 @@ def test_convolution_packs_images_and_pixels_as_rows():
     low, opt, _ = _kernel(t)
     # (189 rows x 45 of x fit in L2: panel by panel, pack_helpers.panels_outer)
     assert any(a.startswith("PACK rows r0 r2 r3 x columns r1 (tile 6x16)")
-               for a in actions(low, opt))
+               for a in actions(opt))
     win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))
     want = np.einsum("nchwyx,ocyx->nohw", win, w)
     np.testing.assert_allclose(t.numpy(), want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
@@ -325,7 +325,7 @@ def test_a_packed_store_beside_another_store_is_packed_and_both_are_right():
     st2 = st.replace(src=(idx2, st.src[1] + UOp.const(dtypes.float32, 1.0), *st.src[2:]))
     ast = item.ast.replace(src=(st, st2))
     low = lower_only(ast)
-    assert any(s.startswith("PACK") for s in actions(low, optimize_kernel(low)))
+    assert any(s.startswith("PACK") for s in actions(optimize_kernel(low)))
     prog = compile_program([("two", ast)])
     bufs = [np.zeros((48, 64), np.float32), a, b, np.zeros((48, 64), np.float32)]
     prog.run([[x.reshape(-1) for x in bufs]])
@@ -373,7 +373,7 @@ def test_full_reduce_splits_its_outer_loop_across_threads(monkeypatch, dt, op, s
     # one loop (3001) is split first, 93 blocks of 32 and a tail (split_reduce, tested in
     # test_split_reduce.py); two loops (37 x 129) thread the outer one
     loop = "r1 (93 iterations)" if len(shape) == 1 else f"r0 ({shape[0]} iterations)"
-    assert [a for a in actions(low, opt) if a.startswith("THREAD")] == [
+    assert [a for a in actions(opt) if a.startswith("THREAD")] == [
         f"THREAD {name} over {loop}"]
     if len(shape) > 1:  # launched (render._launched): a value per iteration, combined after
         assert rk.launch == shape[0] and rk.combine == rk.param_dtypes[0].itemsize \
@@ -387,7 +387,7 @@ def test_split_full_sum_counts_its_inner_loop_for_threads():
     x = np.random.default_rng(10).standard_normal(1 << 22).astype(np.float32)
     t = Tensor(x).sum()
     low, opt, _ = _kernel(t)
-    assert "THREAD ADD over r0 (256 iterations)" in actions(low, opt)
+    assert "THREAD ADD over r0 (256 iterations)" in actions(opt)
     _check_reduce("sum", x, (0,), t.numpy())
 
 
@@ -402,7 +402,7 @@ def _both_ways(monkeypatch, t_of):
         run._programs.clear()  # (a program is kept by its kernels' ASTs, the same either way)
         t = t_of()
         low, opt, rk = _kernel(t)
-        out.append((actions(low, opt), rk.source, t.numpy()))
+        out.append((actions(opt), rk.source, t.numpy()))
     run._programs.clear()
     return out
 
@@ -459,8 +459,8 @@ def test_reduce_over_two_axes_keeps_its_vectors_across_the_outer_loop():
     x = np.random.default_rng(12).standard_normal((5, 7, 101)).astype(np.float32)
     t = Tensor(x)[:, :, :100].sum(axis=(1, 2))
     low, opt, _ = _kernel(t)
-    assert any(a.startswith("VECTOR ADD over r2 (100 values") for a in actions(low, opt))
-    assert not any(a.startswith("MERGE") for a in actions(low, opt))
+    assert any(a.startswith("VECTOR ADD over r2 (100 values") for a in actions(opt))
+    assert not any(a.startswith("MERGE") for a in actions(opt))
     _check_reduce("sum", x[:, :, :100], (1, 2), t.numpy())
 
 
@@ -473,7 +473,7 @@ def test_gated_strided_or_short_reduces_keep_one_accumulator():
               Tensor(np.ones((8, 7), np.float32)).max(axis=1),  # (a max: shorter than a vector)
               Tensor(np.ones((8, 3), np.float64)).max(axis=1)):  # (shorter than 4 doubles)
         low, opt, _ = _kernel(t)
-        assert not any(a.startswith("VECTOR") for a in actions(low, opt))
+        assert not any(a.startswith("VECTOR") for a in actions(opt))
 
 
 # (constants, not kernel arguments: whole numbers and powers of two stay literals,
@@ -489,7 +489,7 @@ def test_scale_moves_out_of_a_max_with_the_same_bits(op, c):
     x[1, :] = np.where(np.arange(100) % 2, -1e-38, 1e-38)  # products that round to +-0.0
     t = getattr(Tensor(x) * c, op)(axis=1)
     low, opt, _ = _kernel(t)
-    assert f"UNSCALE {op.upper()} over r1 (times {c:g} after)" in actions(low, opt)
+    assert f"UNSCALE {op.upper()} over r1 (times {c:g} after)" in actions(opt)
     _same_bits(t.numpy(), _oracle(op, x * np.float32(c), (1,)))
 
 
@@ -499,7 +499,7 @@ def test_a_scale_that_is_not_positive_and_finite_stays_inside(c):
     x = _data((4, 100), np.float32, seed=5)
     t = (Tensor(x) * c).max(axis=1)
     low, opt, _ = _kernel(t)
-    assert not any(a.startswith("UNSCALE") for a in actions(low, opt))
+    assert not any(a.startswith("UNSCALE") for a in actions(opt))
     with np.errstate(invalid="ignore", over="ignore"):
         _same_bits(t.numpy(), _oracle("max", x * np.float32(c), (1,)))
 
@@ -508,7 +508,7 @@ def test_small_or_inner_reduces_are_not_threaded_by_the_action():
     x = Tensor(np.ones((64, 64), np.float32))
     for t in (x.sum(), x.sum(axis=1)):  # too little work; a reduce inside the rows' loop
         low, opt, _ = _kernel(t)
-        assert not any(a.startswith("THREAD") for a in actions(low, opt))
+        assert not any(a.startswith("THREAD") for a in actions(opt))
 
 
 def _relu_madd(shape: tuple[int, ...]) -> tuple[Tensor, np.ndarray]:
@@ -548,7 +548,7 @@ def test_parallel_action_threads_the_outermost_loop_where_the_work_pays(monkeypa
     monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 1000)
     t, ref = make(arg)
     low, opt, rk = _kernel(t)
-    assert [a for a in actions(low, opt) if a.startswith("PARALLEL")] == [want]
+    assert [a for a in actions(opt) if a.startswith("PARALLEL")] == [want]
     assert rk.launch > 0 and "PARALLEL" not in " ".join(rk.choices)  # printed as the rule says
     if make is _middle_sum:  # a float sum: the reduction contract's order
         np.testing.assert_allclose(t.numpy(), ref, rtol=1e-5, atol=1e-5)
@@ -557,7 +557,7 @@ def test_parallel_action_threads_the_outermost_loop_where_the_work_pays(monkeypa
     monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 1 << 30)
     t, ref = make(arg)
     low, opt, rk = _kernel(t)
-    assert not any(a.startswith("PARALLEL") for a in actions(low, opt))
+    assert not any(a.startswith("PARALLEL") for a in actions(opt))
     assert rk.launch == 0 and not rk.openmp and "omp parallel" not in rk.source
 
 
@@ -574,7 +574,7 @@ def test_a_libm_call_counts_as_loads_in_the_work_that_pays_for_threads(monkeypat
     for t, ref, threaded in ((getattr(Tensor(a) + Tensor(b), fn)(), getattr(np, fn)(a + b), True),
                              (Tensor(a) - Tensor(b), a - b, False)):
         low, opt, _ = _kernel(t)
-        acts = actions(low, opt)
+        acts = actions(opt)
         assert any(x.startswith("PARALLEL") for x in acts) is threaded, acts
         np.testing.assert_allclose(t.numpy(), ref, rtol=1e-6)
 
@@ -587,12 +587,12 @@ def test_kernels_with_threads_of_their_own_take_no_parallel_action():
     low_work = Choices(parallel_min_work=100)
     x = np.random.default_rng(7).standard_normal((37, 1000)).astype(np.float32)
     low, opt, rk = _kernel(Tensor(x).sum(), low_work)
-    acts = actions(low, opt)
+    acts = actions(opt)
     assert any(a.startswith("THREAD") for a in acts) and rk.launch > 0, acts
     assert not any(a.startswith("PARALLEL") for a in acts), acts
     low, opt, rk = _kernel(Tensor(x).sum(axis=0), low_work)
     blocks = {n.arg[0] for n in opt.toposort() if n.op is Ops.RANGE and n.arg[1] == "block"}
-    assert opt.arg.ranges == blocks and len(blocks) == 1 and rk.launch == 2, actions(low, opt)
+    assert opt.arg.ranges == blocks and len(blocks) == 1 and rk.launch == 2, actions(opt)
 
 
 @pytest.mark.parametrize("dt, op", [(np.float32, "sum"), (np.float32, "max"), (np.float64, "min"),
@@ -620,7 +620,7 @@ def test_column_reduce_splits_its_columns_across_threads(monkeypatch, dt, op, sh
         want += ", 4 rows per pass" if shape[0] % 4 == 0 else ""  # (40 rows: 10 passes of 4)
     # the blocks (a range of the kernel, r2) are the loop the parallel action threads
     threads = [f"PARALLEL r2 ({blocks.split()[0]} iterations)"] if blocks else []
-    assert actions(low, opt) == [want, *threads]
+    assert actions(opt) == [want, *threads]
     assert (rk.launch > 0) == (blocks is not None)  # threads: launched (launch.py)
     got = t.numpy()
     assert got.shape == (1, shape[1])
@@ -643,7 +643,7 @@ def test_column_sum_adds_its_rows_in_order_several_per_pass(monkeypatch, dt, sha
     # the rows' loop runs once per pass, each step ROWS_PER_PASS of them unrolled into the sum
     (red,) = [n for n in opt.toposort() if n.op is Ops.REDUCE]
     assert int(red.src[-1].src[0].arg) == shape[0] // (ROWS_PER_PASS if several else 1)
-    assert actions(low, opt)[0].endswith(f", {ROWS_PER_PASS} rows per pass") == several
+    assert actions(opt)[0].endswith(f", {ROWS_PER_PASS} rows per pass") == several
     want = np.zeros(shape[1], dt)
     for row in x:
         want = want + row
@@ -667,7 +667,7 @@ def test_pool_with_a_partial_last_vector_bits_equal_numpy(op):
     x = _data((2, 3, 10, 26), np.float32, seed=11)
     t = getattr(Tensor(x).reshape(2, 3, 5, 2, 13, 2), op)(axis=(3, 5))
     low, opt, rk = _kernel(t)
-    assert "UPCAST r3 (13 iterations, 2 vectors of 8, the last overlapping)" in actions(low, opt)
+    assert "UPCAST r3 (13 iterations, 2 vectors of 8, the last overlapping)" in actions(opt)
     assert "rg_vload2_f32(" in rk.source and "#pragma omp simd" not in rk.source
     _same_bits(t.numpy(), _oracle(op, x.reshape(2, 3, 5, 2, 13, 2), (3, 5)))
 
@@ -751,7 +751,7 @@ def test_middle_axis_reduce_in_register_vectors_bits_equal_numpy(op, width, vect
     PREFETCH_ROWS = prefetch_rows()
 
     assert (f"INTERCHANGE r1 inside the reduce loops, in blocks of {vectors} vectors of 8 "
-            f"accumulators in registers, rows fetched {PREFETCH_ROWS} ahead") in actions(low, opt)
+            f"accumulators in registers, rows fetched {PREFETCH_ROWS} ahead") in actions(opt)
     assert f"rg_v{op}_f32(" in rk.source
     assert "__builtin_prefetch((const void *)((uintptr_t)&p1[" in rk.source
     assert f"] + {PREFETCH_ROWS * width} * sizeof p1[" in rk.source
@@ -764,7 +764,7 @@ def test_middle_axis_mean_in_register_vectors_matches_numpy():
     x = np.random.default_rng(15).standard_normal((4, 29, 64)).astype(np.float32)
     t = Tensor(x).mean(axis=1)
     low, opt, _ = _kernel(t)
-    assert any("accumulators in registers" in a for a in actions(low, opt))
+    assert any("accumulators in registers" in a for a in actions(opt))
     np.testing.assert_allclose(t.numpy(), x.mean(axis=1), rtol=1e-6, atol=1e-6)
 
 
@@ -775,7 +775,7 @@ def test_middle_axis_reduce_of_partial_vectors_keeps_a_register_block():
     x = _data((3, 20, 44), np.float32, seed=16)
     t = Tensor(x).max(axis=1)
     low, opt, _ = _kernel(t)
-    assert "in blocks of 6 vectors of 8 accumulators in registers" in actions(low, opt)[0]
+    assert "in blocks of 6 vectors of 8 accumulators in registers" in actions(opt)[0]
     _same_bits(t.numpy(), _oracle("max", x, (1,)))
 
 
@@ -800,6 +800,6 @@ def test_a_rows_passes_add_up_in_the_work_that_pays_for_threads(monkeypatch, pro
         monkeypatch.setattr(target, "PARALLEL_MIN_WORK", per_element * x.size)
         t = program_of(Tensor(x))
         low, opt, _ = _kernel(t)
-        acts = actions(low, opt)
+        acts = actions(opt)
         assert any(a.startswith("PARALLEL") for a in acts) is threaded, (per_element, acts)
         np.testing.assert_allclose(t.numpy(), ref(x.astype(np.float64)), rtol=1e-4, atol=1e-5)

@@ -56,7 +56,7 @@ def _acts(t: Tensor) -> tuple[list[str], str]:
     (item,) = t.schedule()
     low = lower_only(item.ast)
     opt = optimize_kernel(low)
-    return actions(low, opt), render_kernel(opt, "k").source
+    return actions(opt), render_kernel(opt, "k").source
 
 
 # ---------------------------------------------------------------- short rows

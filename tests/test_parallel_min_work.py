@@ -23,7 +23,7 @@ def _actions(t: Tensor) -> list[list[str]]:
     out = []
     for item in t.schedule():
         low = lower_only(item.ast)
-        out.append(actions(low, optimize_kernel(low)))
+        out.append(actions(optimize_kernel(low)))
     return out
 
 

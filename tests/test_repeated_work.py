@@ -208,7 +208,7 @@ def test_the_demo_mlp_prints_its_local_products_as_register_tiles(counted):
     items, _ = schedule_with_outputs([build().uop])
     assert len(items) == 1
     low = lower_only(items[0].ast)
-    acts = actions(low, optimize_kernel(low))
+    acts = actions(optimize_kernel(low))
     flash = [a for a in acts if a.startswith("FLASH")]
     assert len(flash) == 1 and "each row's outputs over r" in flash[0], acts
     assert "local products over r" in flash[0] and "none" not in flash[0], acts

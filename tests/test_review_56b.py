@@ -69,7 +69,7 @@ def _row_ranges(t: Tensor) -> int:
     """How many ranges the rows of t's packed product are (0: not packed)."""
     (item,) = t.schedule()
     low = lower_only(item.ast)
-    packs = [a for a in actions(low, optimize_kernel(low)) if a.startswith("PACK rows")]
+    packs = [a for a in actions(optimize_kernel(low)) if a.startswith("PACK rows")]
     return len(packs[0].split(" x ")[0].split()) - 2 if packs else 0
 
 

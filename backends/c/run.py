@@ -234,7 +234,7 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
         if indexed:
             kernel_index.store(ik, rk)
         if debug >= 2:  # the optimizer's actions, then how they were printed
-            taken = actions(low, opt) + list(rk.choices)
+            taken = actions(opt) + list(rk.choices)
             if searched:  # the choices came from RULEGRAD_BEAM's search (or its stored winner)
                 taken.append(f"BEAM {choices.describe()}")
             print(f"  {name:<30s} actions: {', '.join(taken) or 'none'}", file=sys.stderr)

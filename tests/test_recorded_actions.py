@@ -1,0 +1,186 @@
+"""The optimizer's actions that leave no mark of their own on a kernel (a reduce unrolled, merged,
+split or unnested, a scale out of a max, a transpose tile, rows across lanes, a masked exp) are
+recorded by the helper that takes each, on the optimized kernel (its SINK's tag): each recorded
+line is checked here against the kernel before and after the optimizer, as an independent
+reading of the ASTs, and DEBUG=2 prints them. A helper run outside the optimizer, or a probe that
+refuses (rows_across unrolls a row's reduces before its cost says no), records nothing."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.backends.c.opt import actions, optimize_kernel
+from rulegrad.rules.choices import DEFAULT, chosen
+from rulegrad.rules.opt_helpers import unrolled
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp
+
+
+def _rng(*shape: int) -> np.ndarray:
+    return np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
+
+
+def _ids(text: str) -> list[int]:
+    return [int(i) for i in re.findall(r"r(\d+)", text)]
+
+
+def _ranges(k: UOp) -> dict[int, UOp]:
+    return {n.arg[0]: n for n in k.toposort() if n.op is Ops.RANGE}
+
+
+def _reduces(k: UOp) -> list[UOp]:
+    return [n for n in k.toposort() if n.op is Ops.REDUCE]
+
+
+def _size(r: UOp) -> int:
+    return int(r.src[0].arg)
+
+
+def _two_exps(k: UOp) -> int:
+    return sum(n.op is Ops.WHERE and n.src[1].op is Ops.EXP and n.src[2].op is Ops.EXP
+               for n in k.toposort())
+
+
+def _check_line(line: str, low: UOp, opt: UOp) -> str:
+    """Assert what `line` says of the kernel against its ASTs; the action's name."""
+    before, after = _ranges(low), _ranges(opt)
+    name = line.split()[0]
+    if m := re.fullmatch(r"UNROLL (\w+) over ([r\d ]+) \((\d+) values\)", line):
+        ids = _ids(m[2])
+        # (a loop of the kernel, or one an action made: a split's tail, a fresh id)
+        assert all((i in before or i > max(before)) and i not in after for i in ids), line
+    elif m := re.fullmatch(r"MERGE (\w+) over ([r\d ]+) into ([r\d ]+)", line):
+        ids, into = _ids(m[2]), _ids(m[3])
+        red = [r for r in _reduces(opt) if [x.arg[0] for x in r.src[1:]] == into]
+        assert red and red[0].arg.name == m[1], line
+        assert math.prod(_size(before[i]) for i in ids) == math.prod(_size(after[i]) for i in into)
+        assert not set(ids) - set(into) & set(after), line
+    elif m := re.fullmatch(r"MERGE loops ([r\d ]+) into ([r\d ]+)", line):
+        ids, into = _ids(m[1]), _ids(m[2])
+        assert not set(ids) - set(into) & set(after) and set(into) <= set(after), line
+    elif m := re.fullmatch(r"SPLIT (\w+) over r(\d+) \((\d+) values\) into r(\d+) x r(\d+) "
+                           r"\((\d+) blocks of (\d+)(?: \+ a tail of (\d+))?\)", line):
+        old, n, outer, inner, blocks, block, tail = (int(x or 0) for x in m.groups()[1:])
+        assert _size(before[old]) == n == blocks * block + tail and inner == old, line
+        assert any([x.arg[0] for x in r.src[1:]] == [outer, inner] and r.arg.name == m[1]
+                   for r in _reduces(opt)), line
+        assert _size(after[outer]) == blocks and _size(after[inner]) == block, line
+    elif m := re.fullmatch(r"UNSCALE (\w+) over ([r\d ]+) \(times (\S+) after\)", line):
+        ids, c = _ids(m[2]), float(m[3])
+        (red,) = [r for r in _reduces(opt) if [x.arg[0] for x in r.src[1:]] == ids]
+        assert red.src[0].src[1].op is not Ops.MUL, line  # (the max is of x, not x * c)
+        assert any(n.op is Ops.MUL and red in n.src and any(
+            s.op is Ops.CONST and f"{s.arg:g}" == m[3] for s in n.src) for n in opt.toposort())
+        assert c > 0
+    elif m := re.fullmatch(r"TILE r(\d+) in blocks of (\d+), innermost \(a transpose: r(\d+) "
+                           r"reads a line per step\)", line):
+        i, block, j = (int(x) for x in m.groups())
+        (st,) = [n for n in opt.toposort() if n.op is Ops.STORE]
+        assert st.src[-1].arg[0] == i and _size(st.src[-1]) == block, line
+        assert any(r.arg[1] == "block" for r in st.src[2:]), line
+        (old,) = [n for n in low.toposort() if n.op is Ops.STORE]
+        assert old.src[-1].arg[0] == j and i in [r.arg[0] for r in old.src[2:-1]], line
+    elif m := re.fullmatch(r"ACROSS r(\d+) \((\d+) rows across vector lanes(?:, the row r(\d+) "
+                           r"as (\d+) stores)?\)", line):
+        i, rows, t, stores = (int(x or 0) for x in m.groups())
+        assert len(opt.src) == (stores or 1) and all(s.src[-1] is after[i] for s in opt.src), line
+        assert after[i].arg[1] == "vector" and _size(after[i]) == rows, line
+        # (the row's loop gone, unrolled into one store per column; no row: one output per row)
+        assert (t not in after and t in before) if m[3] else rows >= 8, line
+    elif m := re.fullmatch(r"UNNEST (\w+) over ([r\d ]+) into the reduce over ([r\d ]+)", line):
+        both = set(_ids(m[2]) + _ids(m[3]))
+        assert any(both <= {x.arg[0] for x in r.src[1:]} for r in _reduces(opt)), line
+    elif m := re.fullmatch(r"MASK EXP: (\d+) exps? of a select taken through it \(the masked "
+                           r"arm once per row\)", line):
+        assert _two_exps(opt) - _two_exps(low) == int(m[1]) > 0, line
+    else:
+        raise AssertionError(f"a recorded line of no known action: {line!r}")
+    return name
+
+
+def _pool(x: Tensor) -> Tensor:
+    return x.reshape(2, 4, 8, 2, 16, 2).max(axis=(3, 5))
+
+
+def _softmax(x: Tensor) -> Tensor:
+    e = (x - x.max(axis=1, keepdim=True)).exp()
+    return e / e.sum(axis=1, keepdim=True)
+
+
+def _masked_softmax(x: Tensor) -> Tensor:
+    n = x.shape[1]
+    keep = Tensor(np.tril(np.ones((x.shape[0], n), bool)))
+    return _softmax(keep.where(x, -np.inf))
+
+
+# (program, shape, the recorded action it must take, None: none)
+CASES = [
+    (_pool, (2, 4, 16, 32), "UNROLL"),
+    (lambda x: (x * 3.0).max(axis=1), (5, 301), "UNSCALE"),
+    (lambda x: (x * 0.5).min(axis=1), (1, 97), "UNSCALE"),
+    (lambda x: x.sum(), (1048583,), "SPLIT"),
+    (lambda x: x.max(axis=(0, 3)), (1021, 5, 3, 64), "UNNEST"),
+    (lambda x: x.sum(axis=(0, 3)), (997, 3, 1, 128), "UNNEST"),
+    (lambda x: x.sum(axis=(0, 2, 3)), (3, 5, 7, 11), "MERGE"),
+    (lambda x: x.sum(axis=(0, 2, 3)), (2, 4, 32, 32), "MERGE"),
+    (lambda x: x * 2.0 + 1.0, (2, 3, 5, 7), "MERGE"),
+    (lambda x: x.transpose(1, 2) * 2, (3, 1021, 509), "TILE"),
+    (_softmax, (4099, 5), "ACROSS"),
+    (_softmax, (33, 7), "ACROSS"),
+    (lambda x: x.exp().sum(axis=1).log(), (4096, 5), "ACROSS"),  # (no row: an output per row)
+    (_masked_softmax, (64, 64), "MASK"),
+    # rows_across unrolls these rows' max, then its cost refuses: a vector reduce, nothing recorded
+    (lambda x: x.max(axis=1), (64, 16), None),
+    (lambda x: x.max(axis=1), (17, 9), None),
+]
+
+
+@pytest.mark.parametrize("program, shape, want", CASES,
+                         ids=[f"{w or 'none'}-{'x'.join(map(str, s))}" for _, s, w in CASES])
+def test_each_recorded_action_is_what_the_kernel_shows(monkeypatch, program, shape, want):
+    monkeypatch.setenv("RULEGRAD_L1_BYTES", "48K")  # (the transpose's tile: test_held_out_cliffs)
+    t = program(Tensor(_rng(*shape)))
+    names = set()
+    for item in t.schedule():
+        low = lower_only(item.ast)
+        opt = optimize_kernel(low)
+        recorded = list(opt.tag or ())
+        names |= {_check_line(line, low, opt) for line in recorded}
+        acts = actions(opt)
+        assert acts[:len(recorded)] == recorded
+        # every reduce of the lowered kernel whose loops are all gone is named by an action
+        gone = [r for r in _reduces(low) if not {x.arg[0] for x in r.src[1:]} & set(_ranges(opt))]
+        for r in gone:
+            assert any(f"r{r.src[1].arg[0]}" in re.findall(r"r\d+", a) for a in acts), (r, acts)
+    assert want in names if want else not names, names
+
+
+def test_debug_2_prints_the_recorded_actions(monkeypatch, capfd):
+    monkeypatch.setenv("RULEGRAD_KERNEL_INDEX", "0")
+    monkeypatch.setenv("DEBUG", "2")
+    x = _rng(2, 4, 16, 32)
+    got = _pool(Tensor(x)).numpy()
+    np.testing.assert_array_equal(got, x.reshape(2, 4, 8, 2, 16, 2).max(axis=(3, 5)))
+    err = capfd.readouterr().err
+    (low,) = [lower_only(item.ast) for item in _pool(Tensor(x)).schedule()]
+    (red,) = _reduces(low)  # the window: 2 x 2 values, gone after (unrolled)
+    window = " ".join(f"r{r.arg[0]}" for r in red.src[1:])
+    assert [_size(r) for r in red.src[1:]] == [2, 2]
+    assert f"UNROLL MAX over {window} (4 values)" in err, err
+
+
+def test_a_helper_outside_the_optimizer_records_nothing():
+    (item,) = _pool(Tensor(_rng(2, 4, 16, 32))).schedule()
+    (red,) = _reduces(lower_only(item.ast))
+    with chosen(DEFAULT) as taken:
+        unrolled(red, noted=False)  # (rows_across's probe)
+        assert taken == []
+        unrolled(red)
+        assert len(taken) == 1
+    unrolled(red)  # (no optimizer running: nowhere to record, and no error)

@@ -135,9 +135,12 @@ CASES = [
     (_softmax, (33, 7), "ACROSS"),
     (lambda x: x.exp().sum(axis=1).log(), (4096, 5), "ACROSS"),  # (no row: an output per row)
     (_masked_softmax, (64, 64), "MASK"),
-    # rows_across unrolls these rows' max, then its cost refuses: a vector reduce, nothing recorded
-    (lambda x: x.max(axis=1), (64, 16), None),
-    (lambda x: x.max(axis=1), (17, 9), None),
+    # rows_across unrolls these rows' sum of squares, then its cost refuses: a vector reduce,
+    # nothing recorded
+    (lambda x: (x * x).sum(axis=1), (64, 16), None),
+    (lambda x: (x * x).sum(axis=1), (8, 9), None),
+    # a refused attempt, then an unroll: recorded once
+    (lambda x: x.max(axis=1), (64, 5), "UNROLL"),
 ]
 
 
@@ -151,6 +154,7 @@ def test_each_recorded_action_is_what_the_kernel_shows(monkeypatch, program, sha
         low = lower_only(item.ast)
         opt = optimize_kernel(low)
         recorded = list(opt.tag or ())
+        assert len(set(recorded)) == len(recorded), recorded  # (each action taken once)
         names |= {_check_line(line, low, opt) for line in recorded}
         acts = actions(opt)
         assert acts[:len(recorded)] == recorded

@@ -5,6 +5,12 @@ Found wrong, each fixed where it was made:
    as a mere choice of instructions, but without SSE2 gcc computes x86-64's doubles on the x87
    unit in extended precision: a float64 sum rounded twice, `1 + (2^-53 + 2^-80)` gave 1.0
    where numpy gives 1 + 2^-52 (backends/c/flags.py's `_REFUSED`).
+2. `gen` took right-hand sides that make no node where the rule fires: `x.shape` (a tuple, as
+   `x.dtype` is refused), `MUL(x, y.shape)` (a tuple as a source: a node's `shape` property
+   was of any kind; dsl/kinds.py), and `x.f(Ops.ADD)` (an ADD of one source: the builders'
+   op was not checked for its arity as a constructor's is; dsl/check.py's
+   `check_builder_arity`). `rulegrad check` then called each an error or refuted it, with no
+   place in the rule.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import pytest
 from rulegrad import Tensor
 from rulegrad.backends.c import build, run
 from rulegrad.backends.c.flags import CFlagsError
+from rulegrad.cli import main
 
 
 def _fresh_c(monkeypatch, tmp_path) -> None:
@@ -58,3 +65,57 @@ def test_other_instruction_set_switches_still_build(monkeypatch, tmp_path, flag)
     monkeypatch.setenv("RULEGRAD_CFLAGS", f"-O2 {flag}")
     a = np.linspace(-3, 3, 11)
     np.testing.assert_array_equal((Tensor(a) * 3 + 1).numpy(), a * 3 + 1)
+
+
+# ---------------------------------------------------------------------- 2. gen's kinds
+# (a rule of a rewrite set, the column of the error on its line, the message's start)
+BAD_RHS = [
+    ("MUL(x:floats, y) -> x.shape", 21, "the right-hand side is a tuple, which cannot be a node"),
+    ("MUL(x:floats, y) -> MUL(x, y.shape)", 28, "a tuple cannot be a source of MUL"),
+    ("MUL(x:floats, y) -> MUL(x, y.vmax)", 28, "a number (a constant's value) cannot be a "
+     "source of MUL"),
+    ("MUL(x:floats, y) -> x.f(Ops.ADD)", 21, "wrong arity: ADD takes 2 sources, .f(...) gives 1"),
+    ("EXP2(x) -> x.alu(Ops.WHERE, x)", 12, "wrong arity: WHERE takes 3 sources, .alu(...) "
+     "gives 2"),
+    ("ADD(x, y) -> x.alu(Ops.NEG, y)", 14, "wrong arity: NEG takes 1 source, .alu(...) gives 2"),
+]
+GOOD_RHS = ["MUL(x:floats, y) -> x.reshape(y.shape) if x.shape == y.shape else None",
+            "MUL(x:floats, y) -> x.f(Ops.NEG)", "EXP2(x) -> x.alu(Ops.WHERE, x, x)",
+            "ADD(x, y) -> x.alu(Ops.MUL, y)", "ADD(x, y) -> x if x.vmax < 0 and x is y else None"]
+
+
+def _gen(tmp_path, rule: str) -> tuple[int, str]:
+    path = tmp_path / "user.rules"
+    path.write_text(f"rules user = {{\n  r: {rule}\n}}\n")
+    return main(["gen", str(path), "--out", str(tmp_path / "out")]), str(path)
+
+
+@pytest.mark.parametrize("rule,col,message", BAD_RHS, ids=[b[0] for b in BAD_RHS])
+def test_gen_refuses_a_right_side_that_makes_no_node(tmp_path, capsys, rule, col, message):
+    code, path = _gen(tmp_path, rule)
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert code != 0, text
+    assert f"{path}:2:{col + len('  r: ')}: error: {message}" in text, text
+    assert not (tmp_path / "out" / "user.py").exists()
+
+
+@pytest.mark.parametrize("rule", GOOD_RHS)
+def test_gen_takes_shapes_bounds_and_builders_used_right(tmp_path, capsys, rule):
+    code, _ = _gen(tmp_path, rule)
+    assert code == 0, capsys.readouterr()
+    assert (tmp_path / "out" / "user.py").is_file()
+
+
+def test_the_refused_right_sides_fail_where_they_fire():
+    """The oracle for the rows above: each right side, evaluated on a node the pattern
+    matches, is no node (a tuple, a number) or an ADD, WHERE or NEG of the wrong count of
+    sources (2, 3 and 1 in the IR, as in every ALU)."""
+    from rulegrad.runtime.dtype import dtypes
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.uop import UOp
+
+    x = UOp.const(dtypes.float32, 2.0).reshape((1,)).expand((3,))
+    assert not isinstance(x.shape, UOp) and not isinstance(x.vmax, UOp)
+    assert len(x.f(Ops.ADD).src) == 1 and len(x.alu(Ops.WHERE, x).src) == 2
+    assert len(x.alu(Ops.NEG, x).src) == 2

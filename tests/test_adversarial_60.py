@@ -28,10 +28,10 @@ import numpy as np
 import pytest
 
 from rulegrad import Tensor
-from rulegrad.nn import optim
 from rulegrad.backends.c import build, run
 from rulegrad.backends.c.flags import CFlagsError
 from rulegrad.cli import main
+from rulegrad.nn import optim
 
 
 def _fresh_c(monkeypatch, tmp_path) -> None:

@@ -1871,8 +1871,7 @@ class Tensor(TensorOps, NNOps):
         if layout is None and buffer_of(self.uop) is None and (pad := _padded_view(self.uop)):
             raise InvalidArgument(
                 f"assign into a {pad} view of a buffer: it repeats or invents elements, so it has "
-                "no storage to write (a strided slice x[a:b:step] whose span is not a whole "
-                "number of steps is one); write it with `x[...] = value` instead")
+                "no storage to write; write it with `x[...] = value` instead")
         if layout is None and buffer_of(self.uop) is None:
             raise InvalidArgument(f"assign needs a realized, buffer-backed target; this tensor of "
                              f"shape {show(self.shape)} is a lazy {self.uop.op.name} (realize it "
@@ -2560,8 +2559,8 @@ def _whole_steps(start: int, n: int, step: int, size: int) -> tuple[int, int, in
     """The span (b, e) that `_stride` splits into `n` steps of `step` along an axis of `size`
     to read start, start + step, ...; and which column of each step is read. n whole steps
     from start (column 0) or ending just after the last element read (column step - 1) when
-    the axis holds them, so no PAD is needed (a PAD is no view of storage: an assign into
-    `x[1::2]` was refused); else the elements' own span, padded by `_stride`."""
+    the axis holds them, so no PAD is needed; else the elements' own span, padded by `_stride`
+    (a PAD its SHRINK drops: still a view of storage, realize.view_ops)."""
     last = start + (n - 1) * step
     if start + n * step <= size:
         return start, start + n * step, 0

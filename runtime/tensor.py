@@ -2667,8 +2667,8 @@ def _sharded_target(uop: UOp) -> tuple[int | None, tuple[str, ...]]:
     sharded axis whole)."""
     from .multi import layouts
 
-    node = uop
-    while node.op in WRITABLE_VIEWS:
+    node, ops = uop, view_ops(uop, WRITABLE_VIEWS)  # (a strided slice's dropped PAD too)
+    while node.op in ops:
         node = node.src[0]
     where = f"a tensor sharded over {describe(device_of(uop))}"
     if node.op in GroupOp.Movement:  # an EXPAND or a PAD

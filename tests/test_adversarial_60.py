@@ -17,7 +17,8 @@ Found wrong, each fixed where it was made:
    write into s read the old values, and an optimizer's step on `p = s[::2]` never reached s
    (the strict xfail of tests/test_review_59c.py). A PAD whose places are all dropped is now a
    view (runtime/realize.py's `view_ops`, used by every walk: realize, assign, the readers'
-   copies, `optim._storage_after`); a PAD whose places are read stays a copy.
+   copies, `optim._storage_after`, a sharded target's walk); a PAD whose places are read
+   stays a copy.
 """
 
 from __future__ import annotations
@@ -195,3 +196,18 @@ def test_a_pad_whose_places_are_read_stays_a_copy(scheduler):
     np.testing.assert_array_equal(z.numpy(), np.pad(a[::2], ((0, 1), (0, 0))))
     with pytest.raises(Exception, match="PAD"):
         s.pad(((1, 1), (0, 0))).assign(Tensor(np.zeros((5, 2), np.float32)))
+
+
+@pytest.mark.parametrize("cols", [slice(None, None, 2), slice(None, None, -2), slice(1, None, 3)],
+                         ids=["::2", "::-2", "1::3"])
+@pytest.mark.parametrize("shape", [(4, 5), (2, 7)], ids=str)
+def test_an_assign_through_a_strided_view_of_shards_that_reads_them(scheduler, shape, cols):
+    """Sharded by rows, sliced along the columns (5 and 7: no whole number of steps), the
+    value read from the target at other columns."""
+    a = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    x = Tensor(a.copy()).shard(("CPU", "CPU:1"), axis=0).realize()
+    n = len(range(*cols.indices(shape[1])))
+    x[:, cols].assign(x[:, :n].flip(1) * 10)
+    want = a.copy()
+    want[:, cols] = want[:, :n][:, ::-1] * 10
+    np.testing.assert_array_equal(x.numpy(), want)

@@ -211,3 +211,34 @@ def test_an_assign_through_a_strided_view_of_shards_that_reads_them(scheduler, s
     want = a.copy()
     want[:, cols] = want[:, :n][:, ::-1] * 10
     np.testing.assert_array_equal(x.numpy(), want)
+
+
+# a strided target of 5 rows or columns, its value read from the target at other places
+SELF_READS = {
+    "x[::2] = x[::-2]": (lambda x: x[::2].assign(x[::-2]),
+                         lambda w: w.__setitem__(slice(None, None, 2), w[::-2].copy())),
+    "x[::2] = x[:3] + x[2:]": (lambda x: x[::2].assign(x[:3] + x[2:]),
+                               lambda w: w.__setitem__(slice(None, None, 2), w[:3] + w[2:])),
+    "x[::2] = x[::2].cumsum(0)": (lambda x: x[::2].assign(x[::2].cumsum(0)),
+                                  lambda w: w.__setitem__(slice(None, None, 2),
+                                                          w[::2].cumsum(0))),
+    "x[:, ::2] = x[:, ::-2]": (lambda x: x[:, ::2].assign(x[:, ::-2]),
+                               lambda w: w.__setitem__((slice(None), slice(None, None, 2)),
+                                                       w[:, ::-2].copy())),
+    "x[::2, ::2] = its T": (lambda x: x[::2, ::2].assign(x[::2, ::2].T),
+                            lambda w: w.__setitem__((slice(None, None, 2),) * 2,
+                                                    w[::2, ::2].T.copy())),
+}
+
+
+@pytest.mark.parametrize("backend", ["c", "interp"])
+@pytest.mark.parametrize("case", SELF_READS)
+def test_an_assign_into_a_strided_view_that_reads_its_target(scheduler, monkeypatch, backend,
+                                                               case):
+    monkeypatch.setenv("RULEGRAD_BACKEND", backend)
+    write, numpy_write = SELF_READS[case]
+    a = np.arange(25, dtype=np.float32).reshape(5, 5)
+    x, want = Tensor(a.copy()).realize(), a.copy()
+    write(x)
+    numpy_write(want)
+    np.testing.assert_array_equal(x.numpy(), want)

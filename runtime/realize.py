@@ -511,36 +511,37 @@ def view_ops(top: UOp, ops: frozenset[Ops] = VIEW_OPS) -> frozenset[Ops]:
     return ops
 
 
-_DROPPED: weakref.WeakKeyDictionary[UOp, bool] = weakref.WeakKeyDictionary()
-
-
 def _pads_dropped(top: UOp, ops: frozenset[Ops]) -> bool:
-    """Whether each element of the chain `top` (of `ops` and PADs) reads its base: the chain
-    run on a mask of the base's places (a PAD's places are False), all True at the top."""
-    if (known := _DROPPED.get(top)) is not None:
-        return known
+    """Whether each element of the chain `top` (of `ops` and PADs) reads its base (asked of
+    the chain's shapes and arguments: a step's new nodes over the same storage ask it once)."""
     chain, node = [], top
     while node.op in ops or node.op is Ops.PAD:
         chain.append(node)
         node = node.src[0]
     if has_symbolic(node.shape) or any(has_symbolic(n.shape) for n in chain):
         return False
-    mask = np.ones(node.shape, dtype=bool)
-    for n in reversed(chain):
-        if n.op is Ops.PAD:
-            mask = np.pad(mask, n.arg, constant_values=False)
-        elif n.op is Ops.SHRINK:
-            mask = mask[tuple(slice(b, e) for b, e in n.arg)]
-        elif n.op is Ops.RESHAPE:
-            mask = mask.reshape(n.arg)
-        elif n.op is Ops.PERMUTE:
-            mask = mask.transpose(n.arg)
-        elif n.op is Ops.FLIP:
-            mask = np.flip(mask, [i for i, f in enumerate(n.arg) if f])
+    return _chain_reads_all(node.shape, tuple((n.op, n.arg) for n in reversed(chain)))
+
+
+@functools.lru_cache(maxsize=256)
+def _chain_reads_all(shape: tuple[int, ...], chain: tuple[tuple[Ops, object], ...]) -> bool:
+    """The chain of movement ops run on a mask of a base of `shape` (a PAD's places are
+    False): all True at its top."""
+    mask = np.ones(shape, dtype=bool)
+    for op, arg in chain:
+        if op is Ops.PAD:
+            mask = np.pad(mask, arg, constant_values=False)
+        elif op is Ops.SHRINK:
+            mask = mask[tuple(slice(b, e) for b, e in arg)]
+        elif op is Ops.RESHAPE:
+            mask = mask.reshape(arg)
+        elif op is Ops.PERMUTE:
+            mask = mask.transpose(arg)
+        elif op is Ops.FLIP:
+            mask = np.flip(mask, [i for i, f in enumerate(arg) if f])
         else:  # EXPAND
-            mask = np.broadcast_to(mask, n.arg)
-    _DROPPED[top] = answer = bool(mask.all())
-    return answer
+            mask = np.broadcast_to(mask, arg)
+    return bool(mask.all())
 
 
 def stored_view(uop: UOp) -> bool:

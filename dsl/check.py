@@ -906,6 +906,7 @@ class _FileChecker:
             else:
                 self.check_expr(e.func, scope, where, comp_locals)
                 self.check_analysis_call(e)
+                self.check_builder_arity(e)
             for x in (*e.args, *(v for _, v in e.kwargs)):
                 self.check_expr(x, scope, where, comp_locals)
         elif isinstance(e, A.EComp):
@@ -928,6 +929,27 @@ class _FileChecker:
                        "answers about the nodes it is given, and nothing else",
                        "pass it nodes; a function that needs ctx is a helper: declare it "
                        "with use")
+
+    def check_builder_arity(self, e: A.ECall) -> None:
+        """`x.f(Ops.ADD)` builds an ADD of x alone and `x.alu(Ops.WHERE, y)` a WHERE of two:
+        the op's arity is checked as a constructor's (`ADD(x)`) is, not left to a crash or a
+        malformed node where the rule fires."""
+        f = e.func
+        if not (isinstance(f, A.EAttr) and f.attr in ("f", "alu") and e.args) or \
+                any(isinstance(a, A.EStar) for a in e.args):
+            return
+        op = e.args[0]
+        if not (isinstance(op, A.EAttr) and isinstance(op.obj, A.EOpName)
+                and op.obj.name == "Ops" and op.attr in OP_NAMES):
+            return
+        given = 1 if f.attr == "f" else len(e.args)  # (the node itself and the others)
+        n = arity(Ops[op.attr])
+        if n is not None and n != given:
+            self.error(e.span, f"wrong arity: {op.attr} takes {n} source{'s' if n != 1 else ''},"
+                       f" .{f.attr}(...) gives {given}",
+                       f"{op.attr}(...) with its sources, or .alu(Ops.{op.attr}, ...) with "
+                       f"{n - 1} other{'s' if n != 2 else ''}" if n > 1 else
+                       f"x.f(Ops.{op.attr}) or x.alu(Ops.{op.attr})")
 
     def check_name(self, e: A.EName, scope: set[str], where: str,
                    comp_locals: dict[str, A.Span]) -> None:

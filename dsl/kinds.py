@@ -243,6 +243,10 @@ class Typer:
                 if e.attr == "base":
                     return NODE
                 ret = inspect.signature(member.fget).return_annotation
+                if e.attr == "shape":  # (a tuple: `-> x.shape` or `MUL(x, y.shape)` made no node)
+                    return Kind("tuple", ANY)
+                if e.attr in ("vmin", "vmax"):  # a bound: an int, a float or a bool
+                    return NUMBER
                 return INT if ret == "int" else ANY
             return Kind("method", obj=e.attr)
         if obj.name == "number" and e.attr not in _NUMBER_ATTRS:

@@ -96,6 +96,7 @@ from .realize import (
     stored_view,
     view_base,
     view_bases,
+    view_ops,
 )
 from .tensor_ops import (
     TensorOps,
@@ -1870,8 +1871,7 @@ class Tensor(TensorOps, NNOps):
         if layout is None and buffer_of(self.uop) is None and (pad := _padded_view(self.uop)):
             raise InvalidArgument(
                 f"assign into a {pad} view of a buffer: it repeats or invents elements, so it has "
-                "no storage to write (a strided slice x[a:b:step] whose span is not a whole "
-                "number of steps is one); write it with `x[...] = value` instead")
+                "no storage to write; write it with `x[...] = value` instead")
         if layout is None and buffer_of(self.uop) is None:
             raise InvalidArgument(f"assign needs a realized, buffer-backed target; this tensor of "
                              f"shape {show(self.shape)} is a lazy {self.uop.op.name} (realize it "
@@ -2559,8 +2559,8 @@ def _whole_steps(start: int, n: int, step: int, size: int) -> tuple[int, int, in
     """The span (b, e) that `_stride` splits into `n` steps of `step` along an axis of `size`
     to read start, start + step, ...; and which column of each step is read. n whole steps
     from start (column 0) or ending just after the last element read (column step - 1) when
-    the axis holds them, so no PAD is needed (a PAD is no view of storage: an assign into
-    `x[1::2]` was refused); else the elements' own span, padded by `_stride`."""
+    the axis holds them, so no PAD is needed; else the elements' own span, padded by `_stride`
+    (a PAD its SHRINK drops: still a view of storage, realize.view_ops)."""
     last = start + (n - 1) * step
     if start + n * step <= size:
         return start, start + n * step, 0
@@ -2667,8 +2667,8 @@ def _sharded_target(uop: UOp) -> tuple[int | None, tuple[str, ...]]:
     sharded axis whole)."""
     from .multi import layouts
 
-    node = uop
-    while node.op in WRITABLE_VIEWS:
+    node, ops = uop, view_ops(uop, WRITABLE_VIEWS)  # (a strided slice's dropped PAD too)
+    while node.op in ops:
         node = node.src[0]
     where = f"a tensor sharded over {describe(device_of(uop))}"
     if node.op in GroupOp.Movement:  # an EXPAND or a PAD
@@ -2689,9 +2689,9 @@ def _sharded_target(uop: UOp) -> tuple[int | None, tuple[str, ...]]:
 def _padded_view(uop: UOp) -> str | None:
     """The name of the first PAD or EXPAND in a chain of movement ops over a realized buffer
     (a view with no storage of its own to write); None for any other tensor."""
-    found = None
+    found, ops = None, view_ops(uop, WRITABLE_VIEWS)
     while uop.op in GroupOp.Movement:
-        if uop.op not in WRITABLE_VIEWS and found is None:
+        if uop.op not in ops and found is None:
             found = uop.op.name
         uop = uop.src[0]
     return found if buffer_of(uop) is not None else None
@@ -2742,7 +2742,9 @@ def readers_of(written: set[UOp], skip: Sequence[Tensor | None] = ()) -> list[Te
         if t is None or id(t) in skipped or buffer_of(t.uop) is not None:
             continue
         bufs, flags = _graph_reads(t.uop, walked)
-        if flags == 0 and not bufs.isdisjoint(written):
+        # (a strided slice `s[::2]` of 5 rows holds a PAD, which _graph_reads calls a copy:
+        # its SHRINK drops the padding, so it is a view of the storage: stored_view)
+        if flags == 0 and not bufs.isdisjoint(written) and not stored_view(t.uop):
             out.append(t)
     return out
 
@@ -2794,7 +2796,8 @@ def _is_view(uop: UOp) -> bool:
     """A view of storage (what `_graph_reads` marks _VIEW), read down its chain of views."""
     while uop.op in _ALIAS_OPS and len(uop.src) == 1:
         uop = uop.src[0]
-    return uop.op is Ops.BUFFER or (uop.op in _ALIAS_OPS and _graph_reads(uop, {})[1] & _VIEW > 0)
+    return uop.op is Ops.BUFFER or (uop.op in _ALIAS_OPS and _graph_reads(uop, {})[1] & _VIEW > 0) \
+        or stored_view(uop)
 
 
 def _reads(root: UOp, written: set[UOp]) -> bool:
@@ -2873,7 +2876,9 @@ def _is_detach(uop: UOp) -> bool:
 
 
 def _view_of_buffer(uop: UOp) -> bool:
-    """A chain of WRITABLE_VIEWS over a realized buffer: each element is one of its storage."""
-    while uop.op in WRITABLE_VIEWS:
+    """A chain of WRITABLE_VIEWS over a realized buffer: each element is one of its storage
+    (a strided slice's PAD, which its SHRINK drops, too: `view_ops`)."""
+    ops = view_ops(uop, WRITABLE_VIEWS)
+    while uop.op in ops:
         uop = uop.src[0]
     return buffer_of(uop) is not None

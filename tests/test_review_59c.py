@@ -1,9 +1,9 @@
 """rev59c: parameters that are strided views of one storage, views of them read between
 steps, and the bound on the views a step points at (`optim._pointed`), against torch.
 
-A strided slice whose span is not a whole number of steps (`s[::2]` of 5 rows) is a PAD of
-s, no view of storage in rulegrad: `requires_grad_()` gives it a buffer of its own, so s does
-not see its steps (torch's does): pinned below as a known difference (xfail, strict)."""
+A strided slice whose span is not a whole number of steps (`s[::2]` of 5 rows) holds a PAD
+that its SHRINK drops again: a view of s, as torch's is, so s sees its steps (it was a copy
+until adv60: runtime/realize.py's `view_ops`; tests/test_adversarial_60.py sweeps the class)."""
 
 from __future__ import annotations
 
@@ -55,8 +55,6 @@ def test_a_strided_view_of_storage_trains_as_torchs(scheduler, shape, param, opt
         np.testing.assert_allclose(v.numpy(), tv.numpy(), rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.xfail(strict=True, reason="a PAD is no view of storage in rulegrad: "
-                   "requires_grad_() copies s[::2] of 5 rows, torch's is a view")
 def test_a_padded_strided_parameter_writes_its_storage():
     a = _data((5, 3))
     s, ts = Tensor(a.copy()), torch.tensor(a.copy())

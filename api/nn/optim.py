@@ -40,6 +40,7 @@ from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import (
+    WRITABLE_VIEWS,
     after_assigns,
     buffer_of,
     pending_assign,
@@ -47,6 +48,7 @@ from rulegrad.runtime.realize import (
     realize_tensors,
     shards_of,
     view_base,
+    view_ops,
 )
 from rulegrad.runtime.tensor import Tensor, readers_of, views_of, written_by
 from rulegrad.runtime.uop import UOp
@@ -264,10 +266,12 @@ def _storage_after(view: UOp, node: UOp) -> tuple[UOp, UOp] | None:
     buffer (`p = s[1:]`) is undone as node where it lies and the storage's own values outside
     it (the write leaves them; read beside the write, they are read from a copy made before
     it: runtime/schedule_item.py's `copy_old_reads`). None for anything else."""
-    after = node
-    while view.op in (Ops.RESHAPE, Ops.PERMUTE, Ops.FLIP, Ops.SHRINK):
+    after, ops = node, view_ops(view, WRITABLE_VIEWS)
+    while view.op in ops:
         under = view.src[0]
-        if view.op is Ops.SHRINK:
+        if view.op is Ops.PAD:  # (a strided slice's, whose SHRINK drops what it adds)
+            after = after.shrink(tuple((b, b + n) for (b, _), n in zip(view.arg, under.shape)))
+        elif view.op is Ops.SHRINK:
             if isinstance(device_of(view), tuple) or has_symbolic(under.shape):
                 return None  # (a slice of shards: not undone here)
             pads = tuple((b, n - e) for (b, e), n in zip(view.arg, under.shape))

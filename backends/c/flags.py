@@ -147,6 +147,11 @@ _REFUSED = {
     "-fno-wrapv": "makes signed overflow undefined (numpy's ints wrap)",
     "-fstrict-overflow": "makes signed overflow undefined (numpy's ints wrap)",
     "-ftrapv": "aborts on signed overflow (numpy's ints wrap)",
+    # x86-64's floats live in SSE registers; without SSE (or SSE2, for doubles) gcc computes
+    # them on the x87 unit in extended precision, and a float64 sum rounds twice (1 + (2^-53
+    # + 2^-80) is 1.0, numpy's is 1 + 2^-52): these two are no mere choice of instructions
+    "-mno-sse": "computes floats on the x87 unit in extended precision, rounding twice",
+    "-mno-sse2": "computes doubles on the x87 unit in extended precision, rounding twice",
 }
 _REFUSED_PREFIX: tuple[tuple[str | tuple[str, ...], str], ...] = (
     ("-ffp-contract=", "fuses a*b+c into one rounding"),
@@ -246,6 +251,8 @@ ALLOWED_TEXT = ("Allowed: optimization levels (-O0..-O3, -Os, -Og), -march=/-mtu
 
 def allowed(flag: str) -> bool:
     """Whether `flag` is known not to change what a kernel computes."""
+    if flag in _REFUSED:  # (an instruction set's switch that moves floats to the x87 unit)
+        return False
     if flag in _ALLOWED or _ISA.fullmatch(flag) or _WARNING.fullmatch(flag):
         return True
     return flag.startswith(_ALLOWED_PREFIXES)

@@ -3,9 +3,11 @@
 In: a sum, a max, a logsumexp and a softmax along the rows of 3 x 1000003, 5 x 999983, 3 x
 1000000 and 7 x 199999 (fewer rows than the threads share evenly; prime lengths and one a
 divisor splits). Out: per case rulegrad's call over torch eager's (> 1: rulegrad is faster), its
-share of the copy bandwidth, and the threaded loops of its kernels (`DEBUG=2`'s PARALLEL
-actions: rows x parts, rangeify.rules' partials_apart and split_tail). Medians of interleaved
-rounds; outputs checked against torch.
+share of the copy bandwidth, the CPU time per call of its busiest thread and that thread's share
+of all its threads' (Linux's per-thread counters: the critical path on free cores, which a
+loaded machine's wall clock hides; 0.5 is an even split on 2 threads), and the threaded loops
+of its kernels (`DEBUG=2`'s PARALLEL actions: rows x parts, rangeify.rules' partials_apart and
+split_tail). Medians of interleaved rounds; outputs checked against torch.
 
     python bench/few_rows.py [--rounds N]
 """
@@ -13,13 +15,36 @@ rounds; outputs checked against torch.
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import time
 
 import numpy as np
 from harness import close, copy_bandwidth, interleaved_medians, torch_module
 
 SHAPES = [(3, 1000003), (5, 999983), (3, 1000000), (7, 199999)]
 OPS = ("sum", "max", "logsumexp", "softmax")
+
+
+def _thread_ticks() -> dict[str, int]:
+    """CPU clock ticks (user + system) of each thread of this process."""
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{tid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        out[tid] = int(fields[11]) + int(fields[12])
+    return out
+
+
+def busiest(fn, seconds: float = 1.0) -> tuple[float, float]:
+    """The busiest thread's CPU seconds per call of fn, and its share of all threads' CPU."""
+    before, t0, calls = _thread_ticks(), time.process_time(), 0
+    while time.process_time() - t0 < seconds:
+        fn()
+        calls += 1
+    after = _thread_ticks()
+    used = [after[t] - before.get(t, 0) for t in after]
+    return max(used) / os.sysconf("SC_CLK_TCK") / calls, max(used) / max(sum(used), 1)
 
 
 def main() -> None:
@@ -34,7 +59,7 @@ def main() -> None:
     torch = torch_module()
     rng = np.random.default_rng(0)
     print(f"{'case':26s} {'rulegrad ms':>11s} {'torch ms':>9s} {'vs torch':>8s} {'roof':>5s}"
-          "  threads")
+          "  busiest thread ms (share)  threads")
     for shape in SHAPES:
         x = rng.standard_normal(shape).astype(np.float32)
         xt, xr = torch.from_numpy(x), Tensor(x).realize()
@@ -51,8 +76,10 @@ def main() -> None:
             par = [m.group(0) for low in lows for a in actions(low, optimize_kernel(low))
                    for m in [re.search(r"PARALLEL .*", a)] if m]
             name = f"{op} {'x'.join(map(str, shape))}"
+            cpu, share = busiest(ours)
             print(f"{name:26s} {t_ours * 1e3:11.3f} {t_torch * 1e3:9.3f} "
-                  f"{t_torch / t_ours:7.2f}x {roof:5.0%}  {'; '.join(par)}", flush=True)
+                  f"{t_torch / t_ours:7.2f}x {roof:5.0%}  {cpu * 1e3:10.3f} ({share:.2f})"
+                  f"        {'; '.join(par)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -513,6 +513,25 @@ def _split_reduce_program() -> str | None:
     return None
 
 
+def _few_rows_program() -> str | None:
+    """A sum and a max of 3 rows of a prime length (349529) and a sum of 3 rows of 350000, past
+    PARALLEL_MIN_WORK: 3 rows share 2 threads unevenly, so rangeify.rules' split_tail splits the
+    prime rows into parts and a tail and split_reduceop computes the partials apart (the
+    fuzzer's reduces are smaller than a split, its drawn instances at most 2**17 values)."""
+    from rulegrad.runtime.tensor import Tensor
+
+    p = np.linspace(0, 1, 3 * 349529, dtype=np.float32).reshape(3, 349529)
+    d = np.linspace(0, 1, 3 * 350000, dtype=np.float32).reshape(3, 350000)
+    p[1, -1] = 2.0  # the max of a row in its tail
+    total, top, even = Tensor(p).sum(-1), Tensor(p).max(-1), Tensor(d).sum(-1)
+    Tensor.realize(total, top, even)
+    for name, t, want in (("sum", total, p.astype(np.float64).sum(-1)), ("max", top, p.max(-1)),
+                          ("even sum", even, d.astype(np.float64).sum(-1))):
+        if not np.allclose(t.numpy(), want, rtol=1e-4):
+            return f"few rows {name}: {t.numpy()} != {want}"
+    return None
+
+
 def _scan_program() -> str | None:
     """Scans past unroll's windows (opt.rules' scan_store: one running accumulator), along
     the rows, down the columns and along a middle axis, a NaN and a -0.0 among their values."""
@@ -640,6 +659,7 @@ EXTRA_PROGRAMS: dict[int, tuple[str, Callable[[], str | None]]] = {
     -13: ("the split reduction program", _split_reduce_program),
     -14: ("the padding reduce program", _padding_reduce_program),
     -15: ("the libm compare program", _libm_compare_program),
+    -16: ("the few long rows program", _few_rows_program),
 }
 
 

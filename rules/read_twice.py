@@ -1,12 +1,13 @@
-"""The libm values a compare reads at two views (rangeify.rules' `libm_stored`, an earliest
-rewrite of both schedulers). In: the tensor graph's SINK. Out: the values to store once. Each
-kernel or loop that reads a value through a libm call (LIBM_CALLS) recomputes it, a vector loop
-with libmvec, a scalar one with libm, ulps apart: `x.cos() == x.cos().max(0)` missed the max.
+"""The libm values a compare reads as two computations (rangeify.rules' `libm_stored`, an
+earliest rewrite of both schedulers). In: the tensor graph's SINK. Out: the values to store once.
+Each kernel or loop that reads a value through a libm call (LIBM_CALLS) recomputes it, a vector
+loop with libmvec, a scalar one with libm, ulps apart: `x.cos() == x.cos().max(0)` missed the max.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
 from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
@@ -14,15 +15,17 @@ from rulegrad.runtime.uop import UOp, toposort
 PICKS = GroupOp.Comparison | {Ops.MAX, Ops.MIN}  # whose answer turns on an ulp of a source
 _VIEWS = GroupOp.Movement | {Ops.REDUCE_AXIS}  # a read of another element than the reader's
 _WALKED, _THROUGH = GroupOp.Elementwise | GroupOp.Movement, GroupOp.Elementwise | _VIEWS
-_NONE: frozenset[UOp] = frozenset()
 
 
 def read_twice(sink: UOp) -> list[UOp]:
-    """The libm values of two readers or more (through movement ops), below a view, that a
-    compare reaches from two sources of an elementwise op on its way, one through a view. Per
-    node, the values under it reached through elementwise ops only (`plain`) and through a view
-    (`viewed`); such a value hides those below it (a path through it reads them at one view;
-    stored, the rule runs again): the sets stay small on a chain of them."""
+    """The libm values of two readers or more (through movement ops), below a view or a buffer,
+    that two sources of an elementwise op on a compare's way read as two computations: one
+    through a view and the other at all, or one from a buffer and the other recomputed or from
+    another buffer. Per node, bitsets (a bit per value, or per buffer) of every value under it,
+    not the topmost only (`s = e * 2; s.max(0) * 0.5 == e` reads e through s and beside it):
+    read in its loop `p`, through a view `v`, from its buffers `bufs` (holding `h`; `m`: those
+    two of them hold). One pass each way, no recursion; of the values an op meets, the topmost
+    (stored, its readers read those under it once; the rule runs again)."""
     nodes = toposort(sink)
     libm: set[UOp] = set()
     base: dict[UOp, UOp] = {}  # a node's value under its movement ops
@@ -31,27 +34,48 @@ def read_twice(sink: UOp) -> list[UOp]:
             libm.add(n)
         base[n] = base[n.src[0]] if n.op in GroupOp.Movement else n
     users = Counter(s for n in nodes if libm for s in set(n.src))
-    under, feeds = set(), set()  # below a view; read by a compare (through _THROUGH ops)
+    # below a view or a buffer; read by a compare through _THROUGH ops, and through buffers too
+    under, feeds, cone = set(), set(), set()
     for n in reversed(nodes) if libm else ():  # every consumer before its sources
         if n.op in _VIEWS or n.op is Ops.CONTIGUOUS or n in under and n.op in _WALKED:
             under.update(n.src)
         if n.op in _THROUGH and (n in feeds or n.op in PICKS):
             feeds.update(n.src)
-    shared = {base[n] for n in libm if users[n] > 1} & under
-    plain: dict[UOp, frozenset[UOp]] = {}
-    viewed: dict[UOp, frozenset[UOp]] = {}
-    # read from a buffer the graph has (sort's of its input) and recomputed by its other readers
-    hits = {base[n.src[0]] for n in feeds if n.op is Ops.CONTIGUOUS} & shared
-    for n in nodes if shared else ():
-        if n not in feeds and n.op not in PICKS:
-            continue  # (no compare reads it)
-        srcs = list(dict.fromkeys(n.src))
-        ps, vs = [plain.get(s, _NONE) for s in srcs], [viewed.get(s, _NONE) for s in srcs]
-        if n.op in GroupOp.Elementwise:
-            for i in range(len(srcs)) if len(srcs) > 1 else ():  # read through a view by one
-                hits |= vs[i] & _NONE.union(*ps[:i], *ps[i + 1:], *vs[:i], *vs[i + 1:])
-            plain[n] = frozenset((n,)) if n in shared else _NONE.union(*ps)
-            viewed[n] = _NONE if n in shared else _NONE.union(*vs)
-        elif n.op in _VIEWS:
-            viewed[n] = _NONE.union(*ps, *vs)
-    return [n for n in nodes if n in hits]
+        if n.op in _THROUGH | {Ops.CONTIGUOUS} and (n in cone or n in feeds or n.op in PICKS):
+            cone.update(n.src)
+    shared = {base[n] for n in libm if users[n] > 1} & under & cone  # (no other is walked)
+    bit = {n: 1 << i for i, n in enumerate(n for n in nodes if n in shared)}
+    at, hold, found = {b: n for n, b in bit.items()}, {}, 0  # hold: a buffer's bit -> its h
+    reads: dict[UOp, tuple[int, int, int, int, int]] = {}
+    for n in [n for n in nodes if n in cone or n.op in PICKS] if shared else ():
+        srcs = [reads[s] for s in dict.fromkeys(n.src) if s in reads] or [(0,) * 5]
+        p, v, bufs, h, m = srcs[0]
+        for p2, v2, bufs2, h2, m2 in srcs[1:]:  # (in two buffers: one new to the others)
+            new, held = bufs2 & ~bufs, 0
+            while new:  # (a bit at a time: the sources of a chain read the same buffers)
+                held, new = held | hold[new & -new], new & new - 1
+            m |= m2 | h & held
+            p, v, bufs, h = p | p2, v | v2, bufs | bufs2, h | h2
+        twice = 0
+        for i, (_, vi, _, hi, _) in enumerate(srcs if n in feeds or n.op in PICKS else ()):
+            rest = srcs[:i] + srcs[i + 1:]
+            twice |= (vi | hi) & _or(x[0] | x[1] for x in rest) | hi & m & _or(x[3] for x in rest)
+        while twice:  # its topmost (stored, its readers read the ones under it once)
+            top = 1 << twice.bit_length() - 1  # (bits in graph order: none above it)
+            found |= top
+            twice &= ~(top | reads[at[top]][0] | reads[at[top]][1])
+        if n.op is Ops.CONTIGUOUS and p | v:  # a buffer: its bit, and what its kernel computes
+            hold[1 << len(hold)] = p | v
+            reads[n] = (0, 0, bufs | 1 << len(hold) - 1, h | p | v, m | h & (p | v))
+        elif n.op in GroupOp.Elementwise:
+            reads[n] = (p | bit.get(n, 0), v, bufs, h, m)
+        elif n.op in _VIEWS or n.op is Ops.CONTIGUOUS:
+            reads[n] = (0, p | v, bufs, h, m) if n.op in _VIEWS else (0, 0, bufs, h, m)
+    return [n for n in nodes if bit.get(n, 0) & found]
+
+
+def _or(bits: Iterable[int]) -> int:
+    out = 0
+    for b in bits:
+        out |= b
+    return out

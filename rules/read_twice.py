@@ -7,7 +7,6 @@ loop with libmvec, a scalar one with libm, ulps apart: `x.cos() == x.cos().max(0
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 
 from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops
 from rulegrad.runtime.uop import UOp, toposort
@@ -19,24 +18,20 @@ _WALKED, _THROUGH = GroupOp.Elementwise | GroupOp.Movement, GroupOp.Elementwise 
 
 def read_twice(sink: UOp) -> list[UOp]:
     """The libm values of two readers or more (through movement ops), below a view or a buffer,
-    that two sources of an elementwise op on a compare's way read as two computations: one
-    through a view and the other at all, or one from a buffer and the other recomputed or from
-    another buffer. Per node, bitsets (a bit per value, or per buffer) of every value under it,
-    not the topmost only (`s = e * 2; s.max(0) * 0.5 == e` reads e through s and beside it):
-    read in its loop `p`, through a view `v`, from its buffers `bufs` (holding `h`; `m`: those
-    two of them hold). One pass each way, no recursion; of the values an op meets, the topmost
-    (stored, its readers read those under it once; the rule runs again)."""
+    that two sources of an elementwise op on a compare's way read as two computations: one through
+    a view and the other at all, or one from a buffer and the other recomputed or from another
+    buffer. Per node, bitsets of all of them under it (`s = e * 2; s.max(0) * 0.5 == e` reads e
+    through s and beside it): read in its loop, through a view, from which buffers (a bit each),
+    held there, held in two. Of those an op meets, the topmost (stored, the rule runs again)."""
     nodes = toposort(sink)
-    libm: set[UOp] = set()
-    base: dict[UOp, UOp] = {}  # a node's value under its movement ops
+    libm, base = set[UOp](), dict[UOp, UOp]()  # base: a node's value under its movement ops
     for n in nodes if {n.op for n in nodes} & PICKS else ():
         if n.op in LIBM_CALLS or n.op in _WALKED and not libm.isdisjoint(n.src):
             libm.add(n)
         base[n] = base[n.src[0]] if n.op in GroupOp.Movement else n
     users = Counter(s for n in nodes if libm for s in set(n.src))
-    # below a view or a buffer; read by a compare through _THROUGH ops, and through buffers too
-    under, feeds, cone = set(), set(), set()
-    for n in reversed(nodes) if libm else ():  # every consumer before its sources
+    under, feeds, cone = set(), set(), set()  # below a view or a buffer; read by a compare
+    for n in reversed(nodes) if libm else ():  # (through _THROUGH ops; and buffers: cone)
         if n.op in _VIEWS or n.op is Ops.CONTIGUOUS or n in under and n.op in _WALKED:
             under.update(n.src)
         if n.op in _THROUGH and (n in feeds or n.op in PICKS):
@@ -44,38 +39,28 @@ def read_twice(sink: UOp) -> list[UOp]:
         if n.op in _THROUGH | {Ops.CONTIGUOUS} and (n in cone or n in feeds or n.op in PICKS):
             cone.update(n.src)
     shared = {base[n] for n in libm if users[n] > 1} & under & cone  # (no other is walked)
-    bit = {n: 1 << i for i, n in enumerate(n for n in nodes if n in shared)}
-    at, hold, found = {b: n for n, b in bit.items()}, {}, 0  # hold: a buffer's bit -> its h
-    reads: dict[UOp, tuple[int, int, int, int, int]] = {}
-    for n in [n for n in nodes if n in cone or n.op in PICKS] if shared else ():
+    order = [n for n in nodes if n in shared]  # a bit each, in graph order
+    bit, hold, found = {n: 1 << i for i, n in enumerate(order)}, {}, 0
+    reads = dict[UOp, tuple[int, ...]]()  # plain, viewed, buffers, held, held in two
+    for n in [n for n in nodes if n in cone or n.op in PICKS] if bit else ():
         srcs = [reads[s] for s in dict.fromkeys(n.src) if s in reads] or [(0,) * 5]
         p, v, bufs, h, m = srcs[0]
-        for p2, v2, bufs2, h2, m2 in srcs[1:]:  # (in two buffers: one new to the others)
+        for p2, v2, bufs2, h2, m2 in srcs[1:]:  # a value a buffer new to bufs holds, in h
             new, held = bufs2 & ~bufs, 0
             while new:  # (a bit at a time: the sources of a chain read the same buffers)
                 held, new = held | hold[new & -new], new & new - 1
-            m |= m2 | h & held
-            p, v, bufs, h = p | p2, v | v2, bufs | bufs2, h | h2
+            p, v, bufs, h, m = p | p2, v | v2, bufs | bufs2, h | h2, m | m2 | h & held
         twice = 0
-        for i, (_, vi, _, hi, _) in enumerate(srcs if n in feeds or n.op in PICKS else ()):
-            rest = srcs[:i] + srcs[i + 1:]
-            twice |= (vi | hi) & _or(x[0] | x[1] for x in rest) | hi & m & _or(x[3] for x in rest)
-        while twice:  # its topmost (stored, its readers read the ones under it once)
-            top = 1 << twice.bit_length() - 1  # (bits in graph order: none above it)
-            found |= top
-            twice &= ~(top | reads[at[top]][0] | reads[at[top]][1])
+        for i, (pa, va, _, ha, _) in enumerate(srcs if n in feeds or n.op in PICKS else ()):
+            for pb, vb, _, hb, _ in srcs[i + 1:]:
+                twice |= (va | ha) & (pb | vb) | (vb | hb) & (pa | va) | ha & hb & m
+        while twice:  # its topmost (bits in graph order): those under it are read once then
+            top = reads[order[twice.bit_length() - 1]]  # (its plain holds its own bit)
+            found, twice = found | 1 << twice.bit_length() - 1, twice & ~(top[0] | top[1])
         if n.op is Ops.CONTIGUOUS and p | v:  # a buffer: its bit, and what its kernel computes
             hold[1 << len(hold)] = p | v
-            reads[n] = (0, 0, bufs | 1 << len(hold) - 1, h | p | v, m | h & (p | v))
-        elif n.op in GroupOp.Elementwise:
-            reads[n] = (p | bit.get(n, 0), v, bufs, h, m)
-        elif n.op in _VIEWS or n.op is Ops.CONTIGUOUS:
-            reads[n] = (0, p | v, bufs, h, m) if n.op in _VIEWS else (0, 0, bufs, h, m)
+            p, v, bufs, h, m = 0, 0, bufs | 1 << len(hold) - 1, h | p | v, m | h & (p | v)
+        if n.op in _THROUGH | {Ops.CONTIGUOUS}:
+            reads[n] = (p | bit.get(n, 0), v, bufs, h, m) if n.op in GroupOp.Elementwise \
+                else (0, p | v, bufs, h, m)
     return [n for n in nodes if bit.get(n, 0) & found]
-
-
-def _or(bits: Iterable[int]) -> int:
-    out = 0
-    for b in bits:
-        out |= b
-    return out

@@ -1603,18 +1603,15 @@ class Tensor(TensorOps, NNOps):
         return self._reduce(Ops.MIN, axis, keepdim)
 
     def _refuse_empty(self, op: str, axes: tuple[int, ...]) -> None:
-        """An InvalidArgument (a ValueError) for a max, min, argmax or argmin over an empty axis
-        when the output has elements: there is no element to give (the reduction's identity,
-        -inf or +inf, was given). numpy and torch raise too; an empty output is empty (numpy's;
-        torch raises there as well). A symbolic size is taken as not 0."""
+        """An InvalidArgument (a ValueError) for a max, min, argmax or argmin over an empty axis:
+        it has no element to give (the reduction's identity, -inf or +inf, was given). numpy and
+        torch raise too, even where the output is empty. A symbolic size is taken as not 0."""
         shape = self.shape
-        empty = [a for a in axes if isinstance(shape[a], int) and shape[a] == 0]
-        kept = [s for a, s in enumerate(shape) if a not in axes]
-        if empty and not any(isinstance(s, int) and s == 0 for s in kept):
+        if empty := [a for a in axes if isinstance(shape[a], int) and shape[a] == 0]:
             raise InvalidArgument(f"{op} over the empty axis {empty[0]} of shape {show(shape)}: "
                                   f"it has no element to give")
 
-    def _shift(self, axis: Any) -> Tensor:
+    def _max_shift(self, axis: Any) -> Tensor:
         """The max over `axis`, kept, with no gradient: softmax's shift, which only guards exp
         against overflow (tinygrad's choice; it cancels exactly, and the backward graph needs no
         max mask). Over an empty axis -inf, as there are no exps to guard (no refusal: torch's
@@ -1649,12 +1646,12 @@ class Tensor(TensorOps, NNOps):
 
     def softmax(self, axis: int = -1) -> Tensor:
         x = self.cast(least_float(self.dtype))
-        e = (x - x._shift(axis)).exp()
+        e = (x - x._max_shift(axis)).exp()
         return _normalized(e, e.sum(axis, keepdim=True))
 
     def log_softmax(self, axis: int = -1) -> Tensor:
         x = self.cast(least_float(self.dtype))
-        shifted = x - x._shift(axis)
+        shifted = x - x._max_shift(axis)
         return shifted - shifted.exp().sum(axis, keepdim=True).log()
 
     def layernorm(self, axis: int = -1, eps: float = 1e-5) -> Tensor:

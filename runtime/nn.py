@@ -470,7 +470,7 @@ class NNOps:
             raise InvalidArgument(f"label_smoothing must be in [0, 1], got {label_smoothing}")
         cdim = 0 if self.ndim == 1 else 1
         if self.shape != y.shape:
-            if self.max(cdim).shape != y.shape:
+            if self.sum(cdim).shape != y.shape:
                 raise InvalidArgument(f"cross_entropy shapes do not match: {show(self.shape)}, "
                                       f"{show(y.shape)}")
             y = y.unsqueeze(cdim)._one_hot_along_dim(self.shape[cdim], dim=cdim)
@@ -494,7 +494,7 @@ def _safe_softmax(scores: Tensor) -> Tensor:
     from every key): torch's attention gives 0 there, softmax 0 / 0 = NaN. Such a row is
     shifted by 0, so its exps are 0, and divided by 1: no NaN in the values or the gradient
     (0 for the row, as torch's); one max per row, as softmax's."""
-    m = scores.max(-1, keepdim=True).detach()  # as softmax's shift: no gradient
+    m = scores._max_shift(-1)  # (no key: -inf, a dead row, 0s as torch's)
     dead = m == -math.inf
     e = (scores - dead.where(0.0, m)).exp()
     return e / dead.where(1.0, e.sum(-1, keepdim=True))

@@ -1596,10 +1596,28 @@ class Tensor(TensorOps, NNOps):
         return self._reduce(Ops.ADD, axis, keepdim, acc)
 
     def max(self, axis: Any = None, keepdim: bool = False) -> Tensor:
+        self._refuse_empty("max", self._axes(axis))
         return self._reduce(Ops.MAX, axis, keepdim)
 
     def min(self, axis: Any = None, keepdim: bool = False) -> Tensor:
+        self._refuse_empty("min", self._axes(axis))
         return self._reduce(Ops.MIN, axis, keepdim)
+
+    def _refuse_empty(self, op: str, axes: tuple[int, ...]) -> None:
+        """An InvalidArgument (a ValueError) for a max, min, argmax or argmin over an empty axis:
+        it has no element to give (the reduction's identity, -inf or +inf, was given). numpy and
+        torch raise too, even where the output is empty. A symbolic size is taken as not 0."""
+        shape = self.shape
+        if empty := [a for a in axes if isinstance(shape[a], int) and shape[a] == 0]:
+            raise InvalidArgument(f"{op} over the empty axis {empty[0]} of shape {show(shape)}: "
+                                  f"it has no element to give")
+
+    def _max_shift(self, axis: Any) -> Tensor:
+        """The max over `axis`, kept, with no gradient: softmax's shift, which only guards exp
+        against overflow (tinygrad's choice; it cancels exactly, and the backward graph needs no
+        max mask). Over an empty axis -inf, as there are no exps to guard (no refusal: torch's
+        softmax there is empty, its logsumexp -inf)."""
+        return self._reduce(Ops.MAX, axis, True).detach()
 
     def _count(self, axis: Any) -> Any:
         sizes = [self.shape[a] for a in self._axes(axis)]
@@ -1629,14 +1647,12 @@ class Tensor(TensorOps, NNOps):
 
     def softmax(self, axis: int = -1) -> Tensor:
         x = self.cast(least_float(self.dtype))
-        # the shift by the max only guards exp against overflow: no gradient flows through it
-        # (tinygrad's choice; it cancels exactly, and the backward graph needs no max mask)
-        e = (x - x.max(axis, keepdim=True).detach()).exp()
+        e = (x - x._max_shift(axis)).exp()
         return _normalized(e, e.sum(axis, keepdim=True))
 
     def log_softmax(self, axis: int = -1) -> Tensor:
         x = self.cast(least_float(self.dtype))
-        shifted = x - x.max(axis, keepdim=True).detach()  # see softmax
+        shifted = x - x._max_shift(axis)
         return shifted - shifted.exp().sum(axis, keepdim=True).log()
 
     def layernorm(self, axis: int = -1, eps: float = 1e-5) -> Tensor:

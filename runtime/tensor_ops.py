@@ -1048,10 +1048,10 @@ class TensorOps:
         cancelled, 10 ulps off near 0)."""
         out_dt = least_float(self.dtype)
         x = self.cast(accumulate_float(out_dt))
-        m = x.max(axis, keepdim=True)
+        m = x._reduce(Ops.MAX, axis, True)  # (an empty axis: -inf, and the sum's log -inf)
         m = (m.isinf()).where(0, m)  # all -inf (or an inf max): no shift, exp gives 0 or inf
         out = ((x - m).exp().sum(axis, keepdim=True).log() + m).cast(out_dt)
-        return out if keepdim else out.reshape(x.max(axis).shape)
+        return out if keepdim else out.reshape(x._reduce(Ops.MAX, axis, False).shape)
 
     def softmin(self, axis: int = -1) -> Tensor:
         return (-self).softmax(axis)
@@ -1254,19 +1254,23 @@ class TensorOps:
     def argmax(self, axis: int | None = None, keepdim: bool = False) -> Tensor:
         """Index of the first maximum (NaN counts as the largest value, as in numpy and torch),
         as int32 (tinygrad's index dtype; numpy gives int64)."""
+        return self._argmax(axis, keepdim, "argmax")
+
+    def _argmax(self, axis: int | None, keepdim: bool, name: str) -> Tensor:
+        """argmax, named `name` in its refusal of an empty axis (argmin's is argmax's)."""
         if axis is None:
             if self.ndim == 0:
                 return type(self).zeros((), dtype=dtypes.int32)
+            self._refuse_empty(name, tuple(range(self.ndim)))
             if not has_symbolic(self.shape):
-                out = self.flatten().argmax(0)
+                out = self.flatten()._argmax(0, False, name)
                 return out.reshape((1,) * self.ndim) if keepdim else out
             # a symbolic axis does not flatten: the first hit by its row-major flat position
             return self._first_hit(self._hits(None), None, keepdim)
         if self.ndim == 0:
             return type(self).zeros((), dtype=dtypes.int32)
         axis = self._axis(axis)
-        if self.shape[axis] == 0:  # (a symbolic size is never 0 here: `==` of a UOp is not)
-            raise InvalidArgument(f"argmax of an empty axis {axis} (shape {show(self.shape)})")
+        self._refuse_empty(name, (axis,))
         return self._first_hit(self._hits(axis), axis, keepdim)
 
     def _hits(self, axis: int | None) -> Tensor:
@@ -1309,7 +1313,7 @@ class TensorOps:
     def argmin(self, axis: int | None = None, keepdim: bool = False) -> Tensor:
         """Index of the first minimum; a NaN wins here too (numpy's and torch's argmin give
         the first NaN, as argmax does)."""
-        return self._inverse().argmax(axis, keepdim)
+        return self._inverse()._argmax(axis, keepdim, "argmin")
 
     def _inverse(self) -> Tensor:
         """An order-reversing map: min of self is max of this (~ keeps ints from overflowing)."""

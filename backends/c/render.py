@@ -58,7 +58,7 @@ from typing import NamedTuple
 
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import columns
-from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
+from rulegrad.rules.opt_helpers import VECTOR_LANES, half_row, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
 from rulegrad.rules.wide_exps import fills_sum, paired, wide_fill
@@ -1199,6 +1199,11 @@ class KernelRenderer:
         mark = self._enter(host)
         scope = host
         wide = self.vector is None and wide_fill(dl)  # 16 lanes at a time (wide_exps')
+        # 8 halves at a time (opt_helpers'): inside a store's vector loop too (the row is
+        # filled once per row, outside it; that loop's vector is restored by `_close_local`)
+        half = not (wide or self.wide) and half_row(dl)
+        outside = (self.vector, self.vector_nodes)
+        self.vector_nodes = set() if half else self.vector_nodes
         sums = []  # its "fill" reduces: a scalar accumulator each, and two 16-lane vectors
         for red in self.fills.get(dl, ()) if wide and fills_sum(dl) else ():
             acc, lo, hi = self.fresh("acc"), self.fresh("acc"), self.fresh("acc")
@@ -1207,11 +1212,11 @@ class KernelRenderer:
             self.vartypes[acc], self.vartypes[lo], self.vartypes[hi] = "float", "rg_zf32", "rg_zf32"
             sums.append((red, acc, (lo, hi)))
         for r in dl.src[1:]:
-            scope = self._open_vector(scope, r, None, lanes=16) if wide else \
-                self.open_loop(scope, r)
+            scope = self._open_vector(scope, r, None, lanes=16 if wide else VECTOR_LANES) \
+                if wide or half else self.open_loop(scope, r)
             self.stack.append(scope)
         self.wide |= wide  # (inside a 16-lane store's loop, that store's lanes stay 16)
-        saved.append((mark, name, wide, sums))
+        saved.append((mark, name, wide, half and outside, sums))
 
     def _fill_reduce(self, red: UOp) -> None:
         """A sum the filling loop of the kernel-local row it reads adds up where wide_exps'
@@ -1224,12 +1229,15 @@ class KernelRenderer:
             self._vector_reduce(red)
 
     def _close_local(self, dl: UOp, saved: list) -> None:
-        mark, name, wide, sums = saved.pop()
+        mark, name, wide, half, sums = saved.pop()
         inner = self.stack[-1]
         at, value = "".join(_row_major(dl.src[1:], self.loop_names)), self.emit(dl.src[0])
         if wide:  # (its last vector overlaps the one before: the same values again)
             inner.add(f"rg_zstore_f32(&{name}[{at}], {value});")
             self.vector, self.wide = None, False
+        elif half:  # (F16C's rounding: the value is a half already, where the graph casts)
+            inner.add(f"rg_vstore_f16(&{name}[{at}], {value});")
+            self.vector, self.vector_nodes = half
         else:
             inner.add(self._assign(f"{name}[{at}]", value, dl.dtype))
         inner.fills = True

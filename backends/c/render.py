@@ -61,7 +61,7 @@ from rulegrad.rules.interchange_helpers import columns
 from rulegrad.rules.opt_helpers import VECTOR_LANES, half_row, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
-from rulegrad.rules.wide_exps import fills_sum, paired, wide_fill
+from rulegrad.rules.wide_exps import fills_sum, paired, wide_fill, wide_half
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops
@@ -319,6 +319,7 @@ _ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
         ({vexp.NAME}, vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
         ({"rg_vexp_f32"}, vexp.VECTOR),  # and its core, inline, for explicit vectors
         ({"rg_zexp_f32"}, vexp.WIDE),  # and in 16 lanes, for a reduce's pairs of them
+        ({"rg_zload_f16"}, vexp.WIDE_HALF),  # and a float16 row's 16 lanes of halves
         ({reduce_name(o) for o in REDUCE_OPS},
          " ".join(f"float {reduce_name(o)}{reduce_signature('float')};" for o in REDUCE_OPS)),
     ))
@@ -404,6 +405,7 @@ _LANE_LOAD = {dtypes.bool: "rg_vload_b", dtypes.float16: "rg_vload_f16",
               dtypes.float64: "rg_vload_f64"}  # (and int32's rg_vload_i32)
 VECTOR_EXP = "rg_vexp_f32"
 WIDE_EXP = "rg_zexp_f32"  # (vexp.WIDE: 16 lanes, with its loads, selects and stores)
+WIDE_HALF = "rg_zload_f16"  # (vexp.WIDE_HALF: 16 halves' loads, roundings and stores)
 
 
 _FLOAT_LANES = (dtypes.float32, dtypes.float16)  # (a half in a float lane: exactly its value)
@@ -755,7 +757,8 @@ class KernelRenderer:
             # (wide_exps' `paired`: contiguous float32 loads only; int, bool, half and double
             # lanes contiguously; float32's every one, every other, else lane by lane, `step`
             # apart: whole rows read far apart)
-            load = "rg_zload_f32" if self.wide else _VECTOR_LOAD.get(step) \
+            load = f"rg_zload_f{16 if n.dtype is dtypes.float16 else 32}" if self.wide \
+                else _VECTOR_LOAD.get(step) \
                 if n.dtype is dtypes.float32 else _LANE_LOAD.get(n.dtype, "rg_vload_i32")
             expr = f"{load}(&{_SLOTS[0]})" if load else f"rg_vloads_f32(&{_SLOTS[0]}, {step})"
             row = None if self.prefetch is None else stride(n.src[0].src[1], self.prefetch[0])
@@ -776,6 +779,9 @@ class KernelRenderer:
             # itself, lane for lane the same value as `v + rg_vset_f32(x)`, without an inline
             # call for gcc to expand per statement (on a 100,000-op chain, 3x its build time)
             expr = render_vector(n, _SLOTS)
+        elif self.wide and n.op is Ops.CAST:  # (wide_half's: between float16 and float32)
+            expr = f"rg_zround_f16({_SLOTS[0]})" if n.dtype is dtypes.float16 else _SLOTS[0]
+            self.uses.add(WIDE_HALF)
         elif self.wide and n.op in (Ops.EXP, Ops.WHERE):
             args = ", ".join(self._lanes(s, x) for s, x in zip(n.src, _SLOTS))
             expr = f"rg_z{'exp' if n.op is Ops.EXP else 'sel'}_f32({args})"
@@ -1204,6 +1210,9 @@ class KernelRenderer:
         half = not (wide or self.wide) and half_row(dl)
         outside = (self.vector, self.vector_nodes)
         self.vector_nodes = set() if half else self.vector_nodes
+        half_lanes = 16 if half and wide_half(dl) else VECTOR_LANES  # (then self.wide)
+        if half_lanes == 16:
+            self.uses |= {WIDE_EXP, WIDE_HALF}
         sums = []  # its "fill" reduces: a scalar accumulator each, and two 16-lane vectors
         for red in self.fills.get(dl, ()) if wide and fills_sum(dl) else ():
             acc, lo, hi = self.fresh("acc"), self.fresh("acc"), self.fresh("acc")
@@ -1212,10 +1221,10 @@ class KernelRenderer:
             self.vartypes[acc], self.vartypes[lo], self.vartypes[hi] = "float", "rg_zf32", "rg_zf32"
             sums.append((red, acc, (lo, hi)))
         for r in dl.src[1:]:
-            scope = self._open_vector(scope, r, None, lanes=16 if wide else VECTOR_LANES) \
+            scope = self._open_vector(scope, r, None, lanes=16 if wide else half_lanes) \
                 if wide or half else self.open_loop(scope, r)
             self.stack.append(scope)
-        self.wide |= wide  # (inside a 16-lane store's loop, that store's lanes stay 16)
+        self.wide |= wide or half_lanes == 16  # (a 16-lane store's lanes stay 16 inside)
         saved.append((mark, name, wide, half and outside, sums))
 
     def _fill_reduce(self, red: UOp) -> None:
@@ -1236,8 +1245,10 @@ class KernelRenderer:
             inner.add(f"rg_zstore_f32(&{name}[{at}], {value});")
             self.vector, self.wide = None, False
         elif half:  # (F16C's rounding: the value is a half already, where the graph casts)
-            inner.add(f"rg_vstore_f16(&{name}[{at}], {value});")
+            store = "rg_zstore_f16" if self.wide else "rg_vstore_f16"
+            inner.add(f"{store}(&{name}[{at}], {value});")
             self.vector, self.vector_nodes = half
+            self.wide = False  # (`half_row` opens only outside a 16-lane loop)
         else:
             inner.add(self._assign(f"{name}[{at}]", value, dl.dtype))
         inner.fills = True

@@ -738,6 +738,16 @@ class KernelRenderer:
         scope.names[n] = name
 
     # -- explicit vectors (a "vector" loop: rules/opt_helpers.py, `vectorizable`)
+    def _unrounded(self, value: UOp, name: str) -> tuple[UOp, str]:
+        """What a vector store of float16 lanes converts: a float32 CAST to float16's float32
+        itself (the store rounds it once, the same bits), not the cast's round trip and a
+        second conversion (3 where 1 does)."""
+        src = value.src[0] if value.op is Ops.CAST else None
+        if src is None or value.dtype is not dtypes.float16 or src.dtype is not dtypes.float32 \
+                or not self._is_vector(src):
+            return value, name
+        return src, self.lookup(src)
+
     def _is_vector(self, n: UOp) -> bool:
         """A value that varies along the open vector loop: one 8-lane vector (its index
         arithmetic stays scalar, the offset of lane 0)."""
@@ -1246,7 +1256,7 @@ class KernelRenderer:
             self.vector, self.wide = None, False
         elif half:  # (F16C's rounding: the value is a half already, where the graph casts)
             store = "rg_zstore_f16" if self.wide else "rg_vstore_f16"
-            inner.add(f"{store}(&{name}[{at}], {value});")
+            inner.add(f"{store}(&{name}[{at}], {self._unrounded(dl.src[0], value)[1]});")
             self.vector, self.vector_nodes = half
             self.wide = False  # (`half_row` opens only outside a 16-lane loop)
         else:
@@ -1371,7 +1381,9 @@ class KernelRenderer:
         if self.vector is not None:  # 8 (16; 4 doubles) lanes from p[off] (stride 1)
             sfx = {dtypes.float16: "f16", dtypes.float64: "f64", dtypes.int32: "i32"}.get(
                 value.dtype, "f32")
-            store = "rg_zstore_f32" if self.wide else f"rg_vstore_{sfx}"
+            store = "rg_zstore_f32" if self.wide and sfx == "f32" else \
+                f"rg_{'z' if self.wide else 'v'}store_{sfx}"
+            value, v = self._unrounded(value, v)
             line = f"{store}(&p{idx.src[0].arg}[{off}], {self._lanes(value, v)});"
             step = stride(idx.src[1], self.vector)
             if step != 1 and not self.wide and sfx == "f32":  # (lane by lane: across_helpers)

@@ -27,6 +27,9 @@ _PAIR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV,
 _MASK_OPS = frozenset({Ops.CMPLT, Ops.CMPEQ, Ops.CMPNE, Ops.AND, Ops.OR, Ops.XOR})
 
 
+_HALF_FLOAT = {dtypes.float16, dtypes.float32}
+
+
 def paired(red: UOp) -> bool:
     """Whether a "vector" float32 reduce computes its value for two of its 8-lane vectors at
     once, in 16 lanes: on a 512-bit target (runtime/target.py) when the value has an EXP and
@@ -63,6 +66,10 @@ def _wide_op(n: UOp) -> bool:
     """A node with a 16-lane form: float32 ops of _PAIR_OPS, float32 compares and masks."""
     if n.dtype is dtypes.bool:  # (no bool CMPLT: masks order true below false)
         return n.op in _MASK_OPS and (n.src[0].dtype is dtypes.float32 or n.op is not Ops.CMPLT)
+    if n.op is Ops.CAST and {n.dtype, n.src[0].dtype} == _HALF_FLOAT:
+        return True  # (a float16's read widened, a float32 rounded to one: vexp.WIDE_HALF's)
+    if n.dtype is dtypes.float16:  # (a float16 log_softmax's sum of exps)
+        return n.op in (Ops.LOAD, Ops.INDEX)
     return n.op in _PAIR_OPS and n.dtype in (dtypes.float32, dtypes.index) and (
         n.op is not Ops.WHERE or n.src[0].dtype is dtypes.bool)
 

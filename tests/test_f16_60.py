@@ -158,3 +158,18 @@ def test_the_row_of_exps_is_filled_in_vectors(cols, width, monkeypatch):
     lanes = "z" if width == "64" and cols >= 16 else "v"
     (fill,) = re.findall(rf"rg_{lanes}store_f16\(&loc\d+\[r\d+\], (t\d+)\);", body)
     assert not re.search(rf"{fill} = rg_[vz]round_f16\(", body)
+
+
+@pytest.mark.skipif("64" not in _WIDTHS, reason="16 lanes need AVX-512")
+@pytest.mark.parametrize("cols", [16, 67, 1000])
+def test_a_float16_log_softmax_sums_its_exps_16_lanes_at_a_time(cols, monkeypatch):
+    """Counted in the C: on a 512-bit target a float16 log_softmax's sum of exps computes two
+    of its 8-lane vectors as one 16-lane value (wide_exps' `paired`, its halves widened and
+    rounded by vexp.WIDE_HALF), as float32's does: an 8-lane exp only for a last vector. Its values:
+    test_softmax_log_softmax_and_exp_are_the_interpreters."""
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")
+    (item,) = Tensor(_rows((5, cols), cols)).log_softmax(-1).schedule()
+    source = render_kernel(optimize_kernel(lower_only(item.ast)), "k").source
+    body = source[source.index("void k"):]
+    assert "rg_zexp_f32(" in body and "rg_zload_f16(" in body
+    assert body.count("rg_vexp_f32(") <= 1  # (the 8 lanes of a last vector past the pairs)

@@ -767,6 +767,8 @@ class KernelRenderer:
             # (wide_exps' `paired`: contiguous float32 loads only; int, bool, half and double
             # lanes contiguously; float32's every one, every other, else lane by lane, `step`
             # apart: whole rows read far apart)
+            if self.wide and n.dtype is dtypes.float16:
+                self.uses.add(WIDE_HALF)
             load = f"rg_zload_f{16 if n.dtype is dtypes.float16 else 32}" if self.wide \
                 else _VECTOR_LOAD.get(step) \
                 if n.dtype is dtypes.float32 else _LANE_LOAD.get(n.dtype, "rg_vload_i32")

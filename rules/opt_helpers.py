@@ -407,6 +407,17 @@ def vector_reducible(red: UOp) -> bool:
     return vector_values(nodes, r, None, (1,), ops, red.dtype)
 
 
+def half_row(row: UOp) -> bool:
+    """Whether a float16 kernel-local row over one loop at least a vector long (a float16
+    softmax's exps) is filled in explicit 8-lane vectors (render.py's `_open_local`): halves
+    widened by F16C, vexp's core inline, rounded back where the graph casts. gcc's loop kept
+    every value scalar (bit functions and a scalar expf each: 0.3-0.7x torch)."""
+    j = row.src[-1]
+    return row.dtype is dtypes.float16 and len(row.src) == 2 and (
+        range_size(j) or 0) >= VECTOR_LANES and vector_values(
+            along(row.src[0], j), j, None, (1,), _REDUCE_VECTOR_OPS)
+
+
 def unscaled(red: UOp) -> UOp | None:
     """A float MAX or MIN REDUCE of x * c, c a positive finite constant, as the REDUCE of x
     times c: rounding is monotone, so the largest (smallest) product is the largest (smallest)

@@ -27,6 +27,9 @@ _PAIR_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV,
 _MASK_OPS = frozenset({Ops.CMPLT, Ops.CMPEQ, Ops.CMPNE, Ops.AND, Ops.OR, Ops.XOR})
 
 
+_HALF_FLOAT = {dtypes.float16, dtypes.float32}
+
+
 def paired(red: UOp) -> bool:
     """Whether a "vector" float32 reduce computes its value for two of its 8-lane vectors at
     once, in 16 lanes: on a 512-bit target (runtime/target.py) when the value has an EXP and
@@ -63,6 +66,10 @@ def _wide_op(n: UOp) -> bool:
     """A node with a 16-lane form: float32 ops of _PAIR_OPS, float32 compares and masks."""
     if n.dtype is dtypes.bool:  # (no bool CMPLT: masks order true below false)
         return n.op in _MASK_OPS and (n.src[0].dtype is dtypes.float32 or n.op is not Ops.CMPLT)
+    if n.op is Ops.CAST and {n.dtype, n.src[0].dtype} == _HALF_FLOAT:
+        return True  # (a float16's read widened, a float32 rounded to one: vexp.WIDE_HALF's)
+    if n.dtype is dtypes.float16:  # (a float16 log_softmax's sum of exps)
+        return n.op in (Ops.LOAD, Ops.INDEX)
     return n.op in _PAIR_OPS and n.dtype in (dtypes.float32, dtypes.index) and (
         n.op is not Ops.WHERE or n.src[0].dtype is dtypes.bool)
 
@@ -99,3 +106,26 @@ def fills_sum(row: UOp) -> bool:
     a time inside the loop cost rows of 1000 and 4099 more than the pass it saved.) Every row
     elsewhere is read back by the vector reduce's loop."""
     return wide_fill(row)
+
+
+# the ops a float16 row filled 16 lanes at a time computes (`wide_half`): float32 math on its
+# halves' float lanes, and the casts between the two (vexp.WIDE_HALF's widen and round)
+_HALF_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.NEG,
+                       Ops.EXP, Ops.CAST})
+
+
+def wide_half(row: UOp) -> bool:
+    """Whether a float16 kernel-local row that opt_helpers' `half_row` fills in vectors (a
+    float16 softmax's exps) takes 16 lanes a vector, on a 512-bit target: its values along the
+    loop float16 or float32 ops of _HALF_OPS (a CAST only between the two), read contiguously.
+    The exp core's instructions are as many at 16 lanes as at 8 (vexp.WIDE_HALF)."""
+    j = row.src[-1]
+    if vector_bytes() != 64 or (range_size(j) or 0) < 16:
+        return False
+    for n in along(row.src[0], j):
+        if n.dtype is dtypes.index:
+            continue
+        if n.op not in _HALF_OPS or n.dtype not in (dtypes.float16, dtypes.float32) or (
+                n.op is Ops.CAST and n.src[0].dtype not in (dtypes.float16, dtypes.float32)):
+            return False
+    return True

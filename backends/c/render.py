@@ -58,10 +58,10 @@ from typing import NamedTuple
 
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import columns
-from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
+from rulegrad.rules.opt_helpers import VECTOR_LANES, half_row, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
-from rulegrad.rules.wide_exps import fills_sum, paired, wide_fill
+from rulegrad.rules.wide_exps import fills_sum, paired, wide_fill, wide_half
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops
@@ -319,6 +319,7 @@ _ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
         ({vexp.NAME}, vexp.DECLARATION),  # float32 exp: the block library's (vexp.py)
         ({"rg_vexp_f32"}, vexp.VECTOR),  # and its core, inline, for explicit vectors
         ({"rg_zexp_f32"}, vexp.WIDE),  # and in 16 lanes, for a reduce's pairs of them
+        ({"rg_zload_f16"}, vexp.WIDE_HALF),  # and a float16 row's 16 lanes of halves
         ({reduce_name(o) for o in REDUCE_OPS},
          " ".join(f"float {reduce_name(o)}{reduce_signature('float')};" for o in REDUCE_OPS)),
     ))
@@ -404,6 +405,7 @@ _LANE_LOAD = {dtypes.bool: "rg_vload_b", dtypes.float16: "rg_vload_f16",
               dtypes.float64: "rg_vload_f64"}  # (and int32's rg_vload_i32)
 VECTOR_EXP = "rg_vexp_f32"
 WIDE_EXP = "rg_zexp_f32"  # (vexp.WIDE: 16 lanes, with its loads, selects and stores)
+WIDE_HALF = "rg_zload_f16"  # (vexp.WIDE_HALF: 16 halves' loads, roundings and stores)
 
 
 _FLOAT_LANES = (dtypes.float32, dtypes.float16)  # (a half in a float lane: exactly its value)
@@ -736,6 +738,16 @@ class KernelRenderer:
         scope.names[n] = name
 
     # -- explicit vectors (a "vector" loop: rules/opt_helpers.py, `vectorizable`)
+    def _unrounded(self, value: UOp, name: str) -> tuple[UOp, str]:
+        """What a vector store of float16 lanes converts: a float32 CAST to float16's float32
+        itself (the store rounds it once, the same bits), not the cast's round trip and a
+        second conversion (3 where 1 does)."""
+        src = value.src[0] if value.op is Ops.CAST else None
+        if src is None or value.dtype is not dtypes.float16 or src.dtype is not dtypes.float32 \
+                or not self._is_vector(src):
+            return value, name
+        return src, self.lookup(src)
+
     def _is_vector(self, n: UOp) -> bool:
         """A value that varies along the open vector loop: one 8-lane vector (its index
         arithmetic stays scalar, the offset of lane 0)."""
@@ -755,7 +767,10 @@ class KernelRenderer:
             # (wide_exps' `paired`: contiguous float32 loads only; int, bool, half and double
             # lanes contiguously; float32's every one, every other, else lane by lane, `step`
             # apart: whole rows read far apart)
-            load = "rg_zload_f32" if self.wide else _VECTOR_LOAD.get(step) \
+            if self.wide and n.dtype is dtypes.float16:
+                self.uses.add(WIDE_HALF)
+            load = f"rg_zload_f{16 if n.dtype is dtypes.float16 else 32}" if self.wide \
+                else _VECTOR_LOAD.get(step) \
                 if n.dtype is dtypes.float32 else _LANE_LOAD.get(n.dtype, "rg_vload_i32")
             expr = f"{load}(&{_SLOTS[0]})" if load else f"rg_vloads_f32(&{_SLOTS[0]}, {step})"
             row = None if self.prefetch is None else stride(n.src[0].src[1], self.prefetch[0])
@@ -776,6 +791,9 @@ class KernelRenderer:
             # itself, lane for lane the same value as `v + rg_vset_f32(x)`, without an inline
             # call for gcc to expand per statement (on a 100,000-op chain, 3x its build time)
             expr = render_vector(n, _SLOTS)
+        elif self.wide and n.op is Ops.CAST:  # (wide_half's: between float16 and float32)
+            expr = f"rg_zround_f16({_SLOTS[0]})" if n.dtype is dtypes.float16 else _SLOTS[0]
+            self.uses.add(WIDE_HALF)
         elif self.wide and n.op in (Ops.EXP, Ops.WHERE):
             args = ", ".join(self._lanes(s, x) for s, x in zip(n.src, _SLOTS))
             expr = f"rg_z{'exp' if n.op is Ops.EXP else 'sel'}_f32({args})"
@@ -1199,6 +1217,14 @@ class KernelRenderer:
         mark = self._enter(host)
         scope = host
         wide = self.vector is None and wide_fill(dl)  # 16 lanes at a time (wide_exps')
+        # 8 halves at a time (opt_helpers'): inside a store's vector loop too (the row is
+        # filled once per row, outside it; that loop's vector is restored by `_close_local`)
+        half = not (wide or self.wide) and half_row(dl)
+        outside = (self.vector, self.vector_nodes)
+        self.vector_nodes = set() if half else self.vector_nodes
+        half_lanes = 16 if half and wide_half(dl) else VECTOR_LANES  # (then self.wide)
+        if half_lanes == 16:
+            self.uses |= {WIDE_EXP, WIDE_HALF}
         sums = []  # its "fill" reduces: a scalar accumulator each, and two 16-lane vectors
         for red in self.fills.get(dl, ()) if wide and fills_sum(dl) else ():
             acc, lo, hi = self.fresh("acc"), self.fresh("acc"), self.fresh("acc")
@@ -1207,11 +1233,11 @@ class KernelRenderer:
             self.vartypes[acc], self.vartypes[lo], self.vartypes[hi] = "float", "rg_zf32", "rg_zf32"
             sums.append((red, acc, (lo, hi)))
         for r in dl.src[1:]:
-            scope = self._open_vector(scope, r, None, lanes=16) if wide else \
-                self.open_loop(scope, r)
+            scope = self._open_vector(scope, r, None, lanes=16 if wide else half_lanes) \
+                if wide or half else self.open_loop(scope, r)
             self.stack.append(scope)
-        self.wide |= wide  # (inside a 16-lane store's loop, that store's lanes stay 16)
-        saved.append((mark, name, wide, sums))
+        self.wide |= wide or half_lanes == 16  # (a 16-lane store's lanes stay 16 inside)
+        saved.append((mark, name, wide, half and outside, sums))
 
     def _fill_reduce(self, red: UOp) -> None:
         """A sum the filling loop of the kernel-local row it reads adds up where wide_exps'
@@ -1224,12 +1250,17 @@ class KernelRenderer:
             self._vector_reduce(red)
 
     def _close_local(self, dl: UOp, saved: list) -> None:
-        mark, name, wide, sums = saved.pop()
+        mark, name, wide, half, sums = saved.pop()
         inner = self.stack[-1]
         at, value = "".join(_row_major(dl.src[1:], self.loop_names)), self.emit(dl.src[0])
         if wide:  # (its last vector overlaps the one before: the same values again)
             inner.add(f"rg_zstore_f32(&{name}[{at}], {value});")
             self.vector, self.wide = None, False
+        elif half:  # (F16C's rounding: the value is a half already, where the graph casts)
+            store = "rg_zstore_f16" if self.wide else "rg_vstore_f16"
+            inner.add(f"{store}(&{name}[{at}], {self._unrounded(dl.src[0], value)[1]});")
+            self.vector, self.vector_nodes = half
+            self.wide = False  # (`half_row` opens only outside a 16-lane loop)
         else:
             inner.add(self._assign(f"{name}[{at}]", value, dl.dtype))
         inner.fills = True
@@ -1352,7 +1383,9 @@ class KernelRenderer:
         if self.vector is not None:  # 8 (16; 4 doubles) lanes from p[off] (stride 1)
             sfx = {dtypes.float16: "f16", dtypes.float64: "f64", dtypes.int32: "i32"}.get(
                 value.dtype, "f32")
-            store = "rg_zstore_f32" if self.wide else f"rg_vstore_{sfx}"
+            store = "rg_zstore_f32" if self.wide and sfx == "f32" else \
+                f"rg_{'z' if self.wide else 'v'}store_{sfx}"
+            value, v = self._unrounded(value, v)
             line = f"{store}(&p{idx.src[0].arg}[{off}], {self._lanes(value, v)});"
             step = stride(idx.src[1], self.vector)
             if step != 1 and not self.wide and sfx == "f32":  # (lane by lane: across_helpers)

@@ -204,3 +204,36 @@ static inline rg_zf32 rg_zexp_f32(rg_zf32 x) {
   a = rg_exp8(a); b = rg_exp8(b); memcpy(&x, &a, 32); memcpy((char *)&x + 32, &b, 32); return x;
 #endif
 }"""
+
+# What a float16 row filled 16 lanes at a time (rules/wide_exps.py's `wide_half`: a float16
+# softmax's exps on a 512-bit target) gets beside WIDE: 16 halves widened to float32 lanes, a
+# float32 rounded to the nearest half where the graph casts (ties to even, overflow to inf,
+# subnormals kept: the same conversions as ctext's 8-lane rg_vload_f16 / rg_vround_f16 /
+# rg_vstore_f16, so the same bits), and stored. 8 halves a vector ran the exp core at half
+# the lanes float32's row had (a float16 exp 3x float32's time per value). The store converts
+# in a register: gcc folded it into vcvtps2ph's memory form, 2x the register form's time per
+# vector on this project's machine (a C loop of 16384 floats, CPU time).
+WIDE_HALF = r"""
+#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+typedef short rg_zh16 __attribute__((vector_size(32)));
+static inline rg_zf32 rg_zwiden_f16(rg_zh16 h) {
+  return __builtin_ia32_vcvtph2ps512_mask(h, (rg_zf32){0}, (unsigned short)-1, 4); }
+static inline rg_zh16 rg_znarrow_f16(rg_zf32 v) {
+  return __builtin_ia32_vcvtps2ph512_mask(v, 0, (rg_zh16){0}, (unsigned short)-1); }
+static inline rg_zf32 rg_zload_f16(const void *p) {
+  rg_zh16 h; memcpy(&h, p, 32); return rg_zwiden_f16(h); }
+static inline rg_zf32 rg_zround_f16(rg_zf32 v) { return rg_zwiden_f16(rg_znarrow_f16(v)); }
+static inline void rg_zstore_f16(void *p, rg_zf32 v) {
+  rg_zh16 h = rg_znarrow_f16(v); __asm__("" : "+v"(h)); memcpy(p, &h, 32); }
+#else
+static inline rg_zf32 rg_zload_f16(const void *p) {
+  const _Float16 *h = (const _Float16 *)p; rg_zf32 v;
+  for (int i = 0; i < 16; i++) v[i] = (float)h[i];
+  return v; }
+static inline rg_zf32 rg_zround_f16(rg_zf32 v) {
+  for (int i = 0; i < 16; i++) v[i] = (float)(_Float16)v[i];
+  return v; }
+static inline void rg_zstore_f16(void *p, rg_zf32 v) {
+  _Float16 *h = (_Float16 *)p;
+  for (int i = 0; i < 16; i++) h[i] = (_Float16)v[i]; }
+#endif"""

@@ -10,7 +10,9 @@ The key is the graph in topological order with every BUFFER replaced by its slot
 order, with size, dtype and whether it is allocated), so two graphs over different buffers of
 the same shapes share an entry. The entry is the schedule with each buffer as a reference: an
 input slot, or a buffer the schedule creates (size, dtype), which a replay allocates fresh, as
-the scheduler would. A lookup costs one walk of the graph.
+the scheduler would. A lookup costs one walk of the graph; an optimizer step over a fresh batch
+walks only its update's nodes, going on with the walk its backward made (`KeyWalk`,
+`note_step`).
 
 Float constants from the program (a learning rate) are not part of the key once a form has
 shown it does not depend on them: `runtime/float_params.py` lifts them into kernel arguments
@@ -153,7 +155,12 @@ _lock = threading.Lock()
 # key, a function of the nodes alone once every buffer is allocated, is read back, not walked
 # and hashed again (a small MLP's step: some 170 nodes). Held weakly, it keeps nothing alive.
 _last: list[tuple | None] = [None]
-stats = {"hits": 0, "misses": 0}
+# The walk of the last backward's loss and gradients (runtime/gradient_forms.py), until the
+# realize of the optimizer step built on them goes on with it (`_keyed`): a step over a fresh
+# batch is other nodes each time, and its key's walk (its whole graph: some 120 nodes on a
+# small MLP) walked again what backward had just walked.
+_step: list[KeyWalk | None] = [None]
+stats = {"hits": 0, "misses": 0, "went_on": 0}
 
 
 def enabled() -> bool:
@@ -163,7 +170,32 @@ def enabled() -> bool:
     return not (spec or stats_enabled() or tracing_active()) and mode() == "generated"
 
 
-def graph_key(uops: list[UOp], lift: bool = False, nodes: list[UOp] | None = None
+class KeyWalk:
+    """A graph key being built, which a later walk may go on with: the nodes met so far (each
+    with its entry's position), the buffers and liftable floats in slot order, the variables'
+    marks and the entries. A walk over more roots adds only the nodes not met yet, numbered
+    after the others, so a graph built on top of a keyed one (an optimizer's update over the
+    loss and its gradients) is keyed without walking the part below again (`go_on`)."""
+
+    __slots__ = ("lift", "index", "slots", "buffers", "floats", "marks", "entries")
+
+    def __init__(self, lift: bool):
+        self.lift = lift
+        self.index: dict[UOp, int] = {}  # node -> its entry (nodes hash by identity)
+        self.slots: dict[int, int] = {}
+        self.buffers: list[Buffer] = []
+        self.floats: list[tuple[object, float]] = []
+        self.marks: dict[object, int] = {}
+        self.entries: list[tuple] = []
+
+    def key(self, uops: list[UOp]) -> tuple:
+        """The key of the nodes met, with `uops` (met: walk them first) as its roots."""
+        index = self.index
+        return (*self.entries, (None, tuple([index[u] for u in uops])))
+
+
+def graph_key(uops: list[UOp], lift: bool = False, nodes: list[UOp] | None = None,
+              order: list[UOp] | None = None
               ) -> tuple[tuple, list[Buffer], list[tuple[object, float]]]:
     """The structural key of the roots' graph, its buffers in slot order, and (with `lift`) its
     liftable float constants in slot order, which the key then holds as `("float", slot)`.
@@ -174,16 +206,29 @@ def graph_key(uops: list[UOp], lift: bool = False, nodes: list[UOp] | None = Non
     places. It is also a realize plan's key for graphs of one form (runtime/plans.py), looked
     up on every call over fresh inputs: one walk, no SINK node built, no second pass, and a
     gradient's (runtime/gradient_forms.py). `nodes`, when given, gets the graph's nodes in the
-    key's order: entry i is node i's, in any graph of the same key."""
-    index: dict[UOp, int] = {}  # node -> its entry (nodes hash by identity)
-    slots: dict[int, int] = {}
-    buffers: list[Buffer] = []
-    floats: list[tuple[object, float]] = []
-    marks: dict[object, int] = {}
-    key: list[tuple] = []
+    key's order: entry i is node i's, in any graph of the same key. `order`, when given, is a
+    walk of (part of) the graph made already (backward's toposort of the loss): its nodes are
+    numbered in its order with no second walk, then what the roots hold beyond it."""
+    walk = KeyWalk(lift)
+    go_on(walk, uops, order)
+    if nodes is not None:
+        nodes.extend(walk.index)  # (a dict keeps its insertion order: the entries')
+    return walk.key(uops), walk.buffers, walk.floats
+
+
+def go_on(walk: KeyWalk, uops: list[UOp], order: list[UOp] | None = None) -> None:
+    """Add to `walk` the nodes of the roots' graphs it has not met: `order`'s first, in its order
+    (sources before users, as `toposort` gives them), then the rest, walked from the roots and
+    stopping at the nodes met."""
+    index, slots, buffers, floats, marks, key = (walk.index, walk.slots, walk.buffers,
+                                                 walk.floats, walk.marks, walk.entries)
+    lift = walk.lift
     buffer_op, const_op = Ops.BUFFER, Ops.CONST
-    # a node is looked at again once its sources are done (a node found twice is done once)
+    # a node is looked at again once its sources are done (a node found twice is done once);
+    # `order`'s nodes go on top, first first: each finds its sources done and is not walked
     stack = list(reversed(uops))
+    if order:
+        stack += reversed(order)
     push, pop = stack.append, stack.pop
     while stack:
         n = stack[-1]
@@ -228,10 +273,6 @@ def graph_key(uops: list[UOp], lift: bool = False, nodes: list[UOp] | None = Non
         else:
             refs = tuple(map(index.__getitem__, src))  # (no comprehension's frame)
         key.append((op, n.dtype, arg, tag, refs))
-    key.append((None, tuple([index[u] for u in uops])))  # the roots
-    if nodes is not None:
-        nodes.extend(index)  # (a dict keeps its insertion order: the entries')
-    return tuple(key), buffers, floats
 
 
 def _out_buffer(out: UOp) -> tuple[Buffer, tuple[int, ...] | None] | None:
@@ -320,16 +361,47 @@ def _replay(entry: _Entry, inputs: list[Buffer], floats: list[tuple[object, floa
     return items, outs
 
 
+def buffers_read(uops: list[UOp]) -> list[Buffer] | None:
+    """The buffers the graph of `uops` reads, when they are the roots keyed last (no walk);
+    None when they are not (or one of the buffers died)."""
+    last = _last[0]
+    if last is None or [r() for r in last[0]] != uops:
+        return None
+    bufs = [r() for r in last[5]]
+    return None if None in bufs else bufs  # type: ignore[return-value]
+
+
+def note_step(walk: KeyWalk | None) -> None:
+    """The key's walk of a loss, its gradients and what they read (runtime/gradient_forms.py):
+    the next realize that writes (an optimizer step, built on them) goes on with it."""
+    _step[0] = walk
+
+
 def _keyed(uops: list[UOp], lift: bool, salt: tuple
            ) -> tuple[tuple, int, list[Buffer], list[tuple[object, float]]]:
     """(salt, graph_key), its hash, the graph's buffers and floats: read back from the last
-    call when the roots are the very same nodes (`_last`), else walked and hashed."""
+    call when the roots are the very same nodes (`_last`), else walked and hashed; a realize
+    that writes goes on with the walk its backward noted (`note_step`), if any."""
     last = _last[0]
     if last is not None and last[1] is lift and last[2] == salt \
             and [r() for r in last[0]] == uops:
         inputs = [r() for r in last[5]]
         return last[3], last[4], inputs, last[6]  # type: ignore[return-value]
-    key, inputs, floats = graph_key(uops, lift)
+    walk = _step[0]
+    if walk is not None and any([u.op is Ops.ASSIGN for u in uops]):
+        _step[0] = None  # (used once, and let go: it holds the batch)
+    else:
+        walk = None
+    if walk is not None and walk.lift is lift:
+        # an optimizer step over a fresh batch: its loss and gradients were keyed by backward
+        # (their nodes numbered first, their floats and buffers in their slots); only the
+        # update's nodes are walked. The key holds the gradient's nodes whether or not the
+        # step realizes them all: a graph of this key is the same program all the same
+        go_on(walk, uops)
+        key, inputs, floats = walk.key(uops), walk.buffers, walk.floats
+        stats["went_on"] += 1
+    else:
+        key, inputs, floats = graph_key(uops, lift)
     form_key = (salt, key)
     form_hash = hash(form_key)  # (the one hash of the whole key: see _cache)
     for b in inputs:
@@ -407,3 +479,4 @@ def clear() -> None:
     with _lock:
         _cache.clear()
         _forms.clear()
+        _step[0] = None

@@ -105,7 +105,7 @@ from .tensor_ops import (
     takes_requires_grad,
     zero_outside,
 )
-from .uop import VARIABLE_MARK, Shape, UOp, keep_order, toposort
+from .uop import OP_BIT, VARIABLE_MARK, Shape, UOp, keep_order, toposort
 from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
 
 # (an Enum member read from its class: several times a plain name's cost)
@@ -689,7 +689,9 @@ class Tensor(TensorOps, NNOps):
                 dt = dtypes.from_np(data.dtype)
                 if len(_np_dtypes) < 64:  # (bounded: every byte order of a dtype is a key)
                     _np_dtypes[data.dtype] = dt
-            self.record = leaf(host_copy(data, dt), dt, data.shape)
+            buf = host_copy(data, dt)
+            buf.owner = _ref(self)  # (the batch's tensor, which an optimizer's kept step watches)
+            self.record = leaf(buf, dt, data.shape)
             self.__class__ = LazyTensor  # (the same layout: a LazyTensor adds no slot)
             return
         dt = None if dtype is None else to_dtype(dtype)
@@ -2741,7 +2743,16 @@ def readers_of(written: set[UOp], skip: Sequence[Tensor | None] = ()) -> list[Te
         t = r()
         if t is None or id(t) in skipped or buffer_of(t.uop) is not None:
             continue
-        bufs, flags = _graph_reads(t.uop, walked)
+        u = t.uop
+        # a graph with no ASSIGN (its op bits say so), whose root is no view of storage, that
+        # reads a written buffer (a search that stops there: the logits of an optimizer step
+        # read the last bias a few nodes down) is a reader, with no walk of the whole graph;
+        # one over a fresh batch each step is other nodes each time, and its kept answer
+        # (`_graph_reads`) was never asked again
+        if not u._ops & _ASSIGN_BIT and u.op not in _ALIAS_OPS and _reads(u, written):
+            out.append(t)
+            continue
+        bufs, flags = _graph_reads(u, walked)
         if flags == 0 and not bufs.isdisjoint(written):
             out.append(t)
     return out
@@ -2812,6 +2823,7 @@ def _reads(root: UOp, written: set[UOp]) -> bool:
     return False
 
 
+_ASSIGN_BIT = OP_BIT[Ops.ASSIGN]  # (shared with CONTIGUOUS and COPY: no bit, no ASSIGN)
 _NO_BUFFERS: frozenset[UOp] = frozenset()
 _GRAPH_READS = object()  # this module's key in `UOp.memo` (runtime/uop.py)
 

@@ -2748,14 +2748,33 @@ def readers_of(written: set[UOp], skip: Sequence[Tensor | None] = ()) -> list[Te
         # reads a written buffer (a search that stops there: the logits of an optimizer step
         # read the last bias a few nodes down) is a reader, with no walk of the whole graph;
         # one over a fresh batch each step is other nodes each time, and its kept answer
-        # (`_graph_reads`) was never asked again
-        if not u._ops & _ASSIGN_BIT and u.op not in _ALIAS_OPS and _reads(u, written):
+        # (`_graph_reads`) was never asked again. A root whose answer is kept is not searched:
+        # a live lazy value that reads no parameter (kept across a loop's steps) was searched
+        # to its leaves at every step, which made the loop quadratic in its steps
+        memo = u.memo
+        if type(memo) is tuple and memo[0] is _GRAPH_READS:
+            bufs, flags = memo[1]
+        elif not u._ops & _ASSIGN_BIT and u.op not in _ALIAS_OPS and _reads(u, written):
             out.append(t)
             continue
-        bufs, flags = _graph_reads(u, walked)
+        else:
+            bufs, flags = _graph_reads(u, walked)
         if flags == 0 and not bufs.isdisjoint(written):
             out.append(t)
     return out
+
+
+def reader_of(buf: Buffer) -> Tensor | None:
+    """A live lazy tensor whose graph reads `buf` (a view of it, or a value computed from it),
+    or None: `Tensor(a).reshape(...)` keeps the buffer of the tensor gone (api/nn/optim.py's
+    `_hold_by_batch`). Each graph's answer is kept on its root (`_graph_reads`)."""
+    node = UOp(Ops.BUFFER, buf.dtype, (), buf)
+    walked: dict[UOp, tuple[frozenset[UOp], int]] = {}
+    for r in list(_live):
+        t = r()
+        if t is not None and node in _graph_reads(t.uop, walked)[0]:
+            return t
+    return None
 
 
 def views_of(written: set[UOp], skip: Sequence[Tensor] = ()) -> list[Tensor]:

@@ -51,7 +51,7 @@ from rulegrad.runtime.realize import (
     view_base,
 )
 from rulegrad.runtime.schedule_cache import buffers_read
-from rulegrad.runtime.tensor import Tensor, readers_of, views_of, written_by
+from rulegrad.runtime.tensor import Tensor, reader_of, readers_of, views_of, written_by
 from rulegrad.runtime.uop import UOp
 from rulegrad.runtime.variable import concrete, has_symbolic
 
@@ -168,9 +168,14 @@ class Optimizer:
             if b.owner is None:  # (no tensor of host data: its lifetime is not watched)
                 return
             t = b.owner()
-            if t is None:  # (its tensor is gone: no step builds these nodes again)
-                self._kept = []
-                return
+            if t is None:  # its tensor is gone: a live tensor that reads the buffer (the view
+                # `Tensor(a).reshape(...)` a loop steps on again) owns it now; none: no step
+                # builds these nodes again
+                t = reader_of(b)
+                if t is None:
+                    self._kept = []
+                    return
+                b.owner = ref(t)
             owners.append(t)
         if owners:
             drop = partial(_drop_kept, ref(self), self._steps)

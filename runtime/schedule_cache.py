@@ -38,6 +38,7 @@ import threading
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from weakref import ref
 
 from rulegrad.rules import mode
@@ -148,6 +149,9 @@ def note_reads(sink: UOp, roots: frozenset[Ops] | None, depth: int) -> None:
 # holds the form's key, compared once on a hit (two forms with one hash: the later one wins).
 _cache: OrderedDict[tuple[int, tuple], tuple[tuple, _Entry]] = OrderedDict()
 _forms: OrderedDict[int, tuple[tuple, _Form]] = OrderedDict()
+# A walk's key (a step keyed by going on with its backward's walk) -> (that key, the graph's
+# own key, its hash, and per slot of the graph key the walk's slot): `_aliased`
+_aliases: OrderedDict[int, tuple[tuple, tuple, int, list[int], list[int]]] = OrderedDict()
 _lock = threading.Lock()
 # The last graph keyed, its roots and buffers as weak references: (roots, lift, salt, form key,
 # its hash, buffers, floats). An optimizer keeps its step's graph until the next step
@@ -160,6 +164,7 @@ _last: list[tuple | None] = [None]
 # batch is other nodes each time, and its key's walk (its whole graph: some 120 nodes on a
 # small MLP) walked again what backward had just walked.
 _step: list[KeyWalk | None] = [None]
+_held: list[ref | None] = [None]  # the weak reference to the walk's loss (`step_held_by`)
 stats = {"hits": 0, "misses": 0, "went_on": 0}
 
 
@@ -177,7 +182,7 @@ class KeyWalk:
     after the others, so a graph built on top of a keyed one (an optimizer's update over the
     loss and its gradients) is keyed without walking the part below again (`go_on`)."""
 
-    __slots__ = ("lift", "index", "slots", "buffers", "floats", "marks", "entries")
+    __slots__ = ("lift", "index", "slots", "buffers", "floats", "marks", "entries", "__weakref__")
 
     def __init__(self, lift: bool):
         self.lift = lift
@@ -377,6 +382,21 @@ def note_step(walk: KeyWalk | None) -> None:
     _step[0] = walk
 
 
+def step_held_by(owner: object) -> None:
+    """Keep the walk noted last (`note_step`) only while `owner` lives (the loss tensor whose
+    backward made it): the walk holds the loss's graph and its batch, and a loop that calls
+    backward with no optimizer step after it (a gradient read, then the batch dropped) would
+    keep its last batch alive until some step."""
+    walk = _step[0]
+    if walk is not None:
+        _held[0] = ref(owner, partial(_let_go, ref(walk)))
+
+
+def _let_go(walk: ref[KeyWalk], _: object) -> None:
+    if _step[0] is not None and _step[0] is walk():
+        _step[0] = None
+
+
 def _keyed(uops: list[UOp], lift: bool, salt: tuple
            ) -> tuple[tuple, int, list[Buffer], list[tuple[object, float]]]:
     """(salt, graph_key), its hash, the graph's buffers and floats: read back from the last
@@ -395,15 +415,14 @@ def _keyed(uops: list[UOp], lift: bool, salt: tuple
     if walk is not None and walk.lift is lift:
         # an optimizer step over a fresh batch: its loss and gradients were keyed by backward
         # (their nodes numbered first, their floats and buffers in their slots); only the
-        # update's nodes are walked. The key holds the gradient's nodes whether or not the
-        # step realizes them all: a graph of this key is the same program all the same
+        # update's nodes are walked, and the key is the graph's own key (`_aliased`)
         go_on(walk, uops)
-        key, inputs, floats = walk.key(uops), walk.buffers, walk.floats
         stats["went_on"] += 1
+        form_key, form_hash, inputs, floats = _aliased(uops, walk, salt)
     else:
         key, inputs, floats = graph_key(uops, lift)
-    form_key = (salt, key)
-    form_hash = hash(form_key)  # (the one hash of the whole key: see _cache)
+        form_key = (salt, key)
+        form_hash = hash(form_key)  # (the one hash of the whole key: see _cache)
     for b in inputs:
         if b.data is None:  # (its slot's key says not allocated: it may be by the next call)
             break
@@ -411,6 +430,42 @@ def _keyed(uops: list[UOp], lift: bool, salt: tuple
         _last[0] = ([ref(u) for u in uops], lift, salt, form_key, form_hash,
                     [ref(b) for b in inputs], floats)
     return form_key, form_hash, inputs, floats
+
+
+def _aliased(uops: list[UOp], walk: KeyWalk, salt: tuple
+             ) -> tuple[tuple, int, list[Buffer], list[tuple[object, float]]]:
+    """The graph's own key (`graph_key`'s), its hash, buffers and floats, from the key of a walk
+    gone on with (`go_on`): a graph has one key, whichever way it was keyed, so a step keyed by
+    its backward's walk and the same nodes keyed by a walk of their own (once `_last` holds
+    another graph: a realize between two steps) are one schedule, not two misses. The walk's key
+    numbers its nodes in backward's order: the first time, the graph is walked too, and the
+    walk's key kept with the graph key and the slots' order between them (`_aliases`), which
+    are the same for every graph of the walk's key."""
+    walk_key = (salt, walk.key(uops))
+    walk_hash = hash(walk_key)
+    with _lock:
+        got = _aliases.get(walk_hash)
+        if got is not None and got[0] == walk_key:
+            _aliases.move_to_end(walk_hash)
+    if got is None or got[0] != walk_key:
+        nodes: list[UOp] = []
+        key, _, _ = graph_key(uops, walk.lift, nodes=nodes)
+        form_key = (salt, key)
+        # each slot of the graph key: the walk's slot of the same buffer or float constant
+        bufs, fls = [], []
+        for n, (op, _, arg, _, _) in zip(nodes, key):
+            if op is Ops.BUFFER:
+                bufs.append(walk.entries[walk.index[n]][2][1])
+            elif op is Ops.CONST and type(arg) is tuple:  # (a lifted float: ("float", slot))
+                fls.append(walk.entries[walk.index[n]][2][1])
+        got = (walk_key, form_key, hash(form_key), bufs, fls)
+        with _lock:
+            _aliases[walk_hash] = got
+            if len(_aliases) > MAX_ENTRIES:
+                _aliases.popitem(last=False)
+    _, form_key, form_hash, bufs, fls = got
+    inputs, floats = walk.buffers, walk.floats
+    return form_key, form_hash, [inputs[i] for i in bufs], [floats[i] for i in fls]
 
 
 def cached_schedule(uops: list[UOp],
@@ -479,4 +534,5 @@ def clear() -> None:
     with _lock:
         _cache.clear()
         _forms.clear()
+        _aliases.clear()
         _step[0] = None

@@ -97,6 +97,7 @@ from .realize import (
     view_base,
     view_bases,
 )
+from .schedule_cache import step_held_by
 from .tensor_ops import (
     TensorOps,
     broadcast_shape,
@@ -1755,7 +1756,9 @@ class Tensor(TensorOps, NNOps):
         """d self / d target for each target, as lazy tensors (self a scalar, or `gradient`
         given: the gradient of self)."""
         ex = origins.expand([self.uop, *(t.uop for t in targets)])
-        return _gradients(ex, targets, ex.roots[1:], gradient)
+        grads = _gradients(ex, targets, ex.roots[1:], gradient)
+        step_held_by(self)
+        return grads
 
     def backward(self, gradient: Tensor | None = None) -> Tensor:
         """Add d self / d t to `t.grad` for every tensor t with requires_grad in self's graph
@@ -1776,6 +1779,7 @@ class Tensor(TensorOps, NNOps):
             # (detached, as torch's .grad: a value, through which no later gradient flows)
             g = Tensor(g.uop.f(Ops.DETACH))
             t.grad = g if t.grad is None else t.grad + g
+        step_held_by(self)  # (the key's walk for the step after it: while this loss lives)
         return self
 
     def detach(self) -> Tensor:

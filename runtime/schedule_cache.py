@@ -216,9 +216,11 @@ def graph_key(uops: list[UOp], lift: bool = False, nodes: list[UOp] | None = Non
     numbered in its order with no second walk, then what the roots hold beyond it."""
     walk = KeyWalk(lift)
     go_on(walk, uops, order)
+    index = walk.index
     if nodes is not None:
-        nodes.extend(walk.index)  # (a dict keeps its insertion order: the entries')
-    return walk.key(uops), walk.buffers, walk.floats
+        nodes.extend(index)  # (a dict keeps its insertion order: the entries')
+    # (walk.key's, inlined: a step keyed here is counted in Python calls, tests/test_device_use)
+    return (*walk.entries, (None, tuple([index[u] for u in uops]))), walk.buffers, walk.floats
 
 
 def go_on(walk: KeyWalk, uops: list[UOp], order: list[UOp] | None = None) -> None:

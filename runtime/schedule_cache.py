@@ -12,7 +12,8 @@ the same shapes share an entry. The entry is the schedule with each buffer as a 
 input slot, or a buffer the schedule creates (size, dtype), which a replay allocates fresh, as
 the scheduler would. A lookup costs one walk of the graph; an optimizer step over a fresh batch
 walks only its update's nodes, going on with the walk its backward made (`KeyWalk`,
-`note_step`).
+`note_step`); that walk's key is an alias of the graph's own (`_aliased`), so the same graph
+keyed either way is one entry.
 
 Float constants from the program (a learning rate) are not part of the key once a form has
 shown it does not depend on them: `runtime/float_params.py` lifts them into kernel arguments

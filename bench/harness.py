@@ -106,30 +106,33 @@ def copy_bandwidth(nbytes: int = 64 << 20) -> float:
     return 2 * x.nbytes / best
 
 
-def _timed(fn: Callable[[], object]) -> float:
-    t0 = time.perf_counter()
+def _timed(fn: Callable[[], object], clock: Callable[[], float] = time.perf_counter) -> float:
+    t0 = clock()
     fn()
-    return time.perf_counter() - t0
+    return clock() - t0
 
 
 def interleaved_medians(fns: Sequence[Callable[[], object]], rounds: int = 5,
-                        min_seconds: float = 0.05) -> list[float]:
+                        min_seconds: float = 0.05,
+                        clock: Callable[[], float] = time.perf_counter) -> list[float]:
     """The median seconds per call of each function, over `rounds` interleaved rounds (A, B, C,
     A, B, C, ...). A round times a batch of calls of each function, enough to last about
     `min_seconds` (sized once, by a first untimed call), so short calls are not dominated by the
-    timer; each batch follows one untimed call of its own function."""
+    timer; each batch follows one untimed call of its own function. `clock`: wall-clock by
+    default; `time.process_time` counts this process's CPU only (a machine shared by other
+    jobs preempts the wall clock by tens of milliseconds; single-threaded sides only)."""
     batch = []
     for fn in fns:
         fn()
-        batch.append(max(1, min(1000, math.ceil(min_seconds / max(_timed(fn), 1e-7)))))
+        batch.append(max(1, min(1000, math.ceil(min_seconds / max(_timed(fn, clock), 1e-7)))))
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(rounds):
         for fn, n, ts in zip(fns, batch, times):
             fn()
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(n):
                 fn()
-            ts.append((time.perf_counter() - t0) / n)
+            ts.append((clock() - t0) / n)
     return [statistics.median(ts) for ts in times]
 
 

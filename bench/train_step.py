@@ -10,7 +10,7 @@ array each step, `opt.step(loss)`, the loss read), beside torch eager and torch.
 the same, and the same step over one batch used every step (`--same` only):
 
     python bench/train_step.py [--sizes 784-256-10-128,64-128-10-64] [--rounds N] [--same]
-                               [--no-compile]
+                               [--no-compile] [--cpu]
 
 Times are wall-clock medians of interleaved rounds (bench/harness.py), with the CPU time of
 the whole run; "eager/rg" and "compile/rg" are torch's time over rulegrad's (> 1: rulegrad is
@@ -136,8 +136,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--same", action="store_true", help="also one batch used every step")
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    ap.add_argument("--cpu", action="store_true",
+                    help="time CPU, not wall clock (a loaded machine; torch on one thread)")
     args = ap.parse_args()
     torch = torch_module()
+    if args.cpu and torch is not None:
+        torch.set_num_threads(1)  # (its other threads' CPU would count, not their wall time)
     modes = [False, True] if args.same else [False]
     print(f"{'step':<34} {'rulegrad ms':>11} {'eager ms':>9} {'compile ms':>10} "
           f"{'eager/rg':>8} {'compile/rg':>10}")
@@ -155,7 +159,9 @@ def main() -> None:
             wrong = [k for k, v in losses.items() if "eager" in losses and
                      not np.allclose(v, losses["eager"], rtol=1e-4, atol=1e-5)]
             cpu = time.process_time()
-            times = dict(zip(sides, interleaved_medians(list(sides.values()), args.rounds)))
+            clock = time.process_time if args.cpu else time.perf_counter
+            times = dict(zip(sides, interleaved_medians(list(sides.values()), args.rounds,
+                                                        clock=clock)))
             cpu = time.process_time() - cpu
             rg = times["rulegrad"]
             cells = [f"{times[k] * 1e3:>9.3f}" if k in times else f"{'-':>9}"

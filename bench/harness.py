@@ -106,10 +106,10 @@ def copy_bandwidth(nbytes: int = 64 << 20) -> float:
     return 2 * x.nbytes / best
 
 
-def _timed(fn: Callable[[], object]) -> float:
-    t0 = time.perf_counter()
+def _timed(fn: Callable[[], object], clock: Callable[[], float] = time.perf_counter) -> float:
+    t0 = clock()
     fn()
-    return time.perf_counter() - t0
+    return clock() - t0
 
 
 def interleaved_medians(fns: Sequence[Callable[[], object]], rounds: int = 5,
@@ -124,7 +124,7 @@ def interleaved_medians(fns: Sequence[Callable[[], object]], rounds: int = 5,
     batch = []
     for fn in fns:
         fn()
-        batch.append(max(1, min(1000, math.ceil(min_seconds / max(_timed(fn), 1e-7)))))
+        batch.append(max(1, min(1000, math.ceil(min_seconds / max(_timed(fn, clock), 1e-7)))))
     times: list[list[float]] = [[] for _ in fns]
     for _ in range(rounds):
         for fn, n, ts in zip(fns, batch, times):

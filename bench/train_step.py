@@ -4,6 +4,17 @@ An MLP 784-256-10 on a batch of 64: forward, cross-entropy against one-hot label
 and an SGD update of the four parameters. `step_tensors` returns what one step realizes (the
 loss, then the optimizer's tensors: parameters holding their ASSIGNs, and for rulegrad the
 gradients), built from the library's own Tensor and SGD classes.
+
+Run as a script, it times a step over a fresh batch, as users train (a new Tensor of a numpy
+array each step, `opt.step(loss)`, the loss read), beside torch eager and torch.compile doing
+the same, and the same step over one batch used every step (`--same` only):
+
+    python bench/train_step.py [--sizes 784-256-10-128,64-128-10-64] [--rounds N] [--same]
+                               [--no-compile] [--cpu]
+
+Times are wall-clock medians of interleaved rounds (bench/harness.py), with the CPU time of
+the whole run; "eager/rg" and "compile/rg" are torch's time over rulegrad's (> 1: rulegrad is
+faster). The losses of each side's first steps are checked against torch eager's.
 """
 
 from __future__ import annotations
@@ -49,3 +60,119 @@ def step_tensors(t: dict[str, Any], opt: Any) -> list[Any]:
     loss = -(logits.log_softmax(1) * t["y"]).sum(1).mean()
     loss.backward()
     return [loss, *opt.schedule_step()]
+
+
+def _mlp(d: int, h: int, o: int, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {"w1": (rng.standard_normal((d, h)) / np.sqrt(d)).astype(np.float32),
+            "b1": np.zeros(h, np.float32),
+            "w2": (rng.standard_normal((h, o)) / np.sqrt(h)).astype(np.float32),
+            "b2": np.zeros(o, np.float32)}
+
+
+def _batches(d: int, o: int, b: int, n: int = 8, seed: int = 1) -> list[tuple]:
+    """n batches, drawn before timing; a step takes the next one (a new array each step)."""
+    rng = np.random.default_rng(seed)
+    return [(rng.standard_normal((b, d)).astype(np.float32),
+             np.eye(o, dtype=np.float32)[rng.integers(0, o, b)]) for _ in range(n)]
+
+
+def _rulegrad_step(w: dict, batches: list[tuple], same: bool):
+    from rulegrad import Tensor
+    from rulegrad.nn.optim import SGD
+
+    p = {k: Tensor(v.copy(), requires_grad=True).realize() for k, v in w.items()}
+    opt = SGD(list(p.values()), lr=LR)
+    held = [(Tensor(x).realize(), Tensor(y).realize()) for x, y in batches[:1]]
+    at = [0]
+
+    def step() -> float:
+        if same:
+            x, y = held[0]
+        else:
+            xb, yb = batches[at[0] % len(batches)]
+            at[0] += 1
+            x, y = Tensor(xb), Tensor(yb)
+        opt.zero_grad()
+        logits = (x @ p["w1"] + p["b1"]).relu() @ p["w2"] + p["b2"]
+        loss = -(logits.log_softmax(1) * y).sum(1).mean()
+        loss.backward()
+        opt.step(loss)
+        return loss.item()
+    return step
+
+
+def _torch_step(torch, w: dict, batches: list[tuple], same: bool, compiled: bool):
+    p = {k: torch.from_numpy(v.copy()).requires_grad_() for k, v in w.items()}
+    opt = torch.optim.SGD(list(p.values()), lr=LR)
+
+    def fwd(x, y):
+        logits = torch.relu(x @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"]
+        return -(torch.log_softmax(logits, 1) * y).sum(1).mean()
+
+    f = torch.compile(fwd) if compiled else fwd
+    at = [0]
+
+    def step() -> float:
+        xb, yb = batches[0 if same else at[0] % len(batches)]
+        at[0] += 1
+        opt.zero_grad()
+        loss = f(torch.from_numpy(xb), torch.from_numpy(yb))
+        loss.backward()
+        opt.step()
+        return loss.item()
+    return step
+
+
+def main() -> None:
+    import argparse
+    import time
+
+    from harness import interleaved_medians, torch_module
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="784-256-10-128,64-128-10-64",
+                    help="d-h-o-batch, comma-separated")
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--same", action="store_true", help="also one batch used every step")
+    ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    ap.add_argument("--cpu", action="store_true",
+                    help="time CPU, not wall clock (a loaded machine; torch on one thread)")
+    args = ap.parse_args()
+    torch = torch_module()
+    if args.cpu and torch is not None:
+        torch.set_num_threads(1)  # (its other threads' CPU would count, not their wall time)
+    modes = [False, True] if args.same else [False]
+    print(f"{'step':<34} {'rulegrad ms':>11} {'eager ms':>9} {'compile ms':>10} "
+          f"{'eager/rg':>8} {'compile/rg':>10}")
+    for sizes in args.sizes.split(","):
+        d, h, o, b = map(int, sizes.split("-"))
+        w, batches = _mlp(d, h, o), _batches(d, o, b)
+        for same in modes:
+            sides = {"rulegrad": _rulegrad_step(w, batches, same)}
+            if torch is not None:
+                sides["eager"] = _torch_step(torch, w, batches, same, False)
+                if not args.no_compile:
+                    sides["compile"] = _torch_step(torch, w, batches, same, True)
+            # the first steps of each side from the same weights and batches: equal losses
+            losses = {k: [f() for _ in range(3)] for k, f in sides.items()}
+            wrong = [k for k, v in losses.items() if "eager" in losses and
+                     not np.allclose(v, losses["eager"], rtol=1e-4, atol=1e-5)]
+            cpu = time.process_time()
+            clock = time.process_time if args.cpu else time.perf_counter
+            times = dict(zip(sides, interleaved_medians(list(sides.values()), args.rounds,
+                                                        clock=clock)))
+            cpu = time.process_time() - cpu
+            rg = times["rulegrad"]
+            cells = [f"{times[k] * 1e3:>9.3f}" if k in times else f"{'-':>9}"
+                     for k in ("eager", "compile")]
+            ratios = [f"{times[k] / rg:>8.2f}x" if k in times else f"{'-':>9}"
+                      for k in ("eager", "compile")]
+            name = f"{'same' if same else 'fresh'} batch {d}-{h}-{o} b{b}"
+            print(f"{name:<34} {rg * 1e3:>11.3f} {cells[0]} {cells[1]:>10} {ratios[0]} "
+                  f"{ratios[1]:>10}  (cpu {cpu:.1f} s)"
+                  + (f"  WRONG: {', '.join(wrong)}" if wrong else ""), flush=True)
+
+
+if __name__ == "__main__":
+    main()

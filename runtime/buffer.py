@@ -103,8 +103,11 @@ class Buffer:
     # realized value's `origin` (runtime/origins.py: the graph it was computed from, kept for
     # gradients) checks to know the buffers it read still hold what they held
     # (`__weakref__`: a buffer on another device is counted while it lives, runtime/device_use.py)
+    # `owner`: for a buffer made from host data by `Tensor(array)`, a weak reference to that
+    # tensor: an optimizer lets go of the step's graph when the tensors of its batch go
+    # (api/nn/optim.py's `_hold_by_batch`)
     __slots__ = ("uid", "size", "dtype", "device", "data", "_address", "_pooled", "version",
-                 "origin", "__weakref__")
+                 "origin", "owner", "__weakref__")
     positions = False  # a Positions buffer: its element i is i (schedule_cache keys on it)
 
     def __init__(self, size: int, dtype: DType, data: np.ndarray | None = None,
@@ -118,6 +121,7 @@ class Buffer:
         self._pooled = False  # storage we allocated, which may go back to the pool
         self.version = 0
         self.origin: Any = None
+        self.owner: Any = None
         if data is not None:
             npdt = _np_dtypes.get(dtype)
             if npdt is None:
@@ -182,7 +186,7 @@ class Buffer:
         # every input of that graph along: runtime/origins.py)
         state = {k: getattr(self, k) for k in Buffer.__slots__
                  if k != "__weakref__" and hasattr(self, k)}
-        state["_address"], state["origin"] = 0, None
+        state["_address"], state["origin"], state["owner"] = 0, None, None
         return None, state
 
     def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
@@ -260,7 +264,7 @@ def host_copy(data: np.ndarray, dtype: DType) -> Buffer:
         flat = np.ascontiguousarray(flat, dtype=npdt)
     buf = _new(Buffer)
     buf.uid, buf.size, buf.dtype, buf.device = next(_ids), flat.size, dtype, "CPU"
-    buf.data, buf._pooled, buf.version, buf.origin = flat, False, 0, None
+    buf.data, buf._pooled, buf.version, buf.origin, buf.owner = flat, False, 0, None, None
     try:
         buf._address = _addressof(_from_buffer(flat))
     except (TypeError, ValueError):  # (an empty array has no address: asked at use)

@@ -16,6 +16,12 @@ template node. Another graph of the form builds the template's nodes over its ow
 makes them the very nodes the rules would have built. A template holds no node of the graph
 and no buffer, so it keeps no batch alive.
 
+The key is numbered from backward's walk of the loss (no second walk), with its floats lifted
+as the schedule cache lifts them (their values are part of this key). That walk, gone on with
+the gradient's nodes in the template's order, is handed to the schedule cache: the optimizer
+step realized next keys its schedule by walking only what its update adds
+(`schedule_cache.note_step`).
+
 A gradient that holds a BUFFER of its own or a variable's mark (which the key numbers by the
 walk's order, not by identity) is not recorded: that form is derived every time. The rule set
 (the matcher object) is part of the entry. Off with the schedule cache (RULEGRAD_SCHEDULE_CACHE=0,
@@ -28,9 +34,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
+from . import float_params
 from .matcher import RuleMatcher
 from .ops import Ops
-from .schedule_cache import enabled, graph_key
+from .schedule_cache import KeyWalk, enabled, go_on, note_step
 from .uop import VARIABLE_MARK, UOp, build_recorded, toposort
 
 MAX_FORMS = 64
@@ -50,11 +57,24 @@ Derive = Callable[[UOp, UOp, list[UOp], "list[UOp] | None", RuleMatcher], dict[U
 def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[UOp] | None,
                      rules: RuleMatcher, derive: Derive) -> dict[UOp, UOp]:
     """`derive(root, root_grad, targets, order, rules)`, or its template for the form of the
-    graph of root, root_grad and targets rebuilt over this graph's nodes."""
+    graph of root, root_grad and targets rebuilt over this graph's nodes. `order`: root's graph
+    in `toposort` order when the caller walked it (backward): the key is numbered from it, not
+    walked again. The key's walk, gone on with the gradient's nodes, is handed to the schedule
+    cache for the optimizer step that follows (`note_step`): that step's key walks only what the
+    update adds."""
     if not enabled():
         return derive(root, root_grad, targets, order, rules)
-    nodes: list[UOp] = []
-    key, _, _ = graph_key([root, root_grad, *targets], nodes=nodes)
+    roots = [root, root_grad, *targets]
+    # (floats lifted as the schedule's key lifts them, their values kept in this key: a
+    # gradient's template holds the values it was derived with)
+    walk = KeyWalk(float_params.enabled())
+    go_on(walk, roots, order)
+    # the targets in the walk's order (backward finds them in a weak set, in no fixed order):
+    # one form, one key and one template, whose nodes the step's key goes on with in one order
+    targets = sorted(targets, key=walk.index.__getitem__)
+    roots = [root, root_grad, *targets]
+    key = (walk.key(roots), tuple([v.hex() for _, v in walk.floats]))
+    nodes = list(walk.index)
     h = hash(key)
     with _lock:
         got = _forms.get(h)
@@ -65,16 +85,39 @@ def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[
             got = None
     if got is not None and template is not None:
         stats["rebuilt"] += 1
-        return _rebuild(template, nodes, targets)
+        n = len(nodes)
+        grads = _rebuild(template, nodes, targets)
+        go_on(walk, [], nodes[n:])  # (the template's nodes, in its order: no walk)
+        _note(walk)
+        return grads
     stats["derived"] += 1
     grads = derive(root, root_grad, targets, order, rules)
+    recorded = _record(grads, list(nodes), targets) if got is None else None
     if got is None:  # (a form known not to record is not tried again)
         with _lock:
-            _forms[h] = (key, rules, _record(grads, nodes, targets))
+            _forms[h] = (key, rules, recorded)
             _forms.move_to_end(h)
             if len(_forms) > MAX_FORMS:
                 _forms.popitem(last=False)
+    if recorded is not None:  # the gradient's nodes in the template's order, as a rebuild
+        built = list(nodes)  # gives them: the step's key is the same from the next step on
+        build_recorded(recorded[0], built)
+        go_on(walk, [], built[len(nodes):])
+    else:
+        go_on(walk, [g for t in targets if (g := grads.get(t)) is not None])
+    _note(walk)
     return grads
+
+
+def _note(walk: KeyWalk) -> None:
+    """Hand the walk to the step that follows (`note_step`) when every buffer in it holds data
+    (a slot's key says whether it is allocated, which an unallocated one may be by the step);
+    else none, not an older one."""
+    for b in walk.buffers:
+        if b.data is None:
+            note_step(None)
+            return
+    note_step(walk)
 
 
 def _record(grads: dict[UOp, UOp], nodes: list[UOp], targets: list[UOp]) -> _Template | None:

@@ -38,7 +38,7 @@ from .buffer import Buffer, result_node
 from .device import device_of, shard_part, to_device
 from .dtype import dtypes
 from .ops import Ops
-from .uop import OP_BIT, UOp, order_of, toposort
+from .uop import OP_BIT, UOp, is_kept, order_of, toposort
 
 # tensors whose requires_grad was set true: backward() looks for them in the loss's graph, and
 # a realize keeps the graph of a value that reaches one (weak: a parameter dropped by the user
@@ -153,11 +153,20 @@ def _joint_order(roots: Sequence[UOp]) -> list[UOp]:
         return order_of(roots[0])  # (a loss's: backward's walk, kept)
     seen: set[UOp] = set()
     order: list[UOp] = []
-    for root in roots:
+    # the roots whose walk was kept go first (the loss of an optimizer step, kept by its
+    # backward): a root under them (the logits the step realizes with it) is then met, not walked
+    for root in sorted(roots, key=kept_first):
+        if root in seen:
+            continue
         part = order_of(root, seen)
         seen.update(part)
         order += part
     return order
+
+
+def kept_first(root: UOp) -> bool:
+    """A sort key: the roots whose walk was kept (`keep_order`) before the others."""
+    return not is_kept(root)
 
 
 def _reads(roots: Sequence[UOp], order: list[UOp]) -> list[tuple[tuple[Buffer, int], ...]]:
@@ -362,6 +371,8 @@ def _first_graph_if_no_origin(roots: Sequence[UOp]) -> list[UOp] | None:
     for root in roots:
         # (a root whose walk was kept, the loss of the optimizer's last step built again over
         # the same buffers, is not walked again: uop.py's keep_order)
+        if root in seen:  # (a target in an earlier root's graph: nothing more to walk)
+            continue
         part = order_of(root, seen or None)
         for n in part:
             if n.op is _BUFFER and (o := n.arg.origin) is not None and \

@@ -10,7 +10,10 @@ The key is the graph in topological order with every BUFFER replaced by its slot
 order, with size, dtype and whether it is allocated), so two graphs over different buffers of
 the same shapes share an entry. The entry is the schedule with each buffer as a reference: an
 input slot, or a buffer the schedule creates (size, dtype), which a replay allocates fresh, as
-the scheduler would. A lookup costs one walk of the graph.
+the scheduler would. A lookup costs one walk of the graph; an optimizer step over a fresh batch
+walks only its update's nodes, going on with the walk its backward made (`KeyWalk`,
+`note_step`); that walk's key is an alias of the graph's own (`_aliased`), so the same graph
+keyed either way is one entry.
 
 Float constants from the program (a learning rate) are not part of the key once a form has
 shown it does not depend on them: `runtime/float_params.py` lifts them into kernel arguments
@@ -36,6 +39,7 @@ import threading
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from weakref import ref
 
 from rulegrad.rules import mode
@@ -146,6 +150,9 @@ def note_reads(sink: UOp, roots: frozenset[Ops] | None, depth: int) -> None:
 # holds the form's key, compared once on a hit (two forms with one hash: the later one wins).
 _cache: OrderedDict[tuple[int, tuple], tuple[tuple, _Entry]] = OrderedDict()
 _forms: OrderedDict[int, tuple[tuple, _Form]] = OrderedDict()
+# A walk's key (a step keyed by going on with its backward's walk) -> (that key, the graph's
+# own key, its hash, and per slot of the graph key the walk's slot): `_aliased`
+_aliases: OrderedDict[int, tuple[tuple, tuple, int, list[int], list[int]]] = OrderedDict()
 _lock = threading.Lock()
 # The last graph keyed, its roots and buffers as weak references: (roots, lift, salt, form key,
 # its hash, buffers, floats). An optimizer keeps its step's graph until the next step
@@ -153,7 +160,13 @@ _lock = threading.Lock()
 # key, a function of the nodes alone once every buffer is allocated, is read back, not walked
 # and hashed again (a small MLP's step: some 170 nodes). Held weakly, it keeps nothing alive.
 _last: list[tuple | None] = [None]
-stats = {"hits": 0, "misses": 0}
+# The walk of the last backward's loss and gradients (runtime/gradient_forms.py), until the
+# realize of the optimizer step built on them goes on with it (`_keyed`): a step over a fresh
+# batch is other nodes each time, and its key's walk (its whole graph: some 120 nodes on a
+# small MLP) walked again what backward had just walked.
+_step: list[KeyWalk | None] = [None]
+_held: list[ref | None] = [None]  # the weak reference to the walk's loss (`step_held_by`)
+stats = {"hits": 0, "misses": 0, "went_on": 0}
 
 
 def enabled() -> bool:
@@ -163,7 +176,32 @@ def enabled() -> bool:
     return not (spec or stats_enabled() or tracing_active()) and mode() == "generated"
 
 
-def graph_key(uops: list[UOp], lift: bool = False, nodes: list[UOp] | None = None
+class KeyWalk:
+    """A graph key being built, which a later walk may go on with: the nodes met so far (each
+    with its entry's position), the buffers and liftable floats in slot order, the variables'
+    marks and the entries. A walk over more roots adds only the nodes not met yet, numbered
+    after the others, so a graph built on top of a keyed one (an optimizer's update over the
+    loss and its gradients) is keyed without walking the part below again (`go_on`)."""
+
+    __slots__ = ("lift", "index", "slots", "buffers", "floats", "marks", "entries", "__weakref__")
+
+    def __init__(self, lift: bool):
+        self.lift = lift
+        self.index: dict[UOp, int] = {}  # node -> its entry (nodes hash by identity)
+        self.slots: dict[int, int] = {}
+        self.buffers: list[Buffer] = []
+        self.floats: list[tuple[object, float]] = []
+        self.marks: dict[object, int] = {}
+        self.entries: list[tuple] = []
+
+    def key(self, uops: list[UOp]) -> tuple:
+        """The key of the nodes met, with `uops` (met: walk them first) as its roots."""
+        index = self.index
+        return (*self.entries, (None, tuple([index[u] for u in uops])))
+
+
+def graph_key(uops: list[UOp], lift: bool = False, nodes: list[UOp] | None = None,
+              order: list[UOp] | None = None
               ) -> tuple[tuple, list[Buffer], list[tuple[object, float]]]:
     """The structural key of the roots' graph, its buffers in slot order, and (with `lift`) its
     liftable float constants in slot order, which the key then holds as `("float", slot)`.
@@ -174,16 +212,31 @@ def graph_key(uops: list[UOp], lift: bool = False, nodes: list[UOp] | None = Non
     places. It is also a realize plan's key for graphs of one form (runtime/plans.py), looked
     up on every call over fresh inputs: one walk, no SINK node built, no second pass, and a
     gradient's (runtime/gradient_forms.py). `nodes`, when given, gets the graph's nodes in the
-    key's order: entry i is node i's, in any graph of the same key."""
-    index: dict[UOp, int] = {}  # node -> its entry (nodes hash by identity)
-    slots: dict[int, int] = {}
-    buffers: list[Buffer] = []
-    floats: list[tuple[object, float]] = []
-    marks: dict[object, int] = {}
-    key: list[tuple] = []
+    key's order: entry i is node i's, in any graph of the same key. `order`, when given, is a
+    walk of (part of) the graph made already (backward's toposort of the loss): its nodes are
+    numbered in its order with no second walk, then what the roots hold beyond it."""
+    walk = KeyWalk(lift)
+    go_on(walk, uops, order)
+    index = walk.index
+    if nodes is not None:
+        nodes.extend(index)  # (a dict keeps its insertion order: the entries')
+    # (walk.key's, inlined: a step keyed here is counted in Python calls, tests/test_device_use)
+    return (*walk.entries, (None, tuple([index[u] for u in uops]))), walk.buffers, walk.floats
+
+
+def go_on(walk: KeyWalk, uops: list[UOp], order: list[UOp] | None = None) -> None:
+    """Add to `walk` the nodes of the roots' graphs it has not met: `order`'s first, in its order
+    (sources before users, as `toposort` gives them), then the rest, walked from the roots and
+    stopping at the nodes met."""
+    index, slots, buffers, floats, marks, key = (walk.index, walk.slots, walk.buffers,
+                                                 walk.floats, walk.marks, walk.entries)
+    lift = walk.lift
     buffer_op, const_op = Ops.BUFFER, Ops.CONST
-    # a node is looked at again once its sources are done (a node found twice is done once)
+    # a node is looked at again once its sources are done (a node found twice is done once);
+    # `order`'s nodes go on top, first first: each finds its sources done and is not walked
     stack = list(reversed(uops))
+    if order:
+        stack += reversed(order)
     push, pop = stack.append, stack.pop
     while stack:
         n = stack[-1]
@@ -228,10 +281,6 @@ def graph_key(uops: list[UOp], lift: bool = False, nodes: list[UOp] | None = Non
         else:
             refs = tuple(map(index.__getitem__, src))  # (no comprehension's frame)
         key.append((op, n.dtype, arg, tag, refs))
-    key.append((None, tuple([index[u] for u in uops])))  # the roots
-    if nodes is not None:
-        nodes.extend(index)  # (a dict keeps its insertion order: the entries')
-    return tuple(key), buffers, floats
 
 
 def _out_buffer(out: UOp) -> tuple[Buffer, tuple[int, ...] | None] | None:
@@ -320,18 +369,63 @@ def _replay(entry: _Entry, inputs: list[Buffer], floats: list[tuple[object, floa
     return items, outs
 
 
+def buffers_read(uops: list[UOp]) -> list[Buffer] | None:
+    """The buffers the graph of `uops` reads, when they are the roots keyed last (no walk);
+    None when they are not (or one of the buffers died)."""
+    last = _last[0]
+    if last is None or [r() for r in last[0]] != uops:
+        return None
+    bufs = [r() for r in last[5]]
+    return None if None in bufs else bufs  # type: ignore[return-value]
+
+
+def note_step(walk: KeyWalk | None) -> None:
+    """The key's walk of a loss, its gradients and what they read (runtime/gradient_forms.py):
+    the next realize that writes (an optimizer step, built on them) goes on with it."""
+    _step[0] = walk
+
+
+def step_held_by(owner: object) -> None:
+    """Keep the walk noted last (`note_step`) only while `owner` lives (the loss tensor whose
+    backward made it): the walk holds the loss's graph and its batch, and a loop that calls
+    backward with no optimizer step after it (a gradient read, then the batch dropped) would
+    keep its last batch alive until some step."""
+    walk = _step[0]
+    if walk is not None:
+        _held[0] = ref(owner, partial(_let_go, ref(walk)))
+
+
+def _let_go(walk: ref[KeyWalk], _: object) -> None:
+    if _step[0] is not None and _step[0] is walk():
+        _step[0] = None
+
+
 def _keyed(uops: list[UOp], lift: bool, salt: tuple
            ) -> tuple[tuple, int, list[Buffer], list[tuple[object, float]]]:
     """(salt, graph_key), its hash, the graph's buffers and floats: read back from the last
-    call when the roots are the very same nodes (`_last`), else walked and hashed."""
+    call when the roots are the very same nodes (`_last`), else walked and hashed; a realize
+    that writes goes on with the walk its backward noted (`note_step`), if any."""
     last = _last[0]
     if last is not None and last[1] is lift and last[2] == salt \
             and [r() for r in last[0]] == uops:
         inputs = [r() for r in last[5]]
         return last[3], last[4], inputs, last[6]  # type: ignore[return-value]
-    key, inputs, floats = graph_key(uops, lift)
-    form_key = (salt, key)
-    form_hash = hash(form_key)  # (the one hash of the whole key: see _cache)
+    walk = _step[0]
+    if walk is not None and any([u.op is Ops.ASSIGN for u in uops]):
+        _step[0] = None  # (used once, and let go: it holds the batch)
+    else:
+        walk = None
+    if walk is not None and walk.lift is lift:
+        # an optimizer step over a fresh batch: its loss and gradients were keyed by backward
+        # (their nodes numbered first, their floats and buffers in their slots); only the
+        # update's nodes are walked, and the key is the graph's own key (`_aliased`)
+        go_on(walk, uops)
+        stats["went_on"] += 1
+        form_key, form_hash, inputs, floats = _aliased(uops, walk, salt)
+    else:
+        key, inputs, floats = graph_key(uops, lift)
+        form_key = (salt, key)
+        form_hash = hash(form_key)  # (the one hash of the whole key: see _cache)
     for b in inputs:
         if b.data is None:  # (its slot's key says not allocated: it may be by the next call)
             break
@@ -339,6 +433,42 @@ def _keyed(uops: list[UOp], lift: bool, salt: tuple
         _last[0] = ([ref(u) for u in uops], lift, salt, form_key, form_hash,
                     [ref(b) for b in inputs], floats)
     return form_key, form_hash, inputs, floats
+
+
+def _aliased(uops: list[UOp], walk: KeyWalk, salt: tuple
+             ) -> tuple[tuple, int, list[Buffer], list[tuple[object, float]]]:
+    """The graph's own key (`graph_key`'s), its hash, buffers and floats, from the key of a walk
+    gone on with (`go_on`): a graph has one key, whichever way it was keyed, so a step keyed by
+    its backward's walk and the same nodes keyed by a walk of their own (once `_last` holds
+    another graph: a realize between two steps) are one schedule, not two misses. The walk's key
+    numbers its nodes in backward's order: the first time, the graph is walked too, and the
+    walk's key kept with the graph key and the slots' order between them (`_aliases`), which
+    are the same for every graph of the walk's key."""
+    walk_key = (salt, walk.key(uops))
+    walk_hash = hash(walk_key)
+    with _lock:
+        got = _aliases.get(walk_hash)
+        if got is not None and got[0] == walk_key:
+            _aliases.move_to_end(walk_hash)
+    if got is None or got[0] != walk_key:
+        nodes: list[UOp] = []
+        key, _, _ = graph_key(uops, walk.lift, nodes=nodes)
+        form_key = (salt, key)
+        # each slot of the graph key: the walk's slot of the same buffer or float constant
+        bufs, fls = [], []
+        for n, (op, _, arg, _, _) in zip(nodes, key):
+            if op is Ops.BUFFER:
+                bufs.append(walk.entries[walk.index[n]][2][1])
+            elif op is Ops.CONST and type(arg) is tuple:  # (a lifted float: ("float", slot))
+                fls.append(walk.entries[walk.index[n]][2][1])
+        got = (walk_key, form_key, hash(form_key), bufs, fls)
+        with _lock:
+            _aliases[walk_hash] = got
+            if len(_aliases) > MAX_ENTRIES:
+                _aliases.popitem(last=False)
+    _, form_key, form_hash, bufs, fls = got
+    inputs, floats = walk.buffers, walk.floats
+    return form_key, form_hash, [inputs[i] for i in bufs], [floats[i] for i in fls]
 
 
 def cached_schedule(uops: list[UOp],
@@ -407,3 +537,5 @@ def clear() -> None:
     with _lock:
         _cache.clear()
         _forms.clear()
+        _aliases.clear()
+        _step[0] = None

@@ -98,6 +98,7 @@ from .realize import (
     view_bases,
     view_ops,
 )
+from .schedule_cache import step_held_by
 from .tensor_ops import (
     TensorOps,
     broadcast_shape,
@@ -106,7 +107,7 @@ from .tensor_ops import (
     takes_requires_grad,
     zero_outside,
 )
-from .uop import VARIABLE_MARK, Shape, UOp, keep_order, toposort
+from .uop import OP_BIT, VARIABLE_MARK, Shape, UOp, keep_order, toposort
 from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
 
 # (an Enum member read from its class: several times a plain name's cost)
@@ -690,7 +691,9 @@ class Tensor(TensorOps, NNOps):
                 dt = dtypes.from_np(data.dtype)
                 if len(_np_dtypes) < 64:  # (bounded: every byte order of a dtype is a key)
                     _np_dtypes[data.dtype] = dt
-            self.record = leaf(host_copy(data, dt), dt, data.shape)
+            buf = host_copy(data, dt)
+            buf.owner = _ref(self)  # (the batch's tensor, which an optimizer's kept step watches)
+            self.record = leaf(buf, dt, data.shape)
             self.__class__ = LazyTensor  # (the same layout: a LazyTensor adds no slot)
             return
         dt = None if dtype is None else to_dtype(dtype)
@@ -1770,7 +1773,9 @@ class Tensor(TensorOps, NNOps):
         """d self / d target for each target, as lazy tensors (self a scalar, or `gradient`
         given: the gradient of self)."""
         ex = origins.expand([self.uop, *(t.uop for t in targets)])
-        return _gradients(ex, targets, ex.roots[1:], gradient)
+        grads = _gradients(ex, targets, ex.roots[1:], gradient)
+        step_held_by(self)
+        return grads
 
     def backward(self, gradient: Tensor | None = None) -> Tensor:
         """Add d self / d t to `t.grad` for every tensor t with requires_grad in self's graph
@@ -1791,6 +1796,7 @@ class Tensor(TensorOps, NNOps):
             # (detached, as torch's .grad: a value, through which no later gradient flows)
             g = Tensor(g.uop.f(Ops.DETACH))
             t.grad = g if t.grad is None else t.grad + g
+        step_held_by(self)  # (the key's walk for the step after it: while this loss lives)
         return self
 
     def detach(self) -> Tensor:
@@ -2757,12 +2763,40 @@ def readers_of(written: set[UOp], skip: Sequence[Tensor | None] = ()) -> list[Te
         t = r()
         if t is None or id(t) in skipped or buffer_of(t.uop) is not None:
             continue
-        bufs, flags = _graph_reads(t.uop, walked)
+        u = t.uop
+        # a graph with no ASSIGN (its op bits say so), whose root is no view of storage, that
+        # reads a written buffer (a search that stops there: the logits of an optimizer step
+        # read the last bias a few nodes down) is a reader, with no walk of the whole graph;
+        # one over a fresh batch each step is other nodes each time, and its kept answer
+        # (`_graph_reads`) was never asked again. A root whose answer is kept is not searched:
+        # a live lazy value that reads no parameter (kept across a loop's steps) was searched
+        # to its leaves at every step, which made the loop quadratic in its steps
+        memo = u.memo
+        if type(memo) is tuple and memo[0] is _GRAPH_READS:
+            bufs, flags = memo[1]
+        elif not u._ops & _ASSIGN_BIT and u.op not in _ALIAS_OPS and _reads(u, written):
+            out.append(t)
+            continue
+        else:
+            bufs, flags = _graph_reads(u, walked)
         # (a strided slice `s[::2]` of 5 rows holds a PAD, which _graph_reads calls a copy:
         # its SHRINK drops the padding, so it is a view of the storage: stored_view)
-        if flags == 0 and not bufs.isdisjoint(written) and not stored_view(t.uop):
+        if flags == 0 and not bufs.isdisjoint(written) and not stored_view(u):
             out.append(t)
     return out
+
+
+def reader_of(buf: Buffer) -> Tensor | None:
+    """A live lazy tensor whose graph reads `buf` (a view of it, or a value computed from it),
+    or None: `Tensor(a).reshape(...)` keeps the buffer of the tensor gone (api/nn/optim.py's
+    `_hold_by_batch`). Each graph's answer is kept on its root (`_graph_reads`)."""
+    node = UOp(Ops.BUFFER, buf.dtype, (), buf)
+    walked: dict[UOp, tuple[frozenset[UOp], int]] = {}
+    for r in list(_live):
+        t = r()
+        if t is not None and node in _graph_reads(t.uop, walked)[0]:
+            return t
+    return None
 
 
 def views_of(written: set[UOp], skip: Sequence[Tensor] = ()) -> list[Tensor]:
@@ -2831,6 +2865,7 @@ def _reads(root: UOp, written: set[UOp]) -> bool:
     return False
 
 
+_ASSIGN_BIT = OP_BIT[Ops.ASSIGN]  # (shared with CONTIGUOUS and COPY: no bit, no ASSIGN)
 _NO_BUFFERS: frozenset[UOp] = frozenset()
 _GRAPH_READS = object()  # this module's key in `UOp.memo` (runtime/uop.py)
 

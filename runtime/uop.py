@@ -483,6 +483,11 @@ def order_of(root: UOp, done: set[UOp] | None = None) -> list[UOp]:
     return [n for n in order if n not in done] + [root]
 
 
+def is_kept(root: UOp) -> bool:
+    """Whether `keep_order` kept root's walk."""
+    return root in _orders
+
+
 def keep_order(root: UOp, order: list[UOp]) -> None:
     """Keep `order`, root's `toposort`, for `order_of`: backward walks a loss's graph, and the
     realize of its optimizer step walks it again to find the values that keep a graph for a

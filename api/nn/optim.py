@@ -31,6 +31,7 @@ the parameters changed; `zero_grad()` drops them (the next backward() starts afr
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import partial
 from weakref import ref
 
 import numpy as np
@@ -47,12 +48,21 @@ from rulegrad.runtime.realize import (
     read_before,
     realize_tensors,
     shards_of,
+    target_buffers,
     view_base,
     view_ops,
 )
-from rulegrad.runtime.tensor import Tensor, readers_of, views_of, written_by
+from rulegrad.runtime.schedule_cache import buffers_read
+from rulegrad.runtime.tensor import Tensor, reader_of, readers_of, views_of, written_by
 from rulegrad.runtime.uop import UOp
 from rulegrad.runtime.variable import concrete, has_symbolic
+
+
+def _drop_kept(opt: ref[Optimizer], step: int, _: object) -> None:
+    """A tensor of the batch of kept step `step` went: the optimizer lets go of that graph."""
+    o = opt()
+    if o is not None and o._steps == step:
+        o._kept = []
 
 
 class Optimizer:
@@ -70,6 +80,8 @@ class Optimizer:
         realize_tensors([p for p in self.params if buffer_of(p.uop) is None])
         self.lr = lr
         self._kept: list[UOp] = []  # the last step's graph (`_keep`)
+        self._steps = 0  # steps kept so far
+        self._watched: list[ref] = []  # its batch's tensors, weakly (`_hold_by_batch`)
 
     def zero_grad(self) -> None:
         for p in self.params:
@@ -124,14 +136,52 @@ class Optimizer:
         tensors = self._schedule_step(also) + list(also)
         self._keep(tensors)
         realize_tensors(tensors)
+        self._hold_by_batch()
 
     def _keep(self, tensors: list[Tensor]) -> None:
         """Keep the step's graph (its roots before the realize) until the next step: the next
         forward, backward and update over the same buffers are then the very same nodes (they
         are hash-consed), whose gradient and schedule key are read back, not derived again
         (runtime/autograd.py, runtime/schedule_cache.py). It holds one step's graph and the
-        buffers it reads (a batch's, until the next step), as a plan holds its roots."""
+        buffers it reads, as a plan holds its roots; a batch's only while its tensors live
+        (`_hold_by_batch`)."""
         self._kept = [t.uop for t in tensors]
+        self._steps += 1
+        self._watched = []
+
+    def _hold_by_batch(self) -> None:
+        """Once `step()` ran: keep the graph only while the tensors of the batch it read live.
+        The same batch again builds the same nodes; a fresh batch each step (`Tensor(array)`
+        in a loop) builds other ones, and the graph kept would hold the last batch until the
+        next step. So each buffer the step read and does not write, made by `Tensor(array)`
+        (`Buffer.owner`), has its tensor watched: when one goes, so does the graph (a tensor
+        gone already: let go now). The buffers come from the step's schedule key (no walk);
+        without it (the schedule cache off), or for a buffer of no such tensor (a computed
+        input), the graph is kept until the next step, as before."""
+        roots = self._kept
+        bufs = buffers_read(roots)
+        if bufs is None:
+            return
+        written = {id(b) for u in roots if u.op is Ops.ASSIGN for b in target_buffers(u)}
+        owners = []
+        for b in bufs:
+            if id(b) in written:
+                continue
+            if b.owner is None:  # (no tensor of host data: its lifetime is not watched)
+                return
+            t = b.owner()
+            if t is None:  # its tensor is gone: a live tensor that reads the buffer (the view
+                # `Tensor(a).reshape(...)` a loop steps on again) owns it now; none: no step
+                # builds these nodes again
+                t = reader_of(b)
+                if t is None:
+                    self._kept = []
+                    return
+                b.owner = ref(t)
+            owners.append(t)
+        if owners:
+            drop = partial(_drop_kept, ref(self), self._steps)
+            self._watched = [ref(t, drop) for t in owners]
 
     def schedule_step(self) -> list[Tensor]:
         """The step's tensors, not yet realized (tinygrad's name): each parameter and state
@@ -224,6 +274,7 @@ class Optimizer:
             for v in views_of(set(after), skip=keep):
                 before, v.uop = v.uop, v.uop.substitute(after)
                 _pointed[id(v)] = (ref(v), before, v.uop)
+        self._assigns = []  # (applied: kept, they held the step's graph and its batch)
         return targets
 
     def _assign(self, target: Tensor, value: Tensor) -> Tensor:

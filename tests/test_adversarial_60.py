@@ -27,21 +27,13 @@ import platform
 
 import numpy as np
 import pytest
+from fresh_c import fresh_c
 
 from rulegrad import Tensor
-from rulegrad.backends.c import build, run
+from rulegrad.backends.c import build
 from rulegrad.backends.c.flags import CFlagsError
 from rulegrad.cli import main
 from rulegrad.nn import optim
-
-
-def _fresh_c(monkeypatch, tmp_path) -> None:
-    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
-    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("RULEGRAD_SCHEDULE_CACHE", "0")
-    monkeypatch.setenv("RULEGRAD_PLANS", "0")
-    build.clear_memory_cache()
-    run._programs.clear()
 
 
 # ---------------------------------------------------------------------- 1. x87 through a flag
@@ -52,7 +44,7 @@ def test_a_flag_that_moves_doubles_to_x87_is_refused_or_rounds_as_numpy(monkeypa
                                                                         var, flag):
     """A float64 sum whose exact value lies just past a tie: rounded once (SSE2, numpy) it is
     1 + 2^-52; rounded to x87's 64 bits first it lands on the tie and then on 1.0."""
-    _fresh_c(monkeypatch, tmp_path)
+    fresh_c(monkeypatch, tmp_path)
     value = f"{build.compiler()[0]} {flag}" if var == "RULEGRAD_CC" else f"-O2 {flag}"
     monkeypatch.setenv(var, value)
     a = np.ones(5, np.float64)
@@ -70,7 +62,7 @@ def test_other_instruction_set_switches_still_build(monkeypatch, tmp_path, flag)
     """(the refusal is of the two switches that take floats off SSE, not of the ISA list)"""
     if platform.machine() not in ("x86_64", "AMD64") and flag == "-mavx2":
         pytest.skip("x86 flag")
-    _fresh_c(monkeypatch, tmp_path)
+    fresh_c(monkeypatch, tmp_path)
     monkeypatch.setenv("RULEGRAD_CFLAGS", f"-O2 {flag}")
     a = np.linspace(-3, 3, 11)
     np.testing.assert_array_equal((Tensor(a) * 3 + 1).numpy(), a * 3 + 1)

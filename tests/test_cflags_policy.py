@@ -11,21 +11,11 @@ import subprocess
 
 import numpy as np
 import pytest
+from fresh_c import fresh_c
 
 from rulegrad import Tensor
 from rulegrad.backends.c import build, flags
 from rulegrad.backends.c.flags import CFlagsError
-
-
-def _fresh_c(monkeypatch, tmp_path) -> None:
-    from rulegrad.backends.c import run
-
-    monkeypatch.setenv("RULEGRAD_BACKEND", "c")
-    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setenv("RULEGRAD_SCHEDULE_CACHE", "0")
-    monkeypatch.setenv("RULEGRAD_PLANS", "0")
-    build.clear_memory_cache()
-    run._programs.clear()
 
 
 def _program() -> None:
@@ -40,7 +30,7 @@ def _program() -> None:
     "-ffast-math", "-ffp-contract=fast", "-m32",
 ])
 def test_a_flag_off_the_allow_list_is_refused_by_name(monkeypatch, tmp_path, word: str) -> None:
-    _fresh_c(monkeypatch, tmp_path)
+    fresh_c(monkeypatch, tmp_path)
     monkeypatch.setenv("RULEGRAD_CFLAGS", f"-O2 {word} -march=native")
     with pytest.raises(CFlagsError) as info:
         _program()
@@ -51,14 +41,14 @@ def test_a_flag_off_the_allow_list_is_refused_by_name(monkeypatch, tmp_path, wor
 @pytest.mark.parametrize("cc", ["{cc} -ffast-math", "{cc} -Dexpf=exp2f", "ccache {cc} -Ofast",
                                 "{cc} -specs=/tmp/x.specs", "{cc} evil.o"])
 def test_the_compiler_command_is_checked_too(monkeypatch, tmp_path, cc: str) -> None:
-    _fresh_c(monkeypatch, tmp_path)
+    fresh_c(monkeypatch, tmp_path)
     monkeypatch.setenv("RULEGRAD_CC", cc.format(cc=build.compiler()[0]))
     with pytest.raises(CFlagsError, match="RULEGRAD_CC: "):
         _program()
 
 
 def test_allowed_tuning_builds_and_computes_what_numpy_does(monkeypatch, tmp_path) -> None:
-    _fresh_c(monkeypatch, tmp_path)
+    fresh_c(monkeypatch, tmp_path)
     monkeypatch.setenv("RULEGRAD_CFLAGS", "-O2 -march=native -mtune=generic -funroll-loops "
                        "--param=max-unroll-times=4 -Wall -Wno-unused -g -fopenmp")
     monkeypatch.setenv("RULEGRAD_CC", f"{build.compiler()[0]} -O1")
@@ -89,7 +79,7 @@ def test_the_compilers_environment_is_not_read(monkeypatch, tmp_path) -> None:
     for prog in ("cc1", "as", "collect2"):
         (fake / prog).write_text(f"#!/bin/sh\ntouch {mark}\nexit 3\n")
         (fake / prog).chmod(0o755)
-    _fresh_c(monkeypatch, tmp_path)
+    fresh_c(monkeypatch, tmp_path)
     monkeypatch.setenv("GCC_EXEC_PREFIX", f"{tmp_path / 'prefix'}/")
     monkeypatch.setenv("COMPILER_PATH", str(fake))
     monkeypatch.setenv("CPATH", str(tmp_path))

@@ -35,9 +35,9 @@ def scheduler(request, monkeypatch):
 @pytest.mark.parametrize("backend", ["c", "interp"])
 def test_an_assigned_value_that_is_a_strided_view_stays_a_view(scheduler, monkeypatch, backend,
                                                                rows):
-    """`s[1:4].assign(v)` (`s[1:5]` of 7 rows) with v = s[::2] (it reads the target): v is still a view of s after
-    it, as torch's `copy_` leaves it, and sees a later write into s (6 rows: no PAD, the
-    control)."""
+    """`s[1:4].assign(v)` (`s[1:5]` of 7 rows) with v = s[::2] (it reads the target): v is
+    still a view of s after it, as torch's `copy_` leaves it, and sees a later write into s
+    (6 rows: no PAD, the control)."""
     monkeypatch.setenv("RULEGRAD_BACKEND", backend)
     a = np.arange(rows * 2, dtype=np.float32).reshape(rows, 2)
     s, ts = Tensor(a.copy()).realize(), torch.tensor(a.copy())

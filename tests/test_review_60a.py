@@ -10,7 +10,9 @@ Walks down a view that adv60 left stopping at the PAD, each found wrong here:
    realized view, no copy) was refused as "a sharded tensor" and never replayed.
 3. `origins` (torch's copy_ gradient through an assign) walked RESHAPE/PERMUTE/SHRINK/FLIP
    only: an assign of `w * 2` into `y[::2]` of 5 rows kept no graph, and backward() found no
-   tensor requiring a gradient (torch's w.grad is 2 * dL/dy at the strided rows).
+   tensor requiring a gradient (torch's w.grad is 2 * dL/dy at the strided rows); and a value
+   read through an optimizer step of p = s[::2] (`schedule_step()`, realized together) got a
+   wrong p.grad, silently (`_stored_under` did not see the step's target as s's storage).
 """
 
 from __future__ import annotations
@@ -114,3 +116,32 @@ def test_a_gradient_flows_through_an_assign_into_a_strided_view(scheduler, into)
     (ty * ty * ty).sum().backward()
     np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-6)
     np.testing.assert_allclose(y0.grad.numpy(), ty0.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("rows", [5, 6], ids=lambda n: f"{n}rows")
+def test_a_gradient_of_a_value_read_through_a_strided_parameters_step(scheduler, rows):
+    """`z = p * p * 3` built after `schedule_step()` of p = s[::2], realized with the step:
+    its gradient reaches p as torch's of the new p does (5 rows: the step's ASSIGN is into a
+    view with a PAD, which origins' walk stopped at, and p.grad came out wrong, silently)."""
+    from rulegrad.nn import optim
+
+    a = np.random.default_rng(60).standard_normal((rows, 3)).astype(np.float32)
+    s, ts = Tensor(a.copy()), torch.tensor(a.copy())
+    p, tp = s[::2], ts[::2]
+    p.requires_grad_()
+    tp.requires_grad_()
+    opt, topt = optim.SGD([p], lr=0.1), torch.optim.SGD([tp], lr=0.1)
+    (p * p).sum().backward()
+    (tp * tp).sum().backward()
+    targets = opt.schedule_step()
+    z = p * p * 3
+    Tensor.realize(z, *targets)
+    topt.step()
+    tz = tp * tp * 3
+    opt.zero_grad()
+    topt.zero_grad()
+    z.sum().backward()
+    tz.sum().backward()
+    np.testing.assert_allclose(z.numpy(), tz.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(s.numpy(), ts.numpy(), rtol=1e-6)

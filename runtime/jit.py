@@ -54,7 +54,7 @@ from . import capture, origins
 from .buffer import Buffer, host_copy, result_node
 from .dtype import DType, dtypes
 from .ops import Ops
-from .realize import VIEW_OPS, backend_name, buffer_of
+from .realize import backend_name, buffer_of, view_ops
 from .tensor import LazyTensor, Tensor
 from .uop import UOp
 
@@ -504,8 +504,8 @@ def _describe(node: UOp) -> tuple[Buffer, tuple | None] | None:
     (op, dtype, arg, tag)); None when it is neither (a sharded value)."""
     if (b := buffer_of(node)) is not None:
         return b, None
-    chain = []
-    while node.op in VIEW_OPS and len(node.src) == 1:
+    chain, ops = [], view_ops(node)  # (a strided slice's dropped PAD too: `s[::2]` of 5 rows)
+    while node.op in ops and len(node.src) == 1:
         chain.append((node.op, node.dtype, node.arg, node.tag))
         node = node.src[0]
     if node.op is not Ops.BUFFER or node.arg.data is None:

@@ -261,9 +261,10 @@ def _buffer_under(node: UOp) -> Buffer | None:
 
 
 def _stored_under(node: UOp) -> Buffer | None:
-    """The Buffer under a chain of writable views (a variable may be one: `b = a.T` trained),
-    or None."""
-    while node.op in _WRITE_VIEWS:
+    """The Buffer under a chain of writable views (a variable may be one: `b = a.T` trained;
+    a strided slice's dropped PAD too, `_write_views`), or None."""
+    ops = _write_views(node)
+    while node.op in ops:
         node = node.src[0]
     return node.arg if node.op is _BUFFER else None
 
@@ -395,6 +396,15 @@ def collapse(graph: UOp, back: dict[UOp, UOp]) -> UOp:
 _WRITE_VIEWS = (Ops.RESHAPE, Ops.PERMUTE, Ops.SHRINK, Ops.FLIP)
 
 
+def _write_views(top: UOp) -> frozenset[Ops]:
+    """The ops a walk down the target `top` passes: _WRITE_VIEWS, and PAD too for a strided
+    slice whose SHRINK drops it (`s[::2]` of 5 rows: each element one of s's storage;
+    realize.view_ops, imported here as realize imports this module)."""
+    from .realize import WRITABLE_VIEWS, view_ops
+
+    return view_ops(top, WRITABLE_VIEWS)
+
+
 @dataclass(slots=True)
 class Assigned:
     """`before_assign`'s answer: the buffers to be written and the graph of each one's new
@@ -464,9 +474,9 @@ def _assigned(target: UOp, value: UOp
     itself (its old contents are its old graph, or a copy when that passes no gradient). None
     when no gradient flows, or for a target that is no chain of views over one realized buffer
     (a sharded one: its assign passes none, docs/gradients.md)."""
-    chain, bottom = [], target
+    chain, bottom, ops = [], target, _write_views(target)
     while bottom.op is not _BUFFER:  # (down to the flat buffer: reshapes of it fold into one)
-        if bottom.op not in _WRITE_VIEWS:
+        if bottom.op not in ops:
             return None
         chain.append(bottom)
         bottom = bottom.src[0]
@@ -498,6 +508,9 @@ def _assigned(target: UOp, value: UOp
         elif op.op is Ops.SHRINK:
             pad = tuple((b, s - e) for (b, e), s in zip(op.arg, under))
             value, mask = value.pad(pad), mask.pad(pad)
+        elif op.op is Ops.PAD:  # (a strided slice's: the SHRINK above drops what it adds)
+            keep = tuple((b, b + s) for (b, _), s in zip(op.arg, under))
+            value, mask = value.shrink(keep), mask.shrink(keep)
         else:
             value, mask = value.flip(op.arg), mask.flip(op.arg)
     return buf, mask.where(value, old) if partial else value, old_reads  # type: ignore[arg-type]

@@ -2843,11 +2843,13 @@ _VIEW, _ASSIGNS = 2, 4  # a graph of views of storage only; a graph holding an A
 
 
 def _is_view(uop: UOp) -> bool:
-    """A view of storage (what `_graph_reads` marks _VIEW), read down its chain of views."""
-    while uop.op in _ALIAS_OPS and len(uop.src) == 1:
+    """A view of storage (what `_graph_reads` marks _VIEW), read down its chain of views (a
+    strided slice's PAD, which its SHRINK drops, too: `view_ops`, asked of the chain's top;
+    asked of the node the walk stopped at, a PAD is never a view op)."""
+    ops = _ALIAS_OPS | view_ops(uop)
+    while uop.op in ops and len(uop.src) == 1:
         uop = uop.src[0]
-    return uop.op is Ops.BUFFER or (uop.op in _ALIAS_OPS and _graph_reads(uop, {})[1] & _VIEW > 0) \
-        or stored_view(uop)
+    return uop.op is Ops.BUFFER or (uop.op in _ALIAS_OPS and _graph_reads(uop, {})[1] & _VIEW > 0)
 
 
 def _reads(root: UOp, written: set[UOp]) -> bool:

@@ -54,9 +54,10 @@ from . import capture, origins
 from .buffer import Buffer, host_copy, result_node
 from .dtype import DType, dtypes
 from .ops import Ops
-from .realize import backend_name, buffer_of, view_ops
+from .realize import backend_name, buffer_of
 from .tensor import LazyTensor, Tensor
 from .uop import UOp
+from .view_chains import view_ops
 
 RECORD = 1  # calls of a key run as they are before its first recording
 

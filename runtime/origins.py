@@ -39,6 +39,7 @@ from .device import device_of, shard_part, to_device
 from .dtype import dtypes
 from .ops import Ops
 from .uop import OP_BIT, UOp, is_kept, order_of, toposort
+from .view_chains import WRITABLE_VIEWS, view_ops
 
 # tensors whose requires_grad was set true: backward() looks for them in the loss's graph, and
 # a realize keeps the graph of a value that reaches one (weak: a parameter dropped by the user
@@ -398,10 +399,8 @@ _WRITE_VIEWS = (Ops.RESHAPE, Ops.PERMUTE, Ops.SHRINK, Ops.FLIP)
 
 def _write_views(top: UOp) -> frozenset[Ops]:
     """The ops a walk down the target `top` passes: _WRITE_VIEWS, and PAD too for a strided
-    slice whose SHRINK drops it (`s[::2]` of 5 rows: each element one of s's storage;
-    realize.view_ops, imported here as realize imports this module)."""
-    from .realize import WRITABLE_VIEWS, view_ops
-
+    slice whose SHRINK drops it (`s[::2]` of 5 rows: each element one of s's storage:
+    view_chains.view_ops)."""
     return view_ops(top, WRITABLE_VIEWS)
 
 

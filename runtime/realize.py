@@ -39,6 +39,7 @@ from .multi import Shards, layouts
 from .ops import Ops
 from .uop import BIND_BIT, OP_BIT, UOp, toposort
 from .variable import concrete, has_symbolic
+from .view_chains import VIEW_OPS, view_ops
 
 if TYPE_CHECKING:
     from .schedule_item import ScheduleItem
@@ -79,9 +80,6 @@ def shards_of(uop: UOp) -> Shards | None:
     return Shards(uop.arg[0], uop.arg[1], bufs)  # type: ignore[arg-type]
 
 
-# the views an ASSIGN can write through: each of their elements is one element of the storage
-# under them (an EXPAND repeats elements, a PAD makes ones that are stored nowhere)
-WRITABLE_VIEWS = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.SHRINK, Ops.FLIP})
 
 
 def assign_target(uop: UOp) -> Buffer | Shards:
@@ -483,11 +481,6 @@ def _sharded_result(root: UOp, shards: Shards) -> UOp:
     return shards.node(root.dtype, root.shape)
 
 
-# the movement ops a view of storage is made of (torch's views: a PAD is a copy in torch, and
-# an assign's readers treat it as one: runtime/tensor.py's _ALIAS_OPS)
-VIEW_OPS = WRITABLE_VIEWS | {Ops.EXPAND}
-
-
 def view_base(uop: UOp) -> UOp:
     """The node under a chain of VIEW_OPS (the node itself when it is none), or of a strided
     slice's view ops (`view_ops`)."""
@@ -495,53 +488,6 @@ def view_base(uop: UOp) -> UOp:
     while uop.op in ops:
         uop = uop.src[0]
     return uop
-
-
-def view_ops(top: UOp, ops: frozenset[Ops] = VIEW_OPS) -> frozenset[Ops]:
-    """The ops a walk down the view `top` passes: `ops`, and PAD too when each element of top
-    is one of the node under its chain. A strided slice whose span is no whole number of steps
-    (`s[::2]` of 5 rows: padded to 6, split into steps of 2, the first column kept) needs a PAD
-    that its SHRINK drops again; it is a view of s as torch's is (an assign or a step through
-    it writes s, and it sees a write into s). A PAD whose places are read is a copy."""
-    node = top
-    while node.op in ops or node.op is Ops.PAD:
-        if node.op is Ops.PAD:
-            return ops | {Ops.PAD} if _pads_dropped(top, ops) else ops
-        node = node.src[0]
-    return ops
-
-
-def _pads_dropped(top: UOp, ops: frozenset[Ops]) -> bool:
-    """Whether each element of the chain `top` (of `ops` and PADs) reads its base (asked of
-    the chain's shapes and arguments: a step's new nodes over the same storage ask it once)."""
-    chain, node = [], top
-    while node.op in ops or node.op is Ops.PAD:
-        chain.append(node)
-        node = node.src[0]
-    if has_symbolic(node.shape) or any(has_symbolic(n.shape) for n in chain):
-        return False
-    return _chain_reads_all(node.shape, tuple((n.op, n.arg) for n in reversed(chain)))
-
-
-@functools.lru_cache(maxsize=256)
-def _chain_reads_all(shape: tuple[int, ...], chain: tuple[tuple[Ops, object], ...]) -> bool:
-    """The chain of movement ops run on a mask of a base of `shape` (a PAD's places are
-    False): all True at its top."""
-    mask = np.ones(shape, dtype=bool)
-    for op, arg in chain:
-        if op is Ops.PAD:
-            mask = np.pad(mask, arg, constant_values=False)
-        elif op is Ops.SHRINK:
-            mask = mask[tuple(slice(b, e) for b, e in arg)]
-        elif op is Ops.RESHAPE:
-            mask = mask.reshape(arg)
-        elif op is Ops.PERMUTE:
-            mask = mask.transpose(arg)
-        elif op is Ops.FLIP:
-            mask = np.flip(mask, [i for i, f in enumerate(arg) if f])
-        else:  # EXPAND
-            mask = np.broadcast_to(mask, arg)
-    return bool(mask.all())
 
 
 def stored_view(uop: UOp) -> bool:

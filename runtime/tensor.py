@@ -84,8 +84,6 @@ from .limits import ALWAYS_ALLOWED, check_buffer, check_shape
 from .nn import NNOps
 from .ops import GroupOp, Ops
 from .realize import (
-    VIEW_OPS,
-    WRITABLE_VIEWS,
     after_assigns,
     buffer_of,
     learn_record,
@@ -96,7 +94,6 @@ from .realize import (
     stored_view,
     view_base,
     view_bases,
-    view_ops,
 )
 from .schedule_cache import step_held_by
 from .tensor_ops import (
@@ -109,6 +106,7 @@ from .tensor_ops import (
 )
 from .uop import OP_BIT, VARIABLE_MARK, Shape, UOp, keep_order, toposort
 from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
+from .view_chains import VIEW_OPS, WRITABLE_VIEWS, view_ops
 
 # (an Enum member read from its class: several times a plain name's cost)
 _SHRINK, _RESHAPE, _BUFFER = Ops.SHRINK, Ops.RESHAPE, Ops.BUFFER
@@ -2582,7 +2580,7 @@ def _whole_steps(start: int, n: int, step: int, size: int) -> tuple[int, int, in
     to read start, start + step, ...; and which column of each step is read. n whole steps
     from start (column 0) or ending just after the last element read (column step - 1) when
     the axis holds them, so no PAD is needed; else the elements' own span, padded by `_stride`
-    (a PAD its SHRINK drops: still a view of storage, realize.view_ops)."""
+    (a PAD its SHRINK drops: still a view of storage, view_chains.view_ops)."""
     last = start + (n - 1) * step
     if start + n * step <= size:
         return start, start + n * step, 0

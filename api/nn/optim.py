@@ -41,7 +41,6 @@ from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import (
-    WRITABLE_VIEWS,
     after_assigns,
     buffer_of,
     pending_assign,
@@ -50,12 +49,12 @@ from rulegrad.runtime.realize import (
     shards_of,
     target_buffers,
     view_base,
-    view_ops,
 )
 from rulegrad.runtime.schedule_cache import buffers_read
 from rulegrad.runtime.tensor import Tensor, reader_of, readers_of, views_of, written_by
 from rulegrad.runtime.uop import UOp
 from rulegrad.runtime.variable import concrete, has_symbolic
+from rulegrad.runtime.view_chains import WRITABLE_VIEWS, view_ops
 
 
 def _drop_kept(opt: ref[Optimizer], step: int, _: object) -> None:

@@ -416,8 +416,9 @@ class NNOps:
         if is_causal:
             # a causal row sees its own key, so its max is -inf only when every score it sees
             # is (infinite inputs): torch's safe softmax weighs it 0, not softmax's NaN (a NaN
-            # score makes the max NaN, and the row NaN, as torch's)
-            weights = (scores.max(-1, keepdim=True) == -math.inf).where(0.0, weights)
+            # score makes the max NaN, and the row NaN, as torch's; no key: -inf, zeros as
+            # torch's, where max refuses the empty axis)
+            weights = (scores._max_shift(-1) == -math.inf).where(0.0, weights)
         return weights.dropout(dropout_p) @ value
 
     # ------------------------------------------------------------------ losses

@@ -31,13 +31,15 @@ def _int_axis(axis):  # argmax takes one axis, as torch's
     return axis[0] if isinstance(axis, tuple) else axis
 
 
-@pytest.mark.parametrize("op", list(OPS))
-@pytest.mark.parametrize("shape, axis", REFUSED, ids=lambda v: str(v))
+# (argmax and argmin take one axis: the first of a tuple, kept only where it is the empty one)
+PICKS = [(op, shape, axis) for op in OPS for shape, axis in REFUSED
+         if not op.startswith("arg") or (a := _int_axis(axis)) is None or shape[a] == 0]
+
+
+@pytest.mark.parametrize("op, shape, axis", PICKS, ids=lambda v: str(v))
 def test_a_pick_over_an_empty_axis_raises_as_torchs(op, shape, axis):
     ours, theirs = OPS[op]
     axis = _int_axis(axis) if op.startswith("arg") else axis
-    if op.startswith("arg") and isinstance(axis, int) and shape[axis] != 0:
-        pytest.skip("argmax's one axis is not the empty one")
     with pytest.raises((IndexError, RuntimeError)):
         theirs(torch.zeros(shape), axis)
     for dt in (np.float32, np.int32):

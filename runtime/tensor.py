@@ -1889,9 +1889,14 @@ class Tensor(TensorOps, NNOps):
             Tensor(UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))).realize()
             return
         if layout is None and buffer_of(self.uop) is None and (pad := _padded_view(self.uop)):
+            # (a strided slice's PAD is a view where its SHRINK drops it, proven at concrete
+            # sizes only: view_chains._pads_dropped)
+            why = "its size is symbolic, and a strided slice's PAD is proven a view at " \
+                  "concrete sizes only" if pad == "PAD" and _symbolic_chain(self.uop) else \
+                  "it repeats or invents elements"
             raise InvalidArgument(
-                f"assign into a {pad} view of a buffer: it repeats or invents elements, so it has "
-                "no storage to write; write it with `x[...] = value` instead")
+                f"assign into a {pad} view of a buffer: {why}, so it has no storage to write; "
+                "write it with `x[...] = value` instead")
         if layout is None and buffer_of(self.uop) is None:
             raise InvalidArgument(f"assign needs a realized, buffer-backed target; this tensor of "
                              f"shape {show(self.shape)} is a lazy {self.uop.op.name} (realize it "
@@ -2715,6 +2720,14 @@ def _padded_view(uop: UOp) -> str | None:
             found = uop.op.name
         uop = uop.src[0]
     return found if buffer_of(uop) is not None else None
+
+
+def _symbolic_chain(uop: UOp) -> bool:
+    """Whether a node of the chain of movement ops `uop` (or the node under it) has a symbolic
+    size."""
+    while uop.op in GroupOp.Movement and not has_symbolic(uop.shape):
+        uop = uop.src[0]
+    return has_symbolic(uop.shape)
 
 
 def _keep_old_reads(target: Tensor, kept: Tensor | None) -> bool:

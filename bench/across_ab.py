@@ -18,40 +18,22 @@ import time
 
 import numpy as np
 from harness import interleaved_medians, torch_module
-from short_rows import EXTRA, OPS
+from short_rows import EXTRA, OPS, jitted
 
 import rulegrad
 import rulegrad.rules.generated.opt as generated_opt
-from rulegrad.backends.c import build, run
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import optimize_kernel
 from rulegrad.rules.across_helpers import across
-from rulegrad.runtime import schedule_cache
 
 SHAPES = ["4096x5", "65536x5", "4096x3", "4096x7", "4096x12", "16384x12", "1000x16", "8192x16",
           "4099x13", "100000x3", "8192x2"]
 FORMS = {"row": lambda sink: None, "across": lambda sink: across(sink, always=True)}
 
 
-def _fresh() -> None:
-    """Forget every program compiled so far (the next is optimized anew)."""
-    schedule_cache.clear()
-    build.clear_memory_cache()
-    run._programs.clear()  # noqa: SLF001 (a bench's probe, as tests/test_review_59a.py's)
-
-
 def _compiled(f, x, form: str):
     """f under jit with the rule's helper replaced by `form`'s, from a fresh schedule."""
-    _fresh()
-    saved = generated_opt.across
-    generated_opt.across = FORMS[form]
-    try:
-        fn = rulegrad.jit(f)
-        for _ in range(3):
-            fn(x).numpy()
-    finally:
-        generated_opt.across = saved
-    return fn
+    return jitted(f, x, FORMS[form])
 
 
 def _choice(f, x) -> str:

@@ -46,7 +46,7 @@ def _ints(s: str) -> list[int]:
     return [int(v) for v in s.split(",") if v]
 
 
-def _jitted(f, x, helper):
+def jitted(f, x, helper):
     """f under rulegrad.jit, compiled (three calls) with the rows_across rule calling `helper`
     (None: the tree's own), from a fresh schedule."""
     import rulegrad
@@ -100,9 +100,9 @@ def main() -> None:
             for d in _ints(args.rows):
                 x = rng.standard_normal((n, d)).astype(args.dtype)
                 xr, xt = rulegrad.Tensor(x).realize(), torch.from_numpy(x.copy())
-                fns = [_jitted(rg_f, xr, None)]
+                fns = [jitted(rg_f, xr, None)]
                 if before:
-                    fns.append(_jitted(rg_f, xr, before.across))
+                    fns.append(jitted(rg_f, xr, before.across))
                 with torch.no_grad():
                     want = t_f(xt).numpy()
                     tol = (2e-2, 2e-2) if args.dtype == "float16" else ()

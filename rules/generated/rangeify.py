@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: eeb4d0e8ff94fb76f1fcca5052be300b786e48b854880c7f3265c23ed850e7ed
+# source sha256: 321f01a0109ce390b3b9bdd1f2a4db66da50fa3baa9143edb927bcc62d23a2a2
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 # imports rules/kernel.rules sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
@@ -58,7 +58,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = 'eeb4d0e8ff94fb76f1fcca5052be300b786e48b854880c7f3265c23ed850e7ed'
+SOURCE_SHA256 = '321f01a0109ce390b3b9bdd1f2a4db66da50fa3baa9143edb927bcc62d23a2a2'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
@@ -165,41 +165,40 @@ def divisor(n, top):
     return max([d for d in range(8, top + 1) if n % d == 0], default=0)
 
 
+def split_top(red):
+    """`def split_top`, declared at rules/rangeify.rules:227."""
+    return min(SPLIT_PARTS, 4194304 // max(red.size, 1))
+
+
 def splits(x, red):
-    """`def splits`, declared at rules/rangeify.rules:227."""
-    top = min(SPLIT_PARTS, 4194304 // max(red.size, 1))
-    return [(a, d) for a, d in [(a, divisor(x.shape[a], top)) for a in red.arg[1]] if d]
+    """`def splits`, declared at rules/rangeify.rules:229."""
+    return [(a, d) for a, d in [(a, divisor(x.shape[a], split_top(red))) for a in red.arg[1]] if d]
 
 
 def split_axis(x, a, d):
-    """`def split_axis`, declared at rules/rangeify.rules:230."""
+    """`def split_axis`, declared at rules/rangeify.rules:231."""
     shape = x.shape[:a] + (d, x.shape[a] // d) + x.shape[a + 1:]
     return x.reshape(shape).permute(tuple(i for i in range(len(shape)) if i != a) + (a,))
 
 
 def partials(x, red, a, d):
-    """`def partials`, declared at rules/rangeify.rules:233."""
+    """`def partials`, declared at rules/rangeify.rules:234."""
     return _new(UOp, Ops.REDUCE_AXIS, red.dtype, (split_axis(x, a, d),), red.arg)
 
 
 def over_last(p, red):
-    """`def over_last`, declared at rules/rangeify.rules:235."""
+    """`def over_last`, declared at rules/rangeify.rules:236."""
     return _new(UOp, Ops.REDUCE_AXIS, red.dtype, (p,), red.arg[:1] + ((len(p.shape) - 1,),) + red.arg[2:])
 
 
 def uneven(x, red):
-    """`def uneven`, declared at rules/rangeify.rules:242."""
+    """`def uneven`, declared at rules/rangeify.rules:243."""
     return red.size > 1 and not shares_threads(red.size, x.size)
 
 
 def partials_apart(p, x, red):
-    """`def partials_apart`, declared at rules/rangeify.rules:243."""
+    """`def partials_apart`, declared at rules/rangeify.rules:244."""
     return p.f(Ops.CONTIGUOUS) if uneven(x, red) else p
-
-
-def split_top(red):
-    """`def split_top`, declared at rules/rangeify.rules:250."""
-    return min(SPLIT_PARTS, 4194304 // max(red.size, 1))
 
 
 def tail_split(a, n, top):

@@ -3,9 +3,10 @@
 In: nothing (a `Choices` is built by the caller: the default, or one found by search). Out:
 `current()`, the record the helpers of `opt.rules` read while one kernel is optimized, and
 `chosen(c)`, which makes `c` current for a `with` block (backends/c/opt.py's
-`optimize_kernel`) and yields the list `taken(line)` appends to: the actions that leave no mark
-of their own on the kernel (a reduce unrolled, merged or split), each recorded by the helper that
-takes it, which `optimize_kernel` keeps on the optimized kernel (DEBUG=2 prints them).
+`optimize_kernel`) and yields the list `taken(line)` appends to: the actions (a reduce
+unrolled, merged, split or threaded, a product packed, a reduce interchanged), each recorded by
+the helper that takes it, which `optimize_kernel` keeps on the optimized kernel (DEBUG=2
+prints them).
 
 Every field is None by default, and a helper reading None uses its own heuristic (the module
 constant named beside it, e.g. runtime/target.py's PARALLEL_MIN_WORK), so `Choices()` is exactly

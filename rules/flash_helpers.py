@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.rules.choices import least_parallel_work
+from rulegrad.rules.choices import least_parallel_work, taken
 from rulegrad.rules.flash_mask import key_windows
 from rulegrad.rules.pack_helpers import TILE_ROWS, batch_shares, panel_array, panel_width, split
 from rulegrad.runtime.dtype import dtypes
@@ -251,10 +251,13 @@ def _rows_plan(st: UOp, i: UOp, c: UOp, deps: dict[UOp, frozenset[UOp]]) -> Flas
 
 def flashed(st: UOp) -> UOp | None:
     """The STORE with its flash action (a `Flash`) as arg, when it is a STORE not given an
-    action yet that the flash kernel computes (see the docstring); else None. (One plan: a
-    masked head's windows evaluate its mask over rows x keys.)"""
+    action yet that the flash kernel computes (see the docstring), recorded as an action; else
+    None. (One plan: a masked head's windows evaluate its mask over rows x keys.)"""
     plan = _plan(st)
-    return None if plan is None else _staged(st, plan).replace(arg=plan)
+    if plan is None:
+        return None
+    taken(plan.describe())
+    return _staged(st, plan).replace(arg=plan)
 
 
 def _staged(st: UOp, fl: Flash) -> UOp:

@@ -27,7 +27,7 @@ import itertools
 import math
 from typing import NamedTuple
 
-from rulegrad.rules.choices import current, least_parallel_work, pick
+from rulegrad.rules.choices import current, least_parallel_work, pick, taken
 from rulegrad.rules.opt_helpers import VECTOR_LANES, along, vector_values
 from rulegrad.rules.pack_helpers import PARALLEL_SHARES, packed, strided_inside
 from rulegrad.runtime.dtype import dtypes
@@ -282,7 +282,7 @@ def _plan(st: UOp) -> Plan | None:
     # run per page; each sum keeps its order, the outer loop one row per pass
     if any(n.op is Ops.REDUCE and j in deps[n] for r in reds for n in toposort(r.src[0])[:-1]):
         outer = outer_reduces(st, j, deps)
-        if len(outer) != 1 or len(outer[0].src) != 2 or packed(st) is not None or \
+        if len(outer) != 1 or len(outer[0].src) != 2 or packed(st, noted=False) is not None or \
                 not _page_runs(outer[0], j, outer[0].src[1]):
             return None
         plan = _columns(st, j, outer, 1, deps)
@@ -293,7 +293,7 @@ def _plan(st: UOp) -> Plan | None:
         # than runs of 16 pages: less than the second core)
         big = _work(j, outer, deps) >= least_parallel_work()
         return None if len(ranges) == 1 and plan.block is None and big else plan
-    if packed(st) is not None:  # the packing action's (a float sum of products)
+    if packed(st, noted=False) is not None:  # the packing action's (a float sum of products)
         return None
     short = _short_runs(reds, j)
     if short:
@@ -461,6 +461,15 @@ def _reordered(st: UOp) -> UOp | None:
 
 
 def interchanged(st: UOp) -> UOp | None:
+    """`_interchanged`'s loop nest, recorded as an action (`describe`'s line)."""
+    out = _interchanged(st)
+    line = None if out is None else describe(out)
+    if line is not None:
+        taken(line)
+    return out
+
+
+def _interchanged(st: UOp) -> UOp | None:
     """For a STORE not yet given an action whose reduces read contiguously along its last range
     (or along another output range, then moved last: `_reordered`; else None, no rewrite): the
     loop nest its interchange runs, each outer reduce's last loop in passes of `rows`

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.rules.choices import current, least_parallel_work, pick
+from rulegrad.rules.choices import current, least_parallel_work, pick, taken
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import GroupOp, Ops
@@ -599,10 +599,11 @@ def _split_groups(st: UOp) -> tuple[UOp, Pack] | None:
     return None
 
 
-def packed(st: UOp) -> UOp | None:
+def packed(st: UOp, noted: bool = True) -> UOp | None:
     """The STORE with its packing action (a `Pack`) as arg, planned once: for a STORE not
     packed yet whose value is a sum of products worth the packed loops (with a grouped column
-    range split first: `_split_groups`); None for any other."""
+    range split first: `_split_groups`); None for any other. `noted`: recorded as an action
+    (not for a caller that only asks: interchange_helpers)."""
     plan = _plan(st)
     if plan is None:
         if (found := _split_groups(st)) is None:
@@ -610,8 +611,10 @@ def packed(st: UOp) -> UOp | None:
         st, plan = found
     npanels = -(-range_size(next(r for r in st.src[2:] if r.arg[0] == plan.cols)) // plan.panel)
     if npanels > 1 and not plan.outer and plan.parallel in ("", "batch"):
-        return stage_panels(st, plan.replace(staged=True))
-    return st.replace(arg=plan)
+        plan = plan.replace(staged=True)
+    if noted:
+        taken(plan.describe())
+    return stage_panels(st, plan) if plan.staged else st.replace(arg=plan)
 
 
 def stage_panels(st: UOp, pack: Pack) -> UOp:

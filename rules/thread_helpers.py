@@ -113,6 +113,7 @@ def _part(red: UOp, ranges: tuple[UOp, ...], at: UOp) -> UOp:
 
 
 def threaded(red: UOp) -> UOp:
-    """The REDUCE with its outermost loop marked for threads."""
+    """The REDUCE with its outermost loop marked for threads (recorded as an action)."""
     first = red.src[1]
+    taken(f"THREAD {red.arg.name} over r{first.arg[0]} ({range_size(first)} iterations)")
     return red.substitute({first: first.replace(arg=(first.arg[0], "thread"))})

@@ -285,7 +285,8 @@ def test_attention_is_the_flash_kernel(monkeypatch):
     assert actions(optimize_kernel(lower_only(scores.ast)))[0].startswith(
         "PACK")
     acts = actions(optimize_kernel(lower_only(rest.ast)))
-    assert acts[-1].startswith("FLASH rows r0 in tiles of 6: local products over none"), acts
+    assert any(a.startswith("FLASH rows r0 in tiles of 6: local products over none")
+               for a in acts), acts
 
 
 def test_debug2_states_each_cost_choice_and_why(monkeypatch, capsys):
@@ -322,7 +323,7 @@ def test_flash_rows_left_over_share_the_tile_and_store_nothing_past_the_end():
     sched = _attention(*(Tensor(a) for a in (q, k, v)), "rg").schedule()
     (item,) = sched
     prog = compile_program(sched)
-    assert "FLASH" in actions(optimize_kernel(lower_only(item.ast)))[-1]
+    assert any(a.startswith("FLASH") for a in actions(optimize_kernel(lower_only(item.ast))))
     blocks = prog.source.count("fma_f") + prog.source.count("rg_block_")  # printed or called
     assert blocks == 2, "one tile: the scores' and the output's tiles"
     bufs = [b.ensure() for b in item.bufs]

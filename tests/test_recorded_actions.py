@@ -1,8 +1,8 @@
-"""The optimizer's actions that leave no mark of their own on a kernel (a reduce unrolled, merged,
-split or unnested, a scale out of a max, a transpose tile, rows across lanes, a masked exp) are
-recorded by the helper that takes each, on the optimized kernel (its SINK's tag): each recorded
-line is checked here against the kernel before and after the optimizer, as an independent
-reading of the ASTs, and DEBUG=2 prints them. A helper run outside the optimizer, or a probe that
+"""The optimizer's actions (a reduce unrolled, merged, split, unnested, threaded or interchanged,
+a scale out of a max, a transpose tile, rows across lanes, a masked exp, a product packed, an
+attention head flashed) are recorded by the helper that takes each, on the optimized kernel (its
+SINK's tag): each recorded line is checked here against the kernel before and after the
+optimizer, as an independent reading of the ASTs, and DEBUG=2 prints them. A helper run outside the optimizer, or a probe that
 refuses (rows_across unrolls a row's reduces before its cost says no), records nothing."""
 
 from __future__ import annotations
@@ -40,6 +40,17 @@ def _reduces(k: UOp) -> list[UOp]:
 
 def _size(r: UOp) -> int:
     return int(r.src[0].arg)
+
+
+def _out(st: UOp) -> list[int]:
+    """A STORE's output loops' ids."""
+    return [r.arg[0] for r in st.src[2:]]
+
+
+def _store_of(k: UOp, ids: list[int]) -> UOp:
+    """The one STORE of k whose output loops include every one of `ids`."""
+    (st,) = [n for n in k.toposort() if n.op is Ops.STORE and set(ids) <= set(_out(n))]
+    return st
 
 
 def _two_exps(k: UOp) -> int:
@@ -99,6 +110,57 @@ def _check_line(line: str, low: UOp, opt: UOp) -> str:
     elif m := re.fullmatch(r"MASK EXP: (\d+) exps? of a select taken through it \(the masked "
                            r"arm once per row\)", line):
         assert _two_exps(opt) - _two_exps(low) == int(m[1]) > 0, line
+    elif m := re.fullmatch(r"THREAD (\w+) over r(\d+) \((\d+) iterations\)", line):
+        i, n = int(m[2]), int(m[3])
+        assert any(r.arg.name == m[1] and r.src[1] is after[i] for r in _reduces(opt)), line
+        assert after[i].arg[1] == "thread" and _size(after[i]) == n, line
+    elif m := re.fullmatch(r"PACK rows ([r\d ]+) x columns r(\d+) \(tile (\d+)x(\d+)(, A packed)?\)"
+                           r"(.*)", line):
+        rows, j, tile, panel = _ids(m[1]), int(m[2]), int(m[3]), int(m[4])
+        st = _store_of(opt, rows + [j])  # (its output loops, before as after)
+        assert _store_of(low, rows + [j]) is not None and j not in rows, line
+        assert _out(st)[-1] == j, line  # (the columns: the output's contiguous loop)
+        red = [r for r in _reduces(st) if r.arg is Ops.ADD and r.src[0].src[1].op is Ops.MUL]
+        assert red and 1 <= tile <= 16 and panel % 8 == 0, line  # (a sum of products)
+        locals_ = sum(n.op is Ops.DEFINE_LOCAL for n in st.toposort())
+        assert ("STAGED" in m[6]) == (locals_ > 0), line  # (y's panels: a local array)
+    elif m := re.fullmatch(r"FLASH rows r(\d+) in tiles of (\d+): local products over "
+                           r"(none|[^,]+), (output over r(\d+)|each row's outputs).*", line):
+        i, prods = int(m[1]), [] if m[3] == "none" else _ids(m[3])
+        (st,) = [n for n in opt.toposort() if n.op is Ops.STORE and n.src[-2] is after[i]]
+        assert m[5] is None or st.src[-1].arg[0] == int(m[5]), line
+        # (each local product: a kernel-local row of scores over that range)
+        assert all(any(d.op is Ops.DEFINE_LOCAL and d.src[1:] and d.src[1].arg[0] == p
+                       for d in st.toposort()) for p in prods), line
+        assert _store_of(low, [i]) is not None and int(m[2]) >= 1, line
+    elif m := re.fullmatch(r"(?:REORDER r(\d+) last, )?INTERCHANGE r(\d+) inside the reduce "
+                           r"loops(.*)", line):
+        j, rest = int(m[2]), m[3]
+        assert m[1] is None or int(m[1]) == j and _out(_store_of(low, [j]))[-1] != j, line
+        (st,) = [n for n in opt.toposort() if n.op is Ops.STORE and j in _out(n)]
+        assert st.src[-1] is after[j] and after[j].arg[1] in ("upcast", "vector"), line
+        # j's loop inside the reduce's: its reduce reads j
+        assert any(after[j] in r.src[0].toposort() for r in _reduces(st)), line
+        assert before[j].arg[1] not in ("upcast", "vector"), line
+        if b := re.search(r"in (\d+) blocks of (\d+)", rest):
+            assert _size(after[j]) == int(b[2]) and any(
+                r.arg[1] == "block" and _size(r) == int(b[1]) for r in st.src[2:]), line
+        if v := re.search(r"in blocks of (\d+) vectors of (\d+)", rest):
+            width = int(v[1]) * int(v[2])
+            assert after[j].arg[1] == "vector" and width - int(v[2]) < _size(after[j]) <= width
+        if p := re.search(r"rows fetched (\d+) ahead", rest):
+            assert any(k.arg[1:] == ("prefetch", int(p[1])) for r in _reduces(st)
+                       for k in r.src[1:]), line
+        if p := re.search(r"(\d+) rows per pass", rest):  # (its update combines that many)
+            assert any(sum(n.op is r.arg for n in r.src[0].toposort()) >= int(p[1])
+                       for r in _reduces(st)), line
+    elif m := re.fullmatch(r"TILE r(\d+) x r(\d+) \((\d+)x(\d+)\)", line):
+        i, j, ti, tj = (int(x) for x in m.groups())
+        (st,) = [n for n in opt.toposort() if n.op is Ops.STORE and {i, j} <= set(_out(n))]
+        assert st.src[-2:] == (after[i], after[j]), line  # (the tile innermost)
+        assert [_size(after[i]), _size(after[j])] == [ti, tj], line
+        assert after[i].arg[1] == after[j].arg[1] == "unroll", line
+        assert any(after[j] in r.src[0].toposort() for r in _reduces(st)), line
     else:
         raise AssertionError(f"a recorded line of no known action: {line!r}")
     return name
@@ -117,6 +179,15 @@ def _masked_softmax(x: Tensor) -> Tensor:
     n = x.shape[1]
     keep = Tensor(np.tril(np.ones((x.shape[0], n), bool)))
     return _softmax(keep.where(x, -np.inf))
+
+
+def _attention(x: Tensor) -> Tensor:
+    return (x @ x.transpose(-1, -2) * 0.125).softmax(-1) @ x
+
+
+def _int_matmul(x: Tensor) -> Tensor:
+    a = (x * 4).cast("int32")
+    return a @ a
 
 
 # (program, shape, the recorded action it must take, None: none)
@@ -141,6 +212,21 @@ CASES = [
     (lambda x: (x * x).sum(axis=1), (8, 9), None),
     # a refused attempt, then an unroll: recorded once
     (lambda x: x.max(axis=1), (64, 5), "UNROLL"),
+    (lambda x: x.sum(), (1 << 22,), "THREAD"),  # (split by the scheduler)
+    (lambda x: x.max(), (1048583,), "THREAD"),  # (split by the optimizer)
+    (lambda x: x @ x.T, (128, 96), "PACK"),
+    (lambda x: x @ x.T, (67, 131), "PACK"),
+    (lambda x: x[0] @ x[1], (2, 97, 97), "PACK"),
+    (_attention, (2, 64, 32), "FLASH"),
+    (_attention, (3, 27, 16), "FLASH"),
+    (lambda x: x.sum(axis=1), (8, 300, 37), "INTERCHANGE"),
+    (lambda x: x.sum(axis=1), (64, 512, 64), "INTERCHANGE"),
+    (lambda x: x.sum(axis=(0, 2, 3)), (64, 64, 32, 32), "INTERCHANGE"),
+    (lambda x: x.max(axis=(0, 2)), (13, 65521, 2), "INTERCHANGE"),
+    (lambda x: x.permute(2, 0, 1).sum(axis=2), (3, 101, 16), "REORDER"),
+    (_int_matmul, (64, 64), "TILE"),
+    (_int_matmul, (80, 80), "TILE"),
+    (_int_matmul, (31, 31), "INTERCHANGE"),  # (no whole tile of 16 columns: one per column)
 ]
 
 

@@ -8,9 +8,10 @@ interchanged (the STORE's last output range marked "upcast" and run inside the r
 maybe split into blocks or, with the row range, into an unrolled register tile) and sums of
 products packed (a `Pack` in the STORE's arg: rows, columns, register tile, packed operand,
 threaded loop), which `render.py` and `gemm.py` print;
-`actions(kernel)` names them (those that leave no mark of their own on the kernel recorded on it
-as they were taken, the others read off it), and `render.py` adds how it printed them (a
-launched loop, the block library), so `DEBUG=2` shows every decision taken for a kernel;
+`actions(kernel)` names them (the optimizer's helpers record each action on the kernel as they
+take it; the loop kinds the upcast, vector and scan actions mark are read off it), and
+`render.py` adds how it printed them (a launched loop, the block library), so `DEBUG=2` shows
+every decision taken for a kernel;
 the loops split across cores are named in the SINK's arg (a `Parallel`).
 
 `RULEGRAD_OPT=0` switches the optimizer off: the kernel is printed as the plain loop nest it
@@ -22,10 +23,8 @@ from __future__ import annotations
 
 from rulegrad.rules import matcher
 from rulegrad.rules.choices import DEFAULT, Choices, chosen
-from rulegrad.rules.flash_helpers import Flash
-from rulegrad.rules.interchange_helpers import ACCUMULATED, columns, describe
+from rulegrad.rules.interchange_helpers import columns
 from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
-from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel
 from rulegrad.rules.wide_exps import fills_sum
 from rulegrad.runtime.env import env_flag
@@ -59,8 +58,8 @@ def optimize_kernel(ast: UOp, choices: Choices = DEFAULT) -> UOp:
     if masked:
         taken.append(f"MASK EXP: {masked} exp{'s' if masked > 1 else ''} of a select taken "
                      "through it (the masked arm once per row)")
-    # the actions that leave no mark of their own, each recorded by its helper as it took it
-    # (rules/choices.py's `taken`), kept on the kernel: its SINK's tag, which no printer reads
+    # the actions, each recorded by its helper as it took it (rules/choices.py's `taken`), kept
+    # on the kernel: its SINK's tag, which no printer reads
     return out.replace(tag=tuple(taken)) if taken else out
 
 
@@ -73,7 +72,7 @@ def _masked_exps(k: UOp) -> int:
 def actions(after: UOp) -> list[str]:
     """The optimizer's actions on one optimized kernel, as `UNROLL MAX over r4 r5 (4 values)`
     and `UPCAST r3 (32 iterations)`: those its helpers recorded on it (`optimize_kernel`), then
-    those its loops' kinds and its STOREs' and SINK's args say."""
+    those its loops' kinds and its SINK's arg say."""
     done: list[str] = list(after.tag or ())
     # a reduce's own "vector" range is its vector accumulators, not an upcast output loop
     accumulated = {n.src[-1] for n in toposort(after)
@@ -92,9 +91,6 @@ def actions(after: UOp) -> list[str]:
                 and n.src[-2].arg[1] == "upcast" and n.src[-1].arg[1] == "unroll"
                 and n.src[-2] not in interchanged}
     for n in toposort(after):
-        if n.op is Ops.REDUCE and n.src[1:] and n.src[1].arg[1] == "thread":
-            done.append(f"THREAD {n.arg.name} over r{n.src[1].arg[0]} "
-                        f"({int(n.src[1].src[0].arg)} iterations)")
         if n.op is Ops.RANGE and n.arg[1] == "upcast" and n not in interchanged:
             done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations"
                         f"{unrolled.get(n, '')}{blocked.get(n, '')})")
@@ -122,12 +118,6 @@ def actions(after: UOp) -> list[str]:
             count = -(-size // VECTOR_LANES)
             done.append(f"UPCAST r{n.arg[0]} ({size} iterations, {count} vector"
                         f"{'s' if count > 1 else ''} of {VECTOR_LANES}{tail})")
-        if n.op is Ops.STORE and isinstance(n.arg, (Pack, Flash)):
-            done.append(n.arg.describe())
-        if n.op is Ops.STORE and any(r.arg[1] in ACCUMULATED for r in n.src[2:]):
-            line = describe(n)  # (an interchanged STORE: its columns inside the reduce loops)
-            if line is not None:
-                done.append(line)
     if isinstance(after.arg, Parallel):
         loops = {n.arg[0]: n for n in toposort(after) if n.op is Ops.RANGE}
         done += after.arg.describe({i: int(n.src[0].arg) for i, n in loops.items()})

@@ -2,8 +2,9 @@
 a scale out of a max, a transpose tile, rows across lanes, a masked exp, a product packed, an
 attention head flashed) are recorded by the helper that takes each, on the optimized kernel (its
 SINK's tag): each recorded line is checked here against the kernel before and after the
-optimizer, as an independent reading of the ASTs, and DEBUG=2 prints them. A helper run outside the optimizer, or a probe that
-refuses (rows_across unrolls a row's reduces before its cost says no), records nothing."""
+optimizer, as an independent reading of the ASTs, and DEBUG=2 prints them. A helper run outside
+the optimizer, or a probe that refuses (rows_across unrolls a row's reduces before its cost says
+no; interchange asks whether a STORE packs), records nothing."""
 
 from __future__ import annotations
 

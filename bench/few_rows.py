@@ -73,7 +73,7 @@ def main() -> None:
             nbytes = x.nbytes * (2 if op == "softmax" else 1)
             roof = nbytes / copy_bandwidth(1 << max(20, nbytes.bit_length())) / t_ours
             lows = [lower_only(item.ast) for item in getattr(Tensor(x), op)(-1).schedule()]
-            par = [m.group(0) for low in lows for a in actions(low, optimize_kernel(low))
+            par = [m.group(0) for low in lows for a in actions(optimize_kernel(low))
                    for m in [re.search(r"PARALLEL .*", a)] if m]
             name = f"{op} {'x'.join(map(str, shape))}"
             cpu, share = busiest(ours)

@@ -111,44 +111,6 @@ def columns(st: UOp, deps: dict[UOp, frozenset[UOp]] | None = None) -> tuple[UOp
     return tuple(r for r in marked if any(r in deps[red] for red in reds))
 
 
-def describe(st: UOp) -> str | None:
-    """DEBUG=2's line for an interchanged STORE (read from its ranges), None for another."""
-    cols = columns(st)
-    if not cols:
-        return None
-    if cols[0].arg[1] == "unroll":
-        return " x ".join(f"r{c.arg[0]}" for c in cols).join(("TILE ", " (")) + \
-            "x".join(str(range_size(c)) for c in cols) + ")"
-    j = cols[-1]
-    line = f"INTERCHANGE r{j.arg[0]} inside the reduce loops"
-    # (a range moved last by `_reordered`: the output ranges' ids, the blocks' new ones aside,
-    # are no longer in the order lowering gave them)
-    ids = [r.arg[0] for r in st.src[2:] if r.arg[1] != "block"]
-    if ids != sorted(ids):
-        line = f"REORDER r{j.arg[0]} last, " + line
-    outer = st.src[2:][-2] if len(st.src) > 3 else None
-    if j.arg[1] == "vector":
-        ks = [k for n in toposort(st.src[1]) if n.op is Ops.REDUCE for k in n.src[1:]
-              if k.arg[1] == "prefetch"]
-        ahead = f", rows fetched {ks[0].arg[2]} ahead" if ks else ""
-        lanes = vector_lanes(st.src[1].dtype.itemsize)
-        return (line + f", in blocks of {-(-range_size(j) // lanes)} vectors of "  # type: ignore
-                f"{lanes} accumulators in registers{ahead}")
-    if outer is not None and outer.arg[1] == "block":  # (threaded or not: PARALLEL says)
-        line += f", in {range_size(outer)} blocks of {range_size(j)}"
-    rows = max((_chain(n) for n in toposort(st.src[1]) if n.op is Ops.REDUCE), default=1)
-    return line + (f", {rows} rows per pass" if rows > 1 else "")
-
-
-def _chain(red: UOp) -> int:
-    """How many values each step of a loop-form reduce combines (its update's chain of ops
-    down to the accumulator: `rows` for an interchanged reduce, else 1)."""
-    n, count = red.src[0], 0
-    while n.op is red.arg and n.src and count < 1 << 16:
-        n, count = n.src[0], count + 1
-    return count if n.op is Ops.DEFINE_REG else 1
-
-
 def _short_runs(reds: list[UOp], j: UOp) -> int:
     """The length of the reduces' common last loop k when it is shorter than a vector and every
     load that moves with it reads k contiguously and j right after k's run (a max over axes 0
@@ -461,30 +423,46 @@ def _reordered(st: UOp) -> UOp | None:
 
 
 def interchanged(st: UOp) -> UOp | None:
-    """`_interchanged`'s loop nest, recorded as an action (`describe`'s line)."""
-    out = _interchanged(st)
-    line = None if out is None else describe(out)
-    if line is not None:
-        taken(line)
-    return out
-
-
-def _interchanged(st: UOp) -> UOp | None:
     """For a STORE not yet given an action whose reduces read contiguously along its last range
     (or along another output range, then moved last: `_reordered`; else None, no rewrite): the
-    loop nest its interchange runs, each outer reduce's last loop in passes of `rows`
-    (`_in_passes`), then j marked "upcast" (one accumulator per column, inside the reduce
-    loops), split into blocks of `block` columns (outer * block + inner, the outer a "block"
-    loop), or with the row range before it into a register tile (each split, the inner parts
-    "unroll", after the outer ones). Every sum keeps its order."""
-    plan = _plan(st)
+    loop nest its interchange runs (`_nest`), recorded as an action (`_line`)."""
+    plan, reordered = _plan(st), False
     if plan is None:
         moved = _reordered(st)
+        reordered = moved is not None
         moved = _hoisted(st) if moved is None else moved
         plan = _plan(moved) if moved is not None else None
         if plan is None:
             return None
         st = moved  # type: ignore[assignment]
+    taken(_line(st, plan, reordered))
+    return _nest(st, plan)
+
+
+def _line(st: UOp, plan: Plan, reordered: bool) -> str:
+    """DEBUG=2's line for the interchange `plan` of STORE st (its ranges before the nest)."""
+    ranges = st.src[2:]
+    j, size = ranges[-1], range_size(ranges[-1])
+    if plan.tile is not None:
+        return f"TILE r{ranges[-2].arg[0]} x r{j.arg[0]} ({plan.tile[0]}x{plan.tile[1]})"
+    line = f"REORDER r{j.arg[0]} last, " if reordered else ""
+    line += f"INTERCHANGE r{j.arg[0]} inside the reduce loops"
+    if plan.vectors is not None:
+        lanes = vector_lanes(st.src[1].dtype.itemsize)
+        width = min(plan.vectors * lanes, size)  # type: ignore[type-var]
+        return line + (f", in blocks of {-(-width // lanes)} vectors of {lanes} accumulators in "
+                       f"registers, rows fetched {plan.prefetch} ahead")
+    if plan.block is not None and plan.block < size:  # type: ignore[operator]
+        line += f", in {-(-size // plan.block)} blocks of {plan.block}"  # type: ignore[operator]
+    return line + (f", {plan.rows} rows per pass" if plan.rows > 1 else "")
+
+
+def _nest(st: UOp, plan: Plan) -> UOp:
+    """The loop nest of STORE st's interchange `plan`: each outer reduce's last loop in passes
+    of `rows` (`_in_passes`), then j marked "upcast" (one accumulator per column, inside the
+    reduce loops), split into blocks of `block` columns (outer * block + inner, the outer a
+    "block" loop), or with the row range before it into a register tile (each split, the inner
+    parts "unroll", after the outer ones). Every sum keeps its order."""
     ranges = st.src[2:]
     fresh = itertools.count(1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE))
     value = st.src[1]

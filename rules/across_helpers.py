@@ -59,10 +59,10 @@ ACROSS_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV
 # rg_max_f32 (two compare-selects, an unordered compare, the bits through the integer unit and
 # back: 6) or rg_vmax_f32 (5); EXP the rg_expf core (vexp.py: a clamp, a rounding shift, 8 fused
 # steps, the scale: 16), a call in the row form; LOG the rg_logf core (vlog.py: the subnormal
-# scale, the bits' split, 9 fused steps, the sum's 4, the special values' compares and selects:
-# 34 on 8 lanes), a call in the row form about glibc's logf (22: 2.25 ns a value beside its
-# 2.49, a C loop of 4096 floats, best CPU time of 200); SQRT across lanes the scalar call lane
-# by lane (rg_vmap_f32: an extract and an insert a lane). Other ops: one FP operation.
+# scale, the bits' split, the polynomial's 9 steps, the sum's 7, the special values' compares
+# and selects: 35 on 8 lanes), a call in the row form about glibc's logf (22: 2.11 ns a value
+# beside its 2.51, bench/log_poly.py --speed); SQRT across lanes the scalar call lane by lane
+# (rg_vmap_f32: an extract and an insert a lane). Other ops: one FP operation.
 _WORK: dict[Ops, tuple[tuple[float, ...], tuple[float, ...]]] = {
     Ops.MAX: ((6, 0, 0, 0, 0), (5, 0, 0, 0, 0)),
     Ops.MIN: ((6, 0, 0, 0, 0), (5, 0, 0, 0, 0)),
@@ -70,7 +70,7 @@ _WORK: dict[Ops, tuple[tuple[float, ...], tuple[float, ...]]] = {
     Ops.RECIPROCAL: ((1, 0, 0, 0, 3), (1, 0, 0, 0, 5)),
     Ops.SQRT: ((1, 0, 0, 0, 3), (8, 0, 0, 16, 24)),
     Ops.EXP: ((18, 0, 0, 0, 0), (16, 0, 0, 0, 0)),
-    Ops.LOG: ((22, 0, 0, 0, 0), (34, 0, 0, 0, 0)),
+    Ops.LOG: ((22, 0, 0, 0, 0), (35, 0, 0, 0, 0)),
 }
 _ONE_OP = ((1, 0, 0, 0, 0), (1, 0, 0, 0, 0))
 # The block library's row max or min (blocks.py's rg_reduce_max_f32, what the row form calls for

@@ -10,7 +10,7 @@ the x86-64 vector ABI); `VECTOR`, the core inline as `rg_vlog_f32` for a kernel'
 scalar tail give the same bits. Before it, a LOG across lanes was glibc's scalar logf lane by
 lane (an extract, a call and an insert a lane), and gcc's loops called libmvec's. Per value
 (bench/log_poly.py --speed, a C loop of 4096 floats, best CPU time of 200, this project's AVX-512
-machine): glibc's logf 2.49 ns, the scalar core 2.25, 8 lanes 0.53, 16 lanes 0.33.
+machine): glibc's logf 2.51 ns, the scalar core 2.11, 8 lanes 0.52, 16 lanes 0.32.
 
 The core: a subnormal x scaled by 2^23 first (k 23 lower), then x = 2^k m with m in
 [sqrt(1/2), sqrt 2) from the bits (k = (bits(x) - bits(sqrt(1/2))) >> 23, m's bits x's less
@@ -21,10 +21,10 @@ floats (k times ln 2's 16-bit high part is exact, and Fast2Sum gives the roundin
 |k ln 2| > |f| whenever k is not 0), so the rounding that x near sqrt 2 and 1/sqrt 2 would
 otherwise pay twice (k ln 2 and f of opposite signs, a result of half their size) is paid
 once. The special values by selects on x: 0 (either sign) gives -inf, +inf inf, a negative
-or NaN NaN. Nine fused multiply-adds a lane.
+or NaN NaN. Twelve fused multiply-adds a lane (eight of them the polynomial).
 
 The accuracy contract: within 0.9 ulp of the exact value over every positive float32, the
-subnormals included: 0.893 at most (bench/log_poly.py --step 1, a C loop of the core against
+subnormals included: 0.886 at most (bench/log_poly.py --step 1, a C loop of the core against
 double log over all 2^31 positive bit patterns, which also finds the scalar, 8- and 16-lane
 forms' bits the same; tests/test_vlog_61.py checks every 61st through the Tensor API, every
 float16 and the special values against numpy). Without FMA instructions (a RULEGRAD_CFLAGS
@@ -52,18 +52,23 @@ CORE = vexp.CORE + r"""
 #define RG_LOG_SQRTH 0x3f3504f3  /* bits of sqrt(1/2) rounded: m's range starts there */
 #define RG_LOG_LN2HI 0x1.62e4p-1f  /* ln 2 to 16 bits: k times it is exact (|k| <= 150) */
 #define RG_LOG_LN2LO 0x1.7f7d1cp-20f
-/* P(f) = -1/2 + f R(f): R of degree 7 (bench/log_poly.py --fit) */
-#define RG_LOG_POLY(FMA, B, p, f) \
-  p = B(-0x1.38b9d6p-4f); p = FMA(p, f, B(0x1.055eb2p-3f)); p = FMA(p, f, B(-0x1.0d8602p-3f)); \
-  p = FMA(p, f, B(0x1.22d9bap-3f)); p = FMA(p, f, B(-0x1.547228p-3f)); \
-  p = FMA(p, f, B(0x1.99a00cp-3f)); p = FMA(p, f, B(-0x1.000228p-2f)); \
-  p = FMA(p, f, B(0x1.555554p-2f)); p = FMA(p, f, B(-0.5f))
+/* P(f) = -1/2 + f R(f): R of degree 7 (bench/log_poly.py --fit) in Estrin's order, pairs of
+   terms, then pairs of pairs by f^2 and f^4: 4 fused steps deep, not Horner's 8 (a chain of
+   logs, each a call's argument, took 10.7 ns a log in Horner's order, 9.1 so; glibc's 8.4) */
+#define RG_LOG_POLY(T, FMA, B, p, f, f2) \
+  const T f4 = f2 * f2; \
+  const T r01 = FMA(B(-0x1.000228p-2f), f, B(0x1.555554p-2f)); \
+  const T r23 = FMA(B(-0x1.547228p-3f), f, B(0x1.99a00cp-3f)); \
+  const T r45 = FMA(B(-0x1.0d8602p-3f), f, B(0x1.22d9bap-3f)); \
+  const T r67 = FMA(B(-0x1.38b9d6p-4f), f, B(0x1.055eb2p-3f)); \
+  p = FMA(FMA(r67, f2, r45), f4, FMA(r23, f2, r01)); p = FMA(p, f, B(-0.5f))
 /* log x from kf (k, a float) and f: hi + lo, hi = fl(k ln2hi + f) and its rounding error */
 #define RG_LOG_SUM(T, FMA, B, kf, f) \
   const T hi = FMA(kf, B(RG_LOG_LN2HI), f); \
   const T lo = FMA(kf, B(RG_LOG_LN2LO), FMA(kf, B(RG_LOG_LN2HI), -hi) + f); \
-  T p; RG_LOG_POLY(FMA, B, p, f); \
-  const T y = hi + FMA(f * f, p, lo)
+  const T f2 = f * f; \
+  T p; RG_LOG_POLY(T, FMA, B, p, f, f2); \
+  const T y = hi + FMA(f2, p, lo)
 static inline __attribute__((always_inline)) float rg_log1(float x) {
   const int sub = x < 0x1p-126f;
   float xs = sub ? x * 0x1p23f : x;

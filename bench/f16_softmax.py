@@ -1,4 +1,5 @@
-"""float16 softmax and log_softmax along rows against torch eager (f16_60, issue 32/33), CPU time.
+"""float16 softmax, log_softmax and logsumexp along rows against torch eager (f16_60, issue
+32/33), CPU time.
 
 In: float16 rows of 5..65 x 1000, 8192 x 1000 and 1024 x 1024 (or ROWSxCOLS arguments). Out:
 per case the kernels alone (compiled once, run on their buffers) and torch eager's call, each a
@@ -52,7 +53,7 @@ def main() -> None:
     for shape in shapes:
         a = rng.standard_normal(shape).astype(np.float16)
         ta = torch.tensor(a)
-        for op in ("softmax", "log_softmax"):
+        for op in ("softmax", "log_softmax", "logsumexp"):
             sched = getattr(Tensor(a), op)(1).schedule()
             prog = compile_program([(item.name, item.ast) for item in sched])
             bufs = [[buf.ensure() for buf in item.bufs] for item in sched]

@@ -37,12 +37,18 @@ from rulegrad.rules.opt_helpers import (
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import REDUCE_VECTORS, UNROLL_MAX, vector_lanes
+from rulegrad.runtime.target import (
+    REDUCE_VECTORS,
+    UNROLL_MAX,
+    block_library,
+    cpu,
+    vector_lanes,
+)
 from rulegrad.runtime.uop import UOp, toposort
 
-# the float32 ops a row's value may hold across lanes: _VECTOR_OPS and the inline exp (vexp's
-# core, the same bits as the scalar rg_expf), a reciprocal and a square root (correctly
-# rounded either way), and log lane by lane through the scalar logf (the same calls as before)
+# the float32 ops a row's value may hold across lanes: _VECTOR_OPS and the inline exp and log
+# (vexp's and vlog's cores, the same bits as the scalar rg_expf and rg_logf), a reciprocal and
+# a square root (correctly rounded either way)
 ACROSS_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV, Ops.MAX,
                         Ops.MIN, Ops.NEG, Ops.EXP, Ops.LOG, Ops.SQRT, Ops.RECIPROCAL})
 # What a kernel's op takes of one core, in the printed form of each side: a scalar op of the row
@@ -52,9 +58,11 @@ ACROSS_OPS = frozenset({Ops.LOAD, Ops.INDEX, Ops.ADD, Ops.SUB, Ops.MUL, Ops.FDIV
 # divss 3 cycles a result, vdivps on 8 lanes 5, sqrtss 3. The forms are render.py's: MAX is
 # rg_max_f32 (two compare-selects, an unordered compare, the bits through the integer unit and
 # back: 6) or rg_vmax_f32 (5); EXP the rg_expf core (vexp.py: a clamp, a rounding shift, 8 fused
-# steps, the scale: 16), a call in the row form; LOG and SQRT across lanes the scalar call
-# lane by lane (rg_vmap_f32: an extract and an insert a lane), logf about 20 (glibc's table and
-# polynomial). Other ops: one FP operation.
+# steps, the scale: 16), a call in the row form; LOG the rg_logf core (vlog.py: the subnormal
+# scale, the bits' split, the polynomial's 9 steps, the sum's 7, the special values' compares
+# and selects: 35 on 8 lanes), a call in the row form about glibc's logf (22: 2.11 ns a value
+# beside its 2.51, bench/log_poly.py --speed); SQRT across lanes the scalar call lane by lane
+# (rg_vmap_f32: an extract and an insert a lane). Other ops: one FP operation.
 _WORK: dict[Ops, tuple[tuple[float, ...], tuple[float, ...]]] = {
     Ops.MAX: ((6, 0, 0, 0, 0), (5, 0, 0, 0, 0)),
     Ops.MIN: ((6, 0, 0, 0, 0), (5, 0, 0, 0, 0)),
@@ -62,17 +70,41 @@ _WORK: dict[Ops, tuple[tuple[float, ...], tuple[float, ...]]] = {
     Ops.RECIPROCAL: ((1, 0, 0, 0, 3), (1, 0, 0, 0, 5)),
     Ops.SQRT: ((1, 0, 0, 0, 3), (8, 0, 0, 16, 24)),
     Ops.EXP: ((18, 0, 0, 0, 0), (16, 0, 0, 0, 0)),
-    Ops.LOG: ((22, 0, 0, 0, 0), (8 * 22, 0, 0, 16, 0)),
+    Ops.LOG: ((22, 0, 0, 0, 0), (35, 0, 0, 0, 0)),
 }
 _ONE_OP = ((1, 0, 0, 0, 0), (1, 0, 0, 0, 0))
+# The block library's row max or min (blocks.py's rg_reduce_max_f32, what the row form calls for
+# a row of memory), as gcc compiles it: a vector 3 operations (x86's max, an unordered compare
+# and an OR of the NaN flags), not rg_vmax_f32's 5; once per row its 4 vectors of partials by
+# x86's max (3), the lanes in 3 shuffles and maxes, the flags ORed (2) and their lanes in 3
+# shuffles and ORs and a move to a scalar (1), the zero test (1): 12 operations and 7 shuffles,
+# where the inline reduce's count (rg_vmax_f32's 5 for each combine) made it 30 and 3 (a row
+# max of 9 across lanes ran 2.0x its row form's speed, rows of 9 minus their max 0.87x, while
+# the count gave the row form 21 cycles for both; bench/across_ab.py --cpu)
+_LIBRARY_STEP = (3, 0, 0, 0, 0)
+_LIBRARY_READOUT = (12, 0, 0, 7, 0)
 # a load and a store, scalar or of a whole vector (contiguous)
 _MEMORY = {Ops.LOAD: ((0, 1, 0, 0, 0), (0, 1, 0, 0, 0)),
            Ops.STORE: ((0, 0, 1, 0, 0), (0, 0, 1, 0, 0))}
-# a core's resources a cycle, in the order of _WORK's: 2 FP pipes, 2 load ports, 1 store port, 1
-# shuffle port (Skylake's port 5; Zen's two count as one for the inserts' dependent chain), one
-# divider; and 4 operations issued a cycle (the front end) over all of them
-_PER_CYCLE = (2, 2, 1, 1, 1)
-_ISSUE = 4
+# a core's resources a cycle, in the order of _WORK's: 2 FP pipes, 2 load ports, 1 store port,
+# the shuffle pipes, one divider; and the operations issued a cycle (the front end) over all of
+# them. The shuffles and the issue are the CPU's (runtime/target.py's cpu()): AMD's Zen 2 to 4
+# shuffle on two pipes (FP1 and FP2) and dispatch 6 operations a cycle, Intel's cores since
+# Skylake shuffle on port 5 alone and issue 4. A row of 9 to 16 gathered lanes (rg_vloads_f32's
+# inserts, each column's independent of the others') cost this machine (AMD EPYC) 0.43 cycles a
+# value, the two pipes' count (bench/across_ab.py --cpu: max over rows of 9, 12, 13, 16 across
+# lanes at 2.02, 1.56, 1.51, 1.29x its row form's speed; one pipe and 4 a cycle put rows of 16
+# at 0.87x).
+_AMD = cpu().model.startswith("AMD")
+_SHUFFLES = 2 if _AMD else 1
+_PER_CYCLE = (2, 2, 1, _SHUFFLES, 1)
+_ISSUE = 6 if _AMD else 4
+# a scattered write's lane: an extract to memory (vextractps), one a cycle whatever the pipes,
+# so all of them a cycle (uops.info: reciprocal throughput 1 on Zen 2 to 4 and on Skylake;
+# across lanes, rows of 9 to 16 minus their max ran 1.03 cycles a value more than their max
+# alone, not overlapping the gathers' inserts: rows of 9 at 0.87x the row form's speed, which
+# a count of one pipe-cycle a lane put ahead of it)
+_SCATTER_LANE = (0, 0, 1, _SHUFFLES, 0)
 
 
 def _cycles(work: list[float]) -> float:
@@ -145,6 +177,15 @@ def _flattened(values: list[UOp]) -> list[UOp] | None:
     return [memo[v] for v in values]
 
 
+def _library_row(red: UOp) -> bool:
+    """Whether the row form calls the block library's row max or min for `red` (render.py's
+    `_vector_reduce`: a float32 reduce over one "vector" loop of a plain read of memory)."""
+    update = red.src[0]
+    return red.arg in (Ops.MAX, Ops.MIN) and red.dtype is dtypes.float32 and len(red.src) == 2 \
+        and red.src[1].arg[1] == "vector" and len(update.src) == 2 and \
+        update.src[1].op is Ops.LOAD and len(update.src[1].src) == 1 and block_library()
+
+
 def _cost(st: UOp, outer: set[UOp], lanes: int) -> float:
     """The row form's cycles per row of the STORE (`outer`: its row loop and the loops around
     it), by `_cycles` of its ops' `_WORK`: a node along a loop that runs in vectors (its output
@@ -157,6 +198,7 @@ def _cost(st: UOp, outer: set[UOp], lanes: int) -> float:
     across, CPU time, where counting that loop per vector would have kept both rows)."""
     deps = free_ranges(st)
     work = [0.0] * len(_PER_CYCLE)
+    library = {n.src[0] for n in toposort(st) if n.op is Ops.REDUCE and _library_row(n)}
     for n in toposort(st):
         if n.dtype is dtypes.index or n.op in (Ops.CONST, Ops.RANGE, Ops.DEFINE_REG, Ops.INDEX,
                                                 Ops.DEFINE_GLOBAL, Ops.DEFINE_LOCAL):
@@ -165,8 +207,14 @@ def _cost(st: UOp, outer: set[UOp], lanes: int) -> float:
         size = math.prod(range_size(r) or 1 for r in loops)
         vector = any(r.arg[1] in ("vector", "fill", "simd", "upcast") for r in loops)
         scalar, vec = _MEMORY.get(n.op) or _WORK.get(n.op, _ONE_OP)
+        if n in library:  # (a row shorter than a vector: the library's scalar loop)
+            vec = _LIBRARY_STEP
+            vector = vector and size >= lanes
         if n.op is Ops.REDUCE:  # (its updates are its value's nodes; this is its readout)
-            if any(r.arg[1] in ("vector", "fill") for r in n.src[1:]):
+            if n.src[0] in library:
+                _add(work, _LIBRARY_READOUT if range_size(n.src[1]) >= lanes else
+                     (0, 0, 0, 0, 0), 1)
+            elif any(r.arg[1] in ("vector", "fill") for r in n.src[1:]):
                 op = _WORK.get(n.arg, _ONE_OP)[1]
                 _add(work, op, REDUCE_VECTORS - 1)  # (its vectors of partials into one)
                 _add(work, (op[0], 0, 0, 1, 0), math.log2(lanes))
@@ -193,7 +241,10 @@ def _across_cost(stores: list[tuple[UOp, UOp]], i: UOp, lanes: int) -> float:
     work = [0.0] * len(_PER_CYCLE)
     for idx, value in stores:
         step = stride(idx.src[1], i)
-        _add(work, _MEMORY[Ops.STORE][1] if step == 1 else (0, 0, lanes, lanes, 0), 1 / lanes)
+        if step == 1:
+            _add(work, _MEMORY[Ops.STORE][1], 1 / lanes)
+        else:
+            _add(work, _SCATTER_LANE, 1)
         for n in along(value, i):
             if n in seen or n.dtype is dtypes.index or n.op is Ops.INDEX:
                 continue

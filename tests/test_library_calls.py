@@ -16,13 +16,14 @@ from rulegrad.backends.c.render import render_kernel
 from rulegrad.runtime.dtype import dtypes
 
 # the oracle: a call of a library function in the C text, comments taken out (float32's
-# expf, which the prelude binds to vexp's rg_expf, counts as rg_expf)
-_CALL = re.compile(r"\b(rg_(?:block|pack)_[vz]f(?:32|64)\w*|rg_reduce_[a-z]+_f32|expf)\s*\(")
+# expf and logf, which the prelude binds to vexp's rg_expf and vlog's rg_logf, count as those)
+_CALL = re.compile(r"\b(rg_(?:block|pack)_[vz]f(?:32|64)\w*|rg_reduce_[a-z]+_f32|expf|logf)\s*\(")
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
 
 
 def _called(source: str) -> set[str]:
-    return {"rg_expf" if n == "expf" else n for n in _CALL.findall(_COMMENT.sub("", source))}
+    bound = {"expf": "rg_expf", "logf": "rg_logf"}
+    return {bound.get(n, n) for n in _CALL.findall(_COMMENT.sub("", source))}
 
 
 def _rendered(t: Tensor) -> list[RenderedKernel]:
@@ -54,6 +55,10 @@ def _workloads():
         "exp_f16": lambda: a(5, dt=np.float16).exp(),
         "exp_f16_vectors": lambda: a(257, dt=np.float16).exp(),
         "exp_f64": lambda: a(100, dt=np.float64).exp(),
+        # (a log: the library's logf in a plain loop, a row's log once per row)
+        "log": lambda: a(1000).abs().log(),
+        "log_softmax": lambda: a(5, 300).log_softmax(-1),
+        "log_f16": lambda: a(5, dt=np.float16).abs().log(),
         "exp_int": lambda: Tensor(np.arange(-20, 20, dtype=np.int32)).exp(),
         "add": lambda: a(3, 5) + a(3, 5),
     }
@@ -67,7 +72,8 @@ def test_each_kernel_records_the_library_functions_it_calls(workload):
     for k in kernels:
         assert set(k.calls) == _called(k.source), k.cname
         assert list(k.calls) == sorted(k.calls)
-    if workload in ("matmul", "streamed", "conv", "attention", "softmax", "sigmoid", "exp_f16"):
+    if workload in ("matmul", "streamed", "conv", "attention", "softmax", "sigmoid", "exp_f16",
+                    "log", "log_softmax", "log_f16"):
         assert any(k.calls for k in kernels)  # (the sweep meets each printer's calls)
 
 

@@ -132,6 +132,30 @@ def test_row_max_of_nine_to_sixteen_goes_across(shape):
     _check("max", (1000, shape[1]), "float32")
 
 
+# rows of 9 to 16 minus their max (logf61): the row form's max is the same library call, but
+# across lanes every output is scattered to its row (an extract to memory a value, one a cycle)
+# on top of the gathered reads: across lanes 0.87x (rows of 9) to 0.53x (16) the row form's
+# speed (bench/across_ab.py --cpu), where the count had taken rows of 9 across. Its minus-max
+# rows of 5 and 7 still go across (2.0x, 2.7x); numpy's values either way
+@pytest.mark.parametrize("shape", [(4096, 9), (8192, 9), (1031, 12), (4099, 13), (4096, 16)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_rows_of_nine_to_sixteen_minus_their_max_keep_the_row_form(shape):
+    x = np.random.default_rng(9).standard_normal(shape).astype(np.float32)
+    a = Tensor(x)
+    t = a - a.max(1, keepdim=True)
+    assert not _across(t)
+    np.testing.assert_array_equal(t.numpy(), x - x.max(1, keepdims=True))
+
+
+@pytest.mark.parametrize("shape", [(4096, 5), (4096, 7)], ids=lambda s: "x".join(map(str, s)))
+def test_rows_of_five_and_seven_minus_their_max_go_across(shape):
+    x = np.random.default_rng(10).standard_normal(shape).astype(np.float32)
+    a = Tensor(x)
+    t = a - a.max(1, keepdim=True)
+    assert _across(t)
+    np.testing.assert_array_equal(t.numpy(), x - x.max(1, keepdims=True))
+
+
 @pytest.mark.parametrize("op", ["max", "min"])
 @pytest.mark.parametrize("width", [9, 13, 16])
 def test_one_special_in_every_position_across_lanes(op, width):

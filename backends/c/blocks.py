@@ -49,7 +49,7 @@ from rulegrad.runtime.env import env_get
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import vector_bytes
 
-from . import vexp
+from . import vexp, vlog
 from .ctext import (
     BLOCK_ROWS,
     REDUCE_OPS,
@@ -309,8 +309,9 @@ def _one(cname: str, dt: DType, lanes: int) -> list[RenderedKernel]:
 
 
 def _exp_library() -> list[RenderedKernel]:
-    """The float32 exp's library: rg_expf and its SIMD clones (vexp.py)."""
-    return [RenderedKernel(vexp.NAME, vexp.SOURCE, 0, (), kind="packed")]
+    """The float32 exp's and log's library: rg_expf, rg_logf and their SIMD clones (vexp.py,
+    vlog.py): one library, so a log_softmax's kernels load one."""
+    return [RenderedKernel(vexp.NAME, vexp.SOURCE + vlog.SOURCE, 0, (), kind="packed")]
 
 
 # build.py's `build_library` (rendered kernels, dlopen mode -> a loaded library): handed in by
@@ -328,7 +329,7 @@ def _libraries() -> dict[str, tuple[str, Callable[[], list[RenderedKernel]]]]:
     copy, a row reduction (8-lane vectors whatever the target), the float32 exp (its prelude
     binds expf to rg_expf) are each a library, so a first product, sum or sigmoid builds what
     it calls alone."""
-    table = {vexp.NAME: ("exp", _exp_library)}
+    table = {vexp.NAME: ("exp", _exp_library), vlog.NAME: ("exp", _exp_library)}
     table.update((reduce_name(op), (f"reduce_{which}", partial(reductions, which)))
                  for op, which in REDUCE_OPS.items())
     for dt, width in itertools.product((dtypes.float32, dtypes.float64), (32, 64)):

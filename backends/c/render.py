@@ -68,7 +68,7 @@ from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops
 from rulegrad.runtime.target import REDUCE_VECTORS, vector_bytes, vector_lanes
 from rulegrad.runtime.uop import UOp, toposort
 
-from . import vexp
+from . import vexp, vlog
 from .ctext import (
     BLOCK_ROWS,
     HALF_BITS,
@@ -320,6 +320,8 @@ _ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
         ({"rg_vexp_f32"}, vexp.VECTOR),  # and its core, inline, for explicit vectors
         ({"rg_zexp_f32"}, vexp.WIDE),  # and in 16 lanes, for a reduce's pairs of them
         ({"rg_zload_f16"}, vexp.WIDE_HALF),  # and a float16 row's 16 lanes of halves
+        ({vlog.NAME}, vlog.DECLARATION),  # float32 log: the same library's (vlog.py)
+        ({"rg_vlog_f32"}, vlog.VECTOR),  # and its core inline, in 8 lanes
         ({reduce_name(o) for o in REDUCE_OPS},
          " ".join(f"float {reduce_name(o)}{reduce_signature('float')};" for o in REDUCE_OPS)),
     ))
@@ -386,8 +388,8 @@ _INFIX = {Ops.ADD: "+", Ops.SUB: "-", Ops.MUL: "*", Ops.FDIV: "/", Ops.CMPLT: "<
           Ops.CMPNE: "!=", Ops.CMPEQ: "==", Ops.AND: "&", Ops.OR: "|", Ops.XOR: "^"}
 # each op's C over its operands {0}, {1}, {2}: on every type (`_SCALAR`), on floats (`_FLOAT`:
 # {f} libm's suffix, {s} the prelude's; vector loops call libmvec's (RG_MVEC), except float32's
-# expf: the block library's, vexp.py), on integers and on bools (MAX is OR, MIN is AND; -x on
-# a bool is x: numpy computes on 0/1, then != 0)
+# expf and logf: the block library's, vexp.py and vlog.py), on integers and on bools (MAX is
+# OR, MIN is AND; -x on a bool is x: numpy computes on 0/1, then != 0)
 _SCALAR = {**{op: f"({{0}} {c} {{1}})" for op, c in _INFIX.items()},
            Ops.WHERE: "({0} ? {1} : {2})", Ops.NEG: "(-{0})"}
 _FLOAT = {**{op: f"{name}{{f}}({{0}})" for op, name in (
@@ -406,6 +408,7 @@ _LANE_LOAD = {dtypes.bool: "rg_vload_b", dtypes.float16: "rg_vload_f16",
 VECTOR_EXP = "rg_vexp_f32"
 WIDE_EXP = "rg_zexp_f32"  # (vexp.WIDE: 16 lanes, with its loads, selects and stores)
 WIDE_HALF = "rg_zload_f16"  # (vexp.WIDE_HALF: 16 halves' loads, roundings and stores)
+VECTOR_LOG = "rg_vlog_f32"  # (vlog.VECTOR: the log core inline, 8 lanes)
 
 
 _FLOAT_LANES = (dtypes.float32, dtypes.float16)  # (a half in a float lane: exactly its value)
@@ -456,12 +459,12 @@ def render_vector(node: UOp, a: list[str]) -> str:
                            lane="f32" if node.dtype in _FLOAT_LANES else "i32")
 
 
-# (EXP: float32's, vexp.py's core, inline: its prelude's VECTOR)
+# (EXP and LOG: float32's, vexp.py's and vlog.py's cores, inline: their preludes' VECTOR)
 _VECTOR = {**_SCALAR, Ops.EXP: VECTOR_EXP + "({0})", Ops.MAX: "rg_vmax_{s}({0}, {1})",
            Ops.MIN: "rg_vmin_{s}({0}, {1})", Ops.WHERE: "rg_vsel_{lane}({0}, {1}, {2})",
-           # (RECIPROCAL correctly rounded: 1 / x lane by lane; LOG and SQRT: float32's libm
-           # call on each lane, rg_vmap_f32)
-           Ops.RECIPROCAL: "(rg_vset_f32(1.0f) / {0})", Ops.LOG: "rg_vmap_f32(logf, {0})",
+           # (RECIPROCAL correctly rounded: 1 / x lane by lane; SQRT: float32's libm call on
+           # each lane, rg_vmap_f32, correctly rounded too)
+           Ops.RECIPROCAL: "(rg_vset_f32(1.0f) / {0})", Ops.LOG: VECTOR_LOG + "({0})",
            Ops.SQRT: "rg_vmap_f32(sqrtf, {0})"}
 _F32_ONLY = {Ops.LOG, Ops.SQRT}
 
@@ -729,8 +732,10 @@ class KernelRenderer:
                 ct = "float"
             if (helper := alu_helper(n)) is not None:
                 self.uses.add(helper)
-            if n.op is Ops.EXP and n.src[0].dtype in _FLOAT_LANES:  # float32's exp (a half's
-                self.call(vexp.NAME)  # in float: render_alu): the prelude binds it to vexp's
+            if n.op in (Ops.EXP, Ops.LOG) and n.src[0].dtype in _FLOAT_LANES:  # float32's
+                # exp and log (a half's in float: render_alu): the prelude binds them to vexp's
+                # and vlog's, in one library
+                self.call(vexp.NAME if n.op is Ops.EXP else vlog.NAME)
         else:
             raise RenderError(f"the C renderer has no rule for {n.op.name} in a kernel")
         name = self.fresh()
@@ -799,8 +804,8 @@ class KernelRenderer:
             expr = f"rg_z{'exp' if n.op is Ops.EXP else 'sel'}_f32({args})"
         else:
             expr = render_vector(n, [self._lanes(s, x) for s, x in zip(n.src, _SLOTS)])
-            if n.op is Ops.EXP:
-                self.uses.add(VECTOR_EXP)
+            if n.op in (Ops.EXP, Ops.LOG):
+                self.uses.add(VECTOR_EXP if n.op is Ops.EXP else VECTOR_LOG)
         name = self.fresh()
         wide = "rg_zi32" if n.dtype is dtypes.bool else "rg_zf32"
         scope.add(self.stmt(name, wide if self.wide else vector_type(n.dtype), expr, srcs))

@@ -1,5 +1,5 @@
 # generated from rules/kernel.rules by `rulegrad gen`; do not edit
-# source sha256: 0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e
+# source sha256: 43ec651bc2b0ecb305ce25c77ba36e048f8261cd7bf21a4fef5c12a5f79daa09
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 'Matchers for the rule sets of rules/kernel.rules: split_kernels, to_kernel.'
 
@@ -15,13 +15,16 @@ from rulegrad.runtime.uop import UOp  # noqa: F401
 from rulegrad.runtime.uop import new_uop as _new  # noqa: F401
 from rulegrad.runtime.buffer import Buffer
 from rulegrad.rules.rangeify_helpers import FIRST_RANGE
+from rulegrad.rules.rangeify_helpers import Placed
 from math import copysign
+from rulegrad.rules.rangeify_helpers import device_in
 from rulegrad.runtime.view import flatten
+from rulegrad.rules.rangeify_helpers import in_order
 from rulegrad.rules.analyses import unmask
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/kernel.rules'
-SOURCE_SHA256 = '0112c7b357d88bd160ead925c858c67b94ebb42a6bab9c1827f34c55597b0b5e'
+SOURCE_SHA256 = '43ec651bc2b0ecb305ce25c77ba36e048f8261cd7bf21a4fef5c12a5f79daa09'
 DEPENDENCIES = (('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), )
 _ADD = Ops.ADD
 _AND = Ops.AND
@@ -62,75 +65,80 @@ def reduce_sizes(k):
 
 def new_buffer(size, b):
     """`def new_buffer`, declared at rules/kernel.rules:45."""
-    return _new(UOp, Ops.BUFFER, b.dtype, (), Buffer(size, b.dtype, device=b.arg))
+    return _new(UOp, Ops.BUFFER, b.dtype, (), Buffer(size, b.dtype, device=device_in(b.arg)))
+
+
+def loop_order(b):
+    """`def loop_order`, declared at rules/kernel.rules:47."""
+    return b.arg.order if isinstance(b.arg, Placed) else None
 
 
 def kernel_name(v, ast, k):
-    """`def kernel_name`, declared at rules/kernel.rules:48."""
+    """`def kernel_name`, declared at rules/kernel.rules:50."""
     loops = sizes(ast.src[0].src[2:])
     reds = reduce_sizes(k)
     return ('copy' if v.op is Ops.COPY else 'r' if reds else 'E') + '_' + '_'.join(loops + reds or ['1'])
 
 
 def kernel_of(v, ast, k):
-    """`def kernel_of`, declared at rules/kernel.rules:51."""
+    """`def kernel_of`, declared at rules/kernel.rules:53."""
     return _new(UOp, Ops.KERNEL, dtypes.void, (*k.deps,), Kernel(kernel_name(v, ast, k), ast, tuple(k.slots)))
 
 
 def at_ranges(x, rngs, at):
-    """`def at_ranges`, declared at rules/kernel.rules:53."""
+    """`def at_ranges`, declared at rules/kernel.rules:55."""
     return x.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
 
 
 def pick_start(v, dt):
-    """`def pick_start`, declared at rules/kernel.rules:123."""
+    """`def pick_start`, declared at rules/kernel.rules:125."""
     return v is False if dt is dtypes.bool else v == 0 and copysign(1.0, v) < 0 if dt.is_float else v == 0 and v is not False
 
 
 def casts_range(r, q):
-    """`def casts_range`, declared at rules/kernel.rules:126."""
+    """`def casts_range`, declared at rules/kernel.rules:128."""
     n = r.src[0]
     return n.vmin >= 1 and q.dtype.is_int and q.dtype.max >= n.vmax - 1
 
 
 def picks_range(red, a, r, q):
-    """`def picks_range`, declared at rules/kernel.rules:128."""
+    """`def picks_range`, declared at rules/kernel.rules:130."""
     return red.arg is Ops.ADD and r in red.src[1:] and casts_range(r, q) and r not in a.toposort()
 
 
 def zero(t):
-    """`def zero`, declared at rules/kernel.rules:130."""
+    """`def zero`, declared at rules/kernel.rules:132."""
     return (t.src[0] if t.op is Ops.CAST else t).src[2].arg
 
 
 def picks(red, a, r, q, t):
-    """`def picks`, declared at rules/kernel.rules:132."""
+    """`def picks`, declared at rules/kernel.rules:134."""
     return not red.dtype.is_float and pick_start(zero(t), red.dtype) and picks_range(red, a, r, q)
 
 
 def acc_picks(red, acc, a, r, q, t):
-    """`def acc_picks`, declared at rules/kernel.rules:133."""
+    """`def acc_picks`, declared at rules/kernel.rules:135."""
     return acc.src == red.src[1:] and pick_start(acc.arg, red.dtype) and pick_start(zero(t), red.dtype) and picks_range(red, a, r, q)
 
 
 def at_pick(t, a, r):
-    """`def at_pick`, declared at rules/kernel.rules:136."""
+    """`def at_pick`, declared at rules/kernel.rules:138."""
     e = a.cast(dtypes.index)
     return t.substitute(dict([(r, UOp.const(dtypes.index, -1).lt(e).alu(Ops.AND, e.lt(r.src[0])).where(e, UOp.const(dtypes.index, 0)))]))
 
 
 def without(red, r):
-    """`def without`, declared at rules/kernel.rules:139."""
+    """`def without`, declared at rules/kernel.rules:141."""
     return tuple(x for x in red.src[1:] if x is not r)
 
 
 def drop_range(red, r, value):
-    """`def drop_range`, declared at rules/kernel.rules:141."""
+    """`def drop_range`, declared at rules/kernel.rules:143."""
     return value if len(red.src) == 2 else _new(UOp, Ops.REDUCE, red.dtype, (value, *without(red, r)), Ops.ADD)
 
 
 def drop_acc(red, acc, r, value):
-    """`def drop_acc`, declared at rules/kernel.rules:143."""
+    """`def drop_acc`, declared at rules/kernel.rules:145."""
     return value if len(red.src) == 2 else drop_range(red, r, _new(UOp, Ops.ADD, (_t1 := acc.replace(src=without(red, r))).dtype, (_t1, value)))
 
 
@@ -181,9 +189,9 @@ class Kernel:
 
 # ======================================================================== split_kernels
 _split_kernels_rules = (
-    RuleInfo('store_assign', 'rules/kernel.rules', 60, 'store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)'),
-    RuleInfo('to_store', 'rules/kernel.rules', 63, 'to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(new_buffer(prod(shape), b), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = loop_sizes(rngs)'),
-    RuleInfo('split_store', 'rules/kernel.rules', 70, 'split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, kernel_of(v, *kernel(SINK(st))), arg=(off, rngs), tag=st.tag)'),
+    RuleInfo('store_assign', 'rules/kernel.rules', 62, 'store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)'),
+    RuleInfo('to_store', 'rules/kernel.rules', 65, 'to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(new_buffer(prod(shape), b), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, arg=loop_order(b), tag=b.tag, dtype=dtypes.void) where shape = loop_sizes(rngs)'),
+    RuleInfo('split_store', 'rules/kernel.rules', 72, 'split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, kernel_of(v, *kernel(SINK(st))), arg=(off, rngs), tag=st.tag)'),
 )
 _split_kernels_st = match_stats('split_kernels', _split_kernels_rules)  # None unless counting
 
@@ -192,20 +200,20 @@ def _split_kernels_BUFFERIZE(n, ctx):
         n0 = n.src[0]
         if n0.op is _ASSIGN and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            # rule store_assign at rules/kernel.rules:60
+            # rule store_assign at rules/kernel.rules:62
             #   store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)
             if _split_kernels_st: _split_kernels_st.attempts[0] += 1
             # b = n, t = n0_0, v = n0_1
             rngs = n.src[1:]
             _r = _new(UOp, _STORE, n0_0.dtype, (n0_0, n0_1, *rngs), None, n.tag)
             if _r is not n: return _r, _split_kernels_rules[0]
-        # rule to_store at rules/kernel.rules:63
-        #   to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(new_buffer(prod(shape), b), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, tag=b.tag, dtype=dtypes.void) where shape = loop_sizes(rngs)
+        # rule to_store at rules/kernel.rules:65
+        #   to_store: BUFFERIZE(v, *rngs) as b -> STORE(INDEX(new_buffer(prod(shape), b), flatten(rngs, shape, UOp.const(dtypes.index, 0))), v, *rngs, arg=loop_order(b), tag=b.tag, dtype=dtypes.void) where shape = loop_sizes(rngs)
         if _split_kernels_st: _split_kernels_st.attempts[1] += 1
         # b = n, v = n0
         rngs = n.src[1:]
         shape = loop_sizes(rngs)
-        _r = _new(UOp, _STORE, dtypes.void, (_new(UOp, _INDEX, (_t1 := new_buffer(prod(shape), n)).dtype, (_t1, flatten(rngs, shape, UOp.const(dtypes.index, 0)))), n0, *rngs), None, n.tag)
+        _r = _new(UOp, _STORE, dtypes.void, (_new(UOp, _INDEX, (_t1 := new_buffer(prod(shape), n)).dtype, (_t1, flatten(rngs, shape, UOp.const(dtypes.index, 0)))), n0, *rngs), loop_order(n), n.tag)
         if _r is not n: return _r, _split_kernels_rules[1]
     return None
 
@@ -216,7 +224,7 @@ def _split_kernels_STORE(n, ctx):
         if n0.op is _INDEX and len(n0.src) >= 2:
             n0_0 = n0.src[0]
             n0_1 = n0.src[1]
-            # rule split_store at rules/kernel.rules:70
+            # rule split_store at rules/kernel.rules:72
             #   split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, kernel_of(v, *kernel(SINK(st))), arg=(off, rngs), tag=st.tag)
             if _split_kernels_st: _split_kernels_st.attempts[2] += 1
             # buf = n0_0, off = n0_1, st = n, v = n1
@@ -234,24 +242,24 @@ _split_kernels_part = RuleMatcher('split_kernels', _split_kernels_rules, {
 
 # ======================================================================== to_kernel
 _to_kernel_rules = (
-    RuleInfo('kernel_store', 'rules/kernel.rules', 79, 'kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(ctx.define_global(b), unmask(off)[0]), v, *ctx.loops(rngs), dtype=dtypes.void)'),
-    RuleInfo('load_input', 'rules/kernel.rules', 83, 'load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)'),
-    RuleInfo('load_kernel', 'rules/kernel.rules', 86, 'load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(ctx.read(b, a), *unmask(at_ranges(a.arg[0], a.arg[1], at))))'),
-    RuleInfo('unmask_value', 'rules/kernel.rules', 91, 'unmask_value: WHERE(_, e, INVALID) -> e'),
-    RuleInfo('strip_marker', 'rules/kernel.rules', 93, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
-    RuleInfo('pick_load', 'rules/kernel.rules', 97, 'pick_load: REDUCE(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))'),
-    RuleInfo('pick_load_and', 'rules/kernel.rules', 99, 'pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))'),
-    RuleInfo('pick_acc', 'rules/kernel.rules', 101, 'pick_acc: REDUCE(ADD(acc:DEFINE_REG, WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))'),
-    RuleInfo('pick_acc_cast', 'rules/kernel.rules', 104, 'pick_acc_cast: REDUCE(ADD(acc:DEFINE_REG, CAST(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0)) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))'),
-    RuleInfo('pick_acc_and', 'rules/kernel.rules', 106, 'pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))'),
-    RuleInfo('renumber', 'rules/kernel.rules', 109, 'renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)'),
+    RuleInfo('kernel_store', 'rules/kernel.rules', 81, 'kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) as st -> STORE(INDEX(ctx.define_global(b), unmask(off)[0]), v, *ctx.loops(in_order(st.arg, rngs)), dtype=dtypes.void)'),
+    RuleInfo('load_input', 'rules/kernel.rules', 85, 'load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)'),
+    RuleInfo('load_kernel', 'rules/kernel.rules', 88, 'load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(ctx.read(b, a), *unmask(at_ranges(a.arg[0], a.arg[1], at))))'),
+    RuleInfo('unmask_value', 'rules/kernel.rules', 93, 'unmask_value: WHERE(_, e, INVALID) -> e'),
+    RuleInfo('strip_marker', 'rules/kernel.rules', 95, 'strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x'),
+    RuleInfo('pick_load', 'rules/kernel.rules', 99, 'pick_load: REDUCE(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))'),
+    RuleInfo('pick_load_and', 'rules/kernel.rules', 101, 'pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))'),
+    RuleInfo('pick_acc', 'rules/kernel.rules', 103, 'pick_acc: REDUCE(ADD(acc:DEFINE_REG, WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))'),
+    RuleInfo('pick_acc_cast', 'rules/kernel.rules', 106, 'pick_acc_cast: REDUCE(ADD(acc:DEFINE_REG, CAST(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0)) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))'),
+    RuleInfo('pick_acc_and', 'rules/kernel.rules', 108, 'pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))'),
+    RuleInfo('renumber', 'rules/kernel.rules', 111, 'renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)'),
 )
 _to_kernel_st = match_stats('to_kernel', _to_kernel_rules)  # None unless counting
 
 def _to_kernel_NOOP(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:93
+        # rule strip_marker at rules/kernel.rules:95
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         # x = n0
@@ -261,7 +269,7 @@ def _to_kernel_NOOP(n, ctx):
 def _to_kernel_CONTIGUOUS(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:93
+        # rule strip_marker at rules/kernel.rules:95
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         # x = n0
@@ -271,7 +279,7 @@ def _to_kernel_CONTIGUOUS(n, ctx):
 def _to_kernel_COPY(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
-        # rule strip_marker at rules/kernel.rules:93
+        # rule strip_marker at rules/kernel.rules:95
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
         if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         # x = n0
@@ -279,7 +287,7 @@ def _to_kernel_COPY(n, ctx):
     return None
 
 def _to_kernel_RANGE(n, ctx):
-    # rule renumber at rules/kernel.rules:109
+    # rule renumber at rules/kernel.rules:111
     #   renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)
     if _to_kernel_st: _to_kernel_st.attempts[10] += 1
     # r = n
@@ -294,7 +302,7 @@ def _to_kernel_INDEX(n, ctx):
     if len(n.src) == 2:
         n0, n1 = n.src
         if n0.op is _BUFFER:
-            # rule load_input at rules/kernel.rules:83
+            # rule load_input at rules/kernel.rules:85
             #   load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)
             if _to_kernel_st: _to_kernel_st.attempts[1] += 1
             # b = n0, off = n1
@@ -306,7 +314,7 @@ def _to_kernel_INDEX(n, ctx):
         if n0.op is _ASSIGN and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
             if n0_0.op is _BUFFER and n0_1.op is _KERNEL:
-                # rule load_kernel at rules/kernel.rules:86
+                # rule load_kernel at rules/kernel.rules:88
                 #   load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(ctx.read(b, a), *unmask(at_ranges(a.arg[0], a.arg[1], at))))
                 if _to_kernel_st: _to_kernel_st.attempts[2] += 1
                 # a = n0, b = n0_0
@@ -322,12 +330,12 @@ def _to_kernel_STORE(n, ctx):
         if n0.op is _INDEX and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
             if n0_0.op is _BUFFER:
-                # rule kernel_store at rules/kernel.rules:79
-                #   kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) -> STORE(INDEX(ctx.define_global(b), unmask(off)[0]), v, *ctx.loops(rngs), dtype=dtypes.void)
+                # rule kernel_store at rules/kernel.rules:81
+                #   kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) as st -> STORE(INDEX(ctx.define_global(b), unmask(off)[0]), v, *ctx.loops(in_order(st.arg, rngs)), dtype=dtypes.void)
                 if _to_kernel_st: _to_kernel_st.attempts[0] += 1
-                # b = n0_0, off = n0_1, v = n1
+                # b = n0_0, off = n0_1, st = n, v = n1
                 rngs = n.src[2:]
-                _r = _new(UOp, _STORE, dtypes.void, (_new(UOp, _INDEX, (_t4 := ctx.define_global(n0_0)).dtype, (_t4, unmask(n0_1)[0])), n1, *ctx.loops(rngs)))
+                _r = _new(UOp, _STORE, dtypes.void, (_new(UOp, _INDEX, (_t4 := ctx.define_global(n0_0)).dtype, (_t4, unmask(n0_1)[0])), n1, *ctx.loops(in_order(n.arg, rngs))))
                 if _r is not n: return _r, _to_kernel_rules[0]
     return None
 
@@ -349,7 +357,7 @@ def _to_kernel_REDUCE(n, ctx):
                                 if n0_1_0_1.op is _CAST and len(n0_1_0_1.src) == 1:
                                     n0_1_0_1_0 = n0_1_0_1.src[0]
                                     if n0_1_0_1_0.op is _RANGE:
-                                        # rule pick_acc at rules/kernel.rules:101
+                                        # rule pick_acc at rules/kernel.rules:103
                                         #   pick_acc: REDUCE(ADD(acc:DEFINE_REG, WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                         if _to_kernel_st: _to_kernel_st.attempts[7] += 1
                                         # a = n0_1_0_0, acc = n0_0, q = n0_1_0_1, r = n0_1_0_1_0, red = n, t = n0_1
@@ -361,7 +369,7 @@ def _to_kernel_REDUCE(n, ctx):
                                 if n0_1_0_0.op is _CAST and len(n0_1_0_0.src) == 1:
                                     n0_1_0_0_0 = n0_1_0_0.src[0]
                                     if n0_1_0_0_0.op is _RANGE:
-                                        # rule pick_acc at rules/kernel.rules:101
+                                        # rule pick_acc at rules/kernel.rules:103
                                         #   pick_acc: REDUCE(ADD(acc:DEFINE_REG, WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                         if _to_kernel_st: _to_kernel_st.attempts[7] += 1
                                         # a = n0_1_0_1, acc = n0_0, q = n0_1_0_0, r = n0_1_0_0_0, red = n, t = n0_1
@@ -378,7 +386,7 @@ def _to_kernel_REDUCE(n, ctx):
                                     if n0_1_0_0_1.op is _CAST and len(n0_1_0_0_1.src) == 1:
                                         n0_1_0_0_1_0 = n0_1_0_0_1.src[0]
                                         if n0_1_0_0_1_0.op is _RANGE:
-                                            # rule pick_acc_and at rules/kernel.rules:106
+                                            # rule pick_acc_and at rules/kernel.rules:108
                                             #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                             if _to_kernel_st: _to_kernel_st.attempts[9] += 1
                                             # a = n0_1_0_0_0, acc = n0_0, q = n0_1_0_0_1, r = n0_1_0_0_1_0, red = n, t = n0_1
@@ -390,7 +398,7 @@ def _to_kernel_REDUCE(n, ctx):
                                     if n0_1_0_0_0.op is _CAST and len(n0_1_0_0_0.src) == 1:
                                         n0_1_0_0_0_0 = n0_1_0_0_0.src[0]
                                         if n0_1_0_0_0_0.op is _RANGE:
-                                            # rule pick_acc_and at rules/kernel.rules:106
+                                            # rule pick_acc_and at rules/kernel.rules:108
                                             #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                             if _to_kernel_st: _to_kernel_st.attempts[9] += 1
                                             # a = n0_1_0_0_1, acc = n0_0, q = n0_1_0_0_0, r = n0_1_0_0_0_0, red = n, t = n0_1
@@ -404,7 +412,7 @@ def _to_kernel_REDUCE(n, ctx):
                                     if n0_1_0_1_1.op is _CAST and len(n0_1_0_1_1.src) == 1:
                                         n0_1_0_1_1_0 = n0_1_0_1_1.src[0]
                                         if n0_1_0_1_1_0.op is _RANGE:
-                                            # rule pick_acc_and at rules/kernel.rules:106
+                                            # rule pick_acc_and at rules/kernel.rules:108
                                             #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                             if _to_kernel_st: _to_kernel_st.attempts[9] += 1
                                             # a = n0_1_0_1_0, acc = n0_0, q = n0_1_0_1_1, r = n0_1_0_1_1_0, red = n, t = n0_1
@@ -416,7 +424,7 @@ def _to_kernel_REDUCE(n, ctx):
                                     if n0_1_0_1_0.op is _CAST and len(n0_1_0_1_0.src) == 1:
                                         n0_1_0_1_0_0 = n0_1_0_1_0.src[0]
                                         if n0_1_0_1_0_0.op is _RANGE:
-                                            # rule pick_acc_and at rules/kernel.rules:106
+                                            # rule pick_acc_and at rules/kernel.rules:108
                                             #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                             if _to_kernel_st: _to_kernel_st.attempts[9] += 1
                                             # a = n0_1_0_1_1, acc = n0_0, q = n0_1_0_1_0, r = n0_1_0_1_0_0, red = n, t = n0_1
@@ -436,7 +444,7 @@ def _to_kernel_REDUCE(n, ctx):
                                     if n0_1_0_0_1.op is _CAST and len(n0_1_0_0_1.src) == 1:
                                         n0_1_0_0_1_0 = n0_1_0_0_1.src[0]
                                         if n0_1_0_0_1_0.op is _RANGE:
-                                            # rule pick_acc_cast at rules/kernel.rules:104
+                                            # rule pick_acc_cast at rules/kernel.rules:106
                                             #   pick_acc_cast: REDUCE(ADD(acc:DEFINE_REG, CAST(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0)) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                             if _to_kernel_st: _to_kernel_st.attempts[8] += 1
                                             # a = n0_1_0_0_0, acc = n0_0, q = n0_1_0_0_1, r = n0_1_0_0_1_0, red = n, t = n0_1
@@ -448,7 +456,7 @@ def _to_kernel_REDUCE(n, ctx):
                                     if n0_1_0_0_0.op is _CAST and len(n0_1_0_0_0.src) == 1:
                                         n0_1_0_0_0_0 = n0_1_0_0_0.src[0]
                                         if n0_1_0_0_0_0.op is _RANGE:
-                                            # rule pick_acc_cast at rules/kernel.rules:104
+                                            # rule pick_acc_cast at rules/kernel.rules:106
                                             #   pick_acc_cast: REDUCE(ADD(acc:DEFINE_REG, CAST(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0)) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
                                             if _to_kernel_st: _to_kernel_st.attempts[8] += 1
                                             # a = n0_1_0_0_1, acc = n0_0, q = n0_1_0_0_0, r = n0_1_0_0_0_0, red = n, t = n0_1
@@ -469,7 +477,7 @@ def _to_kernel_REDUCE(n, ctx):
                             if n0_0_1.op is _CAST and len(n0_0_1.src) == 1:
                                 n0_0_1_0 = n0_0_1.src[0]
                                 if n0_0_1_0.op is _RANGE:
-                                    # rule pick_load at rules/kernel.rules:97
+                                    # rule pick_load at rules/kernel.rules:99
                                     #   pick_load: REDUCE(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
                                     if _to_kernel_st: _to_kernel_st.attempts[5] += 1
                                     # a = n0_0_0, q = n0_0_1, r = n0_0_1_0, red = n, t = n0
@@ -481,7 +489,7 @@ def _to_kernel_REDUCE(n, ctx):
                             if n0_0_0.op is _CAST and len(n0_0_0.src) == 1:
                                 n0_0_0_0 = n0_0_0.src[0]
                                 if n0_0_0_0.op is _RANGE:
-                                    # rule pick_load at rules/kernel.rules:97
+                                    # rule pick_load at rules/kernel.rules:99
                                     #   pick_load: REDUCE(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
                                     if _to_kernel_st: _to_kernel_st.attempts[5] += 1
                                     # a = n0_0_1, q = n0_0_0, r = n0_0_0_0, red = n, t = n0
@@ -498,7 +506,7 @@ def _to_kernel_REDUCE(n, ctx):
                                 if n0_0_0_1.op is _CAST and len(n0_0_0_1.src) == 1:
                                     n0_0_0_1_0 = n0_0_0_1.src[0]
                                     if n0_0_0_1_0.op is _RANGE:
-                                        # rule pick_load_and at rules/kernel.rules:99
+                                        # rule pick_load_and at rules/kernel.rules:101
                                         #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
                                         if _to_kernel_st: _to_kernel_st.attempts[6] += 1
                                         # a = n0_0_0_0, q = n0_0_0_1, r = n0_0_0_1_0, red = n, t = n0
@@ -510,7 +518,7 @@ def _to_kernel_REDUCE(n, ctx):
                                 if n0_0_0_0.op is _CAST and len(n0_0_0_0.src) == 1:
                                     n0_0_0_0_0 = n0_0_0_0.src[0]
                                     if n0_0_0_0_0.op is _RANGE:
-                                        # rule pick_load_and at rules/kernel.rules:99
+                                        # rule pick_load_and at rules/kernel.rules:101
                                         #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
                                         if _to_kernel_st: _to_kernel_st.attempts[6] += 1
                                         # a = n0_0_0_1, q = n0_0_0_0, r = n0_0_0_0_0, red = n, t = n0
@@ -524,7 +532,7 @@ def _to_kernel_REDUCE(n, ctx):
                                 if n0_0_1_1.op is _CAST and len(n0_0_1_1.src) == 1:
                                     n0_0_1_1_0 = n0_0_1_1.src[0]
                                     if n0_0_1_1_0.op is _RANGE:
-                                        # rule pick_load_and at rules/kernel.rules:99
+                                        # rule pick_load_and at rules/kernel.rules:101
                                         #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
                                         if _to_kernel_st: _to_kernel_st.attempts[6] += 1
                                         # a = n0_0_1_0, q = n0_0_1_1, r = n0_0_1_1_0, red = n, t = n0
@@ -536,7 +544,7 @@ def _to_kernel_REDUCE(n, ctx):
                                 if n0_0_1_0.op is _CAST and len(n0_0_1_0.src) == 1:
                                     n0_0_1_0_0 = n0_0_1_0.src[0]
                                     if n0_0_1_0_0.op is _RANGE:
-                                        # rule pick_load_and at rules/kernel.rules:99
+                                        # rule pick_load_and at rules/kernel.rules:101
                                         #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
                                         if _to_kernel_st: _to_kernel_st.attempts[6] += 1
                                         # a = n0_0_1_1, q = n0_0_1_0, r = n0_0_1_0_0, red = n, t = n0
@@ -552,7 +560,7 @@ def _to_kernel_WHERE(n, ctx):
         n1 = n.src[1]
         n2 = n.src[2]
         if n2.op is _INVALID:
-            # rule unmask_value at rules/kernel.rules:91
+            # rule unmask_value at rules/kernel.rules:93
             #   unmask_value: WHERE(_, e, INVALID) -> e
             if _to_kernel_st: _to_kernel_st.attempts[3] += 1
             # e = n1
@@ -588,7 +596,7 @@ MATCHERS = {
 from rulegrad.runtime.pipeline import Pass as _Pass, Pipeline as _Pipeline  # noqa: E402
 
 kernel = _Pipeline('kernel', (
-    _Pass('to_kernel', 'to_kernel', _S_to_kernel, bottom_up=True, ctx=KernelContext, spec='kernel', location='rules/kernel.rules:148'),
+    _Pass('to_kernel', 'to_kernel', _S_to_kernel, bottom_up=True, ctx=KernelContext, spec='kernel', location='rules/kernel.rules:150'),
 ))
 
 PIPELINES = {

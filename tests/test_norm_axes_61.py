@@ -109,7 +109,8 @@ def test_batchnorm_eval_mode_equals_numpy(shape, scheduler, monkeypatch):
     invstd = (1 / np.sqrt(rng.random(shape[1]) + 0.5)).astype(np.float32)
     got = Tensor(x).batchnorm(Tensor(g), Tensor(b), Tensor(mean), Tensor(invstd)).numpy()
     c = (1, -1, 1, 1)
-    want = (x.astype(np.float64) - mean.reshape(c)) * g.reshape(c) * invstd.reshape(c) + b.reshape(c)
+    want = ((x.astype(np.float64) - mean.reshape(c)) * g.reshape(c) * invstd.reshape(c)
+            + b.reshape(c))
     _close(got, want)
 
 
@@ -131,7 +132,8 @@ def test_layernorm_over_several_axes_equals_numpy(shape, axes, scheduler, monkey
 
 
 @pytest.mark.parametrize("scheduler", SCHEDULERS)
-@pytest.mark.parametrize("shape,groups", [((8, 16, 32, 32), 4), ((3, 6, 5, 7), 3), ((1, 4, 1, 3), 2)],
+@pytest.mark.parametrize("shape,groups",
+                         [((8, 16, 32, 32), 4), ((3, 6, 5, 7), 3), ((1, 4, 1, 3), 2)],
                          ids=["8x16x32x32g4", "3x6x5x7g3", "1x4x1x3g2"])
 def test_groupnorm_equals_torch(shape, groups, scheduler, monkeypatch):
     torch = pytest.importorskip("torch")
@@ -142,9 +144,8 @@ def test_groupnorm_equals_torch(shape, groups, scheduler, monkeypatch):
     dev = t - t.mean(axis=2, keepdim=True)
     y = (dev / ((dev * dev).mean(axis=2, keepdim=True) + 1e-5).sqrt()).reshape(shape)
     got = (y * Tensor(g).reshape(1, c, 1, 1) + Tensor(b).reshape(1, c, 1, 1)).numpy()
-    want = torch.nn.functional.group_norm(torch.from_numpy(x).double(), groups,
-                                          torch.from_numpy(g).double(), torch.from_numpy(b).double(),
-                                          eps=1e-5).numpy()
+    as64 = [torch.from_numpy(a).double() for a in (x, g, b)]
+    want = torch.nn.functional.group_norm(as64[0], groups, as64[1], as64[2], eps=1e-5).numpy()
     _close(got, want)
 
 

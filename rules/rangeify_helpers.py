@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rulegrad.rules.flash_cost import ranges_in, too_long
@@ -61,73 +60,6 @@ def predict_buffers(sink: UOp, nests: Callable[[UOp, UOp], bool]) -> frozenset[U
             for s in n.src:
                 under[s] = under.get(s, False) or not nests(n, s)
     return frozenset(n for n in nodes if n.op is Ops.REDUCE_AXIS and under.get(n, False))
-
-
-@dataclass(frozen=True)
-class Placed:
-    """A BUFFERIZE's arg when its loops run in another order than its memory's axes (`placed`):
-    its device, and its axes in loop order, outermost first (kernel.rules' to_store passes the
-    order to the STORE; the buffer's offsets and its readers' indices keep the memory's order)."""
-    device: object
-    order: tuple[int, ...]
-
-
-def device_in(arg: object) -> object:
-    """A BUFFERIZE's device (its arg, or a Placed arg's)."""
-    return arg.device if isinstance(arg, Placed) else arg
-
-
-def in_order(order: tuple[int, ...] | None, rngs: tuple[UOp, ...]) -> tuple[UOp, ...]:
-    """A STORE's ranges in the loop order its arg holds (None: the memory's)."""
-    return rngs if order is None else tuple(rngs[i] for i in order)
-
-
-def placed(ctx: RangeifyContext, x: UOp, rngs: tuple[UOp, ...], fits: Callable[[UOp], bool],
-           device: object) -> object:
-    """The arg of the BUFFERIZE that realizes x over `rngs` (its axes in memory order): the
-    device, or a Placed one whose loops put first the axes its broadcast reductions keep.
-
-    A batch norm's output (N, C, H, W) reads its per-channel mean and variance, reductions
-    over (N, H, W) kept on C. In memory order C is the second loop, so they cannot be computed
-    once per channel in this kernel (rangeify.rules' local_reduce: only at the outermost loops)
-    and each gets a kernel of its own, x read three times from memory. With C outermost, each
-    channel's mean, variance and output are computed one after the other while its N runs of
-    H*W values stay in cache (`fits`: rangeify.rules' channel_fits, the cost rules' row bound),
-    x read from memory once; the stores are still runs of H*W. Every such reduction (reached
-    through an EXPAND, before any other buffer) must keep the same axes, none of them a
-    product; the order is kept when those axes lead already."""
-    keep = None
-    seen: set[tuple[UOp, bool]] = set()
-    stack = [(x, False)]
-    while stack:  # the kernel's tensor graph above its inputs and other buffers
-        n, wide = stack.pop()
-        if (n, wide) in seen or n.op in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER):
-            continue
-        seen.add((n, wide))
-        if n.op is not Ops.REDUCE_AXIS:
-            stack.extend((s, wide or n.op is Ops.EXPAND) for s in n.src)
-            continue
-        if not wide:
-            continue
-        axes = _kept(x.shape, n.shape)
-        if axes is None or is_products(n) or not fits(n) or keep not in (None, axes):
-            return device
-        keep = axes
-    real = [i for i, r in enumerate(rngs) if r.op is Ops.RANGE]
-    if not keep or real[:len(keep)] == list(keep) or x.op is Ops.ASSIGN:
-        return device
-    order = keep + tuple(i for i in range(len(rngs)) if i not in keep)
-    loops = tuple(rngs[i] for i in order if rngs[i].op is Ops.RANGE)
-    ctx.group.update((r, loops) for r in loops)
-    return Placed(device, order)
-
-
-def _kept(shape: tuple, red: tuple) -> tuple[int, ...] | None:
-    """The axes of `shape` (over 1) a reduction of shape `red` keeps, when it is `shape` with
-    some axes at 1 (a keepdim reduction broadcast back); else None."""
-    if len(red) != len(shape) or any(r not in (1, s) for r, s in zip(red, shape)):
-        return None
-    return tuple(i for i, (r, s) in enumerate(zip(red, shape)) if r == s > 1)
 
 
 def inline_reduce_ok(ctx: RangeifyContext, idx: UOp) -> bool:

@@ -1,9 +1,9 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
 # source sha256: 8874567cf0d83d0a095dbdaf1fdb909caaef35de59bc8466829a22f3c4142a5b
-# imports rules/rangeify.rules sha256: ebad55a83be00a8ff22527e304feb49f4491554eb18ffd2991b7c91184064d84
+# imports rules/rangeify.rules sha256: 78013b3a6b989ba5dd57a23cda50f48b518ab2b4d80e72d6825b9c06766d3e6c
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
-# imports rules/kernel.rules sha256: 43ec651bc2b0ecb305ce25c77ba36e048f8261cd7bf21a4fef5c12a5f79daa09
+# imports rules/kernel.rules sha256: fd9a5acddc32dd9efbc80ae8477716d64661f807dc8d2df1ca8e350e5851c207
 'Matchers for the rule sets of rules/kernelize.rules: do_fuse, merge_views, do_realize, group, add_contiguous, finalize_contiguous, create_kernels, create_ast.'
 
 from math import prod  # noqa: F401
@@ -39,7 +39,7 @@ from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
 SOURCE_SHA256 = '8874567cf0d83d0a095dbdaf1fdb909caaef35de59bc8466829a22f3c4142a5b'
-DEPENDENCIES = (('rules/rangeify.rules', 'ebad55a83be00a8ff22527e304feb49f4491554eb18ffd2991b7c91184064d84'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', '43ec651bc2b0ecb305ce25c77ba36e048f8261cd7bf21a4fef5c12a5f79daa09'), )
+DEPENDENCIES = (('rules/rangeify.rules', '78013b3a6b989ba5dd57a23cda50f48b518ab2b4d80e72d6825b9c06766d3e6c'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', 'fd9a5acddc32dd9efbc80ae8477716d64661f807dc8d2df1ca8e350e5851c207'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
 _CONST = Ops.CONST

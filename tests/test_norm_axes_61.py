@@ -177,3 +177,35 @@ def test_streamed_batchnorm_keeps_memory_order(shape):
     items = _rg_batchnorm(Tensor(x), Tensor(g), Tensor(b)).schedule()
     assert len(items) == 3
     assert _store_loops(items[-1])[0] == shape[0]
+
+
+@pytest.mark.parametrize("dt,tol", [(np.float16, 1e-2), (np.float64, 1e-12)],
+                         ids=["float16", "float64"])
+@pytest.mark.parametrize("shape", [(4, 16, 32, 32), (3, 7, 13, 17)], ids=_ids)
+def test_cached_batchnorm_in_other_dtypes_equals_numpy(shape, dt, tol):
+    x = np.random.default_rng(17).standard_normal(shape).astype(dt)
+    t = Tensor(x)
+    mu = t.mean(axis=(0, 2, 3), keepdim=True)
+    var = ((t - mu) * (t - mu)).mean(axis=(0, 2, 3), keepdim=True)
+    got = ((t - mu) / (var + 1e-5).sqrt()).relu().numpy()
+    assert got.dtype == dt
+    ones = np.ones(shape[1], np.float64)
+    np.testing.assert_allclose(got.astype(np.float64), _np_batchnorm(x, ones, 0 * ones),
+                               rtol=tol, atol=tol)
+
+
+def test_cached_batchnorm_gradient_equals_torch():
+    """The backward pass of a batch norm + relu in the one-kernel case, against torch's in
+    float64."""
+    torch = pytest.importorskip("torch")
+    shape = (4, 16, 32, 32)
+    x = np.random.default_rng(19).standard_normal(shape).astype(np.float32)
+    w = (np.arange(x.size).reshape(shape) / x.size).astype(np.float32)
+    t = Tensor(x, requires_grad=True)
+    mu = t.mean(axis=(0, 2, 3), keepdim=True)
+    var = ((t - mu) * (t - mu)).mean(axis=(0, 2, 3), keepdim=True)
+    (((t - mu) / (var + 1e-5).sqrt()).relu() * Tensor(w)).sum().backward()
+    tx = torch.from_numpy(x.astype(np.float64)).requires_grad_()
+    y = torch.nn.functional.batch_norm(tx, None, None, training=True, eps=1e-5)
+    (torch.relu(y) * torch.from_numpy(w.astype(np.float64))).sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)

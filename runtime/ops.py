@@ -5,6 +5,7 @@ Names follow tinygrad's so that a rule reads like the pass it came from.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum, EnumType, auto
 from typing import Any
 
@@ -45,12 +46,12 @@ class Ops(Enum):
     CHILD = auto()
     CHILDREN = auto()
     # -- scheduler / kernel level
-    BUFFERIZE = auto()    # src: (value, *ranges); arg: options
+    BUFFERIZE = auto()    # src: (value, *ranges); arg: its device, or a Placed (below)
     RANGE = auto()        # src: (size,); arg: (axis id, axis type)
     END = auto()
     INDEX = auto()        # src: (buffer, *indices) or (buffer, index, valid)
     LOAD = auto()
-    STORE = auto()        # src: (index, value, *ranges)
+    STORE = auto()        # src: (index, value, *ranges); arg: a BUFFERIZE's Placed order
     REDUCE = auto()       # src: (value, *reduce ranges); arg: reduce op
     DEFINE_GLOBAL = auto()
     DEFINE_LOCAL = auto()
@@ -106,6 +107,17 @@ class Ops(Enum):
 
     def __lt__(self, other: Ops) -> bool:  # lets ops sort, for deterministic output
         return self.value < other.value
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A BUFFERIZE's arg when its loops run in another order than its memory's axes
+    (rules/rangeify.rules' `placed`): its device, and its axes in loop order, outermost first.
+    kernel.rules' to_store gives the order to the STORE, whose kernel loops so; the buffer's
+    offsets and its readers' indices keep the memory's order."""
+
+    device: Any
+    order: tuple[int, ...]
 
 
 class _OpsType(type):

@@ -47,6 +47,7 @@ from rulegrad.runtime.realize import (
     read_before,
     realize_tensors,
     shards_of,
+    stored_view,
     target_buffers,
     view_base,
 )
@@ -155,10 +156,14 @@ class Optimizer:
         next step. So each buffer the step read and does not write, made by `Tensor(array)`
         (`Buffer.owner`), has its tensor watched: when one goes, so does the graph (a tensor
         gone already: let go now). The buffers come from the step's schedule key (no walk);
-        without it (the schedule cache off), or for a buffer of no such tensor (a computed
-        input), the graph is kept until the next step, as before."""
+        without it (the schedule cache off), or when no buffer read is such a tensor's (all
+        computed inputs), the graph is kept until the next step, as before."""
         roots = self._kept
         bufs = buffers_read(roots)
+        if bufs is None:  # (the realize keyed the roots it had to compute: gradients read
+            # before the step, `p.grad.numpy()`, were realized already and left out)
+            bufs = buffers_read([u for u in roots if buffer_of(u) is None
+                                 and not stored_view(u)])
         if bufs is None:
             return
         written = {id(b) for u in roots if u.op is Ops.ASSIGN for b in target_buffers(u)}
@@ -166,8 +171,8 @@ class Optimizer:
         for b in bufs:
             if id(b) in written:
                 continue
-            if b.owner is None:  # (no tensor of host data: its lifetime is not watched)
-                return
+            if b.owner is None:  # (no tensor of host data, a computed input: a gradient
+                continue  # read before the step; the batch's tensors tell when the graph goes)
             t = b.owner()
             if t is None:  # its tensor is gone: a live tensor that reads the buffer (the view
                 # `Tensor(a).reshape(...)` a loop steps on again) owns it now; none: no step

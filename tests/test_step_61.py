@@ -89,3 +89,84 @@ def test_a_realize_plan_lets_its_batch_go_with_its_tensor(n):
     gone = weakref.ref(buffer_of(a.uop))
     del a
     assert gone() is None
+
+
+def _sgd_wd(p):
+    from rulegrad.nn.optim import SGD
+
+    return SGD(p, lr=0.1, momentum=0.9, weight_decay=0.05)
+
+
+KINDS = {"sgd": None, "momentum_wd": (_sgd_wd, lambda p: torch.optim.SGD(
+    p, lr=0.1, momentum=0.9, weight_decay=0.05)), "adam": None, "adamw": None}
+
+
+def _models_of(kind: str, d: int, h: int, c: int, seed: int) -> list:
+    if KINDS[kind] is None:
+        return _models(kind, d, h, c, seed)
+    ours, _, theirs, _ = _models("sgd", d, h, c, seed)
+    make, make_torch = KINDS[kind]
+    return [ours, make(list(ours.values())), theirs, make_torch(list(theirs.values()))]
+
+
+@pytest.mark.parametrize("sizes", [(11, 7, 5, (6, 6, 6, 2, 6, 6)), (3, 1, 2, (1, 1, 1)),
+                                   (13, 17, 3, (5, 5, 4, 4, 5)), (2, 29, 7, (31, 31, 1, 31))],
+                         ids=lambda s: "-".join(map(str, s[:3])) + "-b" + "".join(
+                             f"_{b}" for b in s[3]))
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_fresh_batch_steps_train_as_torch_when_the_batch_size_changes(kind, sizes):
+    """Steps over fresh batches, the loss read after each, some batches smaller (the last
+    batch of an epoch) and then the full size again: every loss and every parameter is
+    torch's. A step whose shapes changed is another program, never the last one replayed."""
+    d, h, c, sizes_ = sizes
+    ours, opt, theirs, topt = _models_of(kind, d, h, c, seed=31)
+    rng = np.random.default_rng(32)
+    atol = 1e-4 if kind.startswith("adam") else 1e-5
+    for b in sizes_:
+        x_np, y_np = _batch(rng, b, d, c)
+        topt.zero_grad()
+        want = _loss(torch, theirs, torch.from_numpy(x_np), torch.from_numpy(y_np))
+        want.backward()
+        topt.step()
+        x, y = Tensor(x_np), Tensor(y_np)
+        opt.zero_grad()
+        loss = _loss(Tensor, ours, x, y)
+        loss.backward()
+        opt.step(loss)
+        _same(ours, theirs, loss.item(), want.item(), atol)
+
+
+@pytest.mark.parametrize("shape", [(5, 8, 3, 4), (9, 3, 2, 1), (4, 33, 5, 7)],
+                         ids=lambda s: "-".join(map(str, s)))
+@pytest.mark.parametrize("kind", ["sgd", "adam"])
+def test_a_random_mask_is_drawn_anew_each_step(kind, shape):
+    """Dropout by a mask of `Tensor.rand` in each step's graph: each step draws a new mask (the
+    host generator advances; a replayed step must not reuse the last one), and the losses and
+    parameters are torch's under the same masks (drawn by numpy from the same seed)."""
+    d, h, c, b = shape
+    ours, opt, theirs, topt = _models(kind, d, h, c, seed=41)
+    rng, draw = np.random.default_rng(42), np.random.default_rng(43)
+    Tensor.manual_seed(43)
+    atol = 1e-4 if kind == "adam" else 1e-5
+    keep = 0.5
+    masks = []
+    for _ in range(5):
+        x_np, y_np = _batch(rng, b, d, c)
+        m_np = (draw.random((b, h), dtype=np.float32) < keep).astype(np.float32) / keep
+        masks.append(m_np)
+        tx = torch.from_numpy(x_np)
+        topt.zero_grad()
+        hid = torch.relu(tx @ theirs["w1"] + theirs["b1"]) * torch.from_numpy(m_np)
+        want = -(torch.log_softmax(hid @ theirs["w2"] + theirs["b2"], 1)
+                 * torch.from_numpy(y_np)).sum(1).mean()
+        want.backward()
+        topt.step()
+        x, y = Tensor(x_np), Tensor(y_np)
+        opt.zero_grad()
+        mask = (Tensor.rand(b, h) < keep) * (1 / keep)
+        hid = (x @ ours["w1"] + ours["b1"]).relu() * mask
+        loss = -((hid @ ours["w2"] + ours["b2"]).log_softmax(1) * y).sum(1).mean()
+        loss.backward()
+        opt.step(loss)
+        _same(ours, theirs, loss.item(), want.item(), atol)
+    assert len({m.tobytes() for m in masks}) == len(masks) or b * h < 4

@@ -170,3 +170,60 @@ def test_a_random_mask_is_drawn_anew_each_step(kind, shape):
         opt.step(loss)
         _same(ours, theirs, loss.item(), want.item(), atol)
     assert len({m.tobytes() for m in masks}) == len(masks) or b * h < 4
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_warm_step_replays_its_update_with_no_tensor_op_and_follows_a_new_lr(kind):
+    """From the second step over fresh batches, the optimizer's update is its last one rebuilt
+    over the new gradients: no Tensor op runs in `opt.step` (before: Adam's update ran some 60
+    Tensor ops, about 2,000 Python calls a step). A learning rate changed between steps (a
+    schedule) is another update, traced again: the steps stay torch's."""
+    from call_counts import python_calls
+
+    ours, opt, theirs, topt = _models_of(kind, 7, 5, 3, seed=51)
+    rng = np.random.default_rng(52)
+    atol = 1e-4 if kind.startswith("adam") else 1e-5
+    for k in range(6):
+        if k == 4:  # (a schedule's new rate, on both sides)
+            opt.lr = 0.03
+            for g in topt.param_groups:
+                g["lr"] = 0.03
+        x_np, y_np = _batch(rng, 4, 7, 3)
+        topt.zero_grad()
+        want = _loss(torch, theirs, torch.from_numpy(x_np), torch.from_numpy(y_np))
+        want.backward()
+        topt.step()
+        x, y = Tensor(x_np), Tensor(y_np)
+        opt.zero_grad()
+        loss = _loss(Tensor, ours, x, y)
+        loss.backward()
+        calls = python_calls(lambda loss=loss: opt.step(loss))
+        _same(ours, theirs, loss.item(), want.item(), atol)
+        ops = calls["tensor.py:_binary"] + calls["tensor.py:operator"]
+        if k in (0, 4):  # (traced: the update's ops run)
+            assert ops > 0, k
+        else:
+            assert ops == 0, (k, ops)
+
+
+@pytest.mark.parametrize("kind", ["adam", "adamw"])
+def test_a_parameter_frozen_after_replayed_steps_counts_them_as_torch(kind):
+    """Adam counts each parameter's steps (torch's per-parameter `step`): steps whose update was
+    replayed count too, so a parameter frozen after them and unfrozen later has the bias
+    correction of the steps it took, as torch's."""
+    ours, opt, theirs, topt = _models_of(kind, 6, 4, 3, seed=61)
+    rng = np.random.default_rng(62)
+    for k in range(9):
+        if k in (4, 6):  # w1 sits out steps 4 and 5 on both sides
+            ours["w1"].requires_grad = k == 6
+            theirs["w1"].requires_grad_(k == 6)
+        x_np, y_np = _batch(rng, 5, 6, 3)
+        topt.zero_grad(set_to_none=True)
+        want = _loss(torch, theirs, torch.from_numpy(x_np), torch.from_numpy(y_np))
+        want.backward()
+        topt.step()
+        opt.zero_grad()
+        loss = _loss(Tensor, ours, Tensor(x_np), Tensor(y_np))
+        loss.backward()
+        opt.step(loss)
+        _same(ours, theirs, loss.item(), want.item(), 1e-4)

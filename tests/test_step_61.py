@@ -227,3 +227,28 @@ def test_a_parameter_frozen_after_replayed_steps_counts_them_as_torch(kind):
         loss.backward()
         opt.step(loss)
         _same(ours, theirs, loss.item(), want.item(), 1e-4)
+
+
+@pytest.mark.parametrize("kind", ["momentum_wd", "adam"])
+def test_a_parameter_written_between_steps_is_read_by_the_replayed_update(kind):
+    """A parameter given new values between steps (`w.assign(...)`, a checkpoint loaded): the
+    updates after it read them, as torch's, whether or not its node changed."""
+    ours, opt, theirs, topt = _models_of(kind, 6, 5, 3, seed=71)
+    rng = np.random.default_rng(72)
+    atol = 1e-4 if kind == "adam" else 1e-5
+    for k in range(6):
+        if k == 3:
+            new = rng.standard_normal((6, 5)).astype(np.float32)
+            ours["w1"].assign(Tensor(new)).realize()
+            with torch.no_grad():
+                theirs["w1"].copy_(torch.from_numpy(new))
+        x_np, y_np = _batch(rng, 4, 6, 3)
+        topt.zero_grad()
+        want = _loss(torch, theirs, torch.from_numpy(x_np), torch.from_numpy(y_np))
+        want.backward()
+        topt.step()
+        opt.zero_grad()
+        loss = _loss(Tensor, ours, Tensor(x_np), Tensor(y_np))
+        loss.backward()
+        opt.step(loss)
+        _same(ours, theirs, loss.item(), want.item(), atol)

@@ -109,7 +109,7 @@ _counted = counted_environ()  # (os.environ while its writes are counted: `gener
 class Plan:
     __slots__ = ("roots", "shapes", "inputs", "sig", "getters", "prog", "fixed", "fresh", "args",
                  "outs", "var_vals", "held", "busy", "owned", "nodes", "mine", "addrs", "calls",
-                 "own_addrs", "moves", "epoch", "recent", "take", "dropped", "__weakref__")
+                 "own_addrs", "moves", "epoch", "recent", "take", "dropped", "watch", "__weakref__")
 
     def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer | None],
                  fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],
@@ -152,6 +152,7 @@ class Plan:
         self.dropped = False  # out of the table (a lazy record's trail then looks again)
         # a form plan's: its last run's graph buffers, by uid (the same again: a roots plan)
         self.recent: list[int] | None = None
+        self.watch: list[weakref.ref] = []  # a roots plan's: its batch's tensors (`_watch`)
 
 
 def _picker(slots: tuple[int, ...]) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
@@ -267,6 +268,7 @@ def _promote(k: tuple, form: Plan, graph_bufs: list[Buffer]) -> Plan | None:
         return None
     plan = Plan(k[0], prog, _fixed(form, graph_bufs), form.fresh, form.args, form.outs, {},
                 graph_bytes + own)
+    _watch(k, plan, graph_bufs)
     _keep([(k, plan)])
     return plan
 
@@ -467,6 +469,7 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
     if graph_bytes + own <= PLAN_MAX_BYTES:
         new.append((k, Plan(roots, prog, fixed, fresh, args, out_slots, dict(var_vals),
                             graph_bytes + own)))
+        _watch(k, new[0][1], graph_bufs)
     fk = (form, *k[1:])
     if fk in _seen and not var_vals and all(i >= n_fixed for i in out_slots):
         inputs = [in_graph.get(id(b), -1) for b in fixed]
@@ -482,11 +485,48 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
     _keep(new)
 
 
+def _watch(k: tuple, plan: Plan, graph_bufs: list[Buffer]) -> None:
+    """Keep a roots plan only while the tensors of host data its graph reads live (a batch:
+    `Tensor(array)`, the buffer's `owner`). Once one goes, no one can build those roots again
+    (each new `Tensor(array)` is a new buffer) unless a view of it lives on (`Tensor(a)
+    .reshape(...)`, its tensor gone at once, has no owner left to watch: kept as before), and
+    the plan held that batch, its graph and its gradients' inputs until the table dropped it:
+    the first graphs of a form, recorded before the form had a plan (a gradient read in a
+    training loop over fresh batches), kept two batches alive for 64 plans."""
+    owners = [t for b in graph_bufs if b.owner is not None and (t := b.owner()) is not None]
+    if owners:
+        gone = partial(_batch_gone, k, weakref.ref(plan))
+        plan.watch = [weakref.ref(t, gone) for t in owners]
+
+
+# roots plans whose batch went while `_lock` was held (a collection inside a locked section):
+# dropped by the next `_keep`, which holds it
+_stale: list[tuple[tuple, weakref.ref]] = []
+
+
+def _batch_gone(k: tuple, plan: weakref.ref, _: object) -> None:
+    """A tensor of host data the roots plan `plan` (key `k`) reads went: drop the plan."""
+    if plan() is None:
+        return
+    if _lock.acquire(False):  # (never waits: this runs wherever the tensor happened to go)
+        try:
+            if _plans.get(k) is plan():
+                _forget(_plans.pop(k))
+        finally:
+            _lock.release()
+    else:
+        _stale.append((k, plan))
+
+
 def _keep(new: list[tuple[tuple, Plan]]) -> None:
     """Put the plans in the table (each replaces one of its key), dropping the least recently
     run ones beyond the table's bounds."""
     global _held, _epoch
     with _lock:
+        while _stale:
+            key_, gone = _stale.pop()
+            if gone() is not None and _plans.get(key_) is gone():
+                _forget(_plans.pop(key_))
         for key_, plan in new:
             old = _plans.pop(key_, None)
             if old is not None:

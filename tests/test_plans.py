@@ -128,11 +128,14 @@ def test_the_plan_dropped_for_a_new_one_is_the_least_recently_run(monkeypatch):
 
 def test_plans_hold_a_bounded_number_of_bytes(monkeypatch):
     monkeypatch.setattr(plans, "PLANS_MAX_BYTES", 3 * 8192)
-    held = []
+    held, inputs = [], []
     for i in range(6):  # fresh inputs of at most 4 KB each time: each graph's plan holds its
         # input, and as much for the result its runs write (a size of its own: each graph is
-        # of a new form, never served by the plan of another's, tests/test_form_plans.py)
+        # of a new form, never served by the plan of another's, tests/test_form_plans.py).
+        # The inputs are kept: a plan whose input tensor went is dropped with it (plans.py's
+        # `_watch`), and the bound is what is tested here
         a = Tensor(np.full(1024 - i, i, np.float32)).realize()
+        inputs.append(a)
         np.testing.assert_array_equal((a + 1).numpy(), np.full(1024 - i, i + 1, np.float32))
         held.append(plans.held_bytes())
     assert max(held) <= 3 * 8192

@@ -47,12 +47,13 @@ from rulegrad.runtime.realize import (
     read_before,
     realize_tensors,
     shards_of,
+    stored_view,
     target_buffers,
     view_base,
 )
 from rulegrad.runtime.schedule_cache import buffers_read
 from rulegrad.runtime.tensor import Tensor, reader_of, readers_of, views_of, written_by
-from rulegrad.runtime.uop import UOp
+from rulegrad.runtime.uop import VARIABLE_MARK, UOp, build_recorded, toposort
 from rulegrad.runtime.variable import concrete, has_symbolic
 from rulegrad.runtime.view_chains import WRITABLE_VIEWS, view_ops
 
@@ -81,6 +82,7 @@ class Optimizer:
         self._kept: list[UOp] = []  # the last step's graph (`_keep`)
         self._steps = 0  # steps kept so far
         self._watched: list[ref] = []  # its batch's tensors, weakly (`_hold_by_batch`)
+        self._trace: tuple | None = None  # the last update, a template (`_traced_update`)
 
     def zero_grad(self) -> None:
         for p in self.params:
@@ -129,6 +131,60 @@ class Optimizer:
             if g is not None:
                 self._update_param(i, g, shared)
 
+    def _tensors(self) -> list[Tensor]:
+        """The parameters, then every state tensor the optimizer holds (an attribute that is a
+        Tensor, or a list, tuple or dict of them or of tuples of them), in a fixed order."""
+        out = list(self.params)
+        for name, v in vars(self).items():
+            if name == "params" or name.startswith("_"):
+                continue
+            items = v.values() if isinstance(v, dict) else v if isinstance(v, (list, tuple)) \
+                else (v,)
+            for t in items:
+                out.extend(t if isinstance(t, tuple) else (t,))
+        return [t for t in out if isinstance(t, Tensor)]
+
+    def _trace_key(self, grads: list[Tensor | None], tensors: list[Tensor]) -> tuple | None:
+        """What the update's nodes depend on beside the gradients' nodes: the optimizer's
+        class and settings (lr, momentum, ...: a schedule that changes lr is traced again), each
+        state tensor's node (the same realized buffers step after step), each gradient's dtype
+        and shape. None: not traced (a frozen parameter; a subclass, whose update may do more
+        in Python than build nodes)."""
+        if type(self) not in _TRACED or any(g is None for g in grads):
+            return None
+        settings = tuple((k, v) for k, v in vars(self).items()
+                         if not k.startswith("_") and type(v) in (int, float, bool))
+        return (type(self), settings, tuple(t.uop for t in tensors),
+                tuple((g.uop.dtype, g.uop.shape) for g in grads))  # type: ignore[union-attr]
+
+    def _traced_update(self, grads: list[Tensor | None]) -> None:
+        """`_update` of every parameter, or the last step's update replayed: a fresh batch
+        each step gives gradients of other nodes but the same update over them, so the nodes
+        the update added last time (a template, as runtime/gradient_forms.py records a
+        gradient's) are built again over this step's gradients, with no Tensor op run (Adam's
+        update was some 2,000 Python calls a step). The template holds the state tensors'
+        nodes (realized buffers the optimizer holds anyway), no gradient and no batch."""
+        tensors = self._tensors()
+        key = self._trace_key(grads, tensors)
+        if key is None:
+            self._trace = None
+            self._update(grads, range(len(self.params)))
+            return
+        ins = [g.uop for g in grads] + [t.uop for t in tensors]  # type: ignore[union-attr]
+        if self._trace is not None and self._trace[0] == key:
+            _, entries, assigns = self._trace
+            built = list(ins)
+            build_recorded(entries, built)
+            for i, r in assigns:
+                self._assigns.append((tensors[i], pending_assign(built[r], tensors[i])))
+            self._replayed()
+            return
+        self._update(grads, range(len(self.params)))
+        self._trace = _record_update(key, ins, tensors, self._assigns)
+
+    def _replayed(self) -> None:
+        """The Python state a replayed update changes as `_update` would (Adam's counts)."""
+
     def step(self, *also: Tensor) -> None:
         """Update the parameters in place; `also` (e.g. the loss) is realized in the same
         schedule, from the values before the update."""
@@ -155,10 +211,14 @@ class Optimizer:
         next step. So each buffer the step read and does not write, made by `Tensor(array)`
         (`Buffer.owner`), has its tensor watched: when one goes, so does the graph (a tensor
         gone already: let go now). The buffers come from the step's schedule key (no walk);
-        without it (the schedule cache off), or for a buffer of no such tensor (a computed
-        input), the graph is kept until the next step, as before."""
+        without it (the schedule cache off), or when no buffer read is such a tensor's (all
+        computed inputs), the graph is kept until the next step, as before."""
         roots = self._kept
         bufs = buffers_read(roots)
+        if bufs is None:  # (the realize keyed the roots it had to compute: gradients read
+            # before the step, `p.grad.numpy()`, were realized already and left out)
+            bufs = buffers_read([u for u in roots if buffer_of(u) is None
+                                 and not stored_view(u)])
         if bufs is None:
             return
         written = {id(b) for u in roots if u.op is Ops.ASSIGN for b in target_buffers(u)}
@@ -166,8 +226,8 @@ class Optimizer:
         for b in bufs:
             if id(b) in written:
                 continue
-            if b.owner is None:  # (no tensor of host data: its lifetime is not watched)
-                return
+            if b.owner is None:  # (no tensor of host data, a computed input: a gradient
+                continue  # read before the step; the batch's tensors tell when the graph goes)
             t = b.owner()
             if t is None:  # its tensor is gone: a live tensor that reads the buffer (the view
                 # `Tensor(a).reshape(...)` a loop steps on again) owns it now; none: no step
@@ -211,7 +271,7 @@ class Optimizer:
         every = [p.grad for p in self.params]  # (None: a frozen parameter)
         grads = [g for g in every if g is not None]
         self._assigns: list[tuple[Tensor, UOp]] = []
-        self._update(every, range(len(self.params)))
+        self._traced_update(every)
         targets = [t for t, _ in self._assigns]
         # a lazy tensor that reads a parameter or a state (the loss of `loss.backward();
         # opt.step(); loss.item()`) is realized in the step, from the values before it, as
@@ -283,6 +343,32 @@ class Optimizer:
             UOp(Ops.ASSIGN, target.dtype, (target.uop, value.cast(target.dtype).uop)), target)
         self._assigns.append((target, node))
         return Tensor(node)
+
+
+def _record_update(key: tuple, ins: list[UOp], tensors: list[Tensor],
+                   assigns: list[tuple[Tensor, UOp]]) -> tuple | None:
+    """(key, the nodes the update added over `ins` as build_recorded's entries, per ASSIGN
+    its target's index in `tensors` and its node's ref), or None when it cannot be replayed:
+    an ASSIGN into a tensor not among them, a node of a buffer not among `ins` (a state made
+    in the update), a variable's mark, an input's node used twice in `ins`."""
+    if len(set(ins)) < len(ins):
+        return None
+    ref_of = {n: i for i, n in enumerate(ins)}
+    index = {id(t): i for i, t in enumerate(tensors)}
+    entries: list[tuple] = []
+    out = []
+    for target, node in assigns:
+        if id(target) not in index:
+            return None
+        for n in toposort(node, stop=ref_of.__contains__):
+            tag = n.tag
+            if n.op is Ops.BUFFER or type(tag) is tuple and tag and tag[0] == VARIABLE_MARK:
+                return None
+            entries.append((n.op, n.dtype, n.arg, tag, tuple([ref_of[s] for s in n.src]),
+                            n.shape))
+            ref_of[n] = len(ref_of)
+        out.append((index[id(target)], ref_of[node]))
+    return key, tuple(entries), tuple(out)
 
 
 # the views `_apply` pointed at a pending step, each with the node it had before: once the
@@ -377,6 +463,15 @@ class Adam(Optimizer):
         self.taken = [0] * len(self.params)
         self.own: dict[int, tuple[Tensor, Tensor]] = {}
 
+    def _trace_key(self, grads: list[Tensor | None], tensors: list[Tensor]) -> tuple | None:
+        if any(self.skipped):  # (a parameter that sat out steps has bias powers of its own)
+            return None
+        return super()._trace_key(grads, tensors)
+
+    def _replayed(self) -> None:
+        for i in range(len(self.params)):
+            self.taken[i] += 1
+
     def _update(self, grads: list[Tensor | None], which: Sequence[int], first: bool = True
                 ) -> None:
         for i in which:
@@ -403,3 +498,6 @@ class Adam(Optimizer):
         v = self._assign(self.v[i], self.b2 * self.v[i] + (1 - self.b2) * (g * g))
         up = (m / (1 - b1_t)) / ((v / (1 - b2_t)).sqrt() + self.eps)
         self._assign(p, p - self.lr * (up + self.wd * p) if self.wd else p - self.lr * up)
+
+
+_TRACED = (SGD, Adam)  # (exactly these: a subclass's update may do more than build nodes)

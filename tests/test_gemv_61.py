@@ -110,7 +110,7 @@ def test_few_rows_stream_runs_of_at_least_a_page(monkeypatch, m: int, k: int, n:
            np.abs(x).max() * np.abs(w).max())
 
 
-@pytest.mark.parametrize("k, n, blocks", [(2048, 512, None), (640, 1000, None),
+@pytest.mark.parametrize("k, n, blocks", [(2048, 512, None), (1500, 1000, None),
                                           (640, 2560, "2 blocks of 1280"),
                                           (512, 4096, "2 blocks of 2048")])
 def test_one_row_product_blocks_of_at_least_a_page(monkeypatch, k: int, n: int,

@@ -323,8 +323,9 @@ def _plan(st: UOp) -> Plan | None:
     # and stored each accumulator (100003 x 13 on one core: narrow_reduce's 52 partials 2.3x
     # faster). A sum's step there is one add gcc vectorizes at the target's width, rows per pass:
     # as fast or faster than 8-lane registers (100003 x 5, 7, 13, 16 on one core: 1.3-1.4x)
-    # (a body of plain arithmetic streams its rows: no blocks shorter than a page of them)
-    streams = not any(n.op in _COSTLY for r in reds for n in toposort(r.src[0]))
+    # (a product of one row streams its rows: no blocks shorter than a page of them)
+    streams = any(n.op is Ops.MUL and n.dtype is not dtypes.index
+                  for r in reds for n in toposort(r.src[0]))
     alone = len(ranges) == 1 and _shared_block(j, reds, deps, streams) is None
     size = range_size(j)
     mx = reds[0].arg in (Ops.MAX, Ops.MIN)
@@ -352,17 +353,19 @@ def _shared_block(j: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]],
                   streams: bool = False) -> int | None:
     """The width of the blocks of j the threads share with no output loop around it, None when
     they share none: one thread, too little work, no even split (`_block`), or, where the
-    reduces `streams` rows of memory (contiguous along j, plain arithmetic: a product of one
-    row, a column sum; not an exp's work per element), blocks shorter than a page of a row (a
-    row of under two pages: each block would start a new page on every row, where the hardware
-    prefetchers stop, `block_j`; one core streams the whole rows, one run: 1x2048 by 2048x512
-    in 2 blocks of 256 on two threads took 0.052 ms, whole rows on one 0.037)."""
+    reduces `streams` rows of memory (a product of one row: a multiply-add per value read; a
+    column sum or max keeps its blocks), a row of under two pages (its blocks shorter than a
+    page: each would start a new page on every row, where the hardware prefetchers stop,
+    `block_j`; one core streams the whole rows, one run: 1x2048 by 2048x512 in 2 blocks of 256
+    on two threads took 0.052 ms, whole rows on one 0.037)."""
     if threads() == 1 or _work(j, reds, deps) < least_parallel_work():
         return None
     size, itemsize = range_size(j), reds[0].dtype.itemsize
     block = _block(size, block_j(size, itemsize))  # type: ignore[arg-type]
-    if block is None or block > INTERCHANGE_MAX or (streams and block * itemsize < page_bytes()):
+    if block is None or block > INTERCHANGE_MAX:
         return None  # (none may fit)
+    if streams and size * itemsize < 2 * page_bytes():  # type: ignore[operator]
+        return None
     return block
 
 

@@ -129,20 +129,3 @@ def test_one_row_product_blocks_of_at_least_a_page(monkeypatch, k: int, n: int,
         assert blocks in inter, inter
     _close(t.numpy(), a.astype(np.float64) @ w, k, 128 * np.abs(w).max())
 
-
-@pytest.mark.parametrize("exp, blocks", [(False, None), (True, "2 blocks of 500")])
-def test_column_sum_blocks_only_for_work_per_element(monkeypatch, exp: bool,
-                                                     blocks: str | None) -> None:
-    """A sum down the columns of 2048x1000 streams its rows like a product of one row: one core,
-    whole rows. With an exp per element the second core shares that work: blocks of half a
-    row each."""
-    monkeypatch.setenv("RULEGRAD_THREADS", "2")
-    x = np.random.default_rng(5).standard_normal((2048, 1000)).astype(np.float32)
-    t = Tensor(x).exp().sum(axis=0) if exp else Tensor(x).sum(axis=0)
-    (inter,) = [s for s in _actions(t) if s.startswith("INTERCHANGE")]
-    if blocks is None:
-        assert "blocks" not in inter, inter
-    else:
-        assert blocks in inter, inter
-    want = (np.exp(x.astype(np.float64)) if exp else x.astype(np.float64)).sum(axis=0)
-    np.testing.assert_allclose(t.numpy(), want, rtol=1e-5, atol=1e-6 * 2048 * np.abs(want).max())

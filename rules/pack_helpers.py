@@ -27,6 +27,7 @@ from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import (
     block_library,
     cache_bytes,
+    page_bytes,
     stack_bytes,
     threads,
     vector_bytes,
@@ -477,6 +478,8 @@ def _plan(st: UOp) -> Pack | None:
                               threads() if parallel else 1) if block_library() else 0
         tile, outer, grab = ni, True, 1
         parallel = "panels" if parallel == "tiles" else parallel
+        if parallel == "panels" and stream >= range_size(j):  # type: ignore[operator]
+            parallel = ""  # (one run of each row: nothing for a second thread to claim)
     elif outer and plain_y:
         group = panel_group(x_bytes, k_total * panel * size, npanels,
                             threads() if parallel == "panels" else 1)
@@ -492,13 +495,24 @@ L1_SHARE = 2
 def stream_width(rows: int, itemsize: int, columns: int, panel: int, nthreads: int) -> int:
     """The columns a product of one row tile reads of y at a time, y read in place (`Pack.stream`):
     its `rows` rows of sums in 1/L1_SHARE of one core's L1 (runtime/target.py), loaded and
-    stored once per few steps of k while each row of y is read forward, and at most
-    1/PARALLEL_SHARES of a thread's share of the columns, so threads share them evenly; whole
-    panels (`panel` columns), one at least. A panel packed for one tile is y copied to be read
-    back once (2x1024x4096 + bias, gelu: 1.1 ms packed in groups, 0.43 streamed, two cores)."""
+    stored once per few steps of k while each row of y is read forward; whole panels (`panel`
+    columns), one at least. A panel packed for one tile is y copied to be read back once
+    (2x1024x4096 + bias, gelu: 1.1 ms packed in groups, 0.43 streamed, two cores).
+    Threads claim these runs: 1/PARALLEL_SHARES of a thread's share of the columns, but never
+    less than a page of a row (runtime/target.py's page size; a shorter run starts a new page on
+    every row of y, where the hardware prefetchers stop: 2x2048x512 + bias, gelu in runs of 32
+    columns on two threads took 0.09 ms, its whole rows on one 0.047), and a thread's share
+    where the runs would not share evenly. A row whose share per thread is under a page is one
+    run (one core: `_plan`)."""
     room = cache_bytes(1) // (L1_SHARE * rows * itemsize)
-    share = columns // (nthreads * PARALLEL_SHARES) if nthreads > 1 else columns
-    return max(panel, min(room, share) // panel * panel)
+    width, share, page = columns, -(-columns // nthreads), page_bytes() // itemsize
+    if share >= page:  # (else one run of the whole row)
+        width = max(page, columns // (nthreads * PARALLEL_SHARES))
+        if not balanced(-(-columns // width), nthreads):
+            width = max(width, share)
+    if min(room, width) >= columns:
+        return -(-columns // panel) * panel  # (the whole row, the last panel part-full)
+    return max(panel, min(room, width) // panel * panel)
 
 
 def panel_group(x_bytes: int, panel_bytes: int, npanels: int, nthreads: int) -> int:

@@ -17,6 +17,7 @@ from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.backends.kernel_interp import run_kernel
+from rulegrad.rules import interchange_helpers
 from rulegrad.runtime import semantics, target
 from rulegrad.runtime.ops import Ops
 
@@ -76,6 +77,8 @@ def test_an_interchanged_store_is_its_loop_nest_printed_and_interpreted(monkeypa
                                                                         kinds, want):
     monkeypatch.setenv("RULEGRAD_BACKEND", "c")
     monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 1000)  # (so these small kernels take threads)
+    # (and share blocks shorter than a page of a row: `_shared_block`)
+    monkeypatch.setattr(interchange_helpers, "page_bytes", lambda: 64)
     x, t, oracle = make(shape)
     (item,) = t.schedule()
     low = lower_only(item.ast)

@@ -211,10 +211,11 @@ def test_few_rows_of_a_computed_left_operand_keep_the_row_tiles(monkeypatch):
 def test_panels_split_inside_a_batch_loop_too_few_to_share(monkeypatch, nthreads):
     # 2 batches (fewer than 2 per thread): each batch's panels split in a region of its own, when
     # a batch's product is worth a team's wake (5x1024x300 > parallel_min_work; at 5x512x300
-    # the batch loop itself is threaded: test_cliff_58)
+    # the batch loop itself is threaded: test_cliff_58), and its row of y at least a page per
+    # thread (300 columns are one run on one core: pack_helpers' stream_width)
     monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
     rng = np.random.default_rng(nthreads)
-    a, b = _ints(rng, 2, 5, 1024), _ints(rng, 2, 1024, 300)
+    a, b = _ints(rng, 2, 5, 1024), _ints(rng, 2, 1024, 1024 * nthreads + 300)
     t = Tensor(a) @ Tensor(b)
     pack, rk = _pack(t)
     assert pack.parallel == "panels" and "omp for schedule(dynamic)" in rk.source

@@ -10,6 +10,11 @@ Fixed, each where it was made:
    interpreter, as numpy) off the exact product: a product's rounding does not shrink with
    a tree order as a sum's does, and steps near 1 round the same way. float16 and float32
    products now accumulate in float64 (tensor_ops' `prod`), on every backend and scheduler.
+3. The C backend's MAX and MIN of a NaN OR'd in the compare's all ones: a NaN with every bit
+   set (0xffffffff; 0xffff stored as a float16) where numpy gives np.nan's quiet NaN. It now
+   picks __builtin_nan's bits (backends/c/render.py's RG_FMAX, ctext's rg_vmax_f32: a masked
+   AND under AVX-512); a vector reduce's loop keeps the one-op-cheaper all-ones step
+   (rg_vmaxl_f32) and its accumulators' combination after the loop gives the quiet NaN.
 """
 
 from __future__ import annotations
@@ -107,3 +112,61 @@ def test_float16_and_int_prod_as_numpy(each_path) -> None:
     big = np.array([3e38, 10, 1e-30, 0.5], np.float32)
     assert Tensor(big[:2]).prod().numpy() == np.inf
     assert Tensor(big).prod().numpy() == np.float32(np.prod(big.astype(np.float64)))
+
+
+# ----------------------------------------------------------- 3. the bits of a max's NaN
+_BITS = {np.float16: np.uint16, np.float32: np.uint32, np.float64: np.uint64}
+_PROGRAMS = {
+    "full": lambda t: t.max(), "full-min": lambda t: t.min(),
+    "rows": lambda t: t.reshape(-1, 33).max(1), "rows-min": lambda t: t.reshape(-1, 33).min(1),
+    "columns": lambda t: t.reshape(-1, 33).max(0), "columns-min": lambda t: t.reshape(-1, 33).min(0),
+    "pool": lambda t: t.reshape(1, 1, -1, 33).max_pool2d(3, stride=2),
+    "elementwise": lambda t: t.maximum(t * 0.5), "elementwise-min": lambda t: t.minimum(1),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64])
+@pytest.mark.parametrize("rows", [3, 31, 3001])
+@pytest.mark.parametrize("program", sorted(_PROGRAMS))
+def test_max_min_nan_bits_as_numpy(dtype, rows, program, each_path) -> None:
+    # numpy's max and min of a row holding np.nan give np.nan's bits (0x7fc00000 in
+    # float32): the C backend's MAX had OR'd in a compare's all ones (0xffffffff; 0xffff when
+    # stored as a float16)
+    x = np.random.default_rng(rows).uniform(-4, 4, (rows, 33)).astype(dtype)
+    x[rows // 2, 7] = x[0, 32] = np.nan
+    fn = _PROGRAMS[program]
+    want = np.asarray(fn(_NumpyLike(x)))
+    got = fn(Tensor(x)).numpy()
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(got.view(_BITS[dtype]), want.view(_BITS[dtype]))
+
+
+class _NumpyLike:
+    """The few Tensor methods _PROGRAMS use, computed by numpy."""
+
+    def __init__(self, a: np.ndarray) -> None:
+        self.a = a
+
+    def max(self, axis=None):
+        return np.max(self.a, axis)
+
+    def min(self, axis=None):
+        return np.min(self.a, axis)
+
+    def reshape(self, *shape):
+        return _NumpyLike(self.a.reshape(shape))
+
+    def maximum(self, other):
+        return np.maximum(self.a, other.a)
+
+    def minimum(self, value):
+        return np.minimum(self.a, self.a.dtype.type(value))
+
+    def __mul__(self, k):
+        return _NumpyLike(self.a * self.a.dtype.type(k))
+
+    def max_pool2d(self, k, stride):
+        a = self.a[0, 0]
+        h, w = (a.shape[0] - k) // stride + 1, (a.shape[1] - k) // stride + 1
+        win = np.lib.stride_tricks.sliding_window_view(a, (k, k))[::stride, ::stride][:h, :w]
+        return win.max(axis=(2, 3))[None, None]

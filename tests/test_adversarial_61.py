@@ -119,7 +119,8 @@ _BITS = {np.float16: np.uint16, np.float32: np.uint32, np.float64: np.uint64}
 _PROGRAMS = {
     "full": lambda t: t.max(), "full-min": lambda t: t.min(),
     "rows": lambda t: t.reshape(-1, 33).max(1), "rows-min": lambda t: t.reshape(-1, 33).min(1),
-    "columns": lambda t: t.reshape(-1, 33).max(0), "columns-min": lambda t: t.reshape(-1, 33).min(0),
+    "columns": lambda t: t.reshape(-1, 33).max(0),
+    "columns-min": lambda t: t.reshape(-1, 33).min(0),
     "pool": lambda t: t.reshape(1, 1, -1, 33).max_pool2d(3, stride=2),
     "elementwise": lambda t: t.maximum(t * 0.5), "elementwise-min": lambda t: t.minimum(1),
 }

@@ -15,6 +15,12 @@ Fixed, each where it was made:
    picks __builtin_nan's bits (backends/c/render.py's RG_FMAX, ctext's rg_vmax_f32: a masked
    AND under AVX-512); a vector reduce's loop keeps the one-op-cheaper all-ones step
    (rg_vmaxl_f32) and its accumulators' combination after the loop gives the quiet NaN.
+4. `s[:n, ::step]` with n a Variable: its PAD (dropped by its SHRINK) was proven a view at
+   concrete sizes only, so an assign through it was refused and an SGD step on it as a
+   parameter left s unwritten. view_chains now proves it case by case, at each value of the
+   chain's variables (up to MAX_BINDINGS cases; the strided axis is concrete). The gradient
+   through it had failed a shape check (gradient_helpers' unpad made 0 + n, not n); it now
+   gets the symbolic shrink's worded refusal.
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ import numpy as np
 import pytest
 import torch
 
-from rulegrad import Tensor
+from rulegrad import Tensor, Variable
+from rulegrad.nn import optim
+from rulegrad.runtime.autograd import GradientError
 from rulegrad.runtime.errors import InvalidArgument
 
 
@@ -171,3 +179,47 @@ class _NumpyLike:
         h, w = (a.shape[0] - k) // stride + 1, (a.shape[1] - k) // stride + 1
         win = np.lib.stride_tricks.sliding_window_view(a, (k, k))[::stride, ::stride][:h, :w]
         return win.max(axis=(2, 3))[None, None]
+
+
+# ------------------------------------------- 4. a strided slice over a symbolic axis is a view
+@pytest.fixture(params=["c", "interp"])
+def each_backend(request, monkeypatch) -> None:
+    monkeypatch.setenv("RULEGRAD_BACKEND", request.param)
+
+
+@pytest.mark.parametrize("rows,n", [(4, 3), (4, 4), (7, 1), (13, 11)])
+@pytest.mark.parametrize("cols,step", [(5, 2), (7, 3), (5, -2), (2, 2)])
+def test_assign_through_symbolic_strided_slice_writes_s(rows, n, cols, step, each_backend) -> None:
+    a = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+    s = Tensor(a.copy()).realize()
+    v = s[:Variable("n", 1, rows).bind(n), ::step]
+    v.assign(v * 2 + 1).realize()
+    want = a.copy()
+    want[:n, ::step] = want[:n, ::step] * 2 + 1
+    np.testing.assert_array_equal(s.numpy(), want)
+
+
+def test_sgd_on_a_symbolic_strided_slice_writes_s(each_backend) -> None:
+    a = np.arange(20, dtype=np.float32).reshape(4, 5)
+    s = Tensor(a.copy()).realize()
+    p = s[:Variable("n", 1, 4).bind(2), ::2]
+    p.requires_grad = True
+    opt = optim.SGD([p], lr=0.5)
+    opt.zero_grad()
+    (p * p).sum().backward()
+    opt.step()
+    want = torch.tensor(a)
+    w = want[:2, ::2].clone().requires_grad_()
+    (w * w).sum().backward()
+    with torch.no_grad():
+        want[:2, ::2] = w - 0.5 * w.grad
+    np.testing.assert_array_equal(s.numpy(), want.numpy())
+
+
+def test_gradient_through_a_symbolic_strided_slice_is_refused_in_words() -> None:
+    # unpad's 0 + n was a size unlike n: a shape-check GradientError about PAD's rule; now the
+    # symbolic shrink's own worded refusal
+    s = Tensor(np.ones((4, 5), np.float32), requires_grad=True)
+    p = s[:Variable("n", 1, 4).bind(2), ::2]
+    with pytest.raises(GradientError, match="shrink to a symbolic size"):
+        (p * p).sum().backward()

@@ -21,6 +21,12 @@ Fixed, each where it was made:
    chain's variables (up to MAX_BINDINGS cases; the strided axis is concrete). The gradient
    through it had failed a shape check (gradient_helpers' unpad made 0 + n, not n); it now
    gets the symbolic shrink's worded refusal.
+5. A user rule `ADD(MUL(x, c), MUL(y, c)) if c.arg == 2.0 -> MUL(ADD(x, y), c)` is wrong
+   where x*2 and y*2 overflow to opposite infinities (NaN against 0). z3 gave up, and the
+   drawn leaves were independent, never opposite: 114 examples passed, `check` called it
+   unknown-with-passing-examples, and add_rules ran it, changing results. Float leaves are
+   now now and then an earlier leaf or its negation (generator/instances.py's
+   `_opposite_earlier`, and the sweep's second leaf).
 """
 
 from __future__ import annotations
@@ -223,3 +229,34 @@ def test_gradient_through_a_symbolic_strided_slice_is_refused_in_words() -> None
     p = s[:Variable("n", 1, 4).bind(2), ::2]
     with pytest.raises(GradientError, match="shrink to a symbolic size"):
         (p * p).sum().backward()
+
+
+# ------------------------------ 5. a user rule wrong only where two products overflow apart
+CANCEL = "ADD(MUL(x:float32, c:CONST), MUL(y, c)) if c.arg == 2.0 -> MUL(ADD(x, y), c)"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_checker_refutes_a_rule_wrong_at_opposite_overflows(tmp_path, seed) -> None:
+    # x*2 + y*2 is NaN at x = -y = float32's largest (inf + -inf), (x + y)*2 is 0: z3 gives
+    # up on it, and drawn leaves were never opposite, so 114 examples passed it and add_rules
+    # ran it (an `unknown` whose examples passed runs)
+    from rulegrad.generator.soundness import check_paths
+
+    path = tmp_path / "cancel.rules"
+    path.write_text(f"rules cancel = {{\n  cancel: {CANCEL}\n}}\n")
+    (r,) = check_paths([str(path)], seed=seed).rules
+    assert r.verdict == "refuted", r.line()
+
+
+def test_add_rules_refuses_the_rule_and_the_program_stays_right(tmp_path) -> None:
+    import rulegrad
+    from rulegrad.generator.user import UnsoundRulesError
+
+    path = tmp_path / "cancel.rules"
+    path.write_text(f"rules cancel = {{\n  cancel: {CANCEL}\n}}\n")
+    with pytest.raises(UnsoundRulesError, match="refuted"):
+        rulegrad.add_rules(str(path), after="pm_rangeify")
+    a = np.array([3e38, 1.0], np.float32)
+    with np.errstate(all="ignore"):
+        want = a * np.float32(2) + -a * np.float32(2)
+    np.testing.assert_array_equal((Tensor(a) * 2.0 + Tensor(-a) * 2.0).numpy(), want)

@@ -27,8 +27,11 @@ def argsort(order: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def unpad(pad: UOp) -> tuple[tuple[int, int], ...]:
-    """The SHRINK bounds that cut a PAD's padding off again."""
-    return tuple((b, b + s) for (b, _), s in zip(pad.arg, pad.src[0].shape))
+    """The SHRINK bounds that cut a PAD's padding off again (a symbolic size s padded by
+    nothing before ends at s itself: 0 + s made a size that is not s's, and the gradient's
+    shape check refused a symbolic strided slice's `s[:n, ::2]`)."""
+    return tuple((b, s if isinstance(b, int) and b == 0 else b + s)
+                 for (b, _), s in zip(pad.arg, pad.src[0].shape))
 
 
 def unshrink(shrink: UOp) -> tuple[tuple[int, int], ...]:

@@ -470,14 +470,26 @@ class NNOps:
         if not 0.0 <= label_smoothing <= 1.0:
             raise InvalidArgument(f"label_smoothing must be in [0, 1], got {label_smoothing}")
         cdim = 0 if self.ndim == 1 else 1
-        if self.shape != y.shape:
+        classes, indices = self.shape[cdim], self.shape != y.shape
+        if indices:
             if self.sum(cdim).shape != y.shape:
                 raise InvalidArgument(f"cross_entropy shapes do not match: {show(self.shape)}, "
                                       f"{show(y.shape)}")
-            y = y.unsqueeze(cdim)._one_hot_along_dim(self.shape[cdim], dim=cdim)
+            if classes == 0 and y.numel() != 0:  # (torch: "Target 0 is out of bounds")
+                raise InvalidArgument(f"cross_entropy: class index targets {show(y.shape)} "
+                                      "with 0 classes: every index is out of bounds")
+            y = y.unsqueeze(cdim)._one_hot_along_dim(classes, dim=cdim)
+        # with 0 classes there is no target element to smooth (no 0 / 0 on the host)
         y = (1 - label_smoothing) * y.cast(least_float(self.dtype)) \
-            + label_smoothing / y.shape[cdim]
-        return (-(self.log_softmax(cdim) * y).sum(cdim))._do_reduction(reduction)
+            + (label_smoothing / classes if classes != 0 else 0.0)
+        loss = -(self.log_softmax(cdim) * y).sum(cdim)
+        # torch's mean over no logits is NaN even where rows remain (N x 0 probabilities: each
+        # row's loss is -0.0, their mean is NaN), and so is an index target's smoothed sum over
+        # 0 classes (its smoothing term, a sum over no classes, is divided by 0 classes)
+        if (self.numel() == 0 and reduction == "mean") or \
+                (indices and classes == 0 and label_smoothing > 0 and reduction == "sum"):
+            return loss.sum() + math.nan
+        return loss._do_reduction(reduction)
 
     def nll_loss(self, y: Tensor, weight: Tensor | None = None, ignore_index: int | None = None,
                  reduction: str = "mean") -> Tensor:

@@ -71,7 +71,8 @@ op means"; tests/test_opt.py checks it):
   split it into SIMD lanes and threads, or unroll it in loop order, as numpy sums pairwise. The
   result is the exact sum within the rounding error of some order: |error| <= (n - 1) * eps *
   sum |x_i| (eps the dtype's unit roundoff), starting from the identity 0 (a sum of -0.0s is
-  +0.0, as numpy's).
+  +0.0, as numpy's). Tensor.prod of float16 or float32 reduces in float64 and rounds once
+  (a product's rounding error does not shrink with the order as a sum's does).
 - A float sum of products (matmul, convolution, attention: REDUCE ADD of x * y) may round
   each step once, as a fused multiply-add (BLAS and numpy's matmul do). Every other x * y + z
   rounds twice, as numpy computes it: the C build refuses flags that would fuse it. The C

@@ -106,7 +106,7 @@ from .tensor_ops import (
 )
 from .uop import OP_BIT, VARIABLE_MARK, Shape, UOp, keep_order, toposort
 from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
-from .view_chains import VIEW_OPS, WRITABLE_VIEWS, view_ops
+from .view_chains import MAX_BINDINGS, VIEW_OPS, WRITABLE_VIEWS, view_ops
 
 # (an Enum member read from its class: several times a plain name's cost)
 _SHRINK, _RESHAPE, _BUFFER = Ops.SHRINK, Ops.RESHAPE, Ops.BUFFER
@@ -1890,9 +1890,11 @@ class Tensor(TensorOps, NNOps):
             return
         if layout is None and buffer_of(self.uop) is None and (pad := _padded_view(self.uop)):
             # (a strided slice's PAD is a view where its SHRINK drops it, proven at concrete
-            # sizes only: view_chains._pads_dropped)
+            # sizes, or at each value of a few symbolic ones: view_chains._pads_dropped)
             why = "its size is symbolic, and a strided slice's PAD is proven a view at " \
-                  "concrete sizes only" if pad == "PAD" and _symbolic_chain(self.uop) else \
+                  "concrete sizes only, or at each of at most " \
+                  f"{MAX_BINDINGS} values of its variables" \
+                if pad == "PAD" and _symbolic_chain(self.uop) else \
                   "it repeats or invents elements"
             raise InvalidArgument(
                 f"assign into a {pad} view of a buffer: {why}, so it has no storage to write; "

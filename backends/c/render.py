@@ -223,17 +223,21 @@ RG_SIMD RG_COS_F32; RG_SIMD RG_COS_F64;
    Four branch-free vector operations: `a > b ? a : b` is x86's max instruction, which returns
    its second operand on a tie or a NaN; taken both ways round, the two agree except on a tie
    of zeros (their bitwise AND is the one with the sign cleared: +0.0 wins; OR for MIN) and
-   on a NaN; an unordered pair ORs in all ones, a NaN (payloads are not part of the meaning).
+   on a NaN; an unordered pair gives the quiet NaN numpy's max gives (0x7fc00000, for a
+   double 0x7ff8...: __builtin_nan's bits; or'ing in the compare's all ones made a NaN of
+   every bit set, which a float16 store kept as 0xffff), picked by one conditional move.
    A max down a column is one of these per element and a 3x3 max-pool a chain of eight, so
    their cost (not memory) bounded those kernels with the 12-operation blend this replaces
    (gcc 12 keeps a chain's later steps as compare-and-blend on the integer bits: seven). */
 #define RG_FMAX(T, U, S) \
-  static inline T rg_max_##S(T a, T b) { union { T f; U u; } x, y; \
+  static inline T rg_max_##S(T a, T b) { union { T f; U u; } x, y, q; \
     x.f = __builtin_isgreater(a, b) ? a : b; y.f = __builtin_isgreater(b, a) ? b : a; \
-    x.u = (x.u & y.u) | (U)-(U)__builtin_isunordered(a, b); return x.f; } \
-  static inline T rg_min_##S(T a, T b) { union { T f; U u; } x, y; \
+    U m = -(U)__builtin_isunordered(a, b); q.f = __builtin_nan(""); \
+    x.u = ((x.u & y.u) & ~m) | (m & q.u); return x.f; } \
+  static inline T rg_min_##S(T a, T b) { union { T f; U u; } x, y, q; \
     x.f = __builtin_isless(a, b) ? a : b; y.f = __builtin_isless(b, a) ? b : a; \
-    x.u = (x.u | y.u) | (U)-(U)__builtin_isunordered(a, b); return x.f; }
+    U m = -(U)__builtin_isunordered(a, b); q.f = __builtin_nan(""); \
+    x.u = ((x.u | y.u) & ~m) | (m & q.u); return x.f; }
 RG_FMAX(float, uint32_t, f32)
 RG_FMAX(double, uint64_t, f64)
 /* float -> int CAST (runtime/semantics.py): NaN gives 0; a value inside int64's range goes
@@ -1150,7 +1154,15 @@ class KernelRenderer:
         if step == 1:
             lane.names[_accumulator(red)] = cell = f"{accv}[{var}_u]"
             self.vartypes[cell] = vector_type(_accumulator(red).dtype)  # (one value: `forms`)
-            lane.add(f"{cell} = {self.emit(red.src[0])};")
+            update = red.src[0]
+            if update.op in (Ops.MAX, Ops.MIN) and update.dtype.is_float and \
+                    update.src[0] is _accumulator(red):
+                # any NaN in the loop (ctext's rg_vmaxl_f32): the accumulators' combination
+                # after it gives numpy's quiet NaN
+                step_fn = f"rg_v{update.op.name.lower()}l_{SUFFIX[update.dtype.name]}"
+                lane.add(f"{cell} = {step_fn}({cell}, {self.emit(update.src[1])});")
+            else:
+                lane.add(f"{cell} = {self.emit(update)};")
         else:
             self.wide = True
             value = self.emit(red.src[0].src[1])

@@ -15,6 +15,11 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import toposort
 
 SCHEDULERS = ["rangeify", "kernelize"]
+# (N == C: shapes alone cannot tell the channel from the batch) and (C == H)
+SQUARE = pytest.mark.parametrize("shape", [(16, 16, 32, 32), (7, 7, 13, 17)],
+                                 ids=["16x16x32x32", "7x7x13x17"])
+ALONG_H = pytest.mark.parametrize("shape", [(4, 16, 16, 64), (3, 13, 13, 128)],
+                                  ids=["4x16x16x64", "3x13x13x128"])
 
 
 def _store_loops(item) -> list[int]:
@@ -39,7 +44,7 @@ def _np_transposed(a: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("scheduler", SCHEDULERS)
-@pytest.mark.parametrize("shape", [(16, 16, 32, 32), (7, 7, 13, 17)], ids=["16x16x32x32", "7x7x13x17"])
+@SQUARE
 def test_channel_read_through_a_transpose_equals_numpy(shape, scheduler, monkeypatch):
     monkeypatch.setenv("RULEGRAD_SCHEDULER", scheduler)
     x = _x(shape)
@@ -47,7 +52,7 @@ def test_channel_read_through_a_transpose_equals_numpy(shape, scheduler, monkeyp
                                atol=1e-5)
 
 
-@pytest.mark.parametrize("shape", [(16, 16, 32, 32), (7, 7, 13, 17)], ids=["16x16x32x32", "7x7x13x17"])
+@SQUARE
 def test_channel_read_through_a_transpose_stays_one_kernel(shape):
     """The channel leads x's memory: its mean is computed once per channel in the output's
     kernel, in memory order (as before placed; placed read N as the channel, put it outermost
@@ -64,7 +69,7 @@ def _reshaped(t: Tensor) -> Tensor:
 
 
 @pytest.mark.parametrize("scheduler", SCHEDULERS)
-@pytest.mark.parametrize("shape", [(4, 16, 16, 64), (3, 13, 13, 128)], ids=["4x16x16x64", "3x13x13x128"])
+@ALONG_H
 def test_channel_moved_by_a_reshape_equals_numpy(shape, scheduler, monkeypatch):
     monkeypatch.setenv("RULEGRAD_SCHEDULER", scheduler)
     x = _x(shape)
@@ -73,9 +78,9 @@ def test_channel_moved_by_a_reshape_equals_numpy(shape, scheduler, monkeypatch):
     np.testing.assert_allclose(_reshaped(Tensor(x)).numpy(), want, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("shape", [(4, 16, 16, 64), (3, 13, 13, 128)], ids=["4x16x16x64", "3x13x13x128"])
+@ALONG_H
 def test_channel_moved_by_a_reshape_keeps_memory_order(shape):
     """No reduction of x's kernel keeps x's axis 1 (the mean is read along H): its loops stay
-    in memory order, images outermost (placed put axis 1 first: each store C*... apart)."""
+    in memory order, images outermost (placed put x's axis 1 first, for nothing)."""
     items = _reshaped(Tensor(_x(shape))).schedule()
     assert _store_loops(items[-1])[0] == shape[0]

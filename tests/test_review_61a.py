@@ -84,3 +84,22 @@ def test_channel_moved_by_a_reshape_keeps_memory_order(shape):
     in memory order, images outermost (placed put x's axis 1 first, for nothing)."""
     items = _reshaped(Tensor(_x(shape))).schedule()
     assert _store_loops(items[-1])[0] == shape[0]
+
+
+def _centred(t: Tensor) -> Tensor:
+    return t - t.mean(axis=(0, 2, 3), keepdim=True)
+
+
+@pytest.mark.parametrize("shape", [(4, 16, 32, 32), (3, 7, 13, 17)],
+                         ids=["4x16x32x32", "3x7x13x17"])
+def test_permute_below_the_reduction_keeps_channel_outer(shape):
+    """An NHWC buffer read as NCHW: the permute is under the mean (its input), not above it,
+    so the channel is still x's axis 1: one kernel looping channel-outer, as bn61 made it."""
+    x = _x(shape)
+    nhwc = np.ascontiguousarray(x.transpose(0, 2, 3, 1))
+    y = _centred(Tensor(nhwc).permute(0, 3, 1, 2))
+    (item,) = y.schedule()
+    assert _store_loops(item)[0] == shape[1]
+    a = x.astype(np.float64)
+    np.testing.assert_allclose(_centred(Tensor(nhwc).permute(0, 3, 1, 2)).numpy(),
+                               a - a.mean((0, 2, 3), keepdims=True), rtol=1e-5, atol=1e-5)

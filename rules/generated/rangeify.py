@@ -1,5 +1,5 @@
 # generated from rules/rangeify.rules by `rulegrad gen`; do not edit
-# source sha256: 1b144aa9eb70a8e664446ef115e3e4bc31de65e287ea3ba3e28e94bda05c94e1
+# source sha256: c2c8d5cbc342abb34aebfb343dcb44410bf7cc878429e1c4ebfe956bacf7fae0
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 # imports rules/kernel.rules sha256: fd9a5acddc32dd9efbc80ae8477716d64661f807dc8d2df1ca8e350e5851c207
@@ -60,7 +60,7 @@ from rulegrad.rules.generated import movement as _generated_movement
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/rangeify.rules'
-SOURCE_SHA256 = '1b144aa9eb70a8e664446ef115e3e4bc31de65e287ea3ba3e28e94bda05c94e1'
+SOURCE_SHA256 = 'c2c8d5cbc342abb34aebfb343dcb44410bf7cc878429e1c4ebfe956bacf7fae0'
 DEPENDENCIES = (('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', 'fd9a5acddc32dd9efbc80ae8477716d64661f807dc8d2df1ca8e350e5851c207'), )
 _ASSIGN = Ops.ASSIGN
 _BIND = Ops.BIND
@@ -194,12 +194,12 @@ def not_reshape(n):
 
 def same_place(n, x):
     """`def same_place`, declared at rules/rangeify.rules:264."""
-    return n.op is Ops.RESHAPE and (len(n.shape) != len(x.shape) or toposort(n, not_reshape)[0].src[0].shape == n.shape)
+    return len(n.shape) != len(x.shape) or toposort(n, not_reshape)[0].src[0].shape == n.shape
 
 
 def moves(n, x):
     """`def moves`, declared at rules/rangeify.rules:265."""
-    return n.op in GroupOp.Movement and n.op is not Ops.EXPAND and not same_place(n, x)
+    return n.op is Ops.PERMUTE or n.op is Ops.RESHAPE and not same_place(n, x)
 
 
 def moved(x, nodes):

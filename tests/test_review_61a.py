@@ -103,3 +103,29 @@ def test_permute_below_the_reduction_keeps_channel_outer(shape):
     a = x.astype(np.float64)
     np.testing.assert_allclose(_centred(Tensor(nhwc).permute(0, 3, 1, 2)).numpy(),
                                a - a.mean((0, 2, 3), keepdims=True), rtol=1e-5, atol=1e-5)
+
+
+def test_mean_without_keepdim_reshaped_back_keeps_channel_outer():
+    """mean over (0, 2, 3) to (C,), reshaped to (1, C, 1, 1) (torch's style): the reshape puts
+    the channel back where the reduction kept it, so it loops channel-outer in one kernel."""
+    x = _x((4, 16, 32, 32))
+    t = Tensor(x)
+    y = t - t.mean(axis=(0, 2, 3)).reshape(1, 16, 1, 1)
+    (item,) = y.schedule()
+    assert _store_loops(item)[0] == 16
+    a = x.astype(np.float64)
+    np.testing.assert_allclose(y.numpy(), a - a.mean((0, 2, 3), keepdims=True), rtol=1e-5,
+                               atol=1e-5)
+
+
+@ALONG_H
+def test_mean_without_keepdim_reshaped_along_h_keeps_memory_order(shape):
+    """The same (C,) reshaped to (1, 1, C, 1) (C == H): read along H, x's axis 1 is no channel
+    of it, and the loops stay in memory order."""
+    x = _x(shape)
+    t, c = Tensor(x), shape[1]
+    y = t - t.mean(axis=(0, 2, 3)).reshape(1, 1, c, 1)
+    assert _store_loops(y.schedule()[-1])[0] == shape[0]
+    a = x.astype(np.float64)
+    np.testing.assert_allclose(y.numpy(), a - a.mean((0, 2, 3)).reshape(1, 1, c, 1), rtol=1e-5,
+                               atol=1e-5)

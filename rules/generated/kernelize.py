@@ -1,6 +1,6 @@
 # generated from rules/kernelize.rules by `rulegrad gen`; do not edit
 # source sha256: 8874567cf0d83d0a095dbdaf1fdb909caaef35de59bc8466829a22f3c4142a5b
-# imports rules/rangeify.rules sha256: 1ec5eca51d9756fe343ef0306973c0cdb9a66b2492a8314b6d0c273717b323e0
+# imports rules/rangeify.rules sha256: 499ced1f0b30231d4e0cad50aa9da9ce7abeaf160d7763b5fed1064b5627f1e3
 # imports rules/movement.rules sha256: 2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 # imports rules/kernel.rules sha256: fd9a5acddc32dd9efbc80ae8477716d64661f807dc8d2df1ca8e350e5851c207
@@ -39,7 +39,7 @@ from rulegrad.rules.generated import rangeify as _generated_rangeify
 
 SOURCE = 'rules/kernelize.rules'
 SOURCE_SHA256 = '8874567cf0d83d0a095dbdaf1fdb909caaef35de59bc8466829a22f3c4142a5b'
-DEPENDENCIES = (('rules/rangeify.rules', '1ec5eca51d9756fe343ef0306973c0cdb9a66b2492a8314b6d0c273717b323e0'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', 'fd9a5acddc32dd9efbc80ae8477716d64661f807dc8d2df1ca8e350e5851c207'), )
+DEPENDENCIES = (('rules/rangeify.rules', '499ced1f0b30231d4e0cad50aa9da9ce7abeaf160d7763b5fed1064b5627f1e3'), ('rules/movement.rules', '2e32f3d8ef1dbaa8750670902dcebcd491b0f134e184e7556fddf6752b5bcc70'), ('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), ('rules/kernel.rules', 'fd9a5acddc32dd9efbc80ae8477716d64661f807dc8d2df1ca8e350e5851c207'), )
 _ASSIGN = Ops.ASSIGN
 _BUFFER = Ops.BUFFER
 _CONST = Ops.CONST

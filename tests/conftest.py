@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
@@ -35,6 +36,8 @@ import pytest
 _MARK = "RULEGRAD_TEST_SESSION_CACHE"
 # `rulegrad check`'s verdicts, one per rule, shared by the run's workers (tests/test_soundness.py)
 VERDICTS = "RULEGRAD_TEST_VERDICTS"
+# where the run's processes keep their bytecode: "cache" (the session's) or "user" (`_bytecode_in`)
+BYTECODE = "RULEGRAD_TEST_BYTECODE"
 # the `pytester` fixture: tests of the pytest plugin run pytest in their own process;
 # suite_costs: each test's CPU seconds and compiler runs, when RULEGRAD_TEST_COSTS names a file
 pytest_plugins = ["pytester", "suite_costs"]
@@ -52,12 +55,32 @@ def pytest_configure(config) -> None:
     path = chosen or tempfile.mkdtemp(prefix="rulegrad-test-cache-")
     os.environ["RULEGRAD_CACHE"] = path
     os.environ[_MARK] = path
+    _bytecode_in(path)
     # this run's rule verdicts (a folder of its own, even in a kept cache: a verdict that ran
     # kernels depends on all of rulegrad's code, which may change before the next run)
     os.environ[VERDICTS] = config._rulegrad_session_verdicts = tempfile.mkdtemp(
         prefix="verdicts-", dir=path)
     if not chosen:
         config._rulegrad_session_cache = path
+
+
+def _bytecode_in(cache: str) -> None:
+    """Where bytecode writing is off (`PYTHONDONTWRITEBYTECODE`, as on this project's
+    machines), the run's processes keep it in a folder of the session's cache instead
+    (`PYTHONPYCACHEPREFIX`), never beside the sources: otherwise every Python process the
+    suite starts (xdist workers; `rulegrad` and `python -c` children, a few hundred) compiles
+    each module it imports from source, and pytest rewrites every test module's assertions
+    again in each worker. A user's own choice (writing on, or a prefix of theirs) is kept.
+    `RULEGRAD_TEST_BYTECODE` says which it was ("cache" or "user")."""
+    writes = not sys.dont_write_bytecode and not os.environ.get("PYTHONDONTWRITEBYTECODE")
+    if writes or os.environ.get("PYTHONPYCACHEPREFIX"):
+        os.environ[BYTECODE] = "user"
+        return
+    os.environ[BYTECODE] = "cache"
+    prefix = os.path.join(cache, "pycache")
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # (children and workers)
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    sys.dont_write_bytecode, sys.pycache_prefix = False, prefix  # (this process)
 
 
 def pytest_unconfigure(config) -> None:

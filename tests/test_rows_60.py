@@ -14,9 +14,21 @@ import numpy as np
 import pytest
 from optimizer_actions import optimized_kernels
 
+import rulegrad.rules.across_helpers as across_helpers
 from rulegrad import Tensor
+from rulegrad.runtime import target
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import toposort
+
+
+@pytest.fixture(autouse=True)
+def _measured_cpu(monkeypatch):
+    """The CPU the forms asserted here were timed on (this project's AMD EPYC, bench/across_ab.py
+    --cpu): the count's shuffle pipes and issue width are the CPU's (across_helpers' `_amd`,
+    Intel's and an unknown CPU's fewer), so on another machine its choices may differ; each
+    test here is of the count as measured, and of numpy's values in the form it takes."""
+    monkeypatch.setattr(across_helpers, "cpu",
+                        lambda: target.Cpu("AMD EPYC", target.cpu().flags))
 
 
 def _softmax(a: np.ndarray) -> np.ndarray:

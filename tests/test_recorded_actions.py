@@ -208,9 +208,10 @@ CASES = [
     (lambda x: x.exp().sum(axis=1).log(), (4096, 5), "ACROSS"),  # (no row: an output per row)
     (_masked_softmax, (64, 64), "MASK"),
     # rows_across unrolls these rows' sum of squares, then its cost refuses: a vector reduce,
-    # nothing recorded
+    # nothing recorded (rows of 12, refused on AMD's count and Intel's: since logf61's count
+    # 8 rows of 9 go across on this AMD machine, which the merge of the two branches failed)
     (lambda x: (x * x).sum(axis=1), (64, 16), None),
-    (lambda x: (x * x).sum(axis=1), (8, 9), None),
+    (lambda x: (x * x).sum(axis=1), (8, 12), None),
     # a refused attempt, then an unroll: recorded once
     (lambda x: x.max(axis=1), (64, 5), "UNROLL"),
     (lambda x: x.sum(), (1 << 22,), "THREAD"),  # (split by the scheduler)

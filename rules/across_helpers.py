@@ -94,25 +94,37 @@ _MEMORY = {Ops.LOAD: ((0, 1, 0, 0, 0), (0, 1, 0, 0, 0)),
 # inserts, each column's independent of the others') cost this machine (AMD EPYC) 0.43 cycles a
 # value, the two pipes' count (bench/across_ab.py --cpu: max over rows of 9, 12, 13, 16 across
 # lanes at 2.02, 1.56, 1.51, 1.29x its row form's speed; one pipe and 4 a cycle put rows of 16
-# at 0.87x).
-_AMD = cpu().model.startswith("AMD")
-_SHUFFLES = 2 if _AMD else 1
-_PER_CYCLE = (2, 2, 1, _SHUFFLES, 1)
-_ISSUE = 6 if _AMD else 4
+# at 0.87x). Read at each count, not at import (cpu() is read once): a test or a bench may
+# pin the CPU whose times its choices were measured on (tests/test_rows_60.py)
+_RESOURCES = 5
+
+
+def _amd() -> bool:
+    """Whether the CPU is AMD's (two shuffle pipes, 6 a cycle); else Intel's counts (an unknown
+    CPU's too: the fewer pipes)."""
+    return cpu().model.startswith("AMD")
+
+
+def _shuffles() -> int:
+    return 2 if _amd() else 1
+
+
 # a scattered write's lane: an extract to memory (vextractps), one a cycle whatever the pipes,
 # so all of them a cycle (uops.info: reciprocal throughput 1 on Zen 2 to 4 and on Skylake;
 # across lanes, rows of 9 to 16 minus their max ran 1.03 cycles a value more than their max
 # alone, not overlapping the gathers' inserts: rows of 9 at 0.87x the row form's speed, which
 # a count of one pipe-cycle a lane put ahead of it)
-_SCATTER_LANE = (0, 0, 1, _SHUFFLES, 0)
+def _scatter_lane() -> tuple[float, ...]:
+    return (0, 0, 1, _shuffles(), 0)
 
 
 def _cycles(work: list[float]) -> float:
     """The cycles a core takes for `work` (per resource, _WORK's order): the busiest resource's,
     or the issue of all its operations where that takes longer (ops of different resources
     run side by side; a loop's iterations overlap)."""
-    busiest = max(w / c for w, c in zip(work, _PER_CYCLE))
-    return max(busiest, sum(work[:4]) / _ISSUE)
+    amd = _amd()
+    busiest = max(w / c for w, c in zip(work, (2, 2, 1, 2 if amd else 1, 1)))
+    return max(busiest, sum(work[:4]) / (6 if amd else 4))
 
 
 def _add(work: list[float], op_work: tuple[float, ...], times: float) -> None:
@@ -197,7 +209,7 @@ def _cost(st: UOp, outer: set[UOp], lanes: int) -> float:
     calls is no whole vector and a tail (a softmax of 4099x16 ran 1.13x, 4096x12 2.3x faster
     across, CPU time, where counting that loop per vector would have kept both rows)."""
     deps = free_ranges(st)
-    work = [0.0] * len(_PER_CYCLE)
+    work = [0.0] * _RESOURCES
     library = {n.src[0] for n in toposort(st) if n.op is Ops.REDUCE and _library_row(n)}
     for n in toposort(st):
         if n.dtype is dtypes.index or n.op in (Ops.CONST, Ops.RANGE, Ops.DEFINE_REG, Ops.INDEX,
@@ -238,13 +250,13 @@ def _across_cost(stores: list[tuple[UOp, UOp]], i: UOp, lanes: int) -> float:
     its lanes (a scalar load and an insert each: rg_vloads_f32), a write of outputs not
     contiguous along i scatters them (an extract and a store each)."""
     seen: set[UOp] = set()
-    work = [0.0] * len(_PER_CYCLE)
+    work = [0.0] * _RESOURCES
     for idx, value in stores:
         step = stride(idx.src[1], i)
         if step == 1:
             _add(work, _MEMORY[Ops.STORE][1], 1 / lanes)
         else:
-            _add(work, _SCATTER_LANE, 1)
+            _add(work, _scatter_lane(), 1)
         for n in along(value, i):
             if n in seen or n.dtype is dtypes.index or n.op is Ops.INDEX:
                 continue

@@ -113,6 +113,12 @@ def chosen(choices: Choices) -> Iterator[list[str]]:
         _taken.reset(lines)
 
 
+def recorded() -> tuple[str, ...]:
+    """The actions `taken` so far on the kernel being optimized (none outside `chosen`): an
+    action that makes loops takes ids none of them names (rules/peel_helpers.py)."""
+    return tuple(_taken.get() or ())
+
+
 def taken(line: str) -> None:
     """Record an action on the kernel being optimized (none outside `chosen`: a rule's helper
     run alone, by `rulegrad check` or generator/optdiff.py)."""

@@ -4,7 +4,9 @@ interior), so that the interior's reads are plain loads the upcast action can ve
 
 In: a lowered kernel SINK (backends/KERNEL_AST.md, "after lowering": a padded read is a gated
 LOAD, `gate ? buf[off] : 0`). Out: `peeled(sink)`, the SINK with one of its STOREs replaced by
-two or three STOREs, one per part of one of its loops, or None when no loop is worth it.
+two or three STOREs, one per part of one of its loops, or None when no loop is worth it;
+recorded as an action (`PEEL r3 (17 iterations) into r7 r8 r9 (1 + 15 + 1)`), its parts' ids
+past every id the kernel's earlier actions named.
 
 A part is a new RANGE over its own iterations (a range starts at 0), the loop's variable being
 `start + r'` in it; the gates' conditions are then decided by their bounds (uop.py's vmin and
@@ -25,6 +27,9 @@ gate (decided over no run of the row) leaves its loop whole.
 
 from __future__ import annotations
 
+import re
+
+from rulegrad.rules.choices import recorded, taken
 from rulegrad.rules.opt_helpers import UPCAST_MIN, along
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import range_size, stride
@@ -191,9 +196,17 @@ def peeled(sink: UOp) -> UOp | None:
                 cuts = [0, cut[0], cut[1], n]
             if cuts is None:
                 continue
-            fresh = 1 + max(n.arg[0] for n in toposort(sink) if n.op is Ops.RANGE)
+            # (new ids past the kernel's and every id a recorded action names: a loop an
+            # earlier action unrolled or merged away keeps its id unused, so each line still
+            # names the loop it took)
+            fresh = 1 + max([n.arg[0] for n in toposort(sink) if n.op is Ops.RANGE] +
+                            [int(x) for line in recorded() for x in re.findall(r"\br(\d+)", line)])
             parts = _parts(st, r, cuts, fresh)
             if sum(len(toposort(p)) for p in parts) > PEEL_GROWTH * len(toposort(st)):
                 continue  # (the loop left whole: its parts print more than they gain)
+            sizes = [b - a for a, b in zip(cuts, cuts[1:]) if b > a]
+            taken(f"PEEL r{r.arg[0]} ({range_size(r)} iterations) into " +
+                  " ".join(f"r{fresh + k}" for k in range(len(parts))) +
+                  f" ({' + '.join(map(str, sizes))})")
             return sink.replace(src=sink.src[:i] + tuple(parts) + sink.src[i + 1:])
     return None

@@ -78,7 +78,8 @@ static inline __attribute__((always_inline)) float rg_log1(float x) {
   float m; memcpy(&m, &im, 4);
   const float kf = (float)k - (sub ? 23.0f : 0.0f), f = m - 1.0f;
   RG_LOG_SUM(float, RG_FMA1, RG_B1, kf, f);
-  /* +inf and NaN: x; 0: -inf; a negative: NaN */
+  /* +inf: x; 0 (either sign): -inf; a negative, -inf or NaN: the quiet NaN (positive: a NaN's
+     sign and payload are no part of its meaning, and numpy and torch differ on them) */
   return x > 0 && x < __builtin_inff() ? y : x == 0 ? -__builtin_inff()
          : x > 0 ? x : __builtin_nanf("");
 }

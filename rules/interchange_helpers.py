@@ -286,8 +286,7 @@ def _plan(st: UOp) -> Plan | None:
     # faster). A sum's step there is one add gcc vectorizes at the target's width, rows per pass:
     # as fast or faster than 8-lane registers (100003 x 5, 7, 13, 16 on one core: 1.3-1.4x)
     # (a product of one row streams its rows: no blocks shorter than a page of them)
-    streams = any(n.op is Ops.MUL and n.dtype is not dtypes.index
-                  for r in reds for n in toposort(r.src[0]))
+    streams = _product(reds)
     alone = len(ranges) == 1 and _shared_block(j, reds, deps, streams) is None
     size = range_size(j)
     mx = reds[0].arg in (Ops.MAX, Ops.MIN)
@@ -301,6 +300,23 @@ def _plan(st: UOp) -> Plan | None:
     rows = per_pass if len(ranges) == 1 and all(
         range_size(r.src[-1]) % per_pass == 0 for r in reds) else 1  # type: ignore[operator]
     return _columns(st, j, reds, rows, deps, streams)
+
+
+def _product(reds: list[UOp]) -> bool:
+    """Whether the reduces' bodies are a product (`_shared_block`'s streamed rows): a MUL of two
+    values read from memory (each a LOAD's, cast or not). A value scaled by a constant or by an
+    index expression (`(x * 2).sum(0)`, a loop counter's value) is the plain column sum's one
+    stream, and a body with a libm call (`exp(x * 0.5)`) is work per element the threads share,
+    as `exp(x)`'s: neither is a product."""
+    body = [n for r in reds for n in toposort(r.src[0])]
+    if any(n.op in LIBM_CALLS for n in body):
+        return False
+    read: set[UOp] = set()
+    for n in body:  # (sources first: toposort's order)
+        if n.op is Ops.LOAD or any(s in read for s in n.src):
+            read.add(n)
+    return any(n.op is Ops.MUL and n.dtype is not dtypes.index and all(s in read for s in n.src)
+               for n in body)
 
 
 def _work(j: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]) -> int:

@@ -123,7 +123,7 @@ def test_one_row_product_blocks_of_at_least_a_page(monkeypatch, k: int, n: int,
     a, w = rng.integers(-128, 128, (1, k)).astype(np.int8), _rand(rng, k, n)
     t = Tensor(a).cast("float32") @ Tensor(w)
     (inter,) = [s for s in _actions(t) if s.startswith("INTERCHANGE")]
-    if blocks is None:
+    if blocks is None or n * 4 < 2 * page_bytes():  # (the blocks named are 4 KB pages')
         assert "blocks" not in inter, inter
     else:
         assert blocks in inter, inter

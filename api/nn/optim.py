@@ -185,6 +185,16 @@ class Optimizer:
     def _replayed(self) -> None:
         """The Python state a replayed update changes as `_update` would (Adam's counts)."""
 
+    def _counts(self) -> tuple:
+        """A copy of the Python state `_update` changes (Adam's counts of steps): the step in
+        rounds builds the update once to learn its targets and again round by round, and sets
+        these back between (`_set_counts`). Before, Adam counted two steps a step there, and
+        a parameter that sat out steps trained again with bias powers b1^(2t) of its own."""
+        return ()
+
+    def _set_counts(self, counts: tuple) -> None:
+        """Put back the state `_counts` copied."""
+
     def step(self, *also: Tensor) -> None:
         """Update the parameters in place; `also` (e.g. the loss) is realized in the same
         schedule, from the values before the update."""
@@ -271,14 +281,16 @@ class Optimizer:
         every = [p.grad for p in self.params]  # (None: a frozen parameter)
         grads = [g for g in every if g is not None]
         self._assigns: list[tuple[Tensor, UOp]] = []
+        rounds = self._rounds()
+        counts = self._counts() if len(rounds) > 1 else None
         self._traced_update(every)
         targets = [t for t, _ in self._assigns]
         # a lazy tensor that reads a parameter or a state (the loss of `loss.backward();
         # opt.step(); loss.item()`) is realized in the step, from the values before it, as
         # torch computed it before its step
         readers = readers_of(written_by(targets), skip=[*targets, *grads, *also])
-        rounds = self._rounds()
-        if len(rounds) > 1:
+        if counts is not None:  # the rounds build the update again: counted once a step
+            self._set_counts(counts)
             return self._step_in_rounds(rounds, every, [*grads, *readers, *also])
         # (a value of the new w realized before the step, `w.numpy()`, realizes these with it)
         read_before([node for _, node in self._assigns], [*grads, *readers])
@@ -471,6 +483,12 @@ class Adam(Optimizer):
     def _replayed(self) -> None:
         for i in range(len(self.params)):
             self.taken[i] += 1
+
+    def _counts(self) -> tuple:
+        return list(self.skipped), list(self.taken)
+
+    def _set_counts(self, counts: tuple) -> None:
+        self.skipped, self.taken = list(counts[0]), list(counts[1])
 
     def _update(self, grads: list[Tensor | None], which: Sequence[int], first: bool = True
                 ) -> None:

@@ -5,6 +5,9 @@ their batch), against torch.
    step built the whole update once before the rounds built it again: Adam counted each
    parameter's steps (`taken`) twice a step, so a parameter that sat out steps and trained again
    got bias powers b1^(2t) of its own instead of b1^t (torch counts steps per parameter).
+2. The replayed update was keyed on its settings by `==`, which takes lr = -0.0 for 0.0 (and
+   True for 1): a step at lr 0.0 replayed for lr -0.0 kept -0.0 where p - (-0.0) * g is 0.0,
+   as torch's step and the update built anew give.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from rulegrad import Tensor  # noqa: E402
-from rulegrad.nn.optim import Adam  # noqa: E402
+from rulegrad.nn.optim import SGD, Adam  # noqa: E402
 
 BASE = np.random.default_rng(7).standard_normal((3, 5)).astype(np.float32)
 OTHER = np.linspace(-1, 1, 4, dtype=np.float32)
@@ -54,3 +57,23 @@ def test_adam_counts_one_step_per_step_when_views_of_one_buffer_step_in_rounds(v
     for s, ((b, o), (tb, to)) in enumerate(zip(ours, theirs)):
         np.testing.assert_allclose(b, tb, rtol=1e-4, atol=1e-5, err_msg=f"base, step {s}")
         np.testing.assert_allclose(o, to, rtol=1e-4, atol=1e-5, err_msg=f"other, step {s}")
+
+
+@pytest.mark.parametrize("lrs", [(0.0, -0.0, -0.0), (-0.0, 0.0, 0.0)], ids=["to_neg", "to_pos"])
+def test_a_replayed_update_tells_a_negative_zero_setting_from_zero(lrs):
+    p0 = np.array([-0.0, 0.0, -0.0, 1.0], np.float32)
+    x = np.array([1, 1, -1, 2], np.float32)
+    p, tp = Tensor(p0.copy(), requires_grad=True), torch.tensor(p0.copy(), requires_grad=True)
+    opt, topt = SGD([p], lr=lrs[0]), torch.optim.SGD([tp], lr=lrs[0])
+    for s, lr in enumerate(lrs):
+        opt.lr = lr
+        topt.param_groups[0]["lr"] = lr
+        opt.zero_grad()
+        topt.zero_grad()
+        (p * Tensor(x)).sum().backward()
+        (tp * torch.from_numpy(x)).sum().backward()
+        opt.step()
+        topt.step()
+        want = tp.detach().numpy()
+        np.testing.assert_array_equal(p.numpy(), want, err_msg=f"step {s}")
+        np.testing.assert_array_equal(np.signbit(p.numpy()), np.signbit(want), err_msg=f"step {s}")

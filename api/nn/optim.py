@@ -152,7 +152,10 @@ class Optimizer:
         in Python than build nodes)."""
         if type(self) not in _TRACED or any(g is None for g in grads):
             return None
-        settings = tuple((k, v) for k, v in vars(self).items()
+        # (a float by its hex form, an int or bool with its type: `==` takes -0.0 for 0.0,
+        # and lr -0.0 steps p = -0.0 to 0.0 where lr 0.0 leaves it; True for 1)
+        settings = tuple((k, v.hex() if type(v) is float else (type(v), v))
+                         for k, v in vars(self).items()
                          if not k.startswith("_") and type(v) in (int, float, bool))
         return (type(self), settings, tuple(t.uop for t in tensors),
                 tuple((g.uop.dtype, g.uop.shape) for g in grads))  # type: ignore[union-attr]

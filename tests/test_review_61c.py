@@ -12,6 +12,11 @@ their batch), against torch.
    collection inside a locked section) is noted stale and dropped by the next recording only:
    a loop served by its plans records nothing, and that batch stayed alive. The next batch
    that goes drops it now. And the plan drop under threads: results right, nothing stuck.
+4. The replay's key had each gradient's dtype and shape, not its device: a gradient on another
+   device than its parameter (a user's slip) was no longer refused as the update was built, but
+   replayed into ASSIGNs the step applied, and its realize failed with the parameter pointed at
+   them: every later read of the parameter failed. Built anew, the DeviceMismatch is raised
+   before anything changes, and the next step with a right gradient trains on.
 """
 
 from __future__ import annotations
@@ -159,3 +164,25 @@ def test_plans_dropped_with_their_batches_across_threads_keep_results_right():
     assert errors == []
     assert done == [40, 40, 40]
     assert not any(w.is_alive() for w in workers)
+
+
+@pytest.mark.parametrize("opt", ["sgd", "adam"])
+def test_a_gradient_on_another_device_leaves_the_parameter_as_it_was(opt):
+    from rulegrad.runtime.device import DeviceMismatch
+
+    p0 = np.linspace(-1, 1, 4, dtype=np.float32)
+    p, tp = Tensor(p0.copy(), requires_grad=True), torch.tensor(p0.copy(), requires_grad=True)
+    opt_, topt = (SGD([p], lr=0.1, momentum=0.5), torch.optim.SGD([tp], lr=0.1, momentum=0.5)) \
+        if opt == "sgd" else (Adam([p], lr=0.1), torch.optim.Adam([tp], lr=0.1))
+    for s in range(4):
+        g = np.full(4, s + 1, np.float32)
+        if s == 1:  # (the template of step 0's update is there to replay)
+            p.grad = Tensor(g, device="CPU:1")
+            with pytest.raises(DeviceMismatch):
+                opt_.step()
+            np.testing.assert_allclose(p.numpy(), tp.detach().numpy(), rtol=1e-5, atol=1e-5)
+        p.grad, tp.grad = Tensor(g), torch.from_numpy(g.copy())
+        opt_.step()
+        topt.step()
+        np.testing.assert_allclose(p.numpy(), tp.detach().numpy(), rtol=1e-5, atol=1e-5,
+                                   err_msg=f"step {s}")

@@ -147,9 +147,9 @@ class Optimizer:
     def _trace_key(self, grads: list[Tensor | None], tensors: list[Tensor]) -> tuple | None:
         """What the update's nodes depend on beside the gradients' nodes: the optimizer's
         class and settings (lr, momentum, ...: a schedule that changes lr is traced again), each
-        state tensor's node (the same realized buffers step after step), each gradient's dtype
-        and shape. None: not traced (a frozen parameter; a subclass, whose update may do more
-        in Python than build nodes)."""
+        state tensor's node (the same realized buffers step after step), each gradient's dtype,
+        shape and device. None: not traced (a frozen parameter; a subclass, whose update may do
+        more in Python than build nodes)."""
         if type(self) not in _TRACED or any(g is None for g in grads):
             return None
         # (a float by its hex form, an int or bool with its type: `==` takes -0.0 for 0.0,
@@ -157,8 +157,12 @@ class Optimizer:
         settings = tuple((k, v.hex() if type(v) is float else (type(v), v))
                          for k, v in vars(self).items()
                          if not k.startswith("_") and type(v) in (int, float, bool))
+        # (and each gradient's device: one on another device than its parameter is refused
+        # as the update is built, before the step changes anything; replayed, the step's
+        # realize failed with the parameter already pointed at its ASSIGN, broken for good)
         return (type(self), settings, tuple(t.uop for t in tensors),
-                tuple((g.uop.dtype, g.uop.shape) for g in grads))  # type: ignore[union-attr]
+                tuple((g.uop.dtype, g.uop.shape, device_of(g.uop))  # type: ignore[union-attr]
+                      for g in grads))
 
     def _traced_update(self, grads: list[Tensor | None]) -> None:
         """`_update` of every parameter, or the last step's update replayed: a fresh batch

@@ -512,10 +512,20 @@ def _batch_gone(k: tuple, plan: weakref.ref, _: object) -> None:
         try:
             if _plans.get(k) is plan():
                 _forget(_plans.pop(k))
+            _drop_stale()  # (and those whose batch went while the lock was held: else each
+            # waited for a recording, which a loop served by its plans never makes)
         finally:
             _lock.release()
     else:
         _stale.append((k, plan))
+
+
+def _drop_stale() -> None:
+    """Drop the plans of `_stale` still in the table (under `_lock`)."""
+    while _stale:
+        key_, gone = _stale.pop()
+        if gone() is not None and _plans.get(key_) is gone():
+            _forget(_plans.pop(key_))
 
 
 def _keep(new: list[tuple[tuple, Plan]]) -> None:
@@ -523,10 +533,7 @@ def _keep(new: list[tuple[tuple, Plan]]) -> None:
     run ones beyond the table's bounds."""
     global _held, _epoch
     with _lock:
-        while _stale:
-            key_, gone = _stale.pop()
-            if gone() is not None and _plans.get(key_) is gone():
-                _forget(_plans.pop(key_))
+        _drop_stale()
         for key_, plan in new:
             old = _plans.pop(key_, None)
             if old is not None:

@@ -147,15 +147,22 @@ class Optimizer:
     def _trace_key(self, grads: list[Tensor | None], tensors: list[Tensor]) -> tuple | None:
         """What the update's nodes depend on beside the gradients' nodes: the optimizer's
         class and settings (lr, momentum, ...: a schedule that changes lr is traced again), each
-        state tensor's node (the same realized buffers step after step), each gradient's dtype
-        and shape. None: not traced (a frozen parameter; a subclass, whose update may do more
-        in Python than build nodes)."""
+        state tensor's node (the same realized buffers step after step), each gradient's dtype,
+        shape and device. None: not traced (a frozen parameter; a subclass, whose update may do
+        more in Python than build nodes)."""
         if type(self) not in _TRACED or any(g is None for g in grads):
             return None
-        settings = tuple((k, v) for k, v in vars(self).items()
+        # (a float by its hex form, an int or bool with its type: `==` takes -0.0 for 0.0,
+        # and lr -0.0 steps p = -0.0 to 0.0 where lr 0.0 leaves it; True for 1)
+        settings = tuple((k, v.hex() if type(v) is float else (type(v), v))
+                         for k, v in vars(self).items()
                          if not k.startswith("_") and type(v) in (int, float, bool))
+        # (and each gradient's device: one on another device than its parameter is refused
+        # as the update is built, before the step changes anything; replayed, the step's
+        # realize failed with the parameter already pointed at its ASSIGN, broken for good)
         return (type(self), settings, tuple(t.uop for t in tensors),
-                tuple((g.uop.dtype, g.uop.shape) for g in grads))  # type: ignore[union-attr]
+                tuple((g.uop.dtype, g.uop.shape, device_of(g.uop))  # type: ignore[union-attr]
+                      for g in grads))
 
     def _traced_update(self, grads: list[Tensor | None]) -> None:
         """`_update` of every parameter, or the last step's update replayed: a fresh batch
@@ -184,6 +191,16 @@ class Optimizer:
 
     def _replayed(self) -> None:
         """The Python state a replayed update changes as `_update` would (Adam's counts)."""
+
+    def _counts(self) -> tuple:
+        """A copy of the Python state `_update` changes (Adam's counts of steps): the step in
+        rounds builds the update once to learn its targets and again round by round, and sets
+        these back between (`_set_counts`). Before, Adam counted two steps a step there, and
+        a parameter that sat out steps trained again with bias powers b1^(2t) of its own."""
+        return ()
+
+    def _set_counts(self, counts: tuple) -> None:
+        """Put back the state `_counts` copied."""
 
     def step(self, *also: Tensor) -> None:
         """Update the parameters in place; `also` (e.g. the loss) is realized in the same
@@ -271,14 +288,16 @@ class Optimizer:
         every = [p.grad for p in self.params]  # (None: a frozen parameter)
         grads = [g for g in every if g is not None]
         self._assigns: list[tuple[Tensor, UOp]] = []
+        rounds = self._rounds()
+        counts = self._counts() if len(rounds) > 1 else None
         self._traced_update(every)
         targets = [t for t, _ in self._assigns]
         # a lazy tensor that reads a parameter or a state (the loss of `loss.backward();
         # opt.step(); loss.item()`) is realized in the step, from the values before it, as
         # torch computed it before its step
         readers = readers_of(written_by(targets), skip=[*targets, *grads, *also])
-        rounds = self._rounds()
-        if len(rounds) > 1:
+        if counts is not None:  # the rounds build the update again: counted once a step
+            self._set_counts(counts)
             return self._step_in_rounds(rounds, every, [*grads, *readers, *also])
         # (a value of the new w realized before the step, `w.numpy()`, realizes these with it)
         read_before([node for _, node in self._assigns], [*grads, *readers])
@@ -471,6 +490,12 @@ class Adam(Optimizer):
     def _replayed(self) -> None:
         for i in range(len(self.params)):
             self.taken[i] += 1
+
+    def _counts(self) -> tuple:
+        return list(self.skipped), list(self.taken)
+
+    def _set_counts(self, counts: tuple) -> None:
+        self.skipped, self.taken = list(counts[0]), list(counts[1])
 
     def _update(self, grads: list[Tensor | None], which: Sequence[int], first: bool = True
                 ) -> None:

@@ -109,6 +109,19 @@ def _models_of(kind: str, d: int, h: int, c: int, seed: int) -> list:
     return [ours, make(list(ours.values())), theirs, make_torch(list(theirs.values()))]
 
 
+def _forward_backward(ours: dict, opt, theirs: dict, topt, x_np, y_np) -> tuple:
+    """One step of torch's (zero, forward, backward, step) and ours up to the step, over the same
+    batch: (our loss, torch's loss); the caller takes our step (or counts it)."""
+    topt.zero_grad()
+    want = _loss(torch, theirs, torch.from_numpy(x_np), torch.from_numpy(y_np))
+    want.backward()
+    topt.step()
+    opt.zero_grad()
+    loss = _loss(Tensor, ours, Tensor(x_np), Tensor(y_np))
+    loss.backward()
+    return loss, want
+
+
 @pytest.mark.parametrize("sizes", [(11, 7, 5, (6, 6, 6, 2, 6, 6)), (3, 1, 2, (1, 1, 1)),
                                    (13, 17, 3, (5, 5, 4, 4, 5)), (2, 29, 7, (31, 31, 1, 31))],
                          ids=lambda s: "-".join(map(str, s[:3])) + "-b" + "".join(
@@ -124,14 +137,7 @@ def test_fresh_batch_steps_train_as_torch_when_the_batch_size_changes(kind, size
     atol = 1e-4 if kind.startswith("adam") else 1e-5
     for b in sizes_:
         x_np, y_np = _batch(rng, b, d, c)
-        topt.zero_grad()
-        want = _loss(torch, theirs, torch.from_numpy(x_np), torch.from_numpy(y_np))
-        want.backward()
-        topt.step()
-        x, y = Tensor(x_np), Tensor(y_np)
-        opt.zero_grad()
-        loss = _loss(Tensor, ours, x, y)
-        loss.backward()
+        loss, want = _forward_backward(ours, opt, theirs, topt, x_np, y_np)
         opt.step(loss)
         _same(ours, theirs, loss.item(), want.item(), atol)
 
@@ -189,14 +195,7 @@ def test_a_warm_step_replays_its_update_with_no_tensor_op_and_follows_a_new_lr(k
             for g in topt.param_groups:
                 g["lr"] = 0.03
         x_np, y_np = _batch(rng, 4, 7, 3)
-        topt.zero_grad()
-        want = _loss(torch, theirs, torch.from_numpy(x_np), torch.from_numpy(y_np))
-        want.backward()
-        topt.step()
-        x, y = Tensor(x_np), Tensor(y_np)
-        opt.zero_grad()
-        loss = _loss(Tensor, ours, x, y)
-        loss.backward()
+        loss, want = _forward_backward(ours, opt, theirs, topt, x_np, y_np)
         calls = python_calls(lambda loss=loss: opt.step(loss))
         _same(ours, theirs, loss.item(), want.item(), atol)
         ops = calls["tensor.py:_binary"] + calls["tensor.py:operator"]
@@ -243,12 +242,6 @@ def test_a_parameter_written_between_steps_is_read_by_the_replayed_update(kind):
             with torch.no_grad():
                 theirs["w1"].copy_(torch.from_numpy(new))
         x_np, y_np = _batch(rng, 4, 6, 3)
-        topt.zero_grad()
-        want = _loss(torch, theirs, torch.from_numpy(x_np), torch.from_numpy(y_np))
-        want.backward()
-        topt.step()
-        opt.zero_grad()
-        loss = _loss(Tensor, ours, Tensor(x_np), Tensor(y_np))
-        loss.backward()
+        loss, want = _forward_backward(ours, opt, theirs, topt, x_np, y_np)
         opt.step(loss)
         _same(ours, theirs, loss.item(), want.item(), atol)

@@ -12,12 +12,12 @@ were not), and each family's built library calling a clone.
 
 from __future__ import annotations
 
-import os
 import re
 
 import numpy as np
 import pytest
 from special_values import assert_same_bits
+from ulps import fused, ulps
 
 from rulegrad import Tensor
 from rulegrad.backends.c import build, run, vexp
@@ -29,21 +29,9 @@ from rulegrad.runtime import target
 F32 = np.float32
 
 
-def _fused() -> bool:
-    """Whether kernels are built for this CPU (the default flags) and it has FMA instructions."""
-    flags = os.environ.get("RULEGRAD_CFLAGS", "").split()
-    return (not flags or "-march=native" in flags) and "fma" in target.cpu().flags
-
-
 # vexp.py's bounds: 0.9 ulp with fused multiply-adds (measured 0.894 over every float32 of the
 # range), 1.2 without (1.176, the suite under RULEGRAD_CFLAGS=-O2)
-ULPS = 0.9 if _fused() else 1.2
-
-
-def _ulps(got: np.ndarray, exact: np.ndarray, dt: type) -> np.ndarray:
-    """|got - exact| in ulps of dt at the exact value (the subnormal spacing below)."""
-    return np.abs(got.astype(np.float64) - exact) / np.spacing(np.abs(exact).astype(dt)).astype(
-        np.float64)
+ULPS = 0.9 if fused() else 1.2
 
 
 def _dense() -> np.ndarray:
@@ -59,7 +47,7 @@ def test_float32_exp_is_within_an_ulp_of_the_exact_value_over_its_range():
     x = _dense()
     got = Tensor(x).exp().numpy()
     exact = np.exp(x.astype(np.float64))
-    err = _ulps(got, exact, F32)
+    err = ulps(got, exact, F32)
     worst = int(np.argmax(err))
     assert err[worst] <= ULPS, (float(x[worst]), float(got[worst]), float(exact[worst]))
 
@@ -92,7 +80,7 @@ def test_special_values_are_numpys():
     exact_cases = ok & (np.isinf(want) | (want == 0) | (want == 1) | (want < 2 ** -140))
     np.testing.assert_array_equal(got[exact_cases], want[exact_cases])
     assert not np.signbit(got[ok]).any()
-    assert (_ulps(got[fin], exact[fin], F32) <= ULPS).all()
+    assert (ulps(got[fin], exact[fin], F32) <= ULPS).all()
 
 
 def test_every_float16_exp_is_within_an_ulp():
@@ -106,7 +94,7 @@ def test_every_float16_exp_is_within_an_ulp():
     nan = np.isnan(x)
     assert np.isnan(got[nan]).all() and not np.isnan(got[~nan]).any()
     fin = ~nan & np.isfinite(exact16)
-    assert (_ulps(got[fin], exact[fin], np.float16) <= ULPS).all()
+    assert (ulps(got[fin], exact[fin], np.float16) <= ULPS).all()
     big = ~nan & ~fin
     np.testing.assert_array_equal(got[big], exact16[big])
 
@@ -229,7 +217,7 @@ def test_a_flags_change_within_a_process_binds_each_kernel_to_its_own_core(tmp_p
             got = Tensor(x).exp().numpy()
         finally:
             run._programs.clear()
-        assert (_ulps(got, exact, F32) <= 1.2).all()
+        assert (ulps(got, exact, F32) <= 1.2).all()
         (lib,) = [p for p in set(tmp_path.rglob("*.so")) - before if b"k0_" in p.read_bytes()]
         symbols.append(set(re.findall(rb"rg_expf_[a-z]\b", lib.read_bytes())))
     if "avx512f" in target.cpu().flags:
@@ -332,7 +320,7 @@ def test_a_512_bit_target_stores_a_loops_exps_16_lanes_at_a_time(shape: tuple, m
         exact = np.exp(x.astype(np.float64))
         rounded = exact.astype(F32)
     fin = np.isfinite(rounded)
-    assert (_ulps(got["64"][fin], exact[fin], F32) <= ULPS).all()
+    assert (ulps(got["64"][fin], exact[fin], F32) <= ULPS).all()
     np.testing.assert_array_equal(got["64"][~fin], rounded[~fin])
 
 

@@ -12,12 +12,12 @@ scalar loop, and the library's clones called by a vectorized loop.
 
 from __future__ import annotations
 
-import os
 import re
 
 import numpy as np
 import pytest
 from special_values import assert_same_bits
+from ulps import fused, ulps
 
 import rulegrad.rules.generated.opt as generated_opt
 from rulegrad import Tensor
@@ -26,24 +26,12 @@ from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import optimize_kernel
 from rulegrad.backends.c.render import render_kernel
 from rulegrad.rules.across_helpers import across
-from rulegrad.runtime import target
 
 F32 = np.float32
 
 
-def _fused() -> bool:
-    flags = os.environ.get("RULEGRAD_CFLAGS", "").split()
-    return (not flags or "-march=native" in flags) and "fma" in target.cpu().flags
-
-
 # vlog.py's bounds: 0.9 ulp with fused multiply-adds, 1.2 without (bench/log_poly.py --step 1)
-ULPS = 0.9 if _fused() else 1.2
-
-
-def _ulps(got: np.ndarray, exact: np.ndarray, dt: type) -> np.ndarray:
-    """|got - exact| in ulps of dt at the exact value."""
-    return np.abs(got.astype(np.float64) - exact) / np.spacing(np.abs(exact).astype(dt)).astype(
-        np.float64)
+ULPS = 0.9 if fused() else 1.2
 
 
 def test_float32_log_is_within_its_bound_over_every_exponent():
@@ -52,7 +40,7 @@ def test_float32_log_is_within_its_bound_over_every_exponent():
     top = np.array([np.finfo(F32).max], F32).view(np.uint32)[0]
     x = np.arange(1, top, 61, dtype=np.uint32).view(F32)
     got = Tensor(x).log().numpy()
-    err = _ulps(got, np.log(x.astype(np.float64)), F32)
+    err = ulps(got, np.log(x.astype(np.float64)), F32)
     worst = int(np.argmax(err))
     assert err[worst] <= ULPS, (float(x[worst]), float(got[worst]))
 
@@ -75,7 +63,7 @@ def test_special_values_are_numpys():
     np.testing.assert_array_equal(got[inf], exact[inf].astype(F32))
     assert_same_bits(got[SPECIAL == 1], np.zeros(1, F32))
     fin = np.isfinite(exact)
-    assert (_ulps(got[fin], exact[fin], F32) <= ULPS).all()
+    assert (ulps(got[fin], exact[fin], F32) <= ULPS).all()
 
 
 def test_every_float16_log_is_within_its_bound():
@@ -89,7 +77,7 @@ def test_every_float16_log_is_within_its_bound():
     inf = np.isinf(exact)
     np.testing.assert_array_equal(got[inf], exact[inf].astype(np.float16))
     fin = np.isfinite(exact)
-    assert (_ulps(got[fin], exact[fin], np.float16) <= ULPS).all()
+    assert (ulps(got[fin], exact[fin], np.float16) <= ULPS).all()
 
 
 def _values(n: int) -> np.ndarray:
@@ -130,7 +118,7 @@ def test_a_vectorized_loop_calls_the_librarys_clone(tmp_path, monkeypatch):
         run._programs.clear()
     programs = [p.read_bytes() for p in tmp_path.rglob("*.so") if b"k0_" in p.read_bytes()]
     assert programs and any(re.search(rb"_ZGV[bcde]N\d+v_rg_logf", p) for p in programs)
-    assert (_ulps(got, np.log(x.astype(np.float64)), F32) <= ULPS).all()
+    assert (ulps(got, np.log(x.astype(np.float64)), F32) <= ULPS).all()
 
 
 def _form(monkeypatch, take, program_run):
@@ -171,4 +159,4 @@ def test_a_log_across_lanes_is_the_inline_core_with_the_librarys_bits(width: str
         exact = np.log(x.astype(np.float64).max(-1))
     assert_same_bits(got, row)
     fin = np.isfinite(exact)
-    assert (_ulps(got[fin], exact[fin], F32) <= ULPS).all()
+    assert (ulps(got[fin], exact[fin], F32) <= ULPS).all()

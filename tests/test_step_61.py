@@ -112,7 +112,7 @@ def _models_of(kind: str, d: int, h: int, c: int, seed: int) -> list:
 def _forward_backward(ours: dict, opt, theirs: dict, topt, x_np, y_np) -> tuple:
     """One step of torch's (zero, forward, backward, step) and ours up to the step, over the same
     batch: (our loss, torch's loss); the caller takes our step (or counts it)."""
-    topt.zero_grad()
+    topt.zero_grad()  # (set_to_none: a frozen parameter's grad is None, as ours)
     want = _loss(torch, theirs, torch.from_numpy(x_np), torch.from_numpy(y_np))
     want.backward()
     topt.step()
@@ -217,13 +217,7 @@ def test_a_parameter_frozen_after_replayed_steps_counts_them_as_torch(kind):
             ours["w1"].requires_grad = k == 6
             theirs["w1"].requires_grad_(k == 6)
         x_np, y_np = _batch(rng, 5, 6, 3)
-        topt.zero_grad(set_to_none=True)
-        want = _loss(torch, theirs, torch.from_numpy(x_np), torch.from_numpy(y_np))
-        want.backward()
-        topt.step()
-        opt.zero_grad()
-        loss = _loss(Tensor, ours, Tensor(x_np), Tensor(y_np))
-        loss.backward()
+        loss, want = _forward_backward(ours, opt, theirs, topt, x_np, y_np)
         opt.step(loss)
         _same(ours, theirs, loss.item(), want.item(), 1e-4)
 

@@ -52,7 +52,9 @@ def _pads_dropped(top: UOp, ops: frozenset[Ops]) -> bool:
     steps = tuple((n.op, n.arg) for n in reversed(chain))
     if not (has_symbolic(node.shape) or any(has_symbolic(n.shape) for n in chain)):
         return _chain_reads_all(node.shape, steps)
-    return _reads_all_at_every_size(node.shape, steps)
+    # (its bound values left out: every value of the variables is tried, whichever is bound,
+    # so a loop binding n = 1, 2, 3, ... proves the chain once, not once per value)
+    return _reads_all_at_every_size(*_unbound((node.shape, steps)))
 
 
 # the most bindings of a chain's variables tried, each one mask: beyond it a symbolic chain
@@ -78,13 +80,33 @@ def _reads_all_at_every_size(shape: tuple, steps: tuple[tuple[Ops, object], ...]
             return False
     if math.prod(hi - lo + 1 for lo, hi in names.values()) > MAX_BINDINGS:
         return False
+    fits = False
     for values in itertools.product(*(range(lo, hi + 1) for lo, hi in names.values())):
         env = dict(zip(names, values))
         at = functools.partial(_at, env=env)
-        # (not through _chain_reads_all's cache: a case is asked once)
-        if not _chain_reads_all.__wrapped__(at(shape), tuple((op, at(arg)) for op, arg in steps)):
-            return False
-    return True
+        try:
+            # (not through _chain_reads_all's cache: a case is asked once)
+            if not _chain_reads_all.__wrapped__(at(shape),
+                                                tuple((op, at(arg)) for op, arg in steps)):
+                return False
+        except (ValueError, ZeroDivisionError):
+            # a value the chain's concrete sizes do not fit: `s[:n][::2]` pads and reshapes
+            # n's rows by sizes made at its bound value (n = 3: 4 rows as (2, 2, 3)), which
+            # no other n's rows make; no binding of the chain runs at it
+            continue
+        fits = True
+    return fits
+
+
+def _unbound(x: object) -> object:
+    """A movement arg (nested tuples) with each bound variable's BIND replaced by the
+    variable."""
+    if isinstance(x, tuple):
+        return tuple(_unbound(y) for y in x)  # (as deep as an arg's nesting)
+    if not isinstance(x, UOp):
+        return x
+    binds = {v: v.src[0] for v in toposort(x) if v.op is Ops.BIND}
+    return x.substitute(binds) if binds else x
 
 
 def _flat(x: object) -> list:

@@ -15,6 +15,7 @@ import pytest
 from rulegrad import Ops, UOp, graph_rewrite
 from rulegrad.backends.c import lower
 from rulegrad.generator.passdiff import EXTRA_PROGRAMS, passdiff, run_programs
+from rulegrad.rules.choices import DEFAULT, chosen
 from rulegrad.runtime import schedule
 from rulegrad.runtime.pipeline import Pipeline
 
@@ -90,8 +91,11 @@ def test_a_recorded_pass_replays_to_its_output():
     for run in runs:
         if run.name in ("split_kernels", "create_kernels"):  # fresh buffers: see test_matchers
             continue
-        out = graph_rewrite(run.before, run.matcher, ctx=copy.deepcopy(run.ctx_before),
-                            bottom_up=run.bottom_up)
+        # (the optimizer's pass runs in a kernel's `chosen` scope, as optimize_kernel runs it:
+        # its choices, and the actions taken so far, from which a peel numbers its new loops)
+        with chosen(DEFAULT):
+            out = graph_rewrite(run.before, run.matcher, ctx=copy.deepcopy(run.ctx_before),
+                                bottom_up=run.bottom_up)
         assert out is run.after, run.name
 
 

@@ -318,6 +318,8 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None,
         if len(tensors) > 1 and len({id(t.uop) for t in tensors}) < len(tensors):
             _apart(tensors)
         uops = [tensors[0].uop] if len(tensors) == 1 else [t.uop for t in tensors]
+    if any([u.op in _MOVEMENT for u in uops]):
+        _note_copied_views(tensors, uops)
     # (only a graph that holds the bit ASSIGN shares with CONTIGUOUS and COPY writes one)
     writes = uops[0]._ops & _ASSIGN_BIT if len(uops) == 1 else \
         any([u._ops & _ASSIGN_BIT for u in uops])
@@ -479,6 +481,34 @@ def _sharded_result(root: UOp, shards: Shards) -> UOp:
         if done is not None and all(a is b for a, b in zip(done.bufs, shards.bufs)):
             return root.src[0]
     return shards.node(root.dtype, root.shape)
+
+
+# Tensors realized from a chain of movement ops over a realized buffer that is no view of it
+# (a PAD or EXPAND not proven dropped: `s[:n, ::2]` past view_chains.MAX_BINDINGS cases), each
+# with the chain it was: the read made it a copy, and an assign into it must be refused as it
+# was before the read (Tensor._write), not write the copy and leave the buffer as it was
+# (by id: a WeakKeyDictionary compares keys with ==, which a Tensor computes elementwise)
+_copied: dict[int, tuple[weakref.ref, UOp]] = {}
+_MOVEMENT = frozenset({Ops.RESHAPE, Ops.PERMUTE, Ops.EXPAND, Ops.PAD, Ops.SHRINK, Ops.FLIP})
+
+
+def _note_copied_views(tensors: Sequence[Tensor], uops: Sequence[UOp]) -> None:
+    for t, u in zip(tensors, uops):
+        bottom = u
+        while bottom.op in _MOVEMENT:
+            bottom = bottom.src[0]
+        if bottom is not u and buffer_of(u) is None and buffer_of(bottom) is not None:
+            _copied[id(t)] = (weakref.ref(t, functools.partial(_forget_copied, id(t))), u)
+
+
+def _forget_copied(key: int, _: weakref.ref) -> None:
+    _copied.pop(key, None)
+
+
+def copied_view(t: Tensor) -> UOp | None:
+    """The chain of movement ops t was before a read made it a copy (`_note_copied_views`)."""
+    entry = _copied.get(id(t))
+    return entry[1] if entry is not None and entry[0]() is t else None
 
 
 def view_base(uop: UOp) -> UOp:

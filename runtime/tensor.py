@@ -86,6 +86,7 @@ from .ops import GroupOp, Ops
 from .realize import (
     after_assigns,
     buffer_of,
+    copied_view,
     learn_record,
     pending_assign,
     realize_tensors,
@@ -1888,13 +1889,16 @@ class Tensor(TensorOps, NNOps):
             # a view of one buffer (a flip, permute, shrink): written in place through it
             Tensor(UOp(Ops.ASSIGN, self.dtype, (self.uop, value.uop))).realize()
             return
-        if layout is None and buffer_of(self.uop) is None and (pad := _padded_view(self.uop)):
+        # (a view read before, `v.numpy()`, holds its copy now: refused as before the read)
+        chain = copied_view(self) if buffer_of(self.uop) is not None else self.uop
+        if layout is None and chain is not None and buffer_of(chain) is None and \
+                (pad := _padded_view(chain)):
             # (a strided slice's PAD is a view where its SHRINK drops it, proven at concrete
             # sizes, or at each value of a few symbolic ones: view_chains._pads_dropped)
             why = "its size is symbolic, and a strided slice's PAD is proven a view at " \
                   "concrete sizes only, or at each of at most " \
                   f"{MAX_BINDINGS} values of its variables" \
-                if pad == "PAD" and _symbolic_chain(self.uop) else \
+                if pad == "PAD" and _symbolic_chain(chain) else \
                   "it repeats or invents elements"
             raise InvalidArgument(
                 f"assign into a {pad} view of a buffer: {why}, so it has no storage to write; "

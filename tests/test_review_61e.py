@@ -35,6 +35,39 @@ def test_strided_slice_of_a_symbolic_slice_reads_and_assigns(n, step, each_backe
     np.testing.assert_array_equal(s.numpy(), want)
 
 
+
+@pytest.mark.parametrize("read", ["numpy", "realize", "none"])
+def test_an_unproven_strided_view_read_first_is_refused_not_written_as_a_copy(read,
+                                                                              each_backend):
+    """`s[:n, ::2]` with n over more values than view_chains proves is no view of s; its assign
+    is refused in words. Read first (`v.numpy()`), v held its copy and the assign wrote that,
+    leaving s as it was, silently (torch writes s); now it is refused as before the read."""
+    from rulegrad.runtime.errors import InvalidArgument
+
+    a = np.arange(2000 * 5, dtype=np.float32).reshape(2000, 5)
+    s = Tensor(a.copy()).realize()
+    v = s[:Variable("n", 1, 2000).bind(3), ::2]
+    if read == "numpy":
+        np.testing.assert_array_equal(v.numpy(), a[:3, ::2])
+    elif read == "realize":
+        v.realize()
+    with pytest.raises(InvalidArgument, match="PAD view"):
+        v.assign(v * 2 + 1).realize()
+    np.testing.assert_array_equal(s.numpy(), a)
+
+
+def test_a_proven_strided_view_read_first_still_writes_its_buffer(each_backend):
+    """The same read of a view the proof covers (n in [1, 40]) stays a view: the assign writes
+    s, as numpy's `a[:3, ::2] = ...` does."""
+    a = np.arange(40 * 5, dtype=np.float32).reshape(40, 5)
+    s = Tensor(a.copy()).realize()
+    v = s[:Variable("n", 1, 40).bind(3), ::2]
+    v.numpy()
+    v.assign(v * 2 + 1).realize()
+    want = a.copy()
+    want[:3, ::2] = want[:3, ::2] * 2 + 1
+    np.testing.assert_array_equal(s.numpy(), want)
+
 # ------------------------------- the cost of the C MAX/MIN that gives numpy's quiet NaN
 def _loops(asm: str) -> list[list[str]]:
     """The instructions of each backward jump's loop in gcc's assembly (labels `.L...`)."""

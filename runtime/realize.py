@@ -318,7 +318,8 @@ def realize_tensors(tensors: Sequence[Tensor], scheduler: str | None = None,
         if len(tensors) > 1 and len({id(t.uop) for t in tensors}) < len(tensors):
             _apart(tensors)
         uops = [tensors[0].uop] if len(tensors) == 1 else [t.uop for t in tensors]
-    if any([u.op in _MOVEMENT for u in uops]):
+    # (one tensor, the common call: no comprehension's frame on a small program's path)
+    if uops[0].op in _MOVEMENT if len(uops) == 1 else any([u.op in _MOVEMENT for u in uops]):
         _note_copied_views(tensors, uops)
     # (only a graph that holds the bit ASSIGN shares with CONTIGUOUS and COPY writes one)
     writes = uops[0]._ops & _ASSIGN_BIT if len(uops) == 1 else \
@@ -498,7 +499,10 @@ def _note_copied_views(tensors: Sequence[Tensor], uops: Sequence[UOp]) -> None:
         while bottom.op in _MOVEMENT:
             bottom = bottom.src[0]
         if bottom is not u and buffer_of(u) is None and buffer_of(bottom) is not None:
-            _copied[id(t)] = (weakref.ref(t, functools.partial(_forget_copied, id(t))), u)
+            try:
+                _copied[id(t)] = (weakref.ref(t, functools.partial(_forget_copied, id(t))), u)
+            except TypeError:  # (an internal holder of a node, `_realize_views`: no Tensor)
+                pass
 
 
 def _forget_copied(key: int, _: weakref.ref) -> None:

@@ -151,26 +151,34 @@ static inline __attribute__((always_inline)) rg_xf4 rg_exp4s(rg_xf4 x) {
 #endif
 #endif"""
 
-# The library's definitions: the function and its SIMD clones, each the core's steps.
-SOURCE = CORE + r"""
+def clones(fn: str, core: str, fill: str) -> str:
+    """The library's definitions of `fn` (float32 -> float32): the function and its SIMD
+    clones (x86's vector ABI names, so gcc's vector loops call them), each the steps of
+    `core`1/8/16 (`rg_exp8`, ...); a 4-lane clone runs the 8-lane steps with its upper half
+    `fill` (a value the core takes quietly)."""
+    return rf"""
 #if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
-rg_xf16 rg_expf_e(rg_xf16 x) __asm__("_ZGVeN16v_rg_expf" RG_EXP_TAG);
-rg_xf16 rg_expf_e(rg_xf16 x) { return rg_exp16(x); }
+rg_xf16 {fn}_e(rg_xf16 x) __asm__("_ZGVeN16v_{fn}" RG_EXP_TAG);
+rg_xf16 {fn}_e(rg_xf16 x) {{ return {core}16(x); }}
 #endif
-float rg_expf_1(float x) __asm__("rg_expf" RG_EXP_TAG);
-float rg_expf_1(float x) { return rg_exp1(x); }
-rg_xf4 rg_expf_b(rg_xf4 x) __asm__("_ZGVbN4v_rg_expf" RG_EXP_TAG);
-rg_xf4 rg_expf_b(rg_xf4 x) {
-  rg_xf8 v = {0}; memcpy(&v, &x, 16); v = rg_exp8(v); memcpy(&x, &v, 16); return x; }
+float {fn}_1(float x) __asm__("{fn}" RG_EXP_TAG);
+float {fn}_1(float x) {{ return {core}1(x); }}
+rg_xf4 {fn}_b(rg_xf4 x) __asm__("_ZGVbN4v_{fn}" RG_EXP_TAG);
+rg_xf4 {fn}_b(rg_xf4 x) {{
+  rg_xf8 v = {{{fill}}}; memcpy(&v, &x, 16); v = {core}8(v); memcpy(&x, &v, 16); return x; }}
 #ifdef __AVX__
-rg_xf8 rg_expf_c(rg_xf8 x) __asm__("_ZGVcN8v_rg_expf" RG_EXP_TAG);
-rg_xf8 rg_expf_c(rg_xf8 x) { return rg_exp8(x); }
+rg_xf8 {fn}_c(rg_xf8 x) __asm__("_ZGVcN8v_{fn}" RG_EXP_TAG);
+rg_xf8 {fn}_c(rg_xf8 x) {{ return {core}8(x); }}
 #endif
 #ifdef __AVX2__
-rg_xf8 rg_expf_d(rg_xf8 x) __asm__("_ZGVdN8v_rg_expf" RG_EXP_TAG);
-rg_xf8 rg_expf_d(rg_xf8 x) { return rg_exp8(x); }
+rg_xf8 {fn}_d(rg_xf8 x) __asm__("_ZGVdN8v_{fn}" RG_EXP_TAG);
+rg_xf8 {fn}_d(rg_xf8 x) {{ return {core}8(x); }}
 #endif
 """
+
+
+# The library's definitions: the function and its SIMD clones, each the core's steps.
+SOURCE = CORE + clones(NAME, "rg_exp", "0")
 
 # What a kernel of explicit 8-lane vectors (render.py's op table: `rg_vexp_f32`) gets in its
 # prelude: the core's 8-lane steps inline, not a call of the library's clone. In a row's sum

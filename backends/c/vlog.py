@@ -118,26 +118,7 @@ static inline __attribute__((always_inline)) rg_xf16 rg_log16(rg_xf16 x) {
 #endif"""
 
 # The library's definitions (beside vexp.SOURCE's, in one library): the function and its clones.
-SOURCE = CORE + r"""
-#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
-rg_xf16 rg_logf_e(rg_xf16 x) __asm__("_ZGVeN16v_rg_logf" RG_EXP_TAG);
-rg_xf16 rg_logf_e(rg_xf16 x) { return rg_log16(x); }
-#endif
-float rg_logf_1(float x) __asm__("rg_logf" RG_EXP_TAG);
-float rg_logf_1(float x) { return rg_log1(x); }
-rg_xf4 rg_logf_b(rg_xf4 x) __asm__("_ZGVbN4v_rg_logf" RG_EXP_TAG);
-rg_xf4 rg_logf_b(rg_xf4 x) {
-  rg_xf8 v = {1, 1, 1, 1, 1, 1, 1, 1}; memcpy(&v, &x, 16); v = rg_log8(v); memcpy(&x, &v, 16);
-  return x; }
-#ifdef __AVX__
-rg_xf8 rg_logf_c(rg_xf8 x) __asm__("_ZGVcN8v_rg_logf" RG_EXP_TAG);
-rg_xf8 rg_logf_c(rg_xf8 x) { return rg_log8(x); }
-#endif
-#ifdef __AVX2__
-rg_xf8 rg_logf_d(rg_xf8 x) __asm__("_ZGVdN8v_rg_logf" RG_EXP_TAG);
-rg_xf8 rg_logf_d(rg_xf8 x) { return rg_log8(x); }
-#endif
-"""
+SOURCE = CORE + vexp.clones(NAME, "rg_log", "1, 1, 1, 1, 1, 1, 1, 1")
 
 # A kernel's explicit 8-lane vectors (render.py's op table: `rg_vlog_f32`): the core inline.
 VECTOR = CORE + "\nstatic inline rg_vf32 rg_vlog_f32(rg_vf32 x) { return rg_log8(x); }"

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from rulegrad.rules.choices import current, least_parallel_work, pick, taken
 from rulegrad.rules.opt_helpers import VECTOR_LANES, along, vector_values
-from rulegrad.rules.pack_helpers import PARALLEL_SHARES, packed, strided_inside
+from rulegrad.rules.pack_helpers import PARALLEL_SHARES, packed, stream_threads, strided_inside
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import LIBM_CALLS, Ops
@@ -65,8 +65,10 @@ def block_j(size: int, itemsize: int) -> int:
     loaded machine); a 1x4096 by 4096x4096 product 4.6-4.8 ms of one core's time in 4 blocks
     of 1024, 3.7-4.1 in 2 of 2048 (two threads: one each, 1.1-1.2x faster). A share wider than
     the accumulators keeps the page (12000 columns: 12 blocks of 1000, not 3 of 4000, 2:1 on
-    two threads)."""
-    page, share = page_bytes() // itemsize, -(-size // threads())
+    two threads). The share is of the threads that each get a page at least (4 threads share
+    2560 columns as 2 blocks of 1280, not 4 of 640: `stream_threads`)."""
+    page = page_bytes() // itemsize
+    share = -(-size // stream_threads(size, itemsize, threads()))
     return max(page, share) if share <= INTERCHANGE_MAX else page
 
 
@@ -339,7 +341,10 @@ def _shared_block(j: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]],
     if threads() == 1 or _work(j, reds, deps) < least_parallel_work():
         return None
     size, itemsize = range_size(j), reds[0].dtype.itemsize
-    block = _block(size, block_j(size, itemsize))  # type: ignore[arg-type]
+    # a product's blocks as many for every thread that shares them (3 threads took 4096
+    # columns as 4 blocks of 1024: one thread did two)
+    spread = stream_threads(size, itemsize, threads()) if streams else 1  # type: ignore[arg-type]
+    block = _block(size, block_j(size, itemsize), spread)  # type: ignore[arg-type]
     if block is None or block > INTERCHANGE_MAX:
         return None  # (none may fit)
     if streams and size * itemsize < 2 * page_bytes():  # type: ignore[operator]
@@ -407,16 +412,17 @@ def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
     return max(d for d in range(1, widest + 1) if count % d == 0)
 
 
-def _block(size: int, widest: int) -> int | None:
+def _block(size: int, widest: int, spread: int = 1) -> int | None:
     """The width of the column blocks threads share: size split into n >= 2 equal blocks, the
     fewest that makes them at most `widest` (`block_j`) wide (else the narrowest wider split),
-    at least BLOCK_MIN wide. With no equal split (a prime width: a max down 97 rows of 1009
-    columns ran on one core), as many blocks, whole vectors wide, the last ending at the row's
-    end (`split_range`), where the widest is within 1/PARALLEL_SHARES of the mean; else None (too
+    at least BLOCK_MIN wide, n a multiple of `spread` (the threads, where each must take as
+    many). With no equal split (a prime width: a max down 97 rows of 1009 columns ran on one
+    core), as many blocks, whole vectors wide, the last ending at the row's end
+    (`split_range`), where the widest is within 1/PARALLEL_SHARES of the mean; else None (too
     narrow to share)."""
-    first = max(2, -(-size // widest))
-    fits = [size // n for n in range(first, size // BLOCK_MIN + 1) if size % n == 0]
-    fits = fits or [size // n for n in range(first - 1, 1, -1) if size % n == 0]
+    first = -(-max(2, -(-size // widest)) // spread) * spread
+    fits = [size // n for n in range(first, size // BLOCK_MIN + 1, spread) if size % n == 0]
+    fits = fits or [size // n for n in range(first - spread, 1, -spread) if size % n == 0]
     if fits:
         return fits[0]
     block = -(-size // first)

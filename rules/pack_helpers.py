@@ -474,12 +474,15 @@ def _plan(st: UOp) -> Pack | None:
     if tiles == 1 and npanels > 1 and plain_y:  # each panel would be read by one tile only
         # y read in place by the block library's streamed blocks; without the library, packed
         # panel by panel into the same tile (blocks printed in the kernel stream nothing)
-        stream = stream_width(ni, size, range_size(j), panel,  # type: ignore
-                              threads() if parallel else 1) if block_library() else 0
+        nthreads = threads() if parallel else 1
+        stream = stream_width(ni, size, range_size(j), panel,  # type: ignore[arg-type]
+                              nthreads) if block_library() else 0
         tile, outer, grab = ni, True, 1
         parallel = "panels" if parallel == "tiles" else parallel
-        if parallel == "panels" and stream >= range_size(j):  # type: ignore[operator]
-            parallel = ""  # (one run of each row: nothing for a second thread to claim)
+        if parallel == "panels" and stream and (stream >= range_size(j) or  # type: ignore
+                                                stream_threads(range_size(j), size,  # type: ignore
+                                                               nthreads) == 1):
+            parallel = ""  # (one thread's runs: shares under a page, or one run of each row)
     elif outer and plain_y:
         group = panel_group(x_bytes, k_total * panel * size, npanels,
                             threads() if parallel == "panels" else 1)
@@ -492,27 +495,35 @@ def _plan(st: UOp) -> Pack | None:
 L1_SHARE = 2
 
 
+def stream_threads(columns: int, itemsize: int, nthreads: int) -> int:
+    """The threads that share a streamed product's `columns`: the most, up to `nthreads`, whose
+    shares are each at least a page of a row (runtime/target.py's page size; a shorter share
+    starts a new page on every row of y, where the hardware prefetchers stop: 2x2048x512 +
+    bias, gelu in runs of 32 columns on two threads took 0.09 ms, its whole rows on one 0.047);
+    1: one core reads the rows."""
+    return max(1, min(nthreads, columns * itemsize // page_bytes()))
+
+
 def stream_width(rows: int, itemsize: int, columns: int, panel: int, nthreads: int) -> int:
     """The columns a product of one row tile reads of y at a time, y read in place (`Pack.stream`):
     its `rows` rows of sums in 1/L1_SHARE of one core's L1 (runtime/target.py), loaded and
     stored once per few steps of k while each row of y is read forward; whole panels (`panel`
     columns), one at least. A panel packed for one tile is y copied to be read back once
     (2x1024x4096 + bias, gelu: 1.1 ms packed in groups, 0.43 streamed, two cores).
-    Threads claim these runs: 1/PARALLEL_SHARES of a thread's share of the columns, but never
-    less than a page of a row (runtime/target.py's page size; a shorter run starts a new page on
-    every row of y, where the hardware prefetchers stop: 2x2048x512 + bias, gelu in runs of 32
-    columns on two threads took 0.09 ms, its whole rows on one 0.047), and a thread's share
-    where the runs would not share evenly. A row whose share per thread is under a page is one
-    run (one core: `_plan`)."""
-    room = cache_bytes(1) // (L1_SHARE * rows * itemsize)
-    width, share, page = columns, -(-columns // nthreads), page_bytes() // itemsize
-    if share >= page:  # (else one run of the whole row)
-        width = max(page, columns // (nthreads * PARALLEL_SHARES))
-        if not balanced(-(-columns // width), nthreads):
-            width = max(width, share)
-    if min(room, width) >= columns:
-        return -(-columns // panel) * panel  # (the whole row, the last panel part-full)
-    return max(panel, min(room, width) // panel * panel)
+    The runs are equal in panels, as many as the L1 needs, and a multiple of the threads that
+    claim them (`stream_threads`), each 1/PARALLEL_SHARES of a thread's share but a page of a
+    row at least where the L1 has room: every thread claims as many runs, of as many panels (a
+    32 KB L1 put a 6-row tile's 1500 columns in runs of 672, 672 and 156 on two threads)."""
+    nthreads = stream_threads(columns, itemsize, nthreads)
+    room = max(panel, cache_bytes(1) // (L1_SHARE * rows * itemsize))
+    width = columns
+    if nthreads > 1:
+        width = max(page_bytes() // itemsize, columns // (nthreads * PARALLEL_SHARES))
+    least = -(-columns // room)  # (the fewest runs whose sums fit)
+    runs = max(least, -(-columns // width))
+    down = runs // nthreads * nthreads  # (wider runs, where they fit, keep the page)
+    runs = down if down >= max(least, 1) else -(-runs // nthreads) * nthreads
+    return -(-(-(-columns // panel)) // runs) * panel
 
 
 def panel_group(x_bytes: int, panel_bytes: int, npanels: int, nthreads: int) -> int:

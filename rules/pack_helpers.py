@@ -515,15 +515,16 @@ def stream_width(rows: int, itemsize: int, columns: int, panel: int, nthreads: i
     row at least where the L1 has room: every thread claims as many runs, of as many panels (a
     32 KB L1 put a 6-row tile's 1500 columns in runs of 672, 672 and 156 on two threads)."""
     nthreads = stream_threads(columns, itemsize, nthreads)
-    room = max(panel, cache_bytes(1) // (L1_SHARE * rows * itemsize))
-    width = columns
+    panels = -(-columns // panel)  # (counted in panels: every run whole panels)
+    room = max(1, cache_bytes(1) // (L1_SHARE * rows * itemsize * panel))
+    width = panels
     if nthreads > 1:
-        width = max(page_bytes() // itemsize, columns // (nthreads * PARALLEL_SHARES))
-    least = -(-columns // room)  # (the fewest runs whose sums fit)
-    runs = max(least, -(-columns // width))
+        width = -(-max(page_bytes() // itemsize, columns // (nthreads * PARALLEL_SHARES)) // panel)
+    least = -(-panels // room)  # (the fewest runs whose sums fit)
+    runs = max(least, -(-panels // width))
     down = runs // nthreads * nthreads  # (wider runs, where they fit, keep the page)
     runs = down if down >= max(least, 1) else -(-runs // nthreads) * nthreads
-    return -(-(-(-columns // panel)) // runs) * panel
+    return -(-panels // runs) * panel  # (as many panels a run, the last part-full)
 
 
 def panel_group(x_bytes: int, panel_bytes: int, npanels: int, nthreads: int) -> int:

@@ -124,3 +124,28 @@ def test_sweep_values_on_other_machines(monkeypatch, nthreads: int, l1: str, m: 
     got = (Tensor(a) @ Tensor(q)).numpy()
     assert got.dtype == np.int8
     np.testing.assert_array_equal(got, a @ q)
+
+
+@pytest.mark.parametrize("page", [4096, 16384])
+@pytest.mark.parametrize("m, k, n", [(3, 640, 2560), (2, 1024, 8192), (6, 300, 9001)])
+def test_stream_threads_follow_the_page_size(monkeypatch, page: int, m: int, k: int,
+                                             n: int) -> None:
+    """A machine of 16 KB pages (Apple's) shares a row among threads only where each share is
+    such a page or more (2560 columns: one core; 8192: two threads, each a page), its runs a
+    page wide or more where the L1 has room."""
+    from rulegrad.rules import interchange_helpers, pack_helpers
+    for module in (pack_helpers, interchange_helpers):
+        monkeypatch.setattr(module, "page_bytes", lambda: page)
+    _machine(monkeypatch, "64K", 2)
+    rng = np.random.default_rng(n)
+    x, w = _rand(rng, m, k), _rand(rng, k, n)
+    t = Tensor(x) @ Tensor(w)
+    (pack,) = [s for s in _actions(t) if s.startswith("PACK")]
+    run = int(pack.split("streamed ")[1].split(" columns")[0])
+    assert ("PARALLEL" in pack) == (n * 4 // page >= 2), pack
+    if "PARALLEL" in pack:
+        panel = int(pack.split("x")[2].split(")")[0])  # (tile MxP)
+        room = 65536 // (2 * m * 4) // panel * panel  # (the columns of sums half the L1 holds)
+        fewest = -(-n // min(page // 4, room))  # runs of a page, or as many as the L1 needs
+        assert -(-n // run) % 2 == 0 and -(-n // run) <= fewest + fewest % 2, pack
+    _close(t.numpy(), x.astype(np.float64) @ w, k, np.abs(x).max() * np.abs(w).max())

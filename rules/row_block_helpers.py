@@ -15,11 +15,19 @@ combine of its lanes, a log, a rounding to float16), a chain of some hundred cyc
 that the core's reorder window does not reach across a pass over the row; rows of a block are
 independent, so one row's chain runs beside the next row's pass. A float16 log_softmax of
 8192x129 on one core, the kernel alone in C: 0.71 -> 0.54 ns a value (blocks of 2: 0.56, of 4
-and 8: 0.54, of 16: 0.55). The block is as many rows as fit in a quarter of L1 (their reads of
-the next pass then hit L1: target.cache_bytes), at most ROWS_MAX: no row length is named.
+and 8: 0.54, of 16: 0.55). The block is as many rows as fit in an eighth of L1, at most
+ROWS_MAX, and at least ROWS_MIN: the next pass rereads the block's rows, which must then still
+be in L1 beside the output's lines and the prefetchers' (target.cache_bytes). Long rows keep the
+row form, where one row's pass streams from memory beside the last row's arithmetic, which
+blocking separates into a pass of loads and a pass of arithmetic: each kernel alone in C on one
+core, blocked against not (48 KB of L1), a float16 log_softmax over rows of 33 1.28x, 129
+1.23x, 257 1.10x, 513 1.07x, 1000 0.98x; a float32 one of 1024 0.93x; a float16 logsumexp of
+8192x129 1.18x, a float32 one 1.02x, of 4096x1024 0.8x. No row length is named.
 """
 
 from __future__ import annotations
+
+import math
 
 from rulegrad.rules.choices import taken
 from rulegrad.runtime.loops import free_ranges, range_size
@@ -27,33 +35,30 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import cache_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
-# rows a block at most: enough rows that each pass's chain overlaps the next row's pass (4 and
-# 8 measured the same, 2 a little short of them; a latency, not a size), and the per-row arrays
-# a pass hands on stay a few registers' worth
+# rows a block at most and at least: enough rows that each pass's chain overlaps the next
+# rows' passes (4 and 8 measured the same, 2 short of them; a latency, not a size), and the
+# per-row arrays a pass hands on stay a few registers' worth
 ROWS_MAX = 8
+ROWS_MIN = 4
 
 
-def _row_bytes(st: UOp, order: list[UOp], row: UOp, deps: dict) -> int:
-    """The bytes a row's passes read from memory: each global buffer read inside a reduce
-    over the row, a reduce's values times the element's size."""
-    out = 0
+def _row_bytes(order: list[UOp]) -> int:
+    """The bytes of a row the passes read from memory: the longest reduce's values of each
+    global buffer the reduces read (each pass reads the same row again)."""
+    count, bufs = 0, set()
     for red in (n for n in order if n.op is Ops.REDUCE):
-        count = 1
-        for r in red.src[1:]:
-            count *= range_size(r) or 0
-        bufs = {n.src[0].src[0] for n in toposort(red.src[0])
-                if n.op is Ops.LOAD and n.src[0].op is Ops.INDEX
-                and n.src[0].src[0].op is Ops.DEFINE_GLOBAL}
-        out += count * sum(b.dtype.itemsize for b in bufs)
-    return out
+        count = max(count, math.prod(range_size(r) or 0 for r in red.src[1:]))
+        bufs |= {n.src[0].src[0] for n in toposort(red.src[0]) if n.op is Ops.LOAD
+                 and n.src[0].op is Ops.INDEX and n.src[0].src[0].op is Ops.DEFINE_GLOBAL}
+    return count * sum(b.dtype.itemsize for b in bufs)
 
 
 def row_blocked(sink: UOp) -> UOp | None:
     """The kernel with its row loop marked ("rows", b), or None: one STORE over a row loop
-    (its first range) that reads reduces computed once per row (at least one whose value
-    another reduce or the output reads, so a pass waits on one), no kernel-local array (a
-    softmax's row of exps: one a row of the block), no threaded reduce, and b >= 2 rows in a
-    quarter of L1."""
+    (its first range) that reads reduces computed once per row (each a pass the passes after
+    it wait on), no kernel-local array (a
+    softmax's row of exps: one a row of the block), no threaded reduce, and b >= ROWS_MIN rows
+    in an eighth of L1."""
     if sink.arg is not None or len(sink.src) != 1:
         return None
     st = sink.src[0]
@@ -75,11 +80,11 @@ def row_blocked(sink: UOp) -> UOp | None:
     others = set(st.src[3:])
     if any(row not in deps[n] or deps[n] & others for n in reduces):
         return None
-    nbytes = _row_bytes(st, order, row, deps)
+    nbytes = _row_bytes(order)
     if nbytes == 0:
         return None
-    block = min(ROWS_MAX, rows, cache_bytes(1) // 4 // nbytes)
-    if block < 2:
+    block = min(ROWS_MAX, rows, cache_bytes(1) // 8 // nbytes)
+    if block < ROWS_MIN:
         return None
     taken(f"ROWS r{row.arg[0]} (blocks of {block} rows, each pass over the block's rows)")
     return sink.substitute({row: row.replace(arg=(row.arg[0], "rows", block))})

@@ -69,7 +69,6 @@ from rulegrad.runtime.target import REDUCE_VECTORS, vector_bytes, vector_lanes
 from rulegrad.runtime.uop import UOp, toposort
 
 from . import vexp, vlog
-from .rowblock import block_rows
 from .ctext import (
     BLOCK_ROWS,
     HALF_BITS,
@@ -103,6 +102,7 @@ from .ctext import (
     reduce_signature,
     stream_signature,
 )
+from .rowblock import block_rows
 
 
 def c_ident(text: str, limit: int = 48) -> str:

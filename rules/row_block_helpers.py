@@ -43,22 +43,24 @@ ROWS_MIN = 4
 
 
 def _row_bytes(order: list[UOp]) -> int:
-    """The bytes of a row the passes read from memory: the longest reduce's values of each
-    global buffer the reduces read (each pass reads the same row again)."""
+    """The bytes of a row the passes read: the longest reduce's values of each global buffer
+    the reduces read (each pass reads the same row again), and its kernel-local arrays (a
+    softmax's row of exps, one a row of the block)."""
     count, bufs = 0, set()
     for red in (n for n in order if n.op is Ops.REDUCE):
         count = max(count, math.prod(range_size(r) or 0 for r in red.src[1:]))
         bufs |= {n.src[0].src[0] for n in toposort(red.src[0]) if n.op is Ops.LOAD
                  and n.src[0].op is Ops.INDEX and n.src[0].src[0].op is Ops.DEFINE_GLOBAL}
-    return count * sum(b.dtype.itemsize for b in bufs)
+    local = sum(n.dtype.itemsize * math.prod(range_size(r) or 0 for r in n.src[1:])
+                for n in order if n.op is Ops.DEFINE_LOCAL)
+    return count * sum(b.dtype.itemsize for b in bufs) + local
 
 
 def row_blocked(sink: UOp) -> UOp | None:
     """The kernel with its row loop marked ("rows", b), or None: one STORE over a row loop
     (its first range) that reads reduces computed once per row (each a pass the passes after
-    it wait on), no kernel-local array (a
-    softmax's row of exps: one a row of the block), no threaded reduce, and b >= ROWS_MIN rows
-    in an eighth of L1."""
+    it wait on), no kernel-local array on the heap, no threaded reduce, and b >= ROWS_MIN rows
+    in an eighth of L1 (a kernel-local row counted: one a row of the block)."""
     if sink.arg is not None or len(sink.src) != 1:
         return None
     st = sink.src[0]
@@ -69,7 +71,7 @@ def row_blocked(sink: UOp) -> UOp | None:
     if row.arg[1] != "loop" or rows is None or rows < 2:
         return None
     order = toposort(st)
-    if any(n.op is Ops.DEFINE_LOCAL for n in order):
+    if any(n.op is Ops.DEFINE_LOCAL and n.arg == "heap" for n in order):
         return None
     deps = free_ranges(st, order)
     reduces = [n for n in order if n.op is Ops.REDUCE]

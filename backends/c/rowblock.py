@@ -23,6 +23,10 @@ from .ctext import Loop, Scope, Stmt
 
 _NAME = re.compile(r"\b[a-z]+[0-9]+\b")  # the renderer's names: a prefix and its counter (fresh)
 _CALL = "rg_reduce_"  # a block-library reduce: a pass over the row with no loop printed here
+# a kernel-local row on the stack (render's `_open_local`): one a row of the block, each pass
+# pointing its name at its row's
+_LOCAL = re.compile(r"^(\w+) (loc[0-9]+)\[([0-9]+)\]"
+                    r"((?: __attribute__\(\(aligned\([0-9]+\)\)\))?);$")
 
 
 def _text(item: str | Stmt | Scope) -> str:
@@ -49,7 +53,9 @@ def block_rows(row: Scope, block: int, vartypes: dict[str, str], escaped: set[st
     head = row.loop
     if head is None or head.step != 1:
         return 0
-    var, items = head.var, list(row.items)
+    var = head.var
+    locals_ = {m[2]: m for m in (_LOCAL.match(x) for x in row.items if isinstance(x, str)) if m}
+    items = [x for x in row.items if not (isinstance(x, str) and _LOCAL.match(x))]
     texts = [_text(x) for x in items]
     # a declaration reading nothing of the row moves down to just before its first reader
     for k in range(len(items) - 1, -1, -1):
@@ -64,6 +70,9 @@ def block_rows(row: Scope, block: int, vartypes: dict[str, str], escaped: set[st
         items.insert(j - 1, items.pop(k))
         texts.insert(j - 1, texts.pop(k))
     names = [set(_NAME.findall(t)) - outside - {var} for t in texts]
+    for n in locals_:  # (declared at the block's level: defined before every item)
+        for ns in names:
+            ns.discard(n)
     first: dict[str, int] = {}
     for k, ns in enumerate(names):
         for n in ns:
@@ -97,13 +106,16 @@ def block_rows(row: Scope, block: int, vartypes: dict[str, str], escaped: set[st
     stop = head.stop
     body: list[str | Stmt | Scope] = [
         f"const int64_t {nb} = {stop} - {rb} < {block} ? {stop} - {rb} : {block};",
-        *(f"{vartypes[n]} {n}_b[{block}];" for n in kept)]
+        *(f"{vartypes[n]} {n}_b[{block}];" for n in kept),
+        *(f"{m[1]} {n}_b[{block}][{m[3]}]{m[4]};" for n, m in locals_.items())]
     for a, c in zip(bounds, bounds[1:]):
         inner = Scope(Loop(b, nb), row.bound)
         inner.items.append(f"const int64_t {var} = {rb} + {b};")
         reads = set().union(*names[a:c])
         inner.items += [f"const {vartypes[n]} {n} = {n}_b[{b}];" for n in kept
                         if first[n] < a and n in reads]
+        inner.items += [f"{m[1]} *const {n} = {n}_b[{b}];" for n, m in locals_.items()
+                        if any(re.search(rf"\b{n}\b", t) for t in texts[a:c])]
         inner.items += items[a:c]
         inner.items += [f"{n}_b[{b}] = {n};" for n in kept if a <= first[n] < c]
         body.append(inner)

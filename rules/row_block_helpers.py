@@ -82,6 +82,11 @@ def row_blocked(sink: UOp) -> UOp | None:
     others = set(st.src[3:])
     if any(row not in deps[n] or deps[n] & others for n in reduces):
         return None
+    # a pass that waits on one before it: a reduce read by another, or an output loop over
+    # the row after them (a plain row sum is one pass)
+    if len(st.src) == 3 and not any(a in toposort(b.src[0]) for a in reduces for b in reduces
+                                    if a is not b):
+        return None
     nbytes = _row_bytes(order)
     if nbytes == 0:
         return None

@@ -173,7 +173,9 @@ class Optimizer:
         the update added last time (a template, as runtime/gradient_forms.py records a
         gradient's) are built again over this step's gradients, with no Tensor op run (Adam's
         update was some 2,000 Python calls a step). The template holds the state tensors'
-        nodes (realized buffers the optimizer holds anyway), no gradient and no batch."""
+        nodes (realized buffers the optimizer holds anyway), no gradient and no batch. A new
+        float lr (a schedule) is replayed too, once two builds showed which constants are the
+        rate (`_lr_positions`); before, each new rate traced the update again."""
         tensors = self._tensors()
         key = self._trace_key(grads, tensors)
         if key is None:

@@ -90,3 +90,21 @@ def test_a_replayed_rate_keeps_the_sign_of_zero_as_torch(momentum):
         np.testing.assert_allclose(p.numpy(), want, rtol=1e-5, atol=1e-6)
         if lr == 0.0:  # (all zeros: their signs are the step's)
             np.testing.assert_array_equal(np.signbit(p.numpy()), np.signbit(want))
+
+
+@pytest.mark.parametrize("kind", ["sgd", "adam"])
+def test_a_warm_step_derives_no_device_of_its_fresh_gradients(kind):
+    """With no value on another device alive, a warm step's update is keyed without walking
+    the fresh batch's gradients for their devices (before: each step derived the device of
+    every node of the new forward and backward graphs, some 150 Python calls); the steps stay
+    torch's."""
+    ours, opt, theirs, topt = _models_of(kind, 6, 5, 3, seed=101)
+    rng = np.random.default_rng(102)
+    atol = 1e-4 if kind == "adam" else 1e-5
+    for k in range(4):
+        x_np, y_np = _batch(rng, 4, 6, 3)
+        loss, want = _forward_backward(ours, opt, theirs, topt, x_np, y_np)
+        calls = python_calls(lambda loss=loss: opt.step(loss))
+        _same(ours, theirs, loss.item(), want.item(), atol)
+        if k >= 2:
+            assert calls["device.py:_derive"] + calls["device.py:_agreed"] == 0, k

@@ -36,7 +36,7 @@ from weakref import ref
 
 import numpy as np
 
-from rulegrad.runtime.device import DEFAULT, device_of
+from rulegrad.runtime.device import DEFAULT, device_of, in_use
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
@@ -163,9 +163,13 @@ class Optimizer:
         # (and each gradient's device: one on another device than its parameter is refused
         # as the update is built, before the step changes anything; replayed, the step's
         # realize failed with the parameter already pointed at its ASSIGN, broken for good)
-        return (type(self), settings, tuple(t.uop for t in tensors),
-                tuple((g.uop.dtype, g.uop.shape, device_of(g.uop))  # type: ignore[union-attr]
-                      for g in grads))
+        # (no value on another device alive, runtime/device_use.py: every node is on the
+        # default one or none, and the ops build no device check nor copy; the fresh batch's
+        # gradients are not walked for their devices, some 150 Python calls a step)
+        placed = in_use["devices"]
+        return (type(self), settings, tuple(t.uop for t in tensors), placed,
+                tuple((g.uop.dtype, g.uop.shape,  # type: ignore[union-attr]
+                       device_of(g.uop) if placed else None) for g in grads))
 
     def _traced_update(self, grads: list[Tensor | None]) -> None:
         """`_update` of every parameter, or the last step's update replayed: a fresh batch

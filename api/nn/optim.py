@@ -164,12 +164,13 @@ class Optimizer:
         # as the update is built, before the step changes anything; replayed, the step's
         # realize failed with the parameter already pointed at its ASSIGN, broken for good)
         # (no value on another device alive, runtime/device_use.py: every node is on the
-        # default one or none, and the ops build no device check nor copy; the fresh batch's
-        # gradients are not walked for their devices, some 150 Python calls a step)
+        # default one or none, which the update is built alike for, and the fresh batch's
+        # gradients are not walked for their devices, some 150 Python calls a step; keyed as
+        # the default device, a trace made while another device lived still replays after)
         placed = in_use["devices"]
-        return (type(self), settings, tuple(t.uop for t in tensors), placed,
+        return (type(self), settings, tuple(t.uop for t in tensors),
                 tuple((g.uop.dtype, g.uop.shape,  # type: ignore[union-attr]
-                       device_of(g.uop) if placed else None) for g in grads))
+                       device_of(g.uop) if placed else DEFAULT) for g in grads))
 
     def _traced_update(self, grads: list[Tensor | None]) -> None:
         """`_update` of every parameter, or the last step's update replayed: a fresh batch

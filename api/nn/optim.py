@@ -36,8 +36,8 @@ from weakref import ref
 
 import numpy as np
 
-from rulegrad.runtime.device import DEFAULT, device_of
-from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.device import DEFAULT, device_of, in_use
+from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.multi import layouts
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.realize import (
@@ -154,15 +154,23 @@ class Optimizer:
             return None
         # (a float by its hex form, an int or bool with its type: `==` takes -0.0 for 0.0,
         # and lr -0.0 steps p = -0.0 to 0.0 where lr 0.0 leaves it; True for 1)
-        settings = tuple((k, v.hex() if type(v) is float else (type(v), v))
+        # (a float lr is left out: its constants are found and replayed with the new value,
+        # `_lr_positions`; the trace holds the lr it was built with)
+        settings = tuple((k, "float" if k == "lr" and type(v) is float else
+                          v.hex() if type(v) is float else (type(v), v))
                          for k, v in vars(self).items()
                          if not k.startswith("_") and type(v) in (int, float, bool))
         # (and each gradient's device: one on another device than its parameter is refused
         # as the update is built, before the step changes anything; replayed, the step's
         # realize failed with the parameter already pointed at its ASSIGN, broken for good)
+        # (no value on another device alive, runtime/device_use.py: every node is on the
+        # default one or none, which the update is built alike for, and the fresh batch's
+        # gradients are not walked for their devices, some 150 Python calls a step; keyed as
+        # the default device, a trace made while another device lived still replays after)
+        placed = in_use["devices"]
         return (type(self), settings, tuple(t.uop for t in tensors),
-                tuple((g.uop.dtype, g.uop.shape, device_of(g.uop))  # type: ignore[union-attr]
-                      for g in grads))
+                tuple((g.uop.dtype, g.uop.shape,  # type: ignore[union-attr]
+                       device_of(g.uop) if placed else DEFAULT) for g in grads))
 
     def _traced_update(self, grads: list[Tensor | None]) -> None:
         """`_update` of every parameter, or the last step's update replayed: a fresh batch
@@ -170,7 +178,9 @@ class Optimizer:
         the update added last time (a template, as runtime/gradient_forms.py records a
         gradient's) are built again over this step's gradients, with no Tensor op run (Adam's
         update was some 2,000 Python calls a step). The template holds the state tensors'
-        nodes (realized buffers the optimizer holds anyway), no gradient and no batch."""
+        nodes (realized buffers the optimizer holds anyway), no gradient and no batch. A new
+        float lr (a schedule) is replayed too, once two builds showed which constants are the
+        rate (`_lr_positions`); before, each new rate traced the update again."""
         tensors = self._tensors()
         key = self._trace_key(grads, tensors)
         if key is None:
@@ -178,8 +188,15 @@ class Optimizer:
             self._update(grads, range(len(self.params)))
             return
         ins = [g.uop for g in grads] + [t.uop for t in tensors]  # type: ignore[union-attr]
-        if self._trace is not None and self._trace[0] == key:
-            _, entries, assigns = self._trace
+        lr = self.lr
+        lr_bits = lr.hex() if type(lr) is float else None
+        last = self._trace
+        if last is not None and last[0] == key and (last[3] == lr_bits or last[4] is not None):
+            _, entries, assigns, at_bits, lr_at = last
+            if at_bits != lr_bits:  # (a schedule's new rate: its constants take the new value;
+                # kept as the trace, a rate held for several steps costs no copy after the first)
+                entries = _with_lr(entries, lr_at, lr)
+                self._trace = (key, entries, assigns, lr_bits, lr_at)
             built = list(ins)
             build_recorded(entries, built)
             for i, r in assigns:
@@ -187,7 +204,13 @@ class Optimizer:
             self._replayed()
             return
         self._update(grads, range(len(self.params)))
-        self._trace = _record_update(key, ins, tensors, self._assigns)
+        made = _record_update(key, ins, tensors, self._assigns)
+        lr_at = None
+        if made is not None and last is not None and last[0] == key and last[2] == made[2]:
+            # (the same update but for the rate: which constants are the rate is learnt from
+            # the two builds; replayed from now on for any float rate)
+            lr_at = _lr_positions(last[1], last[3], made[1], lr_bits)
+        self._trace = None if made is None else (*made, lr_bits, lr_at)
 
     def _replayed(self) -> None:
         """The Python state a replayed update changes as `_update` would (Adam's counts)."""
@@ -388,6 +411,56 @@ def _record_update(key: tuple, ins: list[UOp], tensors: list[Tensor],
             ref_of[n] = len(ref_of)
         out.append((index[id(target)], ref_of[node]))
     return key, tuple(entries), tuple(out)
+
+
+def _lr_const(bits: str, dtype: DType) -> float | None:
+    """The CONST arg a float rate (given by its hex form) becomes as an operand of `dtype`, as
+    the Tensor ops make it (numpy's conversion to the dtype); None when the dtype has none."""
+    try:
+        with np.errstate(all="ignore"):
+            out = dtype.np.type(float.fromhex(bits)).item()
+    except (TypeError, ValueError, AttributeError):
+        return None
+    return out if type(out) is float else None
+
+
+def _bits(arg: object) -> object:
+    return arg.hex() if type(arg) is float else arg  # (-0.0 is not 0.0)
+
+
+def _lr_positions(old: tuple, old_lr: str | None, new: tuple, new_lr: str | None
+                  ) -> tuple[tuple[int, DType], ...] | None:
+    """The entries (index, dtype) that are the rate's constants, from two recordings of one
+    update built with rates old_lr and new_lr (hex forms): the entries where they differ, each
+    a float CONST of old_lr's value in the first and new_lr's in the second, all else alike.
+    None when not so shown: another difference, or a constant of old_lr's value that did not
+    change (a rate that rounds alike in its dtype cannot be told from another constant)."""
+    if old_lr is None or new_lr is None or old_lr == new_lr or len(old) != len(new):
+        return None
+    at = []
+    for i, (a, b) in enumerate(zip(old, new)):
+        if a[:2] != b[:2] or a[3:] != b[3:]:
+            return None
+        was = _lr_const(old_lr, a[1]) if a[0] is Ops.CONST and type(a[2]) is float else None
+        if _bits(a[2]) == _bits(b[2]):
+            if was is not None and was.hex() == a[2].hex():
+                return None
+            continue
+        now = _lr_const(new_lr, a[1])
+        if was is None or now is None or was.hex() != a[2].hex() or now.hex() != _bits(b[2]):
+            return None
+        at.append((i, a[1]))
+    return tuple(at) or None
+
+
+def _with_lr(entries: tuple, lr_at: tuple[tuple[int, DType], ...], lr: float) -> tuple:
+    """The recorded update with the rate's constants (`_lr_positions`) of value lr."""
+    out = list(entries)
+    bits = lr.hex()
+    for i, dtype in lr_at:
+        op, dt, _, tag, refs, shape = out[i]
+        out[i] = (op, dt, _lr_const(bits, dtype), tag, refs, shape)
+    return tuple(out)
 
 
 # the views `_apply` pointed at a pending step, each with the node it had before: once the

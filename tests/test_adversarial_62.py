@@ -1,0 +1,67 @@
+"""hunt62: issue 31's open items, each at its cause, and the held-out adversary's finds.
+
+1. A float CONST keeps the value its dtype holds: `UOp.const(float32, 3e-154).arg` was
+   3e-154 while every kernel computed with 0.0, so a user's sound guard `c.arg > 0` was
+   refuted by the checker (the constant "was" positive and multiplied as zero).
+"""
+
+# ruff: noqa: E501 (rule texts are kept on one line each, as a user writes them)
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rulegrad.generator.soundness import check_paths
+from rulegrad.runtime.dtype import dtypes
+from rulegrad.runtime.uop import UOp
+
+
+def _check(tmp_path: Path, text: str, examples: int = 20) -> dict:
+    path = tmp_path / "user.rules"
+    path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return {r.rule.name: r for r in check_paths([str(path)], examples=examples).rules}
+
+
+# ---------------------------------------------------------------------- 1. constants' values
+@pytest.mark.parametrize("dt, npt", [(dtypes.float32, np.float32), (dtypes.float16, np.float16)])
+def test_a_float_constant_holds_its_dtypes_value(dt, npt):
+    vals = [3e-154, 1e-46, 7e-46, 0.1, 1 / 3, 65519.99, 65520.0, 3.4028235677973366e38, 1e39,
+            -1e39, -3e-154, 1e-8, 3e-8, float("inf"), -0.0]
+    with np.errstate(over="ignore"):
+        for v in vals:
+            arg = UOp.const(dt, v).arg
+            want = float(npt(v))
+            assert arg == want and np.signbit(arg) == np.signbit(want), (v, arg, want)
+    assert np.isnan(UOp.const(dt, float("nan")).arg)
+    # float64 keeps every double; the same value is the same node
+    assert UOp.const(dtypes.float64, 3e-154).arg == 3e-154
+    assert UOp.const(dtypes.float32, 3e-154) is UOp.const(dtypes.float32, 0.0)
+
+
+def test_a_sound_guard_on_a_rounded_constant_is_not_refuted(tmp_path):
+    """c.arg > 0 on a float32 CONST: its value is a positive float32, and max(x c, y c) is
+    max(x, y) c for every finite positive c (rounding is monotone); was refuted with c.arg =
+    1e-50 whose value is 0. No float32 lies in (0, 1e-45): `none` holds of no constant."""
+    rep = _check(tmp_path, """
+        rules r = {
+          pos:    MAX(MUL(x:float32, c:CONST), MUL(y, c)) if c.arg > 0.0 and c.arg < 1e30 -> MUL(MAX(x, y), c)
+          pos16:  MIN(MUL(x:float16, c:CONST), MUL(y, c)) if c.arg > 0 and c.arg < 60000 -> MUL(MIN(x, y), c)
+          none:   MUL(x:float32, c:CONST) if c.arg > 0 and c.arg < 1e-45 -> x
+          nonneg: MAX(MUL(x:float32, c:CONST), MUL(y, c)) if c.arg >= 0.0 and c.arg < 1e30 -> MUL(MAX(x, y), c)
+          flip:   MAX(MUL(x:float32, c:CONST), MUL(y, c)) if c.arg > -1e-30 and c.arg < 1e30 -> MUL(MAX(x, y), c)
+          small:  MUL(x:float32, c:CONST) if c.arg < 1e-46 and c.arg > -1e-46 and c.arg == c.arg -> MUL(x, x.const_like(0.0))
+        }
+        """)
+    for name in ("pos", "pos16", "none"):
+        assert rep[name].verdict == "proved", rep[name].line()
+    # unsound ones stay refuted: c = 0 makes NaN of -inf * 0 on the left only; a float32
+    # constant below 1e-46 is +-0.0, yet x * -0.0 is not x * 0.0
+    for name in ("nonneg", "flip", "small"):
+        assert rep[name].verdict == "refuted", rep[name].line()
+    with np.errstate(invalid="ignore"):
+        c = np.float32(0.0)
+        assert np.isnan(np.maximum(np.float32(-np.inf) * c, np.float32(1) * c))
+        assert np.maximum(np.float32(-np.inf), np.float32(1)) * c == 0

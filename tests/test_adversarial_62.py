@@ -65,3 +65,87 @@ def test_a_sound_guard_on_a_rounded_constant_is_not_refuted(tmp_path):
         c = np.float32(0.0)
         assert np.isnan(np.maximum(np.float32(-np.inf) * c, np.float32(1) * c))
         assert np.maximum(np.float32(-np.inf), np.float32(1)) * c == 0
+
+
+# ---------------------------------------------------------------------- 2. the cache's own files
+def _forged(folder: Path) -> dict[Path, bytes]:
+    """Files a user (or another tool) left under the cache's exact name pattern, old enough that
+    eviction takes them first if it takes them at all."""
+    import json
+    import marshal
+    import os
+    import time
+
+    k = [f"{i:x}" * 40 for i in range(1, 8)]
+    files = {
+        folder / f"rg_{k[0]}.so": b"\x7fELF not a library the cache built",
+        folder / f"rg_{k[1]}.so": b"a library whose sidecar names other bytes",
+        folder / f"rg_{k[2]}.sha256": b"my checksums\n",
+        folder / f"rg_{k[3]}.c": b"int main(void) { return 0; }\n",
+        folder / f"rg_{k[4]}.beam": json.dumps({"key": k[0]}).encode(),
+        folder / f"rg_{k[5]}.rk": marshal.dumps(("someone", ())),
+        folder / f"rg_{k[6]}.rk": b"\x00\x01 results",
+    }
+    folder.mkdir(mode=0o700, exist_ok=True)
+    # a sidecar in our form naming other bytes than its library's: the library is not ours
+    # (the sidecar, in form the cache's, may go)
+    (folder / f"rg_{k[1]}.sha256").write_text(f"{k[1]} {'0' * 64}\n")
+    old = time.time() - 30 * 86400
+    for path, data in files.items():
+        path.write_bytes(data)
+        os.utime(path, (old, old))
+    return files
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    from rulegrad.backends.c import build, run
+
+    folder = tmp_path / "project"
+    monkeypatch.setenv("RULEGRAD_CACHE", str(folder))
+    monkeypatch.delenv("RULEGRAD_CACHE_MAX", raising=False)
+    build.clear_memory_cache()
+    run._programs.clear()
+    yield folder
+    build.clear_memory_cache()
+    run._programs.clear()
+
+
+def _run(scale: float) -> None:
+    from rulegrad import Tensor
+
+    a = np.arange(7, dtype=np.float32)
+    np.testing.assert_array_equal((Tensor(a) * scale + 1).numpy(), a * np.float32(scale) + 1)
+
+
+def test_clear_and_eviction_leave_files_forged_under_the_caches_names(cache, monkeypatch, capsys):
+    from rulegrad.backends.c import build, run
+    from rulegrad.cli import main
+
+    files = _forged(cache)
+    _run(3.0)
+    made = {p for p in cache.iterdir() if p not in files}
+    assert any(p.suffix == ".so" for p in made), made
+    monkeypatch.setenv("RULEGRAD_CACHE_MAX", "1")  # evicts all but the entry just built
+    build.clear_memory_cache()
+    run._programs.clear()
+    _run(5.0)
+    for path, data in files.items():
+        assert path.read_bytes() == data, path
+    assert main(["cache", "clear"]) == 0
+    assert "removed 1 libraries" in capsys.readouterr().out
+    for path, data in files.items():
+        assert path.read_bytes() == data, path
+    assert not [p for p in cache.iterdir() if p not in files and p.name.startswith("rg_")]
+
+
+def test_a_kept_source_names_its_entry_and_is_cleared(cache):
+    from rulegrad.backends.c import build
+    from rulegrad.backends.c import cache as disk
+
+    cache.mkdir(mode=0o700)
+    key = "9" * 40
+    path = Path(build._keep_source(key, "int f(void) { return 1; }\n"))
+    assert path.read_bytes().startswith(b"int f(void) { return 1; }\n")
+    assert disk.clear()[:2] == (1, 0)
+    assert not path.exists()

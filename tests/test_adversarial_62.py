@@ -3,6 +3,11 @@
 1. A float CONST keeps the value its dtype holds: `UOp.const(float32, 3e-154).arg` was
    3e-154 while every kernel computed with 0.0, so a user's sound guard `c.arg > 0` was
    refuted by the checker (the constant "was" positive and multiplied as zero).
+2. `rulegrad cache clear` and eviction deleted any file named `rg_<40 hex>.so` (or .sha256, .c,
+   .beam, .rk): one forged under the cache's name pattern went too. A file is deleted only when
+   its content names its entry (a library through its sidecar's hash of its bytes).
+3. (not fixed; measured in bench/prod_float32_orders.c) numpy's float32 prod overflows where a
+   left-to-right float32 prefix does; that is an order, and no associative reduction has it.
 """
 
 # ruff: noqa: E501 (rule texts are kept on one line each, as a user writes them)

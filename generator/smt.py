@@ -48,7 +48,7 @@ from rulegrad.dsl.names import BUILTINS, resolve_dtype, resolve_ops
 from rulegrad.runtime.dtype import DTYPES, DType, dtypes
 from rulegrad.runtime.ops import ARITY, GroupOp, Ops
 from rulegrad.runtime.semantics import DOMAIN, operand_dtypes
-from rulegrad.runtime.uop import UOp
+from rulegrad.runtime.uop import UOp, const_value
 
 from .fp_abstract import abstracted, leaves
 from .limits import ABSTRACT_SHARE, DEFAULT_RLIMIT, RULE_RLIMIT_FACTOR
@@ -941,7 +941,8 @@ def _literal_matches(dt: DType, arg: Any, lit: bool | int | float) -> z3.BoolRef
     if dt.is_float:
         if isinstance(lit, float) and math.isnan(lit):
             return z3.fpIsNaN(arg)
-        return z3.fpEQ(arg, z3.FPVal(float(lit), F64))
+        # as the dtype holds the literal (the arg is the rounded value: UOp.const rounds)
+        return z3.fpEQ(arg, z3.FPVal(const_value(dt, float(lit)), F64))
     if isinstance(lit, float) and not (math.isfinite(lit) and lit == int(lit)):
         return z3.BoolVal(False)  # 1.5, inf or nan never equal an integer
     if dt.is_bool:

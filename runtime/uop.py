@@ -96,6 +96,12 @@ def _bind_bit_in(arg: Any) -> int:
     return 0
 
 
+def const_value(dtype: DType, value: Any) -> Any:
+    """The arg `UOp.const(dtype, value)` keeps: a float rounded to a float16/float32 dtype (a
+    pattern's literal 0.99 matches the float16 constant written 0.99, which holds 0.9897...)."""
+    return _const_arg(dtype, value)
+
+
 _pack_f32, _unpack_f32 = struct.Struct("f").pack, struct.Struct("f").unpack
 _pack_f16, _unpack_f16 = struct.Struct("e").pack, struct.Struct("e").unpack
 

@@ -154,3 +154,22 @@ def test_a_kept_source_names_its_entry_and_is_cleared(cache):
     assert path.read_bytes().startswith(b"int f(void) { return 1; }\n")
     assert disk.clear()[:2] == (1, 0)
     assert not path.exists()
+
+
+@pytest.mark.parametrize("dt, lit", [("float32", "0.1"), ("float16", "0.99"), ("float16", "1e-8")])
+def test_a_pattern_literal_matches_the_constant_written_with_it(tmp_path, dt, lit):
+    """A constant holds its dtype's value, so a literal the dtype rounds (0.1 in float32) is
+    compared as the CONST's dtype holds it: `x * 0.1` still meets `MUL(x, 0.1)`. The rule is
+    wrong on purpose (run with allow_refuted) so that its firing shows in the values."""
+    from rulegrad import Tensor
+    from rulegrad.generator.user import add_rules
+
+    path = tmp_path / "lit.rules"
+    path.write_text(f"rules r = {{\n  twice: MUL(x:{dt}, {lit}) -> ADD(x, x)\n}}\n")
+    a = np.array([1.0, -2.0, 3.5], dt)
+    with pytest.warns(RuntimeWarning, match="refuted"):
+        ctx = add_rules(path, "r", after="pm_rangeify", allow_refuted=True)
+    with ctx:
+        got = (Tensor(a) * float(lit)).numpy()
+    np.testing.assert_array_equal(got, a + a)
+    np.testing.assert_array_equal((Tensor(a) * float(lit)).numpy(), a * a.dtype.type(float(lit)))

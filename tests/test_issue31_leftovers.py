@@ -125,11 +125,14 @@ def test_a_good_cache_limit_is_shown_and_clear_clears(tmp_path, monkeypatch, cap
                                                       shown):
     from rulegrad.cli import main
 
+    from rulegrad.backends.c import cache as disk
+
     cache = tmp_path / "cache"
     cache.mkdir(mode=0o700)
-    (cache / f"rg_{_KEY}.so").write_bytes(b"\0" * 64)
     monkeypatch.setenv("RULEGRAD_CACHE", str(cache))
     monkeypatch.setenv("RULEGRAD_CACHE_MAX", value)
+    disk.install(_KEY, b"\0" * 64)  # an entry the cache made (clear leaves a forged one)
+    assert (cache / f"rg_{_KEY}.so").exists()
     assert main(["cache", "info"]) == 0
     assert f"limit     {shown}" in capsys.readouterr().out
     assert main(["cache", "clear"]) == 0

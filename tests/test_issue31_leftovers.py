@@ -123,9 +123,8 @@ def test_a_bad_cache_limit_stops_every_cache_command_in_words(tmp_path, monkeypa
 @pytest.mark.parametrize("value, shown", [("10M", "10.0 MB"), ("", "500.0 MB")])
 def test_a_good_cache_limit_is_shown_and_clear_clears(tmp_path, monkeypatch, capsys, value,
                                                       shown):
-    from rulegrad.cli import main
-
     from rulegrad.backends.c import cache as disk
+    from rulegrad.cli import main
 
     cache = tmp_path / "cache"
     cache.mkdir(mode=0o700)

@@ -53,8 +53,9 @@ from rulegrad.dsl.ast import (
     names_in,
 )
 from rulegrad.dsl.names import BUILTINS, GLOBALS, MODULE_NAMES, OP_NAMES
-from rulegrad.runtime.dtype import DType
+from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import const_value
 
 from .contexts import UNSET_LINE, context_source, def_source
 from .match_ir import (
@@ -210,7 +211,14 @@ def _test_text(t: Test, cx: _Ctx) -> str:
             return f"{v}.dtype is {cx.dtype(dt)}"
         return f"{v}.dtype in {cx.constant('DT', f'DTYPE_CLASSES[{t.name!r}]')}"
     if isinstance(t, ConstTest):
-        return f"{v}.arg != {v}.arg" if t.is_nan else f"{v}.arg == {py_literal(t.value)}"
+        if t.is_nan:
+            return f"{v}.arg != {v}.arg"
+        lit = py_literal(t.value)
+        rounded = literal_by_dtype(t.value)
+        if not rounded:
+            return f"{v}.arg == {lit}"
+        table = ", ".join(f"{cx.dtype(dt)}: {py_literal(r)}" for dt, r in rounded.items())
+        return f"{v}.arg == {cx.constant('LIT', '{' + table + '}')}.get({v}.dtype, {lit})"
     if isinstance(t, (ArgTest, TagTest)):
         field_ = "arg" if isinstance(t, ArgTest) else "tag"
         if isinstance(t.value, ELit) and t.value.value is None:
@@ -218,6 +226,15 @@ def _test_text(t: Test, cx: _Ctx) -> str:
         return f"{v}.{field_} == {pyexpr(t.value, Scope({}, cx.helpers), 5)}"
     assert isinstance(t, SameTest)
     return f"{v} is {_path_local(t.other)}"
+
+
+def literal_by_dtype(value: object) -> dict[DType, float]:
+    """A float pattern literal as each float dtype that rounds it holds it (a CONST's arg is
+    its dtype's value: UOp.const rounds), empty when every float dtype holds it exactly."""
+    if type(value) is not float:
+        return {}
+    return {dt: r for dt in (dtypes.float16, dtypes.float32)
+            if (r := const_value(dt, value)) != value}
 
 
 def _dtype_attr(dt: DType) -> str:

@@ -91,7 +91,7 @@ def _fails(t: Test, root: UOp, interp: Interpreter) -> str | None:
     if isinstance(t, DTypeTest):
         return None if n.dtype in t.dtypes else f"{where} has dtype {n.dtype.name}, not {t.name}"
     if isinstance(t, ConstTest):
-        if const_eq(n.arg, t.value):
+        if const_eq(n.arg, t.value, n.dtype):
             return None
         return f"{where} is the constant {_short(n.arg)}; the rule needs {t.value!r}"
     if isinstance(t, ArgTest | TagTest):

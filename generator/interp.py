@@ -52,6 +52,7 @@ from rulegrad.dsl.ast import (
     names_in,
 )
 from rulegrad.dsl.names import BUILTINS, GLOBALS, OP_NAMES, resolve_dtype
+from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.matcher import (
     MatchStats,
     RuleMatcher,
@@ -63,7 +64,7 @@ from rulegrad.runtime.matcher import (
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.pipeline import Pass, Pipeline
 from rulegrad.runtime.rewrite import RewriteNotReady, RuleInfo
-from rulegrad.runtime.uop import UOp
+from rulegrad.runtime.uop import UOp, const_value
 
 from .contexts import context_classes
 from .match_ir import root_ops, src_orders
@@ -109,7 +110,8 @@ class Interpreter:
             if self._dtype_ok(p.dtype, n):
                 yield from _bind(p.name, n, bound)
         elif isinstance(p, PConst):
-            if n.op is Ops.CONST and const_eq(n.arg, p.value) and self._dtype_ok(p.dtype, n):
+            if n.op is Ops.CONST and const_eq(n.arg, p.value, n.dtype) \
+                    and self._dtype_ok(p.dtype, n):
                 yield bound
         elif isinstance(p, PBind):
             for b in self.match(p.pattern, n, bound, root):
@@ -289,10 +291,13 @@ def _bind(name: str | None, n: UOp, bound: Bound) -> Iterator[Bound]:
         yield {**bound, name: n}
 
 
-def const_eq(arg: Any, value: Any) -> bool:
-    """A CONST's arg equals a pattern's constant (a NaN pattern matches a NaN arg)."""
+def const_eq(arg: Any, value: Any, dtype: DType | None = None) -> bool:
+    """A CONST's arg equals a pattern's constant (a NaN pattern matches a NaN arg; a float
+    literal is compared as the CONST's `dtype` holds it, as UOp.const rounds)."""
     if isinstance(value, float) and math.isnan(value):
         return bool(arg != arg)
+    if dtype is not None and type(value) is float and dtype.is_float:
+        value = const_value(dtype, value)
     return bool(arg == value)
 
 

@@ -30,8 +30,8 @@ ADD's sources share its dtype, a comparison gives bool, ...). Each combination i
 the rule is proved when every case is. A capture is a free variable; `x.vmin`/`x.vmax` are
 fresh variables constrained to contain x's value (the bounds derivation in runtime/uop.py is
 trusted, and checked separately by the evaluation checks); a CONST's `arg` is the Python value
-(floats are float64, rounded to the node's dtype when used as a value), so guard arithmetic on
-args follows Python (`//` floors).
+(a float is the value its dtype holds, as UOp.const rounds it, widened to float64), so guard
+arithmetic on args follows Python (`//` floors).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from rulegrad.dsl.names import BUILTINS, resolve_dtype, resolve_ops
 from rulegrad.runtime.dtype import DTYPES, DType, dtypes
 from rulegrad.runtime.ops import ARITY, GroupOp, Ops
 from rulegrad.runtime.semantics import DOMAIN, operand_dtypes
-from rulegrad.runtime.uop import UOp
+from rulegrad.runtime.uop import UOp, const_value
 
 from .fp_abstract import abstracted, leaves
 from .limits import ABSTRACT_SHARE, DEFAULT_RLIMIT, RULE_RLIMIT_FACTOR
@@ -918,8 +918,10 @@ class Case:
     def _const(self, n: Shape, dt: DType, hint: str) -> Sym:
         w = self.world
         if dt.is_float:
-            arg = z3.FP(f"{hint}!{len(w.leaves)}", F64)  # a Python float
-            val = w.const_val(dt, arg)
+            # UOp.const rounds its arg to the dtype: the Python float a guard reads is the value
+            # the constant holds, widened exactly (3e-154 is no float32 constant's arg)
+            val = z3.FP(f"{hint}!{len(w.leaves)}", fp_sort(dt))
+            arg = val if dt.itemsize == 8 else z3.fpToFP(RNE, val, F64)
         elif dt.is_bool:
             arg = val = w.fresh(dt, hint)
         else:
@@ -939,7 +941,8 @@ def _literal_matches(dt: DType, arg: Any, lit: bool | int | float) -> z3.BoolRef
     if dt.is_float:
         if isinstance(lit, float) and math.isnan(lit):
             return z3.fpIsNaN(arg)
-        return z3.fpEQ(arg, z3.FPVal(float(lit), F64))
+        # as the dtype holds the literal (the arg is the rounded value: UOp.const rounds)
+        return z3.fpEQ(arg, z3.FPVal(const_value(dt, float(lit)), F64))
     if isinstance(lit, float) and not (math.isfinite(lit) and lit == int(lit)):
         return z3.BoolVal(False)  # 1.5, inf or nan never equal an integer
     if dt.is_bool:
@@ -1122,15 +1125,22 @@ class Expr:
         if isinstance(value, Sym):
             return value
         val = self.w.const_val(like.dtype, value)
-        arg = value if not like.dtype.is_float or isinstance(value, z3.FPRef) else None
-        return Sym(Ops.CONST, like.dtype, val, (), arg=arg if arg is not None else val)
+        return Sym(Ops.CONST, like.dtype, val, (), arg=self._const_arg(like.dtype, value, val))
+
+    @staticmethod
+    def _const_arg(dt: DType, value: Any, val: Any) -> Any:
+        """A built CONST's arg: as UOp.const keeps it, a float rounded to `dt` (then widened)."""
+        if not dt.is_float:
+            return value
+        return val if dt.itemsize == 8 else z3.fpToFP(RNE, val, F64)
 
     def construct(self, op: Ops, args: list[Any], kwargs: dict[str, Any]) -> Sym:
         if op is Ops.CONST:
             dt = kwargs.get("dtype")
             if not isinstance(dt, DType) or "arg" not in kwargs:
                 raise Untranslatable("CONST without dtype= and arg=")
-            return Sym(Ops.CONST, dt, self.w.const_val(dt, kwargs["arg"]), (), kwargs["arg"])
+            val = self.w.const_val(dt, kwargs["arg"])
+            return Sym(Ops.CONST, dt, val, (), self._const_arg(dt, kwargs["arg"], val))
         if not args or not all(isinstance(a, Sym) for a in args):
             # a constructor takes nodes as written (the matchers do not wrap numbers)
             raise Untranslatable(f"{op.name}() with a source that is not a node")

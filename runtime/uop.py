@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import struct
 import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -95,6 +96,16 @@ def _bind_bit_in(arg: Any) -> int:
     return 0
 
 
+def const_value(dtype: DType, value: Any) -> Any:
+    """The arg `UOp.const(dtype, value)` keeps: a float rounded to a float16/float32 dtype (a
+    pattern's literal 0.99 matches the float16 constant written 0.99, which holds 0.9897...)."""
+    return _const_arg(dtype, value)
+
+
+_pack_f32, _unpack_f32 = struct.Struct("f").pack, struct.Struct("f").unpack
+_pack_f16, _unpack_f16 = struct.Struct("e").pack, struct.Struct("e").unpack
+
+
 def _const_arg(dtype: DType, value: Any) -> Any:
     """Canonical Python value of a constant of `dtype` (so 1 and 1.0 are different nodes)."""
     if not isinstance(value, (bool, int, float)):
@@ -102,7 +113,17 @@ def _const_arg(dtype: DType, value: Any) -> Any:
     if dtype.kind == "b":
         return bool(value)
     if dtype.kind == "f":
-        return float(value)
+        # the value the dtype holds (3e-154 is 0.0 as a float32): a guard reading `c.arg`, the
+        # checker and the kernels all see one number
+        value = float(value)
+        if dtype.itemsize == 4:
+            return _unpack_f32(_pack_f32(value))[0]
+        if dtype.itemsize == 2:
+            try:
+                return _unpack_f16(_pack_f16(value))[0]
+            except OverflowError:  # (struct refuses what rounds past float16's largest)
+                return math.copysign(math.inf, value)
+        return value
     if dtype.kind in "iux":
         return int(value)
     return value

@@ -123,13 +123,15 @@ def test_a_bad_cache_limit_stops_every_cache_command_in_words(tmp_path, monkeypa
 @pytest.mark.parametrize("value, shown", [("10M", "10.0 MB"), ("", "500.0 MB")])
 def test_a_good_cache_limit_is_shown_and_clear_clears(tmp_path, monkeypatch, capsys, value,
                                                       shown):
+    from rulegrad.backends.c import cache as disk
     from rulegrad.cli import main
 
     cache = tmp_path / "cache"
     cache.mkdir(mode=0o700)
-    (cache / f"rg_{_KEY}.so").write_bytes(b"\0" * 64)
     monkeypatch.setenv("RULEGRAD_CACHE", str(cache))
     monkeypatch.setenv("RULEGRAD_CACHE_MAX", value)
+    disk.install(_KEY, b"\0" * 64)  # an entry the cache made (clear leaves a forged one)
+    assert (cache / f"rg_{_KEY}.so").exists()
     assert main(["cache", "info"]) == 0
     assert f"limit     {shown}" in capsys.readouterr().out
     assert main(["cache", "clear"]) == 0

@@ -484,5 +484,5 @@ def _unstartable(e: OSError) -> bool:
 def _keep_source(key: str, text: str) -> str:
     """Keep a compiled source next to the cache entry, for inspection."""
     path = disk.write_dir() / f"rg_{key}.c"
-    disk.atomic_write(path, text.encode())
+    disk.atomic_write(path, text.encode() + disk.kept_source_mark(key))  # (last: line numbers stay)
     return str(path)

@@ -37,10 +37,12 @@ removed, and exits non-zero naming the first error when some entry could not be 
 JSON object that names its own key (one that does not is a miss, searched again); so are printed
 kernels (backends/c/kernel_index.py): `rg_<key>.rk`, which name their own key too.
 
-Only what the cache made is ever deleted: an entry is a regular file (or a link) named exactly
-`rg_<40 hex digits>.so|.sha256|.c|.beam|.rk`, a build folder or temporary file exactly
-`.build-<pid>-<suffix>` / `.tmp-<pid>-<suffix>`. Anything else in the folder (`rg_results/`,
-`rg_notes.txt`, when RULEGRAD_CACHE names a project folder) is left alone by clear and eviction.
+Only what the cache made is ever deleted: an entry is a regular file named exactly
+`rg_<40 hex digits>.so|.sha256|.c|.beam|.rk` whose content names its key (a library: its sidecar
+holds its key and the hash of its bytes; a kept C source ends with a comment naming it), a build
+folder or temporary file exactly `.build-<pid>-<suffix>` / `.tmp-<pid>-<suffix>`. Anything else
+in the folder (`rg_results/`, `rg_notes.txt`, a file forged under an entry's name, when
+RULEGRAD_CACHE names a project folder) is left alone by clear and eviction.
 """
 
 from __future__ import annotations
@@ -480,10 +482,52 @@ def evict(d: Path, limit: int, keep: Path | None = None, low: int | None = None)
     return removed
 
 
+_NOT_OURS = OSError("no file of this entry was made by the cache")
+
+
 def _remove_entry(ent: Entry) -> OSError | None:
-    """Delete an entry's files; the first error (some file is still there), else None."""
-    errors = [e for e in map(_remove, ent.files) if e is not None]
+    """Delete the entry's files the cache made; the first error (some file is still there),
+    `_NOT_OURS` when none of them is the cache's, else None."""
+    mine = [path for path in ent.files if _made_here(path, ent.key)]
+    if not mine:
+        return _NOT_OURS
+    errors = [e for e in map(_remove, mine) if e is not None]
     return errors[0] if errors else None
+
+
+def _made_here(path: Path, key: str) -> bool:
+    """Whether the file at `path` (named `rg_<key>.<suffix>`) is one the cache wrote: each kind
+    names its key in its content (a library through its sidecar, which also holds the hash of
+    its bytes). A file forged under our name pattern (or one replaced by another's) fails."""
+    suffix = path.suffix
+    if suffix == ".so":
+        data = read_regular(path, MAX_ENTRY_BYTES)
+        side = read_regular(path.with_suffix(".sha256"), _SIDECAR_BYTES)
+        return data is not None and side == _sidecar_text(key, data)
+    limit = MAX_ENTRY_BYTES if suffix in (".c", ".rk") else _SIDECAR_BYTES
+    data = read_regular(path, limit)
+    if data is None:
+        return False  # a link, folder, FIFO or oversized file: the cache writes none
+    if suffix == ".sha256":
+        return _SIDECAR.fullmatch(data) is not None and data.startswith(key.encode() + b" ")
+    if suffix == ".c":
+        return data.endswith(kept_source_mark(key))
+    if suffix == ".beam":
+        return b'"key": "%s"' % key.encode() in data
+    try:  # .rk: a marshalled (key, fields)
+        import marshal
+        entry = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return False
+    return type(entry) is tuple and len(entry) == 2 and entry[0] == key
+
+
+_SIDECAR = re.compile(rb"[0-9a-f]{40} [0-9a-f]{64}\n")
+
+
+def kept_source_mark(key: str) -> bytes:
+    """The last line of a kept C source (build.py keeps one when a compile fails): its key."""
+    return f"\n/* rulegrad kernel cache entry rg_{key} */\n".encode()
 
 
 # ---------------------------------------------------------------------------- the command
@@ -518,7 +562,7 @@ def clear() -> tuple[int, int, OSError | None]:
         error = _remove_entry(ent)
         if error is None:
             removed += 1
-        else:
+        elif error is not _NOT_OURS:
             failed += 1
             first = first or error
     clean_orphans(d)

@@ -70,15 +70,18 @@ def _realize(f, *arrays: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("width", _WIDTHS)
 @pytest.mark.parametrize("xs, ys", _SHAPES)
 def test_float16_arithmetic_is_numpys_bits(xs, ys, width, scheduler, monkeypatch):
-    """x * y + x, (x - y) / y, max(x * y, y), min(x + y, x) in float16: numpy's float16 bits."""
+    """x * y + x, (x - y) / y, max and min (x * y or x / 2, y): numpy's float16 bits."""
     monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
     monkeypatch.setenv("RULEGRAD_SCHEDULER", scheduler)
     x, y = _big(xs, sum(xs) + 62), _big(ys, sum(ys) + 620)
+    yx, half = np.broadcast_to(y, x.shape), np.float16(0.5)
     with np.errstate(all="ignore"):
         cases = [(lambda a, b: a * b + a, x * y + x),
                  (lambda a, b: (a - b) / b, (x - y) / y),
-                 (lambda a, b: (a * b).maximum(b), _max(x * y, np.broadcast_to(y, x.shape))),
-                 (lambda a, b: (a + b).minimum(a), _min(x + y, x))]
+                 (lambda a, b: (a * b).maximum(b), _max(x * y, yx)),
+                 (lambda a, b: (a * 0.5).maximum(b), _max(x * half, yx)),  # (a NaN one side)
+                 (lambda a, b: (a + b).minimum(a), _min(x + y, x)),
+                 (lambda a, b: (a * 0.5).minimum(b), _min(x * half, yx))]
     for f, want in cases:
         assert_same_bits(_realize(f, x, y), want)
 

@@ -85,15 +85,18 @@ def _wide_halves(st: UOp) -> bool:
     """Whether a float16 STORE in UPCAST's explicit vectors (a "vector" loop at least 16 long) is
     printed 16 lanes a vector, on a 512-bit target: its values along the loop float16 reads,
     casts between float16 and float32 (vexp.WIDE_HALF's widen and round), float32 ops of
-    _HALF_STORE_OPS and masks, read contiguously, never the stored buffer. Every float16 op is
-    a float32 op and a rounding (lower.rules), two conversions of 8 lanes or of 16 for the same
-    instructions, and 8 lanes kept half of gcc's float32 loop's values in flight: a float16
-    sigmoid(x * y + 1.5) * x - tanh(y) over 2M ran 2.7x float32's CPU time (8 lanes), 1.x
-    (16). With or without an exp: the conversions alone are worth it."""
+    _HALF_STORE_OPS and masks, read contiguously from the kernel's buffers, never the stored
+    one. Every float16 op is a float32 op and a rounding (lower.rules): two conversions, as
+    many instructions for 16 lanes as for 8, and 8 lanes kept half of float32's values in
+    flight (gcc's loop: 16). A float16 sigmoid(x * y + 1.5) * x - tanh(y) over 2097143, one
+    thread, CPU time of the kernel's C: 8 lanes 5.0 ms, 16 lanes 2.95 (float32's 1.8). With or
+    without an exp: the conversions alone are worth it."""
     j = st.src[-1]
     if vector_bytes() != 64 or (range_size(j) or 0) < 16 or j.arg[1] != "vector":
         return False
     nodes = along(st.src[1], j) + along(st.src[0].src[1], j)
+    if any(n.op is Ops.INDEX and n.src[0].op is not Ops.DEFINE_GLOBAL for n in nodes):
+        return False  # (a kernel-local row's reads: its fill is printed in the loop, `wide_half`)
     return all(n.dtype is dtypes.index or _wide_op(n) or (
         n.op in (Ops.MAX, Ops.MIN) and n.dtype is dtypes.float32) for n in nodes) \
         and vector_values(nodes, j, st.src[0].src[0], (1,), _HALF_STORE_OPS)

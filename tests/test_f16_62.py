@@ -142,3 +142,21 @@ def test_a_float16_elementwise_kernel_is_16_lanes_on_a_512_bit_target(n, width, 
     assert body.count("rg_zstore_f16(") == wide and body.count("rg_vstore_f16(") == (not wide)
     assert ("rg_zmax_f32(" in body) == wide and ("rg_zround_f16(" in body) == wide
     assert not wide or not re.search(r"\brg_v\w+\(", body)
+
+
+@pytest.mark.parametrize("width", ["32", "64"])
+@pytest.mark.parametrize("xs, ys", [((17,), (17,)), ((61, 67), (1, 67)), ((3, 4099), (3, 1))])
+def test_without_f16c_the_c_is_numpys_bits(xs, ys, width, monkeypatch):
+    """Built for a target without F16C nor AVX-512 (RULEGRAD_CFLAGS without -march: the
+    vector helpers' lane-by-lane _Float16 conversions), 8 lanes and 16 (RULEGRAD_VECTOR_BYTES=64
+    forces the 16-lane loop's C, its generic forms): numpy's float16 bits still."""
+    monkeypatch.setenv("RULEGRAD_CFLAGS", "-O2 -fopenmp")
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+    x, y = _big(xs, sum(xs) + 7), _big(ys, sum(ys) + 70)
+    yx = np.broadcast_to(y, x.shape)
+    with np.errstate(all="ignore"):
+        want = _max((x * y + x) * np.float16(0.5), yx)
+        y32 = y.astype(np.float32) * np.float32(1.001)
+        mixed = (x.astype(np.float32) * y32).astype(np.float16)
+    assert_same_bits(_realize(lambda a, b: ((a * b + a) * 0.5).maximum(b), x, y), want)
+    assert_same_bits(_realize(lambda a, b: (a * b).half(), x, y32), mixed)

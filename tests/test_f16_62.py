@@ -25,7 +25,7 @@ from test_f16_59 import _halves
 
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
-from rulegrad.backends.c.opt import optimize_kernel
+from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.backends.c.render import render_kernel
 from rulegrad.runtime import target
 
@@ -136,9 +136,11 @@ def test_a_float16_elementwise_kernel_is_16_lanes_on_a_512_bit_target(n, width, 
     monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
     x = Tensor(_halves((n,), n))
     (item,) = ((x * x + 1.5).sigmoid() * x - x.tanh()).schedule()  # (shorter: scalar)
-    source = render_kernel(optimize_kernel(lower_only(item.ast)), "k").source
+    after = optimize_kernel(lower_only(item.ast))
+    source = render_kernel(after, "k").source
     body = source[source.index("void k"):]
     wide = width == "64"
+    assert re.search(rf"vectors? of {16 if wide else 8}\b", " ".join(actions(after)))  # (DEBUG=2)
     assert body.count("rg_zstore_f16(") == wide and body.count("rg_vstore_f16(") == (not wide)
     assert ("rg_zmax_f32(" in body) == wide and ("rg_zround_f16(" in body) == wide
     assert not wide or not re.search(r"\brg_v\w+\(", body)

@@ -89,6 +89,28 @@ def test_float16_arithmetic_is_numpys_bits(xs, ys, width, scheduler, monkeypatch
 @pytest.mark.parametrize("scheduler", _SCHEDULERS)
 @pytest.mark.parametrize("width", _WIDTHS)
 @pytest.mark.parametrize("xs, ys", _SHAPES)
+def test_picks_of_halves_are_numpys_bits(xs, ys, width, scheduler, monkeypatch):
+    """Exact ops on halves (compares, WHERE, MAX, MIN): where(x > y, x, y * 2), abs, clip,
+    x != y picks, numpy's bits; relu the interpreter's (its -0.0)."""
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+    monkeypatch.setenv("RULEGRAD_SCHEDULER", scheduler)
+    x, y = _big(xs, sum(xs) + 162), _big(ys, sum(ys) + 1620)
+    yx = np.broadcast_to(y, x.shape)
+    with np.errstate(all="ignore"):
+        cases = [(lambda a, b: (a > b).where(a, b * 2), np.where(x > y, x, y * np.float16(2))),
+                 (lambda a, b: a.abs() + b * 0, np.abs(x) + y * np.float16(0)),
+                 (lambda a, b: (a != b).where(a.clip(-1, 1), b),
+                  np.where(x != y, np.clip(x, np.float16(-1), np.float16(1)), yx))]
+    for f, want in cases:
+        assert_same_bits(_realize(f, x, y), want)
+    got = _realize(lambda a: a.relu(), x)
+    monkeypatch.setenv("RULEGRAD_BACKEND", "interp")
+    assert_same_bits(got, _realize(lambda a: a.relu(), x))
+
+
+@pytest.mark.parametrize("scheduler", _SCHEDULERS)
+@pytest.mark.parametrize("width", _WIDTHS)
+@pytest.mark.parametrize("xs, ys", _SHAPES)
 def test_mixed_float16_float32_and_casts_are_numpys_bits(xs, ys, width, scheduler, monkeypatch):
     """float16 * float32 (a float32), rounded back to float16 on the store; a float32 cast to
     float16 and one widened back: numpy's bits (overflow to inf, subnormals, -0.0, NaN)."""

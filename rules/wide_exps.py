@@ -45,6 +45,8 @@ def wide_fill(x: UOp) -> bool:
     16-lane vectors, vexp.py's core inline, as `paired` says (gcc's loop called the library's
     16-lane clone per vector): render.py's `_open_local` and `render_group`."""
     store = x.op is Ops.STORE
+    if store and x.src[1].dtype is dtypes.float16:
+        return _wide_halves(x)
     j, value = (x.src[-1], x.src[1]) if store else (x.src[1], x.src[0])
     out = x.src[0].src[0] if store else None  # (never read: its last vector overlaps)
     return ((x.src[1] if store else x).dtype is dtypes.float32 and (range_size(j) or 0) >= 16
@@ -72,6 +74,44 @@ def _wide_op(n: UOp) -> bool:
         return n.op in (Ops.LOAD, Ops.INDEX)
     return n.op in _PAIR_OPS and n.dtype in (dtypes.float32, dtypes.index) and (
         n.op is not Ops.WHERE or n.src[0].dtype is dtypes.bool)
+
+
+# the float32 ops a float16 store's vector loop computes in 16 lanes (`_wide_halves`): a pair's,
+# and MAX and MIN (a tanh's clamp; render.py prints ctext.WIDE_MINMAX's, numpy's NaN and zeros)
+_HALF_STORE_OPS = _PAIR_OPS | {Ops.MAX, Ops.MIN}
+
+
+def _wide_halves(st: UOp) -> bool:
+    """Whether a float16 STORE in UPCAST's explicit vectors (a "vector" loop at least 16 long) is
+    printed 16 lanes a vector, on a 512-bit target: its values along the loop float16 reads,
+    casts between float16 and float32 (vexp.WIDE_HALF's widen and round), float32 ops of
+    _HALF_STORE_OPS and masks, and `_half_store_op`'s exact ops on halves, read contiguously
+    from the kernel's buffers, never the stored one. Every float16 op is a float32 op and a
+    rounding (lower.rules): two conversions, as many instructions for 16 lanes as for 8, and
+    8 lanes kept half of float32's values in flight (gcc's loop: 16). A float16
+    sigmoid(x * y + 1.5) * x - tanh(y) over 2097143, one thread, CPU time of the kernel's C:
+    8 lanes 5.0 ms, 16 lanes 2.95 (float32's 1.8). With or without an exp: the conversions
+    alone are worth it."""
+    j = st.src[-1]
+    if vector_bytes() != 64 or (range_size(j) or 0) < 16 or j.arg[1] != "vector":
+        return False
+    nodes = along(st.src[1], j) + along(st.src[0].src[1], j)
+    if any(n.op is Ops.INDEX and n.src[0].op is not Ops.DEFINE_GLOBAL for n in nodes):
+        return False  # (a kernel-local row's reads: its fill is printed in the loop, `wide_half`)
+    return all(n.dtype is dtypes.index or _wide_op(n) or _half_store_op(n) for n in nodes) \
+        and vector_values(nodes, j, st.src[0].src[0], (1,), _HALF_STORE_OPS)
+
+
+def _half_store_op(n: UOp) -> bool:
+    """The exact ops on halves (a float16's lanes are its float32 value) a 16-lane float16 store
+    computes besides `_wide_op`'s: MAX and MIN (a relu, a clip, tanh's clamp; ctext.WIDE_MINMAX),
+    a WHERE of halves by a mask, and compares of halves (float32 compares of their values)."""
+    if n.op in (Ops.MAX, Ops.MIN):
+        return n.dtype in _HALF_FLOAT
+    if n.op is Ops.WHERE:
+        return n.dtype is dtypes.float16 and n.src[0].dtype is dtypes.bool
+    return n.dtype is dtypes.bool and n.op in (Ops.CMPLT, Ops.CMPEQ, Ops.CMPNE) \
+        and n.src[0].dtype is dtypes.float16
 
 
 def filled(red: UOp) -> UOp | None:

@@ -176,6 +176,22 @@ def half_load(address: str) -> str:
     return f"{HALF_WIDEN}(*(const {HALF_LVALUE} *)&{address})"
 
 
+# MAX and MIN on 16 float32 lanes (vexp.WIDE's types: a float16 store's loop in 16 lanes,
+# rules/wide_exps.py's `_wide_halves`), lane for lane rg_vmax_f32's and rg_vmin_f32's: either
+# side NaN gives the quiet NaN, a tie of zeros +0.0 (MAX: the AND of both ways round's picks)
+# and -0.0 (MIN: their OR), as numpy. Plain vector C, so any target compiles it.
+WIDE_MINMAX = "rg_zmax_f32"
+WIDE_MINMAX_TEXT = r"""#ifndef RG_ZMINMAX
+#define RG_ZMINMAX 1
+static inline rg_zf32 rg_zmax_f32(rg_zf32 a, rg_zf32 b) {
+  const rg_zi32 x = (rg_zi32)rg_zsel_f32(a > b, a, b), y = (rg_zi32)rg_zsel_f32(b > a, b, a);
+  return rg_zsel_f32((a != a) | (b != b), rg_zset_f32(__builtin_nanf("")), (rg_zf32)(x & y)); }
+static inline rg_zf32 rg_zmin_f32(rg_zf32 a, rg_zf32 b) {
+  const rg_zi32 x = (rg_zi32)rg_zsel_f32(a < b, a, b), y = (rg_zi32)rg_zsel_f32(b < a, b, a);
+  return rg_zsel_f32((a != a) | (b != b), rg_zset_f32(__builtin_nanf("")), (rg_zf32)(x | y)); }
+#endif"""
+
+
 def array(ct: str, name: str, count: int, heap: bool = False) -> str:
     """`count` elements of C type ct: on the stack, 64-byte aligned, or on the heap (freed)."""
     if heap:

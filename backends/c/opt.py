@@ -26,7 +26,8 @@ from rulegrad.rules.choices import DEFAULT, Choices, chosen
 from rulegrad.rules.interchange_helpers import columns
 from rulegrad.rules.opt_helpers import VECTOR_LANES, reduce_vectors
 from rulegrad.rules.parallel_helpers import Parallel
-from rulegrad.rules.wide_exps import fills_sum
+from rulegrad.rules.wide_exps import fills_sum, wide_fill
+from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.env import env_flag
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
@@ -90,6 +91,9 @@ def actions(after: UOp) -> list[str]:
                 for n in toposort(after) if n.op is Ops.STORE and len(n.src) > 3
                 and n.src[-2].arg[1] == "upcast" and n.src[-1].arg[1] == "unroll"
                 and n.src[-2] not in interchanged}
+    # a float16 store's vector loop printed 16 halves a vector (wide_exps' `wide_fill`)
+    halves = {n.src[-1] for n in toposort(after) if n.op is Ops.STORE
+              and n.src[1].dtype is dtypes.float16 and wide_fill(n)}
     for n in toposort(after):
         if n.op is Ops.RANGE and n.arg[1] == "upcast" and n not in interchanged:
             done.append(f"UPCAST r{n.arg[0]} ({int(n.src[0].arg)} iterations"
@@ -113,11 +117,11 @@ def actions(after: UOp) -> list[str]:
                         f"{nvec} vector{'s' if nvec > 1 else ''} of {lanes} partial "
                         "results)")
         if n.op is Ops.RANGE and n.arg[1] == "vector" and n not in accumulated | interchanged:
-            size = int(n.src[0].arg)
-            tail = ", the last overlapping" if size % VECTOR_LANES else ""
-            count = -(-size // VECTOR_LANES)
+            size, lanes = int(n.src[0].arg), 16 if n in halves else VECTOR_LANES
+            tail = ", the last overlapping" if size % lanes else ""
+            count = -(-size // lanes)
             done.append(f"UPCAST r{n.arg[0]} ({size} iterations, {count} vector"
-                        f"{'s' if count > 1 else ''} of {VECTOR_LANES}{tail})")
+                        f"{'s' if count > 1 else ''} of {lanes}{tail})")
     if isinstance(after.arg, Parallel):
         loops = {n.arg[0]: n for n in toposort(after) if n.op is Ops.RANGE}
         done += after.arg.describe({i: int(n.src[0].arg) for i, n in loops.items()})

@@ -81,6 +81,8 @@ from .ctext import (
     REDUCE_OPS,
     SUFFIX,
     VECTOR_HELPERS,
+    WIDE_MINMAX,
+    WIDE_MINMAX_TEXT,
     Guard,
     Head,
     Loop,
@@ -328,6 +330,7 @@ _ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
         ({"rg_vexp_f32"}, vexp.VECTOR),  # and its core, inline, for explicit vectors
         ({"rg_zexp_f32"}, vexp.WIDE),  # and in 16 lanes, for a reduce's pairs of them
         ({"rg_zload_f16"}, vexp.WIDE_HALF),  # and a float16 row's 16 lanes of halves
+        ({WIDE_MINMAX}, WIDE_MINMAX_TEXT),  # 16 lanes' MAX and MIN (after vexp.WIDE's types)
         ({vlog.NAME}, vlog.DECLARATION),  # float32 log: the same library's (vlog.py)
         ({"rg_vlog_f32"}, vlog.VECTOR),  # and its core inline, in 8 lanes
         ({reduce_name(o) for o in REDUCE_OPS},
@@ -807,6 +810,10 @@ class KernelRenderer:
         elif self.wide and n.op is Ops.CAST:  # (wide_half's: between float16 and float32)
             expr = f"rg_zround_f16({_SLOTS[0]})" if n.dtype is dtypes.float16 else _SLOTS[0]
             self.uses.add(WIDE_HALF)
+        elif self.wide and n.op in (Ops.MAX, Ops.MIN):  # (a float16 store's: wide_exps)
+            args = ", ".join(self._lanes(s, x) for s, x in zip(n.src, _SLOTS))
+            expr = f"rg_z{n.op.name.lower()}_f32({args})"
+            self.uses.add(WIDE_MINMAX)
         elif self.wide and n.op in (Ops.EXP, Ops.WHERE):
             args = ", ".join(self._lanes(s, x) for s, x in zip(n.src, _SLOTS))
             expr = f"rg_z{'exp' if n.op is Ops.EXP else 'sel'}_f32({args})"
@@ -1407,6 +1414,8 @@ class KernelRenderer:
             store = "rg_zstore_f32" if self.wide and sfx == "f32" else \
                 f"rg_{'z' if self.wide else 'v'}store_{sfx}"
             value, v = self._unrounded(value, v)
+            if self.wide and sfx == "f16":  # (16 halves: wide_exps' `_wide_halves`)
+                self.uses.add(WIDE_HALF)
             line = f"{store}(&p{idx.src[0].arg}[{off}], {self._lanes(value, v)});"
             step = stride(idx.src[1], self.vector)
             if step != 1 and not self.wide and sfx == "f32":  # (lane by lane: across_helpers)

@@ -43,7 +43,7 @@ from .ctext import (
     block_library,
     loop_count,
 )
-from .gemm import Product, Vec, batch_loops, bind, close_inside, fma_block, k_loops
+from .gemm import Product, Vec, batch_loops, bind, fma_block, k_loops
 
 if TYPE_CHECKING:
     from .render import KernelRenderer
@@ -109,7 +109,6 @@ def render_flash(r: KernelRenderer, st: UOp) -> None:
         tile = r.open_counter(scope, Loop(tv, tiles))
     keys = _Keys(r, tile, table, tv, win, out, fl.narrowed) if table else None
     _tile(r, st, tile, i, local, out, f"{tv} * {ti}", ti, n - 1 if n % ti else None, keys)
-    close_inside(r, scope)
     r.close_loops()
 
 
@@ -168,7 +167,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: UOp,
         col = r.open_loop(row, st.src[-1])
         r.stack.append(col)
         r.emit_store(st)
-        close_inside(r, tile)
+        r.close_loops(tile)
         return
     v, tj = out.v, out.tj
     kwin = (keys.kl, keys.kh) if keys else None
@@ -222,7 +221,7 @@ def _row_operand(r: KernelRenderer, tile: Scope, i: UOp, rowname: dict[UOp, tupl
     # written along k (a row's values are computed along k: the loop vectorizes)
     kscope.add(f"{pa}[{ii} * {p.k} + {kk}] = {r.emit(p.x)};")
     kscope.fills = True
-    close_inside(r, tile)
+    r.close_loops(tile)
     r.windows = {}
     xrows = None
     if block_library():  # pa's rows, a row of k apart (from the first key of a window)
@@ -275,4 +274,4 @@ def _register_tiles(r: KernelRenderer, tile: Scope, i: UOp, p: _Product, base: s
                   lambda scope: k_loops(r, scope, p.ks, keys), row_open, lambda: (out, ldo))
     if after is not None:
         after(panel, pv)
-    close_inside(r, tile)
+    r.close_loops(tile)

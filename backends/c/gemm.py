@@ -146,11 +146,11 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
                                       f"{pv} = {take})")
         pack_y(r, loop, j, g.nj, prods, pv, g.tj, g.lanes)
         loop.add(f"__atomic_store_n(&{g.ready}[{pv}], 1, __ATOMIC_RELEASE);")
-        close_inside(r, region)
+        r.close_loops(region)
         _row_tiles(r, st, region, rows, j, prods, pv, panel_head, tiles_pragma, g,
                    counter=tile_claim, grab=pack.grab)
         if not shared:
-            close_inside(r, scope)
+            r.close_loops(scope)
             _free(scope, prods)
     elif pack.staged:  # y's panels are kernel-local arrays (pack_helpers' stage_panels),
         # filled first: each row tile runs over all of them
@@ -230,7 +230,7 @@ def _panel_groups(r: KernelRenderer, st: UOp, region: Scope, head, rows: tuple[U
         pack_y(r, loop, j, g.nj, [p for p in prods if p.stream is None], pv, g.tj, g.lanes,
                per_panel=True)
         _row_tiles(r, st, loop, rows, j, prods, pv, "", "", g)
-        close_inside(r, region)
+        r.close_loops(region)
         return
     gv = r.fresh("pg")
     outer = r.open_counter(region, head(gv, -(-g.npanels // group)))
@@ -248,7 +248,7 @@ def _panel_groups(r: KernelRenderer, st: UOp, region: Scope, head, rows: tuple[U
     pack_y(r, loop, j, g.nj, [p for p in prods if p not in copied], pv, g.tj, g.lanes,
            per_panel=True)
     _row_tiles(r, st, loop, rows, j, prods, pv, "", "", g)
-    close_inside(r, region)
+    r.close_loops(region)
     for p in prods:
         p.pb = buffers[p]
 
@@ -366,7 +366,7 @@ def pack_y(r: KernelRenderer, panel: Scope, j: UOp, nj: int, prods, pv: str, tj:
             kscope, kk = k_loops(r, scope, p.ks)
             jscope, jj = bind(r, kscope, j, f"{pv} * {tj}", count, simd=simd)
             jscope.add(f"{p.pb}[{at}{kk} * {tj} + {jj}] = {r.emit(p.y)};")
-            close_inside(r, scope)
+            r.close_loops(scope)
             if count < tj:
                 scope.add(f"for (int64_t n_ = 0; n_ < {p.k}; n_++) "
                           f"for (int c_ = {count}; c_ < {tj}; c_++) "
@@ -383,9 +383,9 @@ def _by_panel(r: KernelRenderer, parent: Scope, pv: str, nj: int, tj: int, body)
     full, rest = divmod(nj, tj)
     if full and rest:
         body(r.open_counter(parent, Guard(f"{pv} < {full}")), tj)
-        close_inside(r, parent)
+        r.close_loops(parent)
         body(r.open_counter(parent, "else"), rest)
-        close_inside(r, parent)
+        r.close_loops(parent)
     else:
         body(parent, tj if full else rest)
 
@@ -422,7 +422,7 @@ def _row_tiles(r: KernelRenderer, st: UOp, parent: Scope, i: tuple[UOp, ...], j:
         loop = r.open_counter(parent, f"{pragma}for (int64_t {tv} = 0; {tv} < {tiles}; {tv}++)")
     _tile(r, st, loop, i, j, prods, f"{tv} * {ti}", ti, pv, panel_head, g,
           g.ni if g.ni % ti else None)
-    close_inside(r, parent)
+    r.close_loops(parent)
 
 
 def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
@@ -463,7 +463,7 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                 # division per element: a tenth of its first product's time on one core);
                 # not with a gated read (`gated`)
                 inner.fills = not gated(p.x)
-            close_inside(r, tile)
+            r.close_loops(tile)
             xs[p] = pa
     if panel_head:
         tile = r.open_counter(tile, panel_head)
@@ -518,22 +518,14 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
             cell.names[p.red] = name
         offsets.name(cell, ii)
         r.emit_store(store)
-        close_inside(r, scope)
+        r.close_loops(scope)
 
     _by_panel(r, tile, pv, g.nj, g.tj, epilogue)
-    close_inside(r, tile)
+    r.close_loops(tile)
     offsets.fill()
     if heap:
         outer.open_child = None  # after the panel loop, which reads them
         outer.add(" ".join(f"free({pa});" for pa in heap))
-
-
-def close_inside(r: KernelRenderer, keep: Scope) -> None:
-    """Close every scope opened inside `keep` (which stays open)."""
-    depth = r.stack.index(keep)
-    for s in r.stack[depth:]:
-        s.open_child = None
-    del r.stack[depth + 1:]
 
 
 def bind(r: KernelRenderer, parent: Scope, rng: UOp, base: str, count: int,
@@ -798,7 +790,7 @@ def _plan_block(r: KernelRenderer, parent: Scope, p: Product, rows: tuple[UOp, .
         parent.add(f"int64_t {table}[{p.k}];")
         kscope, kk = k_loops(r, parent, p.ks)
         kscope.add(f"{table}[{kk}] = {r.emit(rest)};")
-        close_inside(r, parent)
+        r.close_loops(parent)
         p.block = (table, "0", "")
 
 
@@ -934,7 +926,7 @@ def fma_block(r: KernelRenderer, scope: Scope, v, rows: int, tj: int, w: str, k_
     iscope.add(f"const {vt} x_ = {x} - ({vt}){{0}};  /* broadcast */")
     iscope.add(f"for (int v_ = 0; v_ < {nv}; v_++) "
                f"{a}[{ii}][v_] = {v.fma}(x_, w_[v_], {a}[{ii}][v_]);")
-    close_inside(r, scope)
+    r.close_loops(scope)
     cell, ldo = out()
     scope.add(f"for (int u_ = 0; u_ < {rows}; u_++) for (int v_ = 0; v_ < {nv}; v_++) "
               f"*({vt} *)({cell} + u_ * {ldo} + v_ * {v.lanes}) = {a}[u_][v_];")

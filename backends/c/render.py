@@ -1425,11 +1425,13 @@ class KernelRenderer:
             line = f"if ({self.emit(idx.src[2])}) {line}"
         self.stack[-1].add(line)
 
-    def close_loops(self) -> None:
-        """Close every open loop: what is emitted next goes in the function's body."""
-        for s in self.stack:
+    def close_loops(self, keep: Scope | None = None) -> None:
+        """Close every scope opened inside `keep` (which stays open), by default every open
+        loop: what is emitted next goes in the function's body."""
+        depth = self.stack.index(self.root if keep is None else keep)
+        for s in self.stack[depth:]:
             s.open_child = None
-        self.stack = [self.root]
+        del self.stack[depth + 1:]
 
     # -- attention heads in one kernel (rules/opt.rules' `flash_store`, printed by flash.py) and
     # sums of products packed (`pack_store`, printed by gemm.py), as the STORE's arg says

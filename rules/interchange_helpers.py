@@ -68,7 +68,7 @@ def block_j(size: int, itemsize: int) -> int:
     two threads). The share is of the threads that each get a page at least (4 threads share
     2560 columns as 2 blocks of 1280, not 4 of 640: `stream_threads`)."""
     page = page_bytes() // itemsize
-    share = -(-size // stream_threads(size, itemsize, threads()))
+    share = -(-size // stream_threads(size, itemsize, threads(), page_bytes()))
     return max(page, share) if share <= INTERCHANGE_MAX else page
 
 
@@ -343,7 +343,8 @@ def _shared_block(j: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]],
     size, itemsize = range_size(j), reds[0].dtype.itemsize
     # a product's blocks as many for every thread that shares them (3 threads took 4096
     # columns as 4 blocks of 1024: one thread did two)
-    spread = stream_threads(size, itemsize, threads()) if streams else 1  # type: ignore[arg-type]
+    spread = stream_threads(size, itemsize, threads(),  # type: ignore[arg-type]
+                            page_bytes()) if streams else 1
     block = _block(size, block_j(size, itemsize), spread)  # type: ignore[arg-type]
     if block is None or block > INTERCHANGE_MAX:
         return None  # (none may fit)

@@ -43,10 +43,10 @@ def _machine(monkeypatch, l1: str, nthreads: int) -> None:
                                      (2, 700, 1500), (5, 300, 3001)])
 def test_stream_runs_follow_machine_facts(monkeypatch, l1: str, nthreads: int, m: int, k: int,
                                           n: int) -> None:
-    """The runs' sums fit half the L1; with threads, each thread's share of the row is a page
-    at least, and the runs split evenly among the threads that share them (a run count that is
-    a multiple of them, the threads' columns within a panel per run of each other); no threads
-    where a share would be under a page or there is one thread."""
+    """The runs' sums fit half the L1; with threads, each thread's share of the row is half a
+    page at least, and the runs split evenly among the threads that share them (a run count
+    that is a multiple of them, the threads' columns within a panel per run of each other); no
+    threads where a share would be under half a page or there is one thread."""
     _machine(monkeypatch, l1, nthreads)
     rng = np.random.default_rng(n + m)
     x, w, b = _rand(rng, m, k), _rand(rng, k, n), _rand(rng, n)
@@ -60,14 +60,15 @@ def test_stream_runs_follow_machine_facts(monkeypatch, l1: str, nthreads: int, m
     assert run == panel or rows * run * 4 <= l1_bytes // 2, pack  # (the sums fit)
     runs = -(-n // run)
     page = page_bytes() // 4
-    used = max(1, min(nthreads, n // page))  # the threads whose shares are a page or more
+    # the threads whose shares are half a page or more (pack_helpers' STREAM_SHARE)
+    used = max(1, min(nthreads, n * 2 // page))
     assert ("PARALLEL" in pack) == (used > 1), pack
     if used > 1:
         assert runs % used == 0, pack
         widths = [min(run, n - i * run) for i in range(runs)]
         shares = [sum(widths[i::used]) for i in range(used)]  # (any claims: equal counts)
         assert max(shares) - min(shares) < runs * panel, (pack, shares)
-        assert min(shares) >= page, (pack, shares)
+        assert min(shares) >= page // 2, (pack, shares)
     _close(t.numpy(), np.maximum(x.astype(np.float64) @ w + b, 0), k,
            np.abs(x).max() * np.abs(w).max())
 
@@ -131,8 +132,8 @@ def test_sweep_values_on_other_machines(monkeypatch, nthreads: int, l1: str, m: 
 def test_stream_threads_follow_the_page_size(monkeypatch, page: int, m: int, k: int,
                                              n: int) -> None:
     """A machine of 16 KB pages (Apple's) shares a row among threads only where each share is
-    such a page or more (2560 columns: one core; 8192: two threads, each a page), its runs a
-    page wide or more where the L1 has room."""
+    half such a page or more (2560 columns: one core; 8192: two threads, each a page), its runs
+    a page wide or more where the L1 has room."""
     from rulegrad.rules import interchange_helpers, pack_helpers
     for module in (pack_helpers, interchange_helpers):
         monkeypatch.setattr(module, "page_bytes", lambda: page)
@@ -142,7 +143,7 @@ def test_stream_threads_follow_the_page_size(monkeypatch, page: int, m: int, k: 
     t = Tensor(x) @ Tensor(w)
     (pack,) = [s for s in _actions(t) if s.startswith("PACK")]
     run = int(pack.split("streamed ")[1].split(" columns")[0])
-    assert ("PARALLEL" in pack) == (n * 4 // page >= 2), pack
+    assert ("PARALLEL" in pack) == (n * 4 * 2 // page >= 2), pack
     if "PARALLEL" in pack:
         panel = int(pack.split("x")[2].split(")")[0])  # (tile MxP)
         room = 65536 // (2 * m * 4) // panel * panel  # (the columns of sums half the L1 holds)

@@ -118,14 +118,15 @@ def test_few_rows_stream_runs_of_at_least_a_page(monkeypatch, m: int, k: int, n:
 def test_one_row_product_blocks_of_at_least_a_page(monkeypatch, k: int, n: int,
                                                    blocks: str | None) -> None:
     """A product of one row (interchanged: one accumulator per column, rows streamed) shares its
-    columns between the threads only in blocks of at least a page of a row; a narrower row is
-    read whole, one stream, by one core (an int8 row widened to float32, bench's matmul_i8)."""
+    columns between the threads only in blocks of at least half a page of a row (pack_helpers'
+    STREAM_SHARE); a narrower row is read whole, one stream, by one core (an int8 row widened
+    to float32, bench's matmul_i8)."""
     monkeypatch.setenv("RULEGRAD_THREADS", "2")
     rng = np.random.default_rng(k + n)
     a, w = rng.integers(-128, 128, (1, k)).astype(np.int8), _rand(rng, k, n)
     t = Tensor(a).cast("float32") @ Tensor(w)
     (inter,) = [s for s in _actions(t) if s.startswith("INTERCHANGE")]
-    if blocks is None or n * 4 < 2 * page_bytes():  # (the blocks named are 4 KB pages')
+    if blocks is None or n * 4 < page_bytes():  # (the blocks named are 4 KB pages')
         assert "blocks" not in inter, inter
     else:
         assert blocks in inter, inter

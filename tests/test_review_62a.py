@@ -57,7 +57,10 @@ def test_quarter_page_shares_stay_on_one_core(monkeypatch) -> None:
 def test_stream_width_over_every_shape(monkeypatch, l1: str, itemsize: int, panel: int) -> None:
     """Over rows 1-7, every width up to 6000 and 1-4 threads: whole panels; the runs' sums fit
     half the L1 (or a run is one panel); with threads, each thread's share half a page or
-    more; a run never wider than the row's panels."""
+    more, and a run under a page only where the threads' one run each or the L1 make it so
+    (2x3136 on two threads had run in 4 runs of 800 columns, ceil(98 panels / 32): 2 of 1568,
+    their sums in a quarter of a 48 KB L1, took the busier thread 0.93-0.98x the CPU); a run
+    never wider than the row's panels."""
     monkeypatch.setenv("RULEGRAD_L1_BYTES", l1)
     half_l1, least = (int(l1[:-1]) << 10) // 2, page_bytes() // 2
     for rows in range(1, 8):
@@ -69,6 +72,11 @@ def test_stream_width_over_every_shape(monkeypatch, l1: str, itemsize: int, pane
                 assert run % panel == 0 and run < columns + panel, case
                 assert run == panel or rows * run * itemsize <= half_l1, case
                 assert used == 1 or columns * itemsize // used >= least, case
+                runs = -(-columns // run)
+                if used > 1 and run * itemsize < page_bytes() and runs > used:
+                    # (a run under a page only where fewer, wider runs' sums would not fit)
+                    wider = -(-columns // panel // (runs - used)) * panel
+                    assert rows * wider * itemsize > half_l1, case
 
 
 @pytest.mark.parametrize("k, n, blocks", [(2048, 1500, "2 blocks of 750"),

@@ -68,7 +68,7 @@ def block_j(size: int, itemsize: int) -> int:
     two threads). The share is of the threads that each get a page at least (4 threads share
     2560 columns as 2 blocks of 1280, not 4 of 640: `stream_threads`)."""
     page = page_bytes() // itemsize
-    share = -(-size // stream_threads(size, itemsize, threads()))
+    share = -(-size // stream_threads(size, itemsize, threads(), page_bytes()))
     return max(page, share) if share <= INTERCHANGE_MAX else page
 
 
@@ -334,21 +334,23 @@ def _shared_block(j: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]],
     """The width of the blocks of j the threads share with no output loop around it, None when
     they share none: one thread, too little work, no even split (`_block`), or, where the
     reduces `streams` rows of memory (a product of one row: a multiply-add per value read; a
-    column sum or max keeps its blocks), a row of under two pages (its blocks shorter than a
-    page: each would start a new page on every row, where the hardware prefetchers stop,
-    `block_j`; one core streams the whole rows, one run: 1x2048 by 2048x512 in 2 blocks of 256
-    on two threads took 0.052 ms, whole rows on one 0.037)."""
+    column sum or max keeps its blocks), a row whose share per thread would be under half a
+    page (pack_helpers' `stream_threads`, as a streamed product's: each block would start a new
+    page on every few rows, where the hardware prefetchers stop; one core streams the whole
+    rows, one run: 1x2048 by 2048x512 in 2 blocks of 256 on two threads took 0.052 ms, whole
+    rows on one 0.037; 1x2048 by 2048x1500 in 2 blocks of 750 took the busier thread 0.083 ms
+    of CPU, whole rows on one 0.130, and 1031 columns 0.061 against 0.103)."""
     if threads() == 1 or _work(j, reds, deps) < least_parallel_work():
         return None
     size, itemsize = range_size(j), reds[0].dtype.itemsize
     # a product's blocks as many for every thread that shares them (3 threads took 4096
     # columns as 4 blocks of 1024: one thread did two)
     spread = stream_threads(size, itemsize, threads()) if streams else 1  # type: ignore[arg-type]
+    if streams and spread == 1:
+        return None  # (shares under half a page)
     block = _block(size, block_j(size, itemsize), spread)  # type: ignore[arg-type]
     if block is None or block > INTERCHANGE_MAX:
         return None  # (none may fit)
-    if streams and size * itemsize < 2 * page_bytes():  # type: ignore[operator]
-        return None
     return block
 
 

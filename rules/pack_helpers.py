@@ -495,13 +495,23 @@ def _plan(st: UOp) -> Pack | None:
 L1_SHARE = 2
 
 
-def stream_threads(columns: int, itemsize: int, nthreads: int) -> int:
+# a thread's least share of a streamed product's row of y: 1/STREAM_SHARE of a page (a share,
+# not a size). Half a page, measured as the busiest thread's CPU time per call on two threads
+# (rev62a's sweep of 2..6 rows, 128..1024 steps, 1031..2047 float32 columns: each thread's
+# share between half a page and a page): 0.34-0.91x that of one core reading the whole rows
+# (6x512x1500 0.060 -> 0.043 ms, 2x1024x2047 0.136 -> 0.062), all threads' CPU 0.9-1.7x; a
+# quarter page's shares (2x2048x512 + bias, gelu in runs of 32 columns) took 0.09 ms on two
+# threads where one core took 0.047
+STREAM_SHARE = 2
+
+
+def stream_threads(columns: int, itemsize: int, nthreads: int, least: int = 0) -> int:
     """The threads that share a streamed product's `columns`: the most, up to `nthreads`, whose
-    shares are each at least a page of a row (runtime/target.py's page size; a shorter share
-    starts a new page on every row of y, where the hardware prefetchers stop: 2x2048x512 +
-    bias, gelu in runs of 32 columns on two threads took 0.09 ms, its whole rows on one 0.047);
-    1: one core reads the rows."""
-    return max(1, min(nthreads, columns * itemsize // page_bytes()))
+    shares of a row are each at least `least` bytes, by default 1/STREAM_SHARE of a page
+    (runtime/target.py's page size; a shorter share starts a new page on every few rows of y,
+    where the hardware prefetchers stop); 1: one core reads the rows."""
+    least = least or page_bytes() // STREAM_SHARE
+    return max(1, min(nthreads, columns * itemsize // least))
 
 
 def stream_width(rows: int, itemsize: int, columns: int, panel: int, nthreads: int) -> int:
@@ -512,8 +522,9 @@ def stream_width(rows: int, itemsize: int, columns: int, panel: int, nthreads: i
     (2x1024x4096 + bias, gelu: 1.1 ms packed in groups, 0.43 streamed, two cores).
     The runs are equal in panels, as many as the L1 needs, and a multiple of the threads that
     claim them (`stream_threads`), each 1/PARALLEL_SHARES of a thread's share but a page of a
-    row at least where the L1 has room: every thread claims as many runs, of as many panels (a
-    32 KB L1 put a 6-row tile's 1500 columns in runs of 672, 672 and 156 on two threads)."""
+    row at least (or the thread's share, where that is under a page) where the L1 has room:
+    every thread claims as many runs, of as many panels (a 32 KB L1 put a 6-row tile's 1500
+    columns in runs of 672, 672 and 156 on two threads; 1500 columns in 2 runs of 768)."""
     nthreads = stream_threads(columns, itemsize, nthreads)
     panels = -(-columns // panel)  # (counted in panels: every run whole panels)
     room = max(1, cache_bytes(1) // (L1_SHARE * rows * itemsize * panel))
@@ -521,7 +532,9 @@ def stream_width(rows: int, itemsize: int, columns: int, panel: int, nthreads: i
     if nthreads > 1:
         width = -(-max(page_bytes() // itemsize, columns // (nthreads * PARALLEL_SHARES)) // panel)
     least = -(-panels // room)  # (the fewest runs whose sums fit)
-    runs = max(least, -(-panels // width))
+    # runs at least `width` wide: as many as it fits whole (rounding up had made 2x3136 on two
+    # threads 4 runs of 800 columns, each under a page; 2 of 1568 took 0.93-0.98x the CPU)
+    runs = max(least, panels // width, 1)
     down = runs // nthreads * nthreads  # (wider runs, where they fit, keep the page)
     runs = down if down >= max(least, 1) else -(-runs // nthreads) * nthreads
     return -(-panels // runs) * panel  # (as many panels a run, the last part-full)

@@ -93,9 +93,10 @@ def _actions(t: Tensor) -> list[str]:
                                      (2, 1024, 4096), (3, 640, 2560)])
 def test_few_rows_stream_runs_of_at_least_a_page(monkeypatch, m: int, k: int, n: int) -> None:
     """A product of one row tile streams y in runs the threads claim: each run at least a page
-    of a row (or the whole row), so a row whose share per thread is under a page is one run, on
-    one core; a wider one runs on the threads, in runs of a page or more. Counted in the
-    action, not timed."""
+    of a row (or the whole row, or each thread's share), so a row whose share per thread is
+    under half a page (pack_helpers' STREAM_SHARE) is one run, on one core; a wider one runs on
+    the threads, in runs of a page or more or of each one's share. Counted in the action, not
+    timed."""
     monkeypatch.setenv("RULEGRAD_THREADS", "2")
     rng = np.random.default_rng(n)
     x, w, b = _rand(rng, m, k), _rand(rng, k, n), _rand(rng, n)
@@ -104,8 +105,9 @@ def test_few_rows_stream_runs_of_at_least_a_page(monkeypatch, m: int, k: int, n:
     assert "streamed" in pack, pack
     run = int(pack.split("streamed ")[1].split(" columns")[0])
     page = page_bytes() // 4
-    assert run >= min(page, n), pack
-    assert ("PARALLEL" in pack) == (-(-n // 2) >= page), pack
+    share = n // 2  # (each of two threads' columns)
+    assert run >= min(page, n, share // 32 * 32), pack
+    assert ("PARALLEL" in pack) == (share >= page // 2), pack
     _close(t.numpy(), np.maximum(x.astype(np.float64) @ w + b, 0), k,
            np.abs(x).max() * np.abs(w).max())
 
@@ -116,14 +118,15 @@ def test_few_rows_stream_runs_of_at_least_a_page(monkeypatch, m: int, k: int, n:
 def test_one_row_product_blocks_of_at_least_a_page(monkeypatch, k: int, n: int,
                                                    blocks: str | None) -> None:
     """A product of one row (interchanged: one accumulator per column, rows streamed) shares its
-    columns between the threads only in blocks of at least a page of a row; a narrower row is
-    read whole, one stream, by one core (an int8 row widened to float32, bench's matmul_i8)."""
+    columns between the threads only in blocks of at least half a page of a row (pack_helpers'
+    STREAM_SHARE); a narrower row is read whole, one stream, by one core (an int8 row widened
+    to float32, bench's matmul_i8)."""
     monkeypatch.setenv("RULEGRAD_THREADS", "2")
     rng = np.random.default_rng(k + n)
     a, w = rng.integers(-128, 128, (1, k)).astype(np.int8), _rand(rng, k, n)
     t = Tensor(a).cast("float32") @ Tensor(w)
     (inter,) = [s for s in _actions(t) if s.startswith("INTERCHANGE")]
-    if blocks is None or n * 4 < 2 * page_bytes():  # (the blocks named are 4 KB pages')
+    if blocks is None or n * 4 < page_bytes():  # (the blocks named are 4 KB pages')
         assert "blocks" not in inter, inter
     else:
         assert blocks in inter, inter

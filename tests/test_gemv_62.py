@@ -2,8 +2,9 @@
 streamed product reads y in and the threads that claim them follow the machine's facts (L1 size
 RULEGRAD_L1_BYTES, threads RULEGRAD_THREADS, the page size), every thread claiming as many runs of
 as many register panels (rules/pack_helpers.py's `stream_width`, `stream_threads`); a product of
-one row shares its columns only in blocks of a page or more (rules/interchange_helpers.py's
-`block_j`). Checked in the recorded actions (DEBUG=2's lines), values against numpy at each."""
+one row shares its columns only in blocks of half a page or more (rules/interchange_helpers.py's
+`block_j`, `_shared_block`). Checked in the recorded actions (DEBUG=2's lines), values against
+numpy at each."""
 
 from __future__ import annotations
 
@@ -43,10 +44,10 @@ def _machine(monkeypatch, l1: str, nthreads: int) -> None:
                                      (2, 700, 1500), (5, 300, 3001)])
 def test_stream_runs_follow_machine_facts(monkeypatch, l1: str, nthreads: int, m: int, k: int,
                                           n: int) -> None:
-    """The runs' sums fit half the L1; with threads, each thread's share of the row is a page
-    at least, and the runs split evenly among the threads that share them (a run count that is
-    a multiple of them, the threads' columns within a panel per run of each other); no threads
-    where a share would be under a page or there is one thread."""
+    """The runs' sums fit half the L1; with threads, each thread's share of the row is half a
+    page at least, and the runs split evenly among the threads that share them (a run count
+    that is a multiple of them, the threads' columns within a panel per run of each other); no
+    threads where a share would be under half a page or there is one thread."""
     _machine(monkeypatch, l1, nthreads)
     rng = np.random.default_rng(n + m)
     x, w, b = _rand(rng, m, k), _rand(rng, k, n), _rand(rng, n)
@@ -60,14 +61,15 @@ def test_stream_runs_follow_machine_facts(monkeypatch, l1: str, nthreads: int, m
     assert run == panel or rows * run * 4 <= l1_bytes // 2, pack  # (the sums fit)
     runs = -(-n // run)
     page = page_bytes() // 4
-    used = max(1, min(nthreads, n // page))  # the threads whose shares are a page or more
+    # the threads whose shares are half a page or more (pack_helpers' STREAM_SHARE)
+    used = max(1, min(nthreads, n * 2 // page))
     assert ("PARALLEL" in pack) == (used > 1), pack
     if used > 1:
         assert runs % used == 0, pack
         widths = [min(run, n - i * run) for i in range(runs)]
         shares = [sum(widths[i::used]) for i in range(used)]  # (any claims: equal counts)
         assert max(shares) - min(shares) < runs * panel, (pack, shares)
-        assert min(shares) >= page, (pack, shares)
+        assert min(shares) >= page // 2, (pack, shares)
     _close(t.numpy(), np.maximum(x.astype(np.float64) @ w + b, 0), k,
            np.abs(x).max() * np.abs(w).max())
 
@@ -75,9 +77,10 @@ def test_stream_runs_follow_machine_facts(monkeypatch, l1: str, nthreads: int, m
 @pytest.mark.parametrize("nthreads", [1, 2, 3, 4])
 @pytest.mark.parametrize("k, n", [(640, 2560), (512, 4096), (700, 3001), (300, 7000)])
 def test_one_row_blocks_follow_threads(monkeypatch, nthreads: int, k: int, n: int) -> None:
-    """A product of one row shares its columns among the threads in blocks a page wide at least,
-    no more blocks than threads (4 threads take 2560 columns as 2 blocks of 1280, not 4 of
-    640); one thread keeps whole rows."""
+    """A product of one row shares its columns among the threads in blocks half a page wide at
+    least (pack_helpers' STREAM_SHARE, as a streamed product's shares), no more blocks than
+    threads (3 threads take 4096 columns as 3 blocks, not 4 of 1024); one thread, or a row
+    whose shares would be under half a page, keeps whole rows."""
     _machine(monkeypatch, "48K", nthreads)
     rng = np.random.default_rng(k * n)
     x, w = _rand(rng, 1, k), _rand(rng, k, n)
@@ -85,12 +88,12 @@ def test_one_row_blocks_follow_threads(monkeypatch, nthreads: int, k: int, n: in
     (inter,) = [s for s in _actions(t) if s.startswith("INTERCHANGE")]
     found = re.search(r"in (\d+) blocks of (\d+)", inter)
     page = page_bytes() // 4
-    if nthreads == 1 or n < 2 * page:
+    if nthreads == 1 or n < page:  # (two shares of under half a page)
         assert found is None or int(found.group(2)) * int(found.group(1)) >= n > 4096, inter
     else:
         assert found is not None, inter
         count, block = map(int, found.groups())
-        assert block >= page and count <= max(nthreads, -(-n // 4096)), inter
+        assert block >= page // 2 and count <= max(nthreads, -(-n // 4096)), inter
     _close(t.numpy(), x.astype(np.float64) @ w, k, np.abs(x).max() * np.abs(w).max())
 
 
@@ -131,8 +134,8 @@ def test_sweep_values_on_other_machines(monkeypatch, nthreads: int, l1: str, m: 
 def test_stream_threads_follow_the_page_size(monkeypatch, page: int, m: int, k: int,
                                              n: int) -> None:
     """A machine of 16 KB pages (Apple's) shares a row among threads only where each share is
-    such a page or more (2560 columns: one core; 8192: two threads, each a page), its runs a
-    page wide or more where the L1 has room."""
+    half such a page or more (2560 columns: one core; 8192: two threads, each a page), its runs
+    a page wide or more where the L1 has room."""
     from rulegrad.rules import interchange_helpers, pack_helpers
     for module in (pack_helpers, interchange_helpers):
         monkeypatch.setattr(module, "page_bytes", lambda: page)
@@ -142,7 +145,7 @@ def test_stream_threads_follow_the_page_size(monkeypatch, page: int, m: int, k: 
     t = Tensor(x) @ Tensor(w)
     (pack,) = [s for s in _actions(t) if s.startswith("PACK")]
     run = int(pack.split("streamed ")[1].split(" columns")[0])
-    assert ("PARALLEL" in pack) == (n * 4 // page >= 2), pack
+    assert ("PARALLEL" in pack) == (n * 4 * 2 // page >= 2), pack
     if "PARALLEL" in pack:
         panel = int(pack.split("x")[2].split(")")[0])  # (tile MxP)
         room = 65536 // (2 * m * 4) // panel * panel  # (the columns of sums half the L1 holds)

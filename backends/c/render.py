@@ -104,7 +104,6 @@ from .ctext import (
     reduce_signature,
     stream_signature,
 )
-from .rowblock import block_rows
 
 
 def c_ident(text: str, limit: int = 48) -> str:
@@ -1437,27 +1436,6 @@ class KernelRenderer:
     # sums of products packed (`pack_store`, printed by gemm.py), as the STORE's arg says
     # (flash.py and gemm.py are imported by the first kernel that has their action: a
     # process's first tiny add loads neither)
-    def _row_blocks(self) -> None:
-        """The row loop the row-block action marked ("rows", b), printed in blocks of b rows
-        (rowblock.py)."""
-        marked = [(r, v) for r, v in self.loop_names.items() if r.arg[1] == "rows"]
-        if len(marked) != 1:
-            return
-        r, var = marked[0]
-        row = next((s for s in self.root.tree() if s.loop is not None and s.loop.var == var),
-                   None)
-        if row is None:
-            return
-        inside = {id(s) for s in row.tree()}
-        outside = {f"p{i}" for i in self.params}
-        for s in self.root.tree():
-            if id(s) not in inside:
-                outside.update(n for x in s.items if not isinstance(x, Scope)
-                               for n in re.findall(r"\b[a-z]+[0-9]+\b", str(x)))
-        passes = block_rows(row, r.arg[2], self.vartypes, self.escaped, outside)
-        if passes:
-            self.choices.append(f"ROWS {var}: {passes} passes over blocks of {r.arg[2]} rows")
-
     def _try_product(self, st: UOp) -> bool:
         if isinstance(st.arg, Flash):
             from .flash import render_flash
@@ -1522,7 +1500,6 @@ class KernelRenderer:
         _simd_fills(self.root)
         _overlap_tails(self.root, vector_bytes())
         _scalar_halves(self.root)
-        self._row_blocks()
         segments, body = _layout(self.root, "  ", self.vartypes, self.escaped, cname)
         combine = 0
         if finish is not None:  # the slots' array, written here and combined by NAME_fin

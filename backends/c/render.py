@@ -1413,6 +1413,9 @@ class KernelRenderer:
             store = "rg_zstore_f32" if self.wide and sfx == "f32" else \
                 f"rg_{'z' if self.wide else 'v'}store_{sfx}"
             value, v = self._unrounded(value, v)
+            if self.wide:  # (vexp.WIDE's types and broadcasts even where no value is a
+                # vector: a constant fill stores rg_zset_f32's lanes)
+                self.uses.add(WIDE_EXP)
             if self.wide and sfx == "f16":  # (16 halves: wide_exps' `_wide_halves`)
                 self.uses.add(WIDE_HALF)
             line = f"{store}(&p{idx.src[0].arg}[{off}], {self._lanes(value, v)});"

@@ -1509,22 +1509,30 @@ class TensorOps:
     # ------------------------------------------------------------------ data-dependent sizes
     def _compact(self, mask: Tensor, size: int | None, fill_value: Any) -> Tensor:
         """The rows self[i] (self: (n, c)) where the flat mask (n,) holds, in order, as `size`
-        rows, those past the count `fill_value`: output row k is the selected row whose rank
-        (the count of selected rows before it) is k, a one-hot sum over n (no kernel of its
-        own). `size` None: the count, which realizes the mask first (the size is data)."""
+        rows, those past the count `fill_value`. Output row k's source is the smallest j whose
+        inclusive running count c[j] exceeds k (c is non-decreasing): a binary search of
+        ceil(log2(n+1)) steps over (size,) bounds, each step one gather of c (a load), then one
+        gather of the rows: O(n + size log n) work, where a one-hot over n per output was
+        O(n * size). `size` None: the count, which realizes the mask first (the size is data)."""
         T, n = type(self), mask.shape[0]
-        count = mask.cast(dtypes.int32)._reduce(Ops.ADD, 0, False)
+        ones = mask.cast(dtypes.int32)
+        count = ones._reduce(Ops.ADD, 0, False)
         if size is None:
             size = int(count.item())
         if not isinstance(size, int) or size < 0:
             raise InvalidArgument(f"size must be an int >= 0, got {size!r}")
-        rank = mask.cast(dtypes.int32)._cum(0, Ops.ADD) - 1
-        k = _positions(self, size, dtypes.int32).reshape(size, 1)
-        hit = (mask.reshape(1, n) & (rank.reshape(1, n) == k)).unsqueeze(-1)  # (size, n, 1)
-        rows = self.reshape(1, *self.shape).expand(size, *self.shape)
-        picked = rows._pick(hit, 1)
-        fill = T.full(picked.shape, fill_value).cast(self.dtype)
-        return (k < count).where(picked, fill)
+        k = _positions(self, size, dtypes.int32)
+        # row n is the fill: the search ends at n exactly for k >= count (no j has c[j] > k)
+        fill = T.full((1, *self.shape[1:]), fill_value).cast(self.dtype)
+        table = self.cat(fill, dim=0)
+        lo, hi = k * 0, k * 0 + n  # the answer lies in lo..hi
+        if n:
+            running = ones._cum(0, Ops.ADD)
+        for _ in range(n.bit_length()):  # ceil(log2(n + 1)) halvings of n + 1 candidates
+            mid = (lo + hi) // 2  # < n while lo < hi; = lo = hi once found
+            past = running.gather(0, mid) > k
+            lo, hi = past.where(lo, (mid + 1).minimum(hi)), past.where(mid, hi)
+        return table.gather(0, lo.reshape(size, 1).expand(size, *self.shape[1:]))
 
     def nonzero(self, size: int | None = None, fill_value: Any = 0) -> Tensor:
         """(count, ndim) int32: the coordinates of the nonzero elements, in row-major order.

@@ -1,0 +1,84 @@
+"""rev62d: review of hunt62 (float constants rounded to their dtype; cache ownership).
+
+1. A kernel source kept by the last release (DEBUG=4, or a failed compile) has no closing mark
+   naming its entry: hunt62's ownership test left it in the cache for good, so `rulegrad cache
+   clear` said it cleared the cache and left every such file, and eviction never removed them
+   (the cache grew past RULEGRAD_CACHE_MAX without bound). A markless kept source is the cache's
+   when it opens with a prelude the renderer wrote; one ending with another entry's mark, or a
+   user's C file, is still left alone.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+# A kernel source as the last release kept it: the renderer's prelude, no closing mark (and the
+# prelude of the releases before d19ab2a, which included system headers)
+_OLD_SOURCES = [
+    b"\ntypedef __INT8_TYPE__ int8_t; typedef __INT16_TYPE__ int16_t;\n"
+    b"typedef __INT32_TYPE__ int32_t;\nvoid k0(float *restrict d0) { d0[0] = 1.0f; }\n",
+    b"\n#include <stdint.h>\n#include <stdio.h>\n#include <math.h>\n"
+    b"void k0(float *restrict d0) { d0[0] = 1.0f; }\n",
+]
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    from rulegrad.backends.c import build, run
+
+    folder = tmp_path / "cache"
+    folder.mkdir(mode=0o700)
+    monkeypatch.setenv("RULEGRAD_CACHE", str(folder))
+    monkeypatch.delenv("RULEGRAD_CACHE_MAX", raising=False)
+    build.clear_memory_cache()
+    run._programs.clear()
+    yield folder
+    build.clear_memory_cache()
+    run._programs.clear()
+
+
+def _old_entries(folder: Path) -> list[Path]:
+    old = time.time() - 30 * 86400
+    paths = []
+    for i, data in enumerate(_OLD_SOURCES):
+        path = folder / f"rg_{f'{i + 3:x}' * 40}.c"
+        path.write_bytes(data)
+        os.utime(path, (old, old))
+        paths.append(path)
+    return paths
+
+
+def test_a_source_kept_by_the_last_release_is_cleared(cache, capsys):
+    from rulegrad.backends.c import cache as disk
+    from rulegrad.cli import main
+
+    old = _old_entries(cache)
+    assert main(["cache", "clear"]) == 0
+    capsys.readouterr()
+    assert [p for p in old if p.exists()] == []
+    assert disk.entries(cache) == []
+
+
+def test_sources_kept_by_the_last_release_are_evicted(cache):
+    from rulegrad.backends.c import cache as disk
+
+    old = _old_entries(cache)
+    assert disk.evict(cache, 1) == len(old)
+    assert [p for p in old if p.exists()] == []
+
+
+def test_a_users_c_file_or_another_entrys_source_stays(cache):
+    from rulegrad.backends.c import cache as disk
+
+    mine = cache / f"rg_{'a' * 40}.c"
+    mine.write_bytes(b"#include <stdio.h>\nint main(void) { return 0; }\n")
+    other = cache / f"rg_{'b' * 40}.c"
+    other.write_bytes(_OLD_SOURCES[0] + disk.kept_source_mark("c" * 40))
+    text = cache / f"rg_{'d' * 40}.c"
+    text.write_bytes(b"typedef __INT8_TYPE__ int8_t; \xff\xfe binary")
+    disk.clear()
+    assert mine.exists() and other.exists() and text.exists()

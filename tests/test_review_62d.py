@@ -6,6 +6,11 @@
    (the cache grew past RULEGRAD_CACHE_MAX without bound). A markless kept source is the cache's
    when it opens with a prelude the renderer wrote; one ending with another entry's mark, or a
    user's C file, is still left alone.
+2. The matcher trie (generator/match_ir.exclusive) let two rules trade places when their
+   pattern literals differ, yet 0.1 and 0.10000000149011612 now meet the same float32 CONST
+   (a literal is compared as the CONST's dtype holds it): `x * 0.1` with rules first (guarded
+   off), second (literal 0.10000000149011612, x + x), third (literal 0.1, x - x) ran third,
+   [0, 0, 0] where the written order gives second's [2, -4, 7].
 """
 
 from __future__ import annotations
@@ -82,3 +87,40 @@ def test_a_users_c_file_or_another_entrys_source_stays(cache):
     text.write_bytes(b"typedef __INT8_TYPE__ int8_t; \xff\xfe binary")
     disk.clear()
     assert mine.exists() and other.exists() and text.exists()
+
+
+def test_rules_whose_literals_round_to_one_constant_keep_their_order(tmp_path):
+    import warnings
+
+    import numpy as np
+
+    from rulegrad import Tensor
+    from rulegrad.generator.user import add_rules
+
+    path = tmp_path / "order.rules"
+    path.write_text("""rules r = {
+  first:  MUL(x:float32, 0.1) if x.op is Ops.CONST -> ADD(x, x)
+  second: MUL(x:float32, 0.10000000149011612) -> ADD(x, x)
+  third:  MUL(x:float32, 0.1) -> SUB(x, x)
+}
+""")
+    a = np.array([1.0, -2.0, 3.5], np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (both rules are refuted: on purpose)
+        ctx = add_rules(path, "r", after="pm_rangeify", allow_refuted=True)
+    with ctx:
+        got = (Tensor(a) * 0.1).numpy()
+    np.testing.assert_array_equal(got, a + a)
+
+
+def test_exclusive_literals_are_those_no_dtype_holds_alike():
+    from rulegrad.generator.match_ir import ConstTest, exclusive
+
+    def ex(a: object, b: object) -> bool:
+        return exclusive((ConstTest((), a),), (ConstTest((), b),))
+
+    assert not ex(0.1, 0.10000000149011612)  # one float32
+    assert not ex(1e-50, 0.0) and not ex(-1e-50, 0.0)  # both 0.0 in float32 (-0.0 == 0.0)
+    assert not ex(70000.0, float("inf"))  # inf in float16
+    assert not ex(0.3333333333333333, 0.33325)  # one float16 (0.333251953125)
+    assert ex(0.1, 0.2) and ex(1.0, 2.0) and ex(1, 2) and ex(0.5, 1e-8)

@@ -11,6 +11,10 @@
    (a literal is compared as the CONST's dtype holds it): `x * 0.1` with rules first (guarded
    off), second (literal 0.10000000149011612, x + x), third (literal 0.1, x - x) ran third,
    [0, 0, 0] where the written order gives second's [2, -4, 7].
+3. The checker rounded an integer pattern literal to a float CONST's dtype (smt._literal_matches)
+   where the matchers compare it as Python does (only float literals are rounded): `MUL(x:float16,
+   2049) -> ADD(x, x)` was refuted with a CONST 2048.0 that no matcher meets with 2049 ("on the
+   oracle: the rule does not fire on this instance").
 """
 
 from __future__ import annotations
@@ -124,3 +128,41 @@ def test_exclusive_literals_are_those_no_dtype_holds_alike():
     assert not ex(70000.0, float("inf"))  # inf in float16
     assert not ex(0.3333333333333333, 0.33325)  # one float16 (0.333251953125)
     assert ex(0.1, 0.2) and ex(1.0, 2.0) and ex(1, 2) and ex(0.5, 1e-8)
+
+
+def test_an_integer_literal_no_float_holds_matches_no_float_constant(tmp_path):
+    import textwrap
+    import warnings
+
+    import numpy as np
+
+    from rulegrad import Tensor
+    from rulegrad.generator.soundness import check_paths
+    from rulegrad.generator.user import add_rules
+
+    path = tmp_path / "ints.rules"
+    path.write_text(textwrap.dedent("""\
+        rules r = {
+          int16: MUL(x:float16, 2049) -> ADD(x, x)
+          int32: MUL(x:float32, 16777217) -> ADD(x, x)
+          int64: MUL(x:float64, 9007199254740993) -> ADD(x, x)
+          exact: MUL(x:float16, 2048) -> ADD(x, x)
+          flt16: MUL(x:float16, 2049.0) -> ADD(x, x)
+        }
+        """))
+    rep = {r.rule.name: r for r in check_paths([str(path)], examples=5).rules}
+    for name in ("int16", "int32", "int64"):
+        assert rep[name].verdict == "proved", rep[name].line()
+    for name in ("exact", "flt16"):  # these do fire (2049.0 is the float16 2048)
+        assert rep[name].verdict == "refuted", rep[name].line()
+    # the matchers agree: an int literal meets no float16 CONST 2048, a float one does
+    a = np.array([1.0, -2.0, 3.5], np.float16)
+    for rule, want in (("int16", a * np.float16(2048)), ("flt16", a + a)):
+        one = tmp_path / f"{rule}.rules"
+        line = next(ln for ln in path.read_text().splitlines() if ln.strip().startswith(rule))
+        one.write_text("rules r = {\n" + line + "\n}\n")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            ctx = add_rules(one, "r", after="pm_rangeify", allow_refuted=True)
+        with ctx:
+            np.testing.assert_array_equal((Tensor(a) * 2049).numpy(), want)

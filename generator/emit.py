@@ -53,12 +53,13 @@ from rulegrad.dsl.ast import (
     names_in,
 )
 from rulegrad.dsl.names import BUILTINS, GLOBALS, MODULE_NAMES, OP_NAMES
-from rulegrad.runtime.dtype import DType, dtypes
+from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import const_value
 
 from .contexts import UNSET_LINE, context_source, def_source
 from .match_ir import (
+    ROUNDED_FLOATS,
     ArgTest,
     Branch,
     Call,
@@ -233,7 +234,7 @@ def literal_by_dtype(value: object) -> dict[DType, float]:
     its dtype's value: UOp.const rounds), empty when every float dtype holds it exactly."""
     if type(value) is not float:
         return {}
-    return {dt: r for dt in (dtypes.float16, dtypes.float32)
+    return {dt: r for dt in ROUNDED_FLOATS
             if (r := const_value(dt, value)) != value}
 
 

@@ -49,10 +49,14 @@ from rulegrad.dsl.ast import (
     Rule,
 )
 from rulegrad.dsl.names import resolve_dtype, resolve_ops
-from rulegrad.runtime.dtype import DType
+from rulegrad.runtime.dtype import DTYPES, DType
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import const_value
 
 Path = tuple[int, ...]
+
+# The float dtypes whose CONSTs hold a float literal rounded (UOp.const rounds to them)
+ROUNDED_FLOATS = tuple(dt for dt in DTYPES if dt.is_float and dt.itemsize < 8)
 
 
 class LowerError(Exception):
@@ -345,9 +349,20 @@ def exclusive(a: tuple[Test, ...], b: tuple[Test, ...]) -> bool:
                     return True
             elif isinstance(t, ConstTest) and isinstance(u, ConstTest):
                 if not t.is_nan and not u.is_nan and type(t.value) is type(u.value) and \
-                        t.value != u.value:
+                        not _may_meet_one_const(t.value, u.value):
                     return True
     return False
+
+
+def _may_meet_one_const(a: bool | int | float, b: bool | int | float) -> bool:
+    """Whether two pattern literals may match one CONST: a float literal is compared as the
+    CONST's dtype holds it (UOp.const rounds), so 0.1 and 0.10000000149011612 meet the float32
+    0.1 and 1e-50 and 0.0 the float32 0.0."""
+    if a == b:
+        return True
+    if type(a) is not float:
+        return False
+    return any(const_value(dt, a) == const_value(dt, b) for dt in ROUNDED_FLOATS)
 
 
 def _counts_disjoint(t: CountTest, u: CountTest) -> bool:

@@ -941,8 +941,16 @@ def _literal_matches(dt: DType, arg: Any, lit: bool | int | float) -> z3.BoolRef
     if dt.is_float:
         if isinstance(lit, float) and math.isnan(lit):
             return z3.fpIsNaN(arg)
-        # as the dtype holds the literal (the arg is the rounded value: UOp.const rounds)
-        return z3.fpEQ(arg, z3.FPVal(const_value(dt, float(lit)), F64))
+        if isinstance(lit, float):
+            # as the dtype holds the literal (the arg is the rounded value: UOp.const rounds)
+            return z3.fpEQ(arg, z3.FPVal(const_value(dt, lit), F64))
+        # an integer literal is compared as Python does, exactly, as the matchers compare it
+        # (interp.const_eq, emit.literal_by_dtype): 2049 is no float16 constant's arg
+        try:
+            value = float(lit)
+        except OverflowError:
+            return z3.BoolVal(False)
+        return z3.fpEQ(arg, z3.FPVal(value, F64)) if value == lit else z3.BoolVal(False)
     if isinstance(lit, float) and not (math.isfinite(lit) and lit == int(lit)):
         return z3.BoolVal(False)  # 1.5, inf or nan never equal an integer
     if dt.is_bool:

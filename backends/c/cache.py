@@ -39,7 +39,8 @@ kernels (backends/c/kernel_index.py): `rg_<key>.rk`, which name their own key to
 
 Only what the cache made is ever deleted: an entry is a regular file named exactly
 `rg_<40 hex digits>.so|.sha256|.c|.beam|.rk` whose content names its key (a library: its sidecar
-holds its key and the hash of its bytes; a kept C source ends with a comment naming it), a build
+holds its key and the hash of its bytes; a kept C source ends with a comment naming it, or,
+kept by an earlier release, opens with the renderer's prelude and names no entry), a build
 folder or temporary file exactly `.build-<pid>-<suffix>` / `.tmp-<pid>-<suffix>`. Anything else
 in the folder (`rg_results/`, `rg_notes.txt`, a file forged under an entry's name, when
 RULEGRAD_CACHE names a project folder) is left alone by clear and eviction.
@@ -511,7 +512,7 @@ def _made_here(path: Path, key: str) -> bool:
     if suffix == ".sha256":
         return _SIDECAR.fullmatch(data) is not None and data.startswith(key.encode() + b" ")
     if suffix == ".c":
-        return data.endswith(kept_source_mark(key))
+        return data.endswith(kept_source_mark(key)) or _kept_by_a_release(data)
     if suffix == ".beam":
         return b'"key": "%s"' % key.encode() in data
     try:  # .rk: a marshalled (key, fields)
@@ -523,6 +524,20 @@ def _made_here(path: Path, key: str) -> bool:
 
 
 _SIDECAR = re.compile(rb"[0-9a-f]{40} [0-9a-f]{64}\n")
+
+# How the kernel sources the renderer wrote open: today's prelude, and the one before it (system
+# headers); a source kept before the closing mark existed is recognised by them.
+_PRELUDES = (b"typedef __INT8_TYPE__ int8_t;", b"#include <stdint.h>\n#include <stdio.h>")
+_MARK_START = b"/* rulegrad kernel cache entry rg_"
+
+
+def _kept_by_a_release(data: bytes) -> bool:
+    """A kernel source kept by a release before the closing mark (DEBUG=4, a failed compile):
+    ASCII text opening with a prelude the renderer wrote, and naming no entry (one ending with
+    another entry's mark is a copy, not ours). Without this, `cache clear` and eviction left
+    every such file for good."""
+    return data.isascii() and _MARK_START not in data[-100:] \
+        and data.lstrip().startswith(_PRELUDES)
 
 
 def kept_source_mark(key: str) -> bytes:

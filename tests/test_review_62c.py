@@ -19,6 +19,7 @@ from call_counts import python_calls  # noqa: E402
 from rulegrad import Tensor  # noqa: E402
 from rulegrad.nn.optim import SGD, Adam  # noqa: E402
 
+
 class _BuiltSGD(SGD):
     """Never traced (a subclass): its update is built every step, the replay's bitwise oracle."""
 

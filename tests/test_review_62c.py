@@ -191,3 +191,42 @@ def test_a_zero_rate_replayed_over_an_infinite_gradient_is_torchs_nan():
         np.testing.assert_array_equal(np.signbit(p.numpy()), np.signbit(want))
         if k >= 2:
             assert calls["tensor.py:_binary"] + calls["tensor.py:operator"] == 0, k
+
+
+@pytest.mark.parametrize("kind", ["sgd", "adam"])
+def test_a_rate_pair_alike_in_half_is_not_taken_as_showing_the_rate(kind):
+    """A float32 and a float16 parameter under one optimizer, the first two rates 0.1 and
+    0.10001 (one float16): the float16 rate's constant does not change between the two builds,
+    so they do not show which constants are the rate (taken as showing it, only the float32
+    constant was learnt and later rates left the float16 parameter's at 0.1). Every step as
+    the update built afresh, bit for bit, and torch's."""
+    rng = np.random.default_rng(625)
+    p0 = [rng.standard_normal((3, 2)).astype(np.float32),
+          rng.standard_normal((3, 2)).astype(np.float16)]
+    ps = [Tensor(a.copy(), requires_grad=True).realize() for a in p0]
+    qs = [Tensor(a.copy(), requires_grad=True).realize() for a in p0]
+    tps = [torch.from_numpy(a.astype(np.float32)).requires_grad_() for a in p0]
+    opt, oracle = (SGD(ps, lr=0.1, momentum=0.9), _BuiltSGD(qs, lr=0.1, momentum=0.9)) \
+        if kind == "sgd" else (Adam(ps, lr=0.1), _BuiltAdam(qs, lr=0.1))
+    topt = torch.optim.SGD(tps, lr=0.1, momentum=0.9) if kind == "sgd" else \
+        torch.optim.Adam(tps, lr=0.1)
+    for k, lr in enumerate([0.1, 0.10001, 0.05, 0.3, 0.02, 0.3]):
+        for o in (opt, oracle):
+            o.lr = lr
+        for g in topt.param_groups:
+            g["lr"] = lr
+        x = rng.standard_normal((4, 3)).astype(np.float32)
+        for o, (a, b) in ((opt, ps), (oracle, qs)):
+            o.zero_grad()
+            ((Tensor(x) @ a).sum(1) * (Tensor(x.astype(np.float16)) @ b).sum(1).float()).sum() \
+                .backward()
+            o.step()
+        topt.zero_grad()
+        tx = torch.from_numpy(x)
+        ((tx @ tps[0]).sum(1) * (tx.half().float() @ tps[1]).sum(1)).sum().backward()
+        topt.step()
+        for a, b, t in zip(ps, qs, tps):
+            np.testing.assert_array_equal(a.numpy().view(np.uint8), b.numpy().view(np.uint8),
+                                          err_msg=f"step {k} lr {lr}")
+            np.testing.assert_allclose(a.numpy().astype(np.float32), t.detach().numpy(),
+                                       rtol=3e-2, atol=3e-2, err_msg=f"step {k} lr {lr}")

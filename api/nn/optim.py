@@ -146,7 +146,7 @@ class Optimizer:
 
     def _trace_key(self, grads: list[Tensor | None], tensors: list[Tensor]) -> tuple | None:
         """What the update's nodes depend on beside the gradients' nodes: the optimizer's
-        class and settings (lr, momentum, ...: a schedule that changes lr is traced again), each
+        class and settings (momentum, ...; a float lr is not, `_traced_update` replays it), each
         state tensor's node (the same realized buffers step after step), each gradient's dtype,
         shape and device. None: not traced (a frozen parameter; a subclass, whose update may do
         more in Python than build nodes)."""

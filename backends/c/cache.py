@@ -49,6 +49,7 @@ RULEGRAD_CACHE names a project folder) is left alone by clear and eviction.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 import re
 import shutil
@@ -516,7 +517,6 @@ def _made_here(path: Path, key: str) -> bool:
     if suffix == ".beam":
         return b'"key": "%s"' % key.encode() in data
     try:  # .rk: a marshalled (key, fields)
-        import marshal
         entry = marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return False

@@ -224,9 +224,13 @@ class RuleMatcher:
         if not self.counting:
             # A process loads every rule set of a file at once (a first tiny add: 48) and calls
             # few of them (the engine mostly reads `table`): each one's table of every op is
-            # made at its first call, not when it is loaded
-            self.rewrite = _fast_rewrite(self._table)  # type: ignore[method-assign]
-            return self.rewrite(uop, ctx)
+            # made at its first call, not when it is loaded. Made once: a caller that bound
+            # `m.rewrite` before that first call (`rw = m.rewrite; for n in g: rw(n)`) keeps
+            # calling this method, which then finds the table made, not a new one per node
+            fast = self.__dict__.get("rewrite")
+            if fast is None:
+                fast = self.rewrite = _fast_rewrite(self._table)  # type: ignore[method-assign]
+            return fast(uop, ctx)
         f = self._table.get(uop.op)
         if f is None:
             return None

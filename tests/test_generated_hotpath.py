@@ -235,3 +235,23 @@ def test_a_repeated_capture_tests_both_places_and_a_known_test_runs_once(tmp_pat
             assert mod.more.rewrite(node) is want, (node, want)
             fired += want is not None
     assert fired >= 6
+
+
+def test_a_rewrite_bound_before_its_first_call_makes_its_dispatch_table_once(monkeypatch):
+    """`rw = m.rewrite` taken before m's first call is the method, not the fast function the
+    first call installs: each call through it must find that function, not make a table of
+    every op again (~0.1 ms a node). Its answers are still the interpreted rules'."""
+    from rulegrad.runtime import matcher as rm
+    made, fast = [], rm._fast_rewrite
+    monkeypatch.setattr(rm, "_fast_rewrite", lambda t: (made.append(t), fast(t))[1])
+    fresh = rm.compose("sym", SYM)
+    if fresh.counting:
+        pytest.skip("match statistics on: rewrite counts, no fast table")
+    rw = fresh.rewrite
+    r, c = UOp.range(7, 0), UOp.const
+    nodes = [r + c(dtypes.index, 0), r * c(dtypes.index, 1), r + c(dtypes.index, 1),
+             (r // c(dtypes.index, 3)) * c(dtypes.index, 3) + r % c(dtypes.index, 3)]
+    for n in nodes:
+        assert rw(n) is INTERP.rewrite(n), n
+        assert fresh.rewrite(n) is INTERP.rewrite(n), n
+    assert sum(t is fresh._table for t in made) == 1  # (INTERP may make its own)

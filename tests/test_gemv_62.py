@@ -93,7 +93,8 @@ def test_one_row_blocks_follow_threads(monkeypatch, nthreads: int, k: int, n: in
     used = min(nthreads, n * 2 // page, k * n // parallel_min_work())
     if used <= 1:  # (two shares of under half a page, or of too little work)
         assert found is None or int(found.group(2)) * int(found.group(1)) >= n > 4096, inter
-        assert not any(s.startswith("PARALLEL") for s in _actions(t)), inter
+        # (a row wider than the accumulators is in blocks of its own, parallel_helpers' to thread)
+        assert n > 4096 or not any(s.startswith("PARALLEL") for s in _actions(t)), inter
     else:
         assert found is not None, inter
         count, block = map(int, found.groups())

@@ -53,7 +53,7 @@ _COSTLY = frozenset({Ops.EXP, Ops.LOG, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.COS, Ops
                      Ops.FDIV, Ops.RECIPROCAL})
 
 
-def block_j(size: int, itemsize: int) -> int:
+def block_j(size: int, itemsize: int, nthreads: int | None = None) -> int:
     """With no output loop around j to split across cores (a sum down the columns of a matrix,
     a product of one row), the threads take blocks of at most this many of its `size` columns:
     a page of them (runtime/target.py's page size), or each thread's share of the row
@@ -66,9 +66,11 @@ def block_j(size: int, itemsize: int) -> int:
     of 1024, 3.7-4.1 in 2 of 2048 (two threads: one each, 1.1-1.2x faster). A share wider than
     the accumulators keeps the page (12000 columns: 12 blocks of 1000, not 3 of 4000, 2:1 on
     two threads). The share is of the threads that each get a page at least (4 threads share
-    2560 columns as 2 blocks of 1280, not 4 of 640: `stream_threads`)."""
+    2560 columns as 2 blocks of 1280, not 4 of 640: `stream_threads`); `nthreads`: the threads
+    that share them (a product's: those its work pays for), by default `threads()`."""
     page = page_bytes() // itemsize
-    share = -(-size // stream_threads(size, itemsize, threads(), page_bytes()))
+    nthreads = threads() if nthreads is None else nthreads
+    share = -(-size // stream_threads(size, itemsize, nthreads, page_bytes()))
     return max(page, share) if share <= INTERCHANGE_MAX else page
 
 
@@ -345,10 +347,12 @@ def _shared_block(j: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]],
     size, itemsize = range_size(j), reds[0].dtype.itemsize
     # a product's blocks as many for every thread that shares them (3 threads took 4096
     # columns as 4 blocks of 1024: one thread did two)
-    spread = stream_threads(size, itemsize, threads()) if streams else 1  # type: ignore[arg-type]
+    spread = stream_threads(size, itemsize, threads(),  # type: ignore[arg-type]
+                            work=_work(j, reds, deps)) if streams else 1
     if streams and spread == 1:
-        return None  # (shares under half a page)
-    block = _block(size, block_j(size, itemsize), spread)  # type: ignore[arg-type]
+        return None  # (shares under half a page, or under the parallel region's cost)
+    block = _block(size, block_j(size, itemsize, spread if streams else None),  # type: ignore
+                   spread)
     if block is None or block > INTERCHANGE_MAX:
         return None  # (none may fit)
     return block

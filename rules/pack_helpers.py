@@ -474,7 +474,8 @@ def _plan(st: UOp) -> Pack | None:
     if tiles == 1 and npanels > 1 and plain_y:  # each panel would be read by one tile only
         # y read in place by the block library's streamed blocks; without the library, packed
         # panel by panel into the same tile (blocks printed in the kernel stream nothing)
-        nthreads = threads() if parallel else 1
+        # (the threads whose shares of the multiply-adds pay for the region: `region_threads`)
+        nthreads = region_threads(macs, threads()) if parallel else 1
         stream = stream_width(ni, size, range_size(j), panel,  # type: ignore[arg-type]
                               nthreads) if block_library() else 0
         tile, outer, grab = ni, True, 1
@@ -505,13 +506,28 @@ L1_SHARE = 2
 STREAM_SHARE = 2
 
 
-def stream_threads(columns: int, itemsize: int, nthreads: int, least: int = 0) -> int:
+def stream_threads(columns: int, itemsize: int, nthreads: int, least: int = 0,
+                   work: int | None = None) -> int:
     """The threads that share a streamed product's `columns`: the most, up to `nthreads`, whose
     shares of a row are each at least `least` bytes, by default 1/STREAM_SHARE of a page
     (runtime/target.py's page size; a shorter share starts a new page on every few rows of y,
-    where the hardware prefetchers stop); 1: one core reads the rows."""
+    where the hardware prefetchers stop), and, given the product's `work` (its multiply-adds),
+    whose shares of it each pay for the parallel region (`region_threads`); 1: one core reads
+    the rows."""
     least = least or page_bytes() // STREAM_SHARE
-    return max(1, min(nthreads, columns * itemsize // least))
+    most = nthreads if work is None else region_threads(work, nthreads)
+    return max(1, min(most, columns * itemsize // least))
+
+
+def region_threads(work: int, nthreads: int) -> int:
+    """The threads a parallel region over `work` (loads, or a streamed product's multiply-adds:
+    one value of y read each) pays for: the most, up to `nthreads`, whose shares are each at
+    least the region's cost, `least_parallel_work()` (runtime/target.py's PARALLEL_MIN_WORK, or
+    the searched choice). The cost model: a region ends in a join that waits for its last
+    thread, and on a loaded machine that thread was descheduled and waits for a core; a share
+    shorter than that cost ends before the wait it adds. 1x640x2560 (1.6M multiply-adds, 0.8M
+    a thread on two) ran 0.9x torch on two threads of a loaded machine, where torch takes one."""
+    return max(1, min(nthreads, work // least_parallel_work()))
 
 
 def stream_width(rows: int, itemsize: int, columns: int, panel: int, nthreads: int) -> int:

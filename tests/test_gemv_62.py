@@ -16,7 +16,7 @@ import pytest
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import actions, optimize_kernel
-from rulegrad.runtime.target import page_bytes
+from rulegrad.runtime.target import page_bytes, parallel_min_work
 
 
 def _rand(rng: np.random.Generator, *shape: int, dtype=np.float32) -> np.ndarray:
@@ -61,8 +61,9 @@ def test_stream_runs_follow_machine_facts(monkeypatch, l1: str, nthreads: int, m
     assert run == panel or rows * run * 4 <= l1_bytes // 2, pack  # (the sums fit)
     runs = -(-n // run)
     page = page_bytes() // 4
-    # the threads whose shares are half a page or more (pack_helpers' STREAM_SHARE)
-    used = max(1, min(nthreads, n * 2 // page))
+    # the threads whose shares are half a page or more (pack_helpers' STREAM_SHARE) and whose
+    # shares of the multiply-adds pay for the parallel region (pack_helpers' `region_threads`)
+    used = max(1, min(nthreads, n * 2 // page, m * k * n // parallel_min_work()))
     assert ("PARALLEL" in pack) == (used > 1), pack
     if used > 1:
         assert runs % used == 0, pack
@@ -79,8 +80,9 @@ def test_stream_runs_follow_machine_facts(monkeypatch, l1: str, nthreads: int, m
 def test_one_row_blocks_follow_threads(monkeypatch, nthreads: int, k: int, n: int) -> None:
     """A product of one row shares its columns among the threads in blocks half a page wide at
     least (pack_helpers' STREAM_SHARE, as a streamed product's shares), no more blocks than
-    threads (3 threads take 4096 columns as 3 blocks, not 4 of 1024); one thread, or a row
-    whose shares would be under half a page, keeps whole rows."""
+    threads (3 threads take 4096 columns as 3 blocks, not 4 of 1024), and no more threads than
+    the multiply-adds pay a parallel region for (pack_helpers' `region_threads`); one thread, or
+    a row whose shares would be under half a page, keeps whole rows."""
     _machine(monkeypatch, "48K", nthreads)
     rng = np.random.default_rng(k * n)
     x, w = _rand(rng, 1, k), _rand(rng, k, n)
@@ -88,12 +90,16 @@ def test_one_row_blocks_follow_threads(monkeypatch, nthreads: int, k: int, n: in
     (inter,) = [s for s in _actions(t) if s.startswith("INTERCHANGE")]
     found = re.search(r"in (\d+) blocks of (\d+)", inter)
     page = page_bytes() // 4
-    if nthreads == 1 or n < page:  # (two shares of under half a page)
+    used = min(nthreads, n * 2 // page, k * n // parallel_min_work())
+    if used <= 1:  # (two shares of under half a page, or of too little work)
         assert found is None or int(found.group(2)) * int(found.group(1)) >= n > 4096, inter
+        # (a row wider than the accumulators is in blocks of its own, parallel_helpers' to thread)
+        assert n > 4096 or not any(s.startswith("PARALLEL") for s in _actions(t)), inter
     else:
         assert found is not None, inter
         count, block = map(int, found.groups())
-        assert block >= page // 2 and count <= max(nthreads, -(-n // 4096)), inter
+        assert block >= page // 2 and count % used == 0, inter
+        assert count <= max(used, -(-n // 4096)), inter
     _close(t.numpy(), x.astype(np.float64) @ w, k, np.abs(x).max() * np.abs(w).max())
 
 

@@ -489,7 +489,8 @@ def _plan(st: UOp) -> Pack | None:
                                                 stream_threads(range_size(j), size,  # type: ignore
                                                                nthreads) == 1):
             parallel = ""  # (one thread's runs: shares under a page, or one run of each row)
-    elif plain_y and read_in_place(k_total * range_size(j) * size):  # type: ignore[operator]
+    elif plain_y and read_in_place(k_total * range_size(j) * size, tiles,  # type: ignore
+                                   range_size(j), panel, size):  # type: ignore[arg-type]
         inplace, outer = True, parallel == "panels"
     elif outer and plain_y:
         group = panel_group(x_bytes, k_total * panel * size, npanels,
@@ -498,15 +499,23 @@ def _plan(st: UOp) -> Pack | None:
                 outer, max(1, group), stream, inplace=inplace)
 
 
-def read_in_place(y_bytes: int) -> bool:
+def read_in_place(y_bytes: int, tiles: int, columns: int, panel: int, itemsize: int) -> bool:
     """Whether the row tiles read y's panels in place rather than packed, y a plain load
     contiguous along the columns: when y fits in one core's L2 (runtime/target.py), where each
-    tile reads its panels from as packed ones would be. The copy costs a read and a write of
-    all of y per call, and as large as y it evicts y from the L2 it fills: 36x1536x96 on one
-    core spent 25 of its 68 us copying, a third of the product; past L2, the packed panels'
-    contiguous rows are what keeps a tile's reads in L1 and L2 (a wide y's rows are a page
-    apart). The block library's blocks only (they take the rows' step)."""
-    return block_library() and y_bytes <= cache_bytes(2)
+    tile reads its panels from as packed ones would be, and the tiles are few (PARALLEL_SHARES
+    at most), so that the copy, a read and a write of all of y per call that also evicts y
+    from the L2 it fills, is a large share of the tiles' reads of y (36x1536x96, 6 tiles, on
+    one core spent 25 of its 68 us copying); with many tiles the packed panels' contiguous rows
+    pay for it (256x1536x96 ran 0.8x in place). At least one of the `columns` in whole panels,
+    and the part-full last one none or a vector wide at least: it is streamed, whose columns
+    short of a vector are scalar steps (33x1000x17 in panels of 16: 0.84x). y's rows at most
+    1/STREAM_SHARE of a page apart: a panel read in place steps a row of y per k, and rows a
+    page apart start a page each step, where the prefetchers stop (7x96x1000: 0.72x in
+    place). The block library's blocks only (they take the rows' step)."""
+    rest = columns % panel
+    return block_library() and columns >= panel and tiles <= PARALLEL_SHARES and \
+        (rest == 0 or rest >= panel // PANEL_VECTORS) and y_bytes <= cache_bytes(2) and \
+        columns * itemsize <= page_bytes() // STREAM_SHARE
 
 
 # the share of one core's L1 a streamed product's sums may fill (the rest holds the rows of y
@@ -668,7 +677,7 @@ def packed(st: UOp, noted: bool = True) -> UOp | None:
             return None
         st, plan = found
     npanels = -(-range_size(next(r for r in st.src[2:] if r.arg[0] == plan.cols)) // plan.panel)
-    if npanels > 1 and not plan.outer and plan.parallel in ("", "batch"):
+    if npanels > 1 and not plan.outer and not plan.inplace and plan.parallel in ("", "batch"):
         plan = plan.replace(staged=True)
     if noted:
         taken(plan.describe())

@@ -508,12 +508,15 @@ def read_in_place(y_bytes: int, tiles: int, columns: int, panel: int, itemsize: 
     one core spent 25 of its 68 us copying); with many tiles the packed panels' contiguous rows
     pay for it (256x1536x96 ran 0.8x in place). At least one of the `columns` in whole panels,
     and the part-full last one none or a vector wide at least: it is streamed, whose columns
-    short of a vector are scalar steps (33x1000x17 in panels of 16: 0.84x). y's rows at most
+    short of a vector are scalar steps (33x1000x17 in panels of 16: 0.84x), and at about half
+    a block's speed it halves the tiles the copy is worth (33x1000x127, 6 tiles: 0.94x in
+    place; 7x1000x127, 2 tiles: 1.9x). y's rows at most
     1/STREAM_SHARE of a page apart: a panel read in place steps a row of y per k, and rows a
     page apart start a page each step, where the prefetchers stop (7x96x1000: 0.72x in
     place). The block library's blocks only (they take the rows' step)."""
     rest = columns % panel
-    return block_library() and columns >= panel and tiles <= PARALLEL_SHARES and \
+    most = PARALLEL_SHARES // 2 if rest else PARALLEL_SHARES
+    return block_library() and columns >= panel and tiles <= most and \
         (rest == 0 or rest >= panel // PANEL_VECTORS) and y_bytes <= cache_bytes(2) and \
         columns * itemsize <= page_bytes() // STREAM_SHARE
 

@@ -71,7 +71,20 @@ def test_one_tile_streams_and_large_y_packs() -> None:
         assert "IN PLACE" not in line, (m, k, n, line)
 
 
-SHAPES = [(12, 1536, 96), (33, 1536, 96), (7, 127, 127), (45, 96, 127), (47, 17, 496),
+@pytest.mark.parametrize("m, inplace", [(7, True), (24, True), (33, False)])
+def test_part_full_panel_halves_the_tiles(m: int, inplace: bool) -> None:
+    """x(m, 1000) @ w(1000, 127): 3 whole panels of 32 and one of 31, streamed; in place up to
+    PARALLEL_SHARES // 2 row tiles (2, 4), packed at 6."""
+    rng = np.random.default_rng(m)
+    x, w = rng.standard_normal((m, 1000), np.float32), rng.standard_normal((1000, 127), np.float32)
+    t = Tensor(x) @ Tensor(w)
+    line = _pack_line(t)
+    if "x32" in line:  # (a 512-bit target's panels; a 256-bit one's 16 leave 15)
+        assert ("IN PLACE" in line) == inplace, line
+    np.testing.assert_allclose(t.numpy(), x.astype(np.float64) @ w, rtol=1e-4, atol=2e-2)
+
+
+SHAPES = [(12, 1536, 96), (33, 1536, 96), (7, 127, 127), (24, 96, 127), (47, 17, 496),
           (48, 96, 96), (33, 1000, 48), (17, 64, 40)]
 
 

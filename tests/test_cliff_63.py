@@ -71,32 +71,35 @@ def test_one_tile_streams_and_large_y_packs() -> None:
         assert "IN PLACE" not in line, (m, k, n, line)
 
 
+@pytest.mark.parametrize("vector_bytes", ["32", "64"])
 @pytest.mark.parametrize("m, inplace", [(7, True), (24, True), (33, False)])
-def test_part_full_panel_halves_the_tiles(m: int, inplace: bool) -> None:
-    """x(m, 1000) @ w(1000, 127): 3 whole panels of 32 and one of 31, streamed; in place up to
-    PARALLEL_SHARES // 2 row tiles (2, 4), packed at 6."""
+def test_part_full_panel_halves_the_tiles(monkeypatch, vector_bytes: str, m: int,
+                                          inplace: bool) -> None:
+    """x(m, 1000) @ w(1000, 127): whole panels and a part-full last one (31 of 32 columns, or
+    15 of 16), streamed; in place up to PARALLEL_SHARES // 2 row tiles (2, 4), packed at 6."""
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", vector_bytes)
     rng = np.random.default_rng(m)
     x, w = rng.standard_normal((m, 1000), np.float32), rng.standard_normal((1000, 127), np.float32)
     t = Tensor(x) @ Tensor(w)
     line = _pack_line(t)
-    if "x32" in line:  # (a 512-bit target's panels; a 256-bit one's 16 leave 15)
-        assert ("IN PLACE" in line) == inplace, line
+    assert f"x{int(vector_bytes) // 2})" in line and ("IN PLACE" in line) == inplace, line
     np.testing.assert_allclose(t.numpy(), x.astype(np.float64) @ w, rtol=1e-4, atol=2e-2)
 
 
-SHAPES = [(12, 1536, 96), (33, 1536, 96), (7, 127, 127), (24, 96, 127), (47, 17, 496),
-          (48, 96, 96), (33, 1000, 48), (17, 64, 40)]
+SHAPES = [(12, 1536, 96), (33, 1536, 96), (7, 127, 127), (24, 96, 127), (47, 17, 512),
+          (48, 96, 96), (33, 1000, 64), (17, 64, 48)]
 
 
 @pytest.mark.parametrize("scheduler", ["rangeify", "kernelize"])
-@pytest.mark.parametrize("threads", ["1", "2"])
+@pytest.mark.parametrize("threads, vector_bytes", [("1", "32"), ("2", "32"), ("2", "64")])
 @pytest.mark.parametrize("m, k, n", SHAPES)
-def test_values_in_place(monkeypatch, scheduler: str, threads: str, m: int, k: int,
-                         n: int) -> None:
+def test_values_in_place(monkeypatch, scheduler: str, threads: str, vector_bytes: str, m: int,
+                         k: int, n: int) -> None:
     """x @ w + bias, an epilogue and a residual add: numpy's values, y read in place (recorded),
-    its last panel whole or part-full."""
+    its last panel whole or part-full, in panels of 256- and 512-bit registers."""
     monkeypatch.setenv("RULEGRAD_SCHEDULER", scheduler)
     monkeypatch.setenv("RULEGRAD_THREADS", threads)
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", vector_bytes)
     rng = np.random.default_rng(m * k + n)
     x, w = rng.standard_normal((m, k), np.float32), rng.standard_normal((k, n), np.float32)
     b, r = rng.standard_normal(n, np.float32), rng.standard_normal((m, n), np.float32)

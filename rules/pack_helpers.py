@@ -124,10 +124,12 @@ class Pack(FrozenRecord):
     next panel (the "panels" split is so too; `panels_outer`), else every panel is packed
     first, then each row tile runs over all of them. With `stream` (one row tile), y is not
     packed: `stream` columns at a time are read in place, a row of y a step, into sums kept in
-    memory (`stream_width`)."""
+    memory (`stream_width`). With `inplace` (several row tiles, y small: `read_in_place`), y is
+    not packed either: the register block reads each whole panel's columns in y, a row of y
+    apart, and the last part-full panel is streamed."""
 
     __slots__ = ("rows", "cols", "tile", "panel", "pack_a", "parallel", "grab", "outer", "group",
-                 "stream", "staged")
+                 "stream", "staged", "inplace")
     rows: tuple[int, ...]
     cols: int
     tile: int
@@ -139,11 +141,13 @@ class Pack(FrozenRecord):
     group: int  # with `outer`: panels copied side by side, a row of y at a time (`panel_group`)
     stream: int  # columns read in place at a time, y not packed (`stream_width`); 0: packed
     staged: bool  # every panel first: y read from a kernel-local array of them (`stage_panels`)
+    inplace: bool  # y's panels read in place by the register block (`read_in_place`)
 
     def __init__(self, rows: tuple[int, ...], cols: int, tile: int, panel: int, pack_a: bool,
                  parallel: str, grab: int = 1, outer: bool = False, group: int = 1,
-                 stream: int = 0, staged: bool = False) -> None:
-        self._init(rows, cols, tile, panel, pack_a, parallel, grab, outer, group, stream, staged)
+                 stream: int = 0, staged: bool = False, inplace: bool = False) -> None:
+        self._init(rows, cols, tile, panel, pack_a, parallel, grab, outer, group, stream, staged,
+                   inplace)
 
     def describe(self) -> str:
         rows = " ".join(f"r{r}" for r in self.rows)
@@ -153,6 +157,7 @@ class Pack(FrozenRecord):
         what += f", panels copied {self.group} a row at a time" if self.group > 1 else ""
         what += f", y streamed {self.stream} columns at a time" if self.stream else ""
         what += ", y's panels STAGED in a local array" if self.staged else ""
+        what += ", y read IN PLACE" if self.inplace else ""
         grab = f" ({self.grab} at a time)" if self.grab > 1 else ""
         return what + (f", PARALLEL {self.parallel}{grab}" if self.parallel else "")
 
@@ -469,6 +474,7 @@ def _plan(st: UOp) -> Pack | None:
         share = threads() * pick(current().grabs_per_thread, GRABS_PER_THREAD)
         grab = max(1, min(most, tiles // max(1, share)))
     group = stream = 0
+    inplace = False
     plain_y = all(xy is not None and xy[1].op is Ops.LOAD and _contiguous(xy[1], j)
                   for xy in (split(red, rows, j, deps) for red in reds))
     if tiles == 1 and npanels > 1 and plain_y:  # each panel would be read by one tile only
@@ -484,11 +490,36 @@ def _plan(st: UOp) -> Pack | None:
                                                 stream_threads(range_size(j), size,  # type: ignore
                                                                nthreads) == 1):
             parallel = ""  # (one thread's runs: shares under a page, or one run of each row)
+    elif plain_y and read_in_place(k_total * range_size(j) * size, tiles,  # type: ignore
+                                   range_size(j), panel, size):  # type: ignore[arg-type]
+        inplace, outer = True, parallel == "panels"
     elif outer and plain_y:
         group = panel_group(x_bytes, k_total * panel * size, npanels,
                             threads() if parallel == "panels" else 1)
     return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, pack_a, parallel, grab,
-                outer, max(1, group), stream)
+                outer, max(1, group), stream, inplace=inplace)
+
+
+def read_in_place(y_bytes: int, tiles: int, columns: int, panel: int, itemsize: int) -> bool:
+    """Whether the row tiles read y's panels in place rather than packed, y a plain load
+    contiguous along the columns: when y fits in one core's L2 (runtime/target.py), where each
+    tile reads its panels from as packed ones would be, and the tiles are few (PARALLEL_SHARES
+    at most), so that the copy, a read and a write of all of y per call that also evicts y
+    from the L2 it fills, is a large share of the tiles' reads of y (36x1536x96, 6 tiles, on
+    one core spent 25 of its 68 us copying); with many tiles the packed panels' contiguous rows
+    pay for it (256x1536x96 ran 0.8x in place). At least one of the `columns` in whole panels,
+    and the part-full last one none or a vector wide at least: it is streamed, whose columns
+    short of a vector are scalar steps (33x1000x17 in panels of 16: 0.84x), and at about half
+    a block's speed it halves the tiles the copy is worth (33x1000x127, 6 tiles: 0.94x in
+    place; 7x1000x127, 2 tiles: 1.9x). y's rows at most
+    1/STREAM_SHARE of a page apart: a panel read in place steps a row of y per k, and rows a
+    page apart start a page each step, where the prefetchers stop (7x96x1000: 0.72x in
+    place). The block library's blocks only (they take the rows' step)."""
+    rest = columns % panel
+    most = PARALLEL_SHARES // 2 if rest else PARALLEL_SHARES
+    return block_library() and columns >= panel and tiles <= most and \
+        (rest == 0 or rest >= panel // PANEL_VECTORS) and y_bytes <= cache_bytes(2) and \
+        columns * itemsize <= page_bytes() // STREAM_SHARE
 
 
 # the share of one core's L1 a streamed product's sums may fill (the rest holds the rows of y
@@ -665,7 +696,7 @@ def packed(st: UOp, noted: bool = True) -> UOp | None:
             return None
         st, plan = found
     npanels = -(-range_size(next(r for r in st.src[2:] if r.arg[0] == plan.cols)) // plan.panel)
-    if npanels > 1 and not plan.outer and plan.parallel in ("", "batch"):
+    if npanels > 1 and not plan.outer and not plan.inplace and plan.parallel in ("", "batch"):
         plan = plan.replace(staged=True)
     if noted:
         taken(plan.describe())

@@ -213,18 +213,23 @@ _HALVES = ((4, 5, 6, 7, 0, 1, 2, 3), (2, 3, 0, 1, 6, 7, 4, 5), (1, 0, 3, 2, 5, 4
 
 def _block(dt: DType, lanes: int, rows: int) -> str:
     vt, fma = vector_names(dt, lanes)
-    ct, tj = ctype(dt), 2 * lanes
+    ct = ctype(dt)
     us = range(rows)
     acc = " ".join(f"{vt} a{u}_0 = ({vt}){{0}}, a{u}_1 = ({vt}){{0}};" for u in us)
     rowp = " ".join(f"const {ct} *x{u} = xr[{u}];" for u in us)
     step = "\n".join(
         f"    {{ const {vt} x = x{u}[o] - ({vt}){{0}}; a{u}_0 = {fma}(x, w0, a{u}_0); "
         f"a{u}_1 = {fma}(x, w1, a{u}_1); }}" for u in us)
-    body = (f"    const {vt} w0 = *(const {vt} *)(w + k * {tj}), "
-            f"w1 = *(const {vt} *)(w + k * {tj} + {lanes});\n{step}")
+    # w's rows `ldw` apart: a packed panel's (TJ), or y's own where the packing action reads
+    # y in place (`Pack.inplace`), whose rows start anywhere: unaligned loads (the same on
+    # aligned data)
+    body = (f"    const {vt} w0 = *(const {vt}_u *)(w + k * ldw), "
+            f"w1 = *(const {vt}_u *)(w + k * ldw + {lanes});\n{step}")
     stores = "\n".join(f"  *({vt} *)(out + {u} * ldo) = a{u}_0; "
                        f"*({vt} *)(out + {u} * ldo + {lanes}) = a{u}_1;" for u in us)
-    return (f"void {name(dt, lanes, rows)}{block_signature(ct)}\n{{\n  {rowp}\n  {acc}\n"
+    return (f"void {name(dt, lanes, rows)}{block_signature(ct)}\n{{\n"
+            f"  typedef {ct} {vt}_u __attribute__((vector_size({lanes * dt.itemsize}), "
+            f"aligned({dt.itemsize})));\n  {rowp}\n  {acc}\n"
             f"  if (xo) for (int64_t k = 0; k < n; k++) {{\n    const int64_t o = xo[k];\n"
             f"{body}\n  }}\n"
             f"  else for (int64_t k = 0; k < n; k++) {{\n    const int64_t o = k * xs;\n"

@@ -52,10 +52,11 @@ BLOCK_ROWS = range(1, TILE_ROWS + 1)  # the block library's blocks: a tile's row
 
 def block_signature(ct: str) -> str:
     """The parameters of a register block of the block library (blocks.py), whose kernels
-    call them: steps, x's row pointers, x's offset table or 0, x's stride, the packed panel,
-    the output and its row stride."""
+    call them: steps, x's row pointers, x's offset table or 0, x's stride, the panel (packed,
+    or y's columns in place) and the step between its rows of k, the output and its row
+    stride."""
     return (f"(int64_t n, const {ct} *const *xr, const int64_t *xo, int64_t xs, "
-            f"const {ct} *w, {ct} *out, int64_t ldo)")
+            f"const {ct} *w, int64_t ldw, {ct} *out, int64_t ldo)")
 
 
 def stream_signature(ct: str) -> str:

@@ -259,7 +259,7 @@ def _register_tiles(r: KernelRenderer, tile: Scope, i: UOp, p: _Product, base: s
         if keys:
             steps, w = f"{keys[1]} - {keys[0]}", f"{w} + {keys[0]} * {tj}"
         panel.add(f"{r.call(block_name(p.red.dtype, v.lanes, rows))}({steps}, {xr}, 0, {stride}, "
-                  f"{w}, {out}, {ldo});")
+                  f"{w}, {tj}, {out}, {ldo});")
         if "BLOCKS from the block library" not in r.choices:
             r.choices.append("BLOCKS from the block library")
     else:

@@ -109,9 +109,9 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
                   prods: list[Product]) -> None:
     """Emit the packed loop nest for STORE `st` (see the module docstring), as `pack` says."""
     dt = prods[0].red.dtype
-    if pack.stream and not _streamable(r, prods, rows, j, pack):
+    if (pack.stream or pack.inplace) and not _streamable(r, prods, rows, j, pack):
         # (a y or x the block library cannot read in place: the same tile, y packed)
-        pack = pack.replace(stream=0)
+        pack = pack.replace(stream=0, inplace=False)
     g = _Geometry(dt, math.prod(loop_count(i) for i in rows), loop_count(j), pack)
     batch = [x for x in st.src[2:] if x is not j and x not in rows]
     scope = batch_loops(r, batch, pack.parallel == "batch")
@@ -124,6 +124,15 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
     panel_head = f"for (int64_t {pv} = 0; {pv} < {g.npanels}; {pv}++)"
     if pack.parallel == "panels":  # threads claim panels, each a thread's own, all its tiles
         _panels_threaded(r, st, scope, rows, j, prods, pv, g, shared=not batch and _alone(r))
+    elif pack.inplace and not pack.outer:  # y read in place: no panel to pack or share;
+        # each row tile runs over every panel (threaded: the threads claim tiles)
+        tile_claim, region = "", scope
+        if threaded and not batch and _alone(r):  # launched: the counter in the scratch
+            _, tile_claim = _shared_scratch(r, [], g, pack.grab)
+        elif threaded:
+            region = r.open_counter(scope, Region())
+        _row_tiles(r, st, region, rows, j, prods, pv, panel_head, tiles_pragma, g,
+                   counter=tile_claim, grab=pack.grab)
     elif g.npanels > 1 and threaded:  # threaded: the panels shared, then row tiles
         # each panel packed once, by the thread that claims it (a counter), then marked ready;
         # a thread claims panels until none is left, then takes row tiles, and waits on a
@@ -344,6 +353,7 @@ class _Geometry(Vec):
         self.pack_x = pack.pack_a
         self.group = pack.group
         self.ready = ""  # the shared panels' ready marks, when threads share them
+        self.inplace = pack.inplace
         self.ni, self.nj = ni, nj
         self.npanels = -(-nj // self.tj)
 
@@ -836,11 +846,24 @@ def _call_block(r: KernelRenderer, g: _Geometry, tile: Scope, p: Product,
         first = f"{pv} * {g.tj}"
         cols = columns_left(g.nj, first, g.tj)
         fn = r.call(stream_name(p.red.dtype, g.lanes, rows))
-        tile.add(f"{fn}({p.k}, {xr}, {table}, {stride}, {src} + ({first}), {sk}, {cols}, "
-                 f"{p.cell}, {g.tj});")
+        streamed = (f"{fn}({p.k}, {xr}, {table}, {stride}, {src} + ({first}), {sk}, {cols}, "
+                    f"{p.cell}, {g.tj});")
+        if not g.inplace:
+            tile.add(streamed)
+            return
+        # a whole panel's columns read in place by the register block, y's rows sk apart; the
+        # last part-full one streamed (a whole panel's vectors would read past y's end)
+        block = (f"{r.call(block_name(p.red.dtype, g.lanes, rows))}({p.k}, {xr}, {table}, "
+                 f"{stride}, {src} + ({first}), {sk}, {p.cell}, {g.tj});")
+        whole = g.nj // g.tj
+        if whole == g.npanels:
+            tile.add(block)
+        else:
+            tile.add(f"if ({pv} < {whole}) {block}\nelse {streamed}")
         return
     fn = r.call(block_name(p.red.dtype, g.lanes, rows))
-    tile.add(f"{fn}({p.k}, {xr}, {table}, {stride}, {p.pb} + {at}0, {p.cell}, {g.tj});")
+    tile.add(f"{fn}({p.k}, {xr}, {table}, {stride}, {p.pb} + {at}0, {g.tj}, {p.cell}, "
+             f"{g.tj});")
 
 
 def _cell(r: KernelRenderer, g: _Geometry, tile: Scope, p: Product, rows: int) -> None:

@@ -455,6 +455,12 @@ def _plan(st: UOp) -> Pack | None:
     pack_a = _pack_x(reds, rows, j, deps, npanels)
     tile = tile_rows(ni)
     tiles = -(-ni // tile)
+    # a product of one row tile shares only its panels: each thread's share of the multiply-adds
+    # (of a region's, one per batch iteration) must pay for the region (`region_threads`), y read
+    # in place or packed (`x @ w.T`'s panels had split at any work past the cost: 3x400x1100,
+    # 0.66M a thread on two)
+    if parallel == "tiles" and tiles == 1 and region_threads(macs // wakes, threads()) == 1:
+        parallel = ""
     size = reds[0].dtype.itemsize
     x_bytes = ni * k_total * size
     outer = panels_outer(x_bytes, npanels, pack_a)

@@ -480,8 +480,9 @@ def _plan(st: UOp) -> Pack | None:
     if tiles == 1 and npanels > 1 and plain_y:  # each panel would be read by one tile only
         # y read in place by the block library's streamed blocks; without the library, packed
         # panel by panel into the same tile (blocks printed in the kernel stream nothing)
-        # (the threads whose shares of the multiply-adds pay for the region: `region_threads`)
-        nthreads = region_threads(macs, threads()) if parallel else 1
+        # (the threads whose shares of the multiply-adds pay for the region: `region_threads`;
+        # a region per batch iteration)
+        nthreads = region_threads(macs // wakes, threads()) if parallel else 1
         stream = stream_width(ni, size, range_size(j), panel,  # type: ignore[arg-type]
                               nthreads) if block_library() else 0
         tile, outer, grab = ni, True, 1

@@ -103,3 +103,24 @@ def test_one_row_blocks_cover_the_row_once_per_paid_thread(machine, nthreads: in
         assert (count - 1) * block < n <= count * block, acts
         assert f"({count} iterations)" in acts, acts
     _close(t.numpy(), x.astype(np.float64) @ w, k, np.abs(x).max() * np.abs(w).max())
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_batched_few_rows_pay_per_region(machine, transposed: bool) -> None:
+    """Three 2x640x1280 products (a batch the two threads would share 2:1): the threads split
+    each product's panels in a region of its own, one per batch iteration, so each thread's
+    share of a region is 0.8M multiply-adds, under a region cost of 1M: one core, y streamed or
+    packed (`region_threads` of the work per region, not of the whole batch's 4.9M, which
+    had streamed y in runs for two threads woken three times). At a cost of 256K, threads."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 2, 640)).astype(np.float32)
+    w = rng.standard_normal((3, 640, 1280)).astype(np.float32)
+    want = x.astype(np.float64) @ w
+    for cost, threaded in ((1 << 20, False), (1 << 18, True)):
+        machine(2, cost)
+        wt = Tensor(np.ascontiguousarray(w.transpose(0, 2, 1))).transpose(1, 2) if transposed \
+            else Tensor(w)
+        t = Tensor(x) @ wt
+        (pack,) = [a for a in _actions(t) if a.startswith("PACK")]
+        assert ("PARALLEL" in pack) == threaded, (pack, cost)
+        _close(t.numpy(), want, 640, np.abs(x).max() * np.abs(w).max())

@@ -460,6 +460,12 @@ def _plan(st: UOp) -> Pack | None:
     pack_a = _pack_x(reds, rows, j, deps, npanels)
     tile = tile_rows(ni)
     tiles = -(-ni // tile)
+    # a product of one row tile shares only its panels: each thread's share of the multiply-adds
+    # (of a region's, one per batch iteration) must pay for the region (`region_threads`), y read
+    # in place or packed (`x @ w.T`'s panels had split at any work past the cost: 3x400x1100,
+    # 0.66M a thread on two)
+    if parallel == "tiles" and tiles == 1 and region_threads(macs // wakes, threads()) == 1:
+        parallel = ""
     size = reds[0].dtype.itemsize
     x_bytes = ni * k_total * size
     outer = panels_outer(x_bytes, npanels, pack_a)
@@ -480,8 +486,9 @@ def _plan(st: UOp) -> Pack | None:
     if tiles == 1 and npanels > 1 and plain_y:  # each panel would be read by one tile only
         # y read in place by the block library's streamed blocks; without the library, packed
         # panel by panel into the same tile (blocks printed in the kernel stream nothing)
-        # (the threads whose shares of the multiply-adds pay for the region: `region_threads`)
-        nthreads = region_threads(macs, threads()) if parallel else 1
+        # (the threads whose shares of the multiply-adds pay for the region: `region_threads`;
+        # a region per batch iteration)
+        nthreads = region_threads(macs // wakes, threads()) if parallel else 1
         stream = stream_width(ni, size, range_size(j), panel,  # type: ignore[arg-type]
                               nthreads) if block_library() else 0
         tile, outer, grab = ni, True, 1

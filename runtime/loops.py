@@ -167,6 +167,8 @@ def stride(expr: UOp, r: UOp) -> int | None:
                 env[n] = a >> b  # type: ignore[operator]
             elif n.op is Ops.AND:
                 env[n] = a & b  # type: ignore[operator]
+            elif n.op in (Ops.MIN, Ops.MAX):  # (a row block's clamp to the last row)
+                env[n] = (min if n.op is Ops.MIN else max)(a, b)  # type: ignore[type-var]
             else:
                 return None
         vals.append(env[expr])

@@ -1,0 +1,134 @@
+"""Helpers of `opt.rules`' row-block action: a kernel whose row loop waits on each row's reduces
+in turn (a softmax's max, then its sum, then its output pass; a log_softmax's and a
+logsumexp's log of the sum) runs its rows in blocks, each pass its own loop over the block.
+
+In: a lowered kernel SINK (backends/KERNEL_AST.md, "after lowering") whose reduces and STORE
+have had their actions. Out: `row_blocked(sink)` (None when it does not fire): a loop fission
+on the kernel graph. The row range r (n rows) becomes a range over blocks of b rows, and each
+value computed once per row that a later pass reads along the row (a max, a log of a sum: a
+*hand-off*) a DEFINE_LOCAL of b elements over a fresh "local" range u, its value the old one at
+row min(block * b + u, n - 1), each earlier hand-off read back from its array at u. The STORE
+runs over (block, u', its other loops), reading the hand-offs at u'. The renderer fills each
+array in a loop over the block's rows before the loops that read it (its generic DEFINE_LOCAL
+path): one pass a hand-off, then the output's. Every row computes the same ops on the same
+values in the same order: the same bits. A short last block recomputes and stores the last
+row again (the same values: not read back, since a kernel that reads its output is refused).
+
+Why: in the row form each pass waits on the last step of the one before it (a vector reduce's
+combine of its lanes, a log, a rounding to float16), a chain of some hundred cycles a row
+that the core's reorder window does not reach across a pass over the row; rows of a block are
+independent, so one row's chain runs beside the next rows' pass. The block is as many rows as
+fit in an eighth of L1 (the next pass rereads them, which must still be in L1 beside the
+output's lines), at most ROWS_MAX and at least ROWS_MIN: long rows keep the row form, where
+one row's pass streams from memory beside the last row's arithmetic (lsm62, each kernel alone
+in C on one core, blocked against not, 48 KB of L1: a float16 log_softmax over rows of 33
+1.28x, 129 1.23x, 257 1.10x, 513 1.07x, 1000 0.98x; a float32 one of 1024 0.93x). No row
+length is named.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rulegrad.rules.choices import taken
+from rulegrad.runtime.loops import free_ranges, range_size
+from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.target import cache_bytes
+from rulegrad.runtime.uop import UOp, substitute, toposort
+
+# rows a block at most and at least: enough rows that each pass's chain overlaps the next
+# rows' passes (lsm62: 4 and 8 measured the same, 2 short of them; a latency, not a size), and
+# each hand-off's array stays a few registers' worth
+ROWS_MAX = 8
+ROWS_MIN = 4
+
+
+def _row_bytes(order: list[UOp]) -> int:
+    """The bytes of a row the passes read: the longest reduce's values of each global buffer
+    the reduces read (each pass reads the same row again)."""
+    count, bufs = 0, set()
+    for red in (n for n in order if n.op is Ops.REDUCE):
+        count = max(count, math.prod(range_size(r) or 0 for r in red.src[1:]))
+        bufs |= {n.src[0].src[0] for n in toposort(red.src[0]) if n.op is Ops.LOAD
+                 and n.src[0].op is Ops.INDEX and n.src[0].src[0].op is Ops.DEFINE_GLOBAL}
+    return count * sum(b.dtype.itemsize for b in bufs)
+
+
+def _hand_offs(st: UOp, row: UOp, order: list[UOp]) -> list[UOp]:
+    """The values computed once per row (they depend on the row loop alone) that hold a reduce
+    and are read inside a loop of a later pass (a reduce's update or the output's row), in
+    topological order: each is one pass's result."""
+    deps = free_ranges(st, order)
+    once = frozenset({row})
+    reduces: set[UOp] = set()  # the nodes with a REDUCE under them
+    found: dict[UOp, None] = {}
+    for n in order:
+        if n.op is Ops.REDUCE or any(s in reduces for s in n.src):
+            reduces.add(n)
+        if n.op in (Ops.STORE, Ops.INDEX, Ops.DEFINE_REG) or deps[n] == once:
+            continue
+        for s in n.src:  # a consumer inside a loop: its row-once sources are hand-offs
+            if s in reduces and deps[s] == once and s.dtype.is_float:
+                found[s] = None
+    return [n for n in order if n in found]
+
+
+def row_blocked(sink: UOp) -> UOp | None:
+    """The kernel with its rows in blocks of b, each pass a loop over the block, or None: one
+    STORE over a row loop (its first range) whose value holds hand-offs (`_hand_offs`), the
+    reduces each once per row, no kernel-local array yet, no read of the output's buffer, and
+    b >= ROWS_MIN rows in an eighth of L1."""
+    if sink.arg is not None or len(sink.src) != 1:
+        return None
+    st = sink.src[0]
+    if st.op is not Ops.STORE or st.arg is not None or len(st.src) < 3:
+        return None
+    row = st.src[2]
+    rows = range_size(row)
+    if row.arg[1] != "loop" or rows is None or rows < 2:
+        return None
+    order = toposort(st)
+    out = st.src[0].src[0]
+    if any(n.op is Ops.DEFINE_LOCAL or n.op is Ops.INDEX and n is not st.src[0]
+           and n.src[0] is out for n in order):
+        return None
+    deps = free_ranges(st, order)
+    others = set(st.src[3:])
+    reduces = [n for n in order if n.op is Ops.REDUCE]
+    if not reduces or any(r.op is not Ops.RANGE or r.arg[1] not in ("reduce", "vector", "fill")
+                          for n in reduces for r in n.src[1:]):
+        return None
+    if any(row not in deps[n] or deps[n] & others for n in reduces):
+        return None
+    hand = _hand_offs(st, row, order)
+    nbytes = _row_bytes(order)
+    if not hand or nbytes == 0:
+        return None
+    block = min(ROWS_MAX, rows, cache_bytes(1) // 8 // nbytes)
+    if block < ROWS_MIN:
+        return None
+    nxt = 1 + max(n.arg[0] for n in order if n.op is Ops.RANGE)
+    outer = UOp(Ops.RANGE, row.dtype, (UOp.const(row.dtype, -(-rows // block)),),
+                (row.arg[0], "loop"))
+    size = UOp.const(row.dtype, block)
+
+    def at(u: UOp) -> UOp:  # the block's row u; a short last block repeats the last row
+        return (outer * size + u).minimum(UOp.const(row.dtype, rows - 1))
+
+    reads: dict[UOp, UOp] = {}  # each hand-off's array
+    for h in hand:
+        u = UOp(Ops.RANGE, row.dtype, (size,), (nxt, "local"))
+        nxt += 1
+        value = substitute(h, {row: at(u), **{a: _read(d, u) for a, d in reads.items()}})
+        reads[h] = UOp(Ops.DEFINE_LOCAL, h.dtype, (value, u))
+    u = UOp(Ops.RANGE, row.dtype, (size,), (nxt, "loop"))
+    mapping = {row: at(u), **{a: _read(d, u) for a, d in reads.items()}}
+    idx, value = (substitute(s, mapping) for s in st.src[:2])
+    new = st.replace(src=(idx, value, outer, u, *st.src[3:]))
+    taken(f"ROWS r{row.arg[0]} (blocks of {block} rows: {len(hand) + 1} passes over the "
+          f"block's rows, {len(hand)} values a row handed on)")
+    return sink.replace(src=(new,))
+
+
+def _read(local: UOp, u: UOp) -> UOp:
+    return UOp(Ops.LOAD, local.dtype, (UOp(Ops.INDEX, local.dtype, (local, u)),))

@@ -45,13 +45,16 @@ ROWS_MIN = 4
 
 def _row_bytes(order: list[UOp]) -> int:
     """The bytes of a row the passes read: the longest reduce's values of each global buffer
-    the reduces read (each pass reads the same row again)."""
+    the reduces read (each pass reads the same row again), and its kernel-local arrays (a
+    softmax's row of exps, one a row of the block)."""
     count, bufs = 0, set()
     for red in (n for n in order if n.op is Ops.REDUCE):
         count = max(count, math.prod(range_size(r) or 0 for r in red.src[1:]))
         bufs |= {n.src[0].src[0] for n in toposort(red.src[0]) if n.op is Ops.LOAD
                  and n.src[0].op is Ops.INDEX and n.src[0].src[0].op is Ops.DEFINE_GLOBAL}
-    return count * sum(b.dtype.itemsize for b in bufs)
+    local = sum(n.dtype.itemsize * math.prod(range_size(r) or 0 for r in n.src[1:])
+                for n in order if n.op is Ops.DEFINE_LOCAL)
+    return count * sum(b.dtype.itemsize for b in bufs) + local
 
 
 def _hand_offs(st: UOp, row: UOp, order: list[UOp]) -> list[UOp]:
@@ -76,8 +79,9 @@ def _hand_offs(st: UOp, row: UOp, order: list[UOp]) -> list[UOp]:
 def row_blocked(sink: UOp) -> UOp | None:
     """The kernel with its rows in blocks of b, each pass a loop over the block, or None: one
     STORE over a row loop (its first range) whose value holds hand-offs (`_hand_offs`), the
-    reduces each once per row, no kernel-local array yet, no read of the output's buffer, and
-    b >= ROWS_MIN rows in an eighth of L1."""
+    reduces each once per row, any kernel-local array filled once per row (a softmax's exps:
+    then one a row of the block), no read of the output's buffer, and b >= ROWS_MIN rows in
+    an eighth of L1."""
     if sink.arg is not None or len(sink.src) != 1:
         return None
     st = sink.src[0]
@@ -88,11 +92,14 @@ def row_blocked(sink: UOp) -> UOp | None:
     if row.arg[1] != "loop" or rows is None or rows < 2:
         return None
     order = toposort(st)
-    out = st.src[0].src[0]
-    if any(n.op is Ops.DEFINE_LOCAL or n.op is Ops.INDEX and n is not st.src[0]
-           and n.src[0] is out for n in order):
-        return None
     deps = free_ranges(st, order)
+    once = frozenset({row})
+    out = st.src[0].src[0]
+    locals_ = [n for n in order if n.op is Ops.DEFINE_LOCAL]
+    # (a local filled once per row: not one over the block already, this action's own)
+    if any(n.op is Ops.INDEX and n is not st.src[0] and n.src[0] is out for n in order) or any(
+            d.arg is not None or deps[d] != once or d.src[1].arg[1] != "local" for d in locals_):
+        return None
     others = set(st.src[3:])
     reduces = [n for n in order if n.op is Ops.REDUCE]
     if not reduces or any(r.op is not Ops.RANGE or r.arg[1] not in ("reduce", "vector", "fill")
@@ -111,22 +118,40 @@ def row_blocked(sink: UOp) -> UOp | None:
     outer = UOp(Ops.RANGE, row.dtype, (UOp.const(row.dtype, -(-rows // block)),),
                 (row.arg[0], "loop"))
     size = UOp.const(row.dtype, block)
+    # a "fill" sum (wide_exps' `filled`) was to be added up in its row's filling loop, which
+    # now fills the block's rows: it is the vector reduce it is everywhere else (the same steps)
+    vector = {r: r.replace(arg=(r.arg[0], "vector")) for n in reduces for r in n.src[1:]
+              if r.arg[1] == "fill"}
+    done: dict[UOp, UOp] = {}  # each hand-off and local -> its array over the block
 
-    def at(u: UOp) -> UOp:  # the block's row u; a short last block repeats the last row
-        return (outer * size + u).minimum(UOp.const(row.dtype, rows - 1))
+    def at(u: UOp) -> dict[UOp, UOp]:
+        """What a pass over the block's rows u reads: the row min(block * b + u, n - 1) (a short
+        last block repeats the last row), the earlier passes' arrays at u."""
+        here = (outer * size + u).minimum(UOp.const(row.dtype, rows - 1))
+        mapping = {row: here, **vector}
+        for n, d in done.items():
+            if n.op is not Ops.DEFINE_LOCAL:
+                mapping[n] = _read(d, u)
+                continue
+            width = UOp.const(row.dtype, math.prod(range_size(r) or 0 for r in n.src[1:]))
+            for idx in (i for i in order if i.op is Ops.INDEX and i.src[0] is n):
+                mapping[idx] = idx.replace(src=(d, u * width + substitute(idx.src[1], mapping)))
+        return mapping
 
-    reads: dict[UOp, UOp] = {}  # each hand-off's array
-    for h in hand:
-        u = UOp(Ops.RANGE, row.dtype, (size,), (nxt, "local"))
+    for n in (n for n in order if n in set(hand) or n.op is Ops.DEFINE_LOCAL):
+        # ("rows": a kernel-local row's array is one a row of the block, filled in vectors
+        # along its own loop as before: opt_helpers. `one_row`)
+        u = UOp(Ops.RANGE, row.dtype, (size,), (nxt, "local" if n in hand else "rows"))
         nxt += 1
-        value = substitute(h, {row: at(u), **{a: _read(d, u) for a, d in reads.items()}})
-        reads[h] = UOp(Ops.DEFINE_LOCAL, h.dtype, (value, u))
+        if n.op is Ops.DEFINE_LOCAL:
+            done[n] = n.replace(src=(substitute(n.src[0], at(u)), u, *n.src[1:]))
+        else:
+            done[n] = UOp(Ops.DEFINE_LOCAL, n.dtype, (substitute(n, at(u)), u))
     u = UOp(Ops.RANGE, row.dtype, (size,), (nxt, "loop"))
-    mapping = {row: at(u), **{a: _read(d, u) for a, d in reads.items()}}
-    idx, value = (substitute(s, mapping) for s in st.src[:2])
+    idx, value = (substitute(s, at(u)) for s in st.src[:2])
     new = st.replace(src=(idx, value, outer, u, *st.src[3:]))
-    taken(f"ROWS r{row.arg[0]} (blocks of {block} rows: {len(hand) + 1} passes over the "
-          f"block's rows, {len(hand)} values a row handed on)")
+    taken(f"ROWS r{row.arg[0]} (blocks of {block} rows: {len(done) + 1} passes over the "
+          f"block's rows, {len(hand)} values a row handed on, {len(locals_)} rows kept a row)")
     return sink.replace(src=(new,))
 
 

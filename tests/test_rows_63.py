@@ -21,6 +21,7 @@ from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import optimize_kernel
 from rulegrad.backends.kernel_interp import run_kernel
 from rulegrad.rules.row_block_helpers import row_blocked
+from rulegrad.runtime import target
 from rulegrad.runtime.ops import Ops
 
 # float16: the graph rounds each op's value to float16 (x - max, exp, the sum, the log)
@@ -104,6 +105,20 @@ def test_rows_equal_numpy_kernelize(monkeypatch, name, shape):
     monkeypatch.setenv("RULEGRAD_SCHEDULER", "kernelize")
     _check(name, shape, "float16")
     _check(name, shape, "float32")
+
+
+# the vector widths to print at: 512-bit (16-lane exps, a softmax's row of exps filled 16 lanes at
+# a time and its sum added up as it is filled, wide_exps') where the CPU has it
+_WIDTHS = ["32"] + (["64"] if "avx512f" in target.cpu().flags else [])
+
+
+@pytest.mark.parametrize("width", _WIDTHS)
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("shape", [(13, 129), (1031, 33), (7, 16)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_rows_equal_numpy_at_each_width(monkeypatch, name, shape, dtype, width):
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+    _check(name, shape, dtype)
 
 
 def _blocked(t: Tensor) -> list[str]:

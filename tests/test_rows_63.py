@@ -22,7 +22,9 @@ from rulegrad.backends.c.opt import optimize_kernel
 from rulegrad.backends.kernel_interp import run_kernel
 from rulegrad.rules.row_block_helpers import row_blocked
 from rulegrad.runtime import target
+from rulegrad.runtime.loops import stride
 from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.uop import UOp
 
 # float16: the graph rounds each op's value to float16 (x - max, exp, the sum, the log)
 TOL = {"float32": (2e-5, 2e-6), "float16": (4e-3, 2e-2)}
@@ -202,3 +204,14 @@ def test_a_kernel_that_reads_its_output_is_not_blocked():
     in_place = low.substitute({ins[0]: ins[0].replace(arg=0)})
     assert row_blocked(low) is not None
     assert row_blocked(in_place) is None
+
+
+def test_stride_through_a_row_clamp():
+    """loops.stride of an index through the blocks' clamp min(b * 8 + u, n - 1): a loop the
+    clamp does not read steps as before (the renderer's vector loads along a row); the block's
+    own rows, which the clamp stops at the last row, have no one step."""
+    b, u, k = UOp.range(4, 0), UOp.range(8, 1), UOp.range(33, 2)
+    row = (b * 8 + u).minimum(UOp.const(b.dtype, 12))
+    assert stride(row * 33 + k, k) == 1
+    assert stride(row * 33 + k, u) is None
+    assert stride(row * 33 + k, b) is None

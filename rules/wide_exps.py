@@ -40,8 +40,8 @@ def paired(red: UOp) -> bool:
 
 
 def wide_fill(x: UOp) -> bool:
-    """Whether a float32 kernel-local row (DEFINE_LOCAL over one loop, `one_row`: a softmax's exps) or a
-    "simd" STORE (`upcast`'s at 512 bits: a sigmoid) at least 16 long is printed in explicit
+    """Whether a float32 kernel-local row (DEFINE_LOCAL over one loop, `one_row`: a softmax's
+    exps) or a "simd" STORE (`upcast`'s at 512 bits: a sigmoid) at least 16 long is printed in explicit
     16-lane vectors, vexp.py's core inline, as `paired` says (gcc's loop called the library's
     16-lane clone per vector): render.py's `_open_local` and `render_group`."""
     store = x.op is Ops.STORE

@@ -116,7 +116,8 @@ _WIDTHS = ["32"] + (["64"] if "avx512f" in target.cpu().flags else [])
 
 @pytest.mark.parametrize("width", _WIDTHS)
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
-@pytest.mark.parametrize("shape", [(13, 129), (1031, 33), (7, 16)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("shape", [(13, 129), (1031, 33), (7, 16)],
+                         ids=lambda s: "x".join(map(str, s)))
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_rows_equal_numpy_at_each_width(monkeypatch, name, shape, dtype, width):
     monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)

@@ -59,8 +59,8 @@ def _row_bytes(order: list[UOp]) -> int:
 
 def _hand_offs(st: UOp, row: UOp, order: list[UOp]) -> list[UOp]:
     """The values computed once per row (they depend on the row loop alone) that hold a reduce
-    and are read inside a loop of a later pass (a reduce's update or the output's row), in
-    topological order: each is one pass's result."""
+    of their own and are read inside a loop of a later pass (a reduce's update or the output's
+    row), in topological order: each is one pass's result."""
     deps = free_ranges(st, order)
     once = frozenset({row})
     reduces: set[UOp] = set()  # the nodes with a REDUCE under them
@@ -73,7 +73,10 @@ def _hand_offs(st: UOp, row: UOp, order: list[UOp]) -> list[UOp]:
         for s in n.src:  # a consumer inside a loop: its row-once sources are hand-offs
             if s in reduces and deps[s] == once and s.dtype.is_float:
                 found[s] = None
-    return [n for n in order if n in found]
+    # one computed from other hand-offs alone (a mask's exp(-inf - max)) needs no pass of its
+    # own: the pass that reads it computes it once a row from their arrays
+    return [h for h in found if any(
+        r.op is Ops.REDUCE for r in toposort(h, stop=lambda n: n is not h and n in found))]
 
 
 def row_blocked(sink: UOp) -> UOp | None:

@@ -75,8 +75,8 @@ def _hand_offs(st: UOp, row: UOp, order: list[UOp]) -> list[UOp]:
                 found[s] = None
     # one computed from other hand-offs alone (a mask's exp(-inf - max)) needs no pass of its
     # own: the pass that reads it computes it once a row from their arrays
-    return [h for h in found if any(
-        r.op is Ops.REDUCE for r in toposort(h, stop=lambda n: n is not h and n in found))]
+    return [h for h in found if any(r.op is Ops.REDUCE for r in toposort(
+        h, stop=lambda n, h=h: n is not h and n in found))]
 
 
 def row_blocked(sink: UOp) -> UOp | None:

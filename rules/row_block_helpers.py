@@ -75,8 +75,11 @@ def _hand_offs(st: UOp, row: UOp, order: list[UOp]) -> list[UOp]:
                 found[s] = None
     # one computed from other hand-offs alone (a mask's exp(-inf - max)) needs no pass of its
     # own: the pass that reads it computes it once a row from their arrays
-    return [h for h in found if any(_work(r, row, deps) for r in toposort(
-        h, stop=lambda n, h=h: n is not h and n in found))]
+    own = {h: [r for r in toposort(h, stop=lambda n, h=h: n is not h and n in found)
+               if _work(r, row, deps)] for h in found}
+    # (one read of the row alone, a row's value from an earlier kernel: as cheap to read
+    # again in each pass as from an array)
+    return [h for h in found if any(r.op is Ops.REDUCE for r in own[h]) or len(own[h]) > 1]
 
 
 def _work(n: UOp, row: UOp, deps: dict[UOp, frozenset[UOp]]) -> bool:
@@ -123,7 +126,8 @@ def row_blocked(sink: UOp) -> UOp | None:
         return None
     hand = _hand_offs(st, row, order)
     nbytes = _row_bytes(order)
-    if not hand or nbytes == 0:
+    # a pass to overlap: a hand-off that ends a reduce's chain (not only reads of the row)
+    if nbytes == 0 or not any(n.op is Ops.REDUCE for h in hand for n in toposort(h)):
         return None
     block = min(ROWS_MAX, rows, cache_bytes(1) // 8 // nbytes)
     if block < ROWS_MIN:

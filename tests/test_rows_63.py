@@ -238,3 +238,13 @@ def test_layernorm_and_argmax_rows(shape):
     blocks = shape[0] >= 8 and shape[1] > UNROLL_MAX
     assert bool(_blocked(Tensor(x).layernorm())) == blocks
     assert bool(_blocked(Tensor(x).argmax(-1))) == blocks
+
+
+def test_a_rows_value_read_from_an_earlier_kernel_is_no_pass(monkeypatch):
+    """The kernelize scheduler's softmax reads each row's max from the kernel before it: one
+    read of the row, as cheap again in each pass as from an array, and no reduce chain ends
+    there, so no kernel of it runs in blocks (values still numpy's)."""
+    monkeypatch.setenv("RULEGRAD_SCHEDULER", "kernelize")
+    x = _rows((8192, 33), "float32", seed=13)
+    assert _blocked(Tensor(x).softmax(-1)) == []
+    _check("softmax", (8192, 33), "float32")

@@ -570,8 +570,9 @@ def _padding_reduce_program() -> str | None:
 def _row_reduce_program() -> str | None:
     """Rows of 100 values (opt.rules' vector_reduce: blocks of vectors, the whole vectors left,
     the last values), a NaN in one row: a softmax, and a max and a sum along the rows; a
-    softmax down the columns (rangeify.rules' recip_column: 1 / s once per column); and a
-    softmax over 19 rows of 5 (opt.rules' rows_across: rows across vector lanes)."""
+    softmax down the columns (rangeify.rules' recip_column: 1 / s once per column); a
+    softmax over 19 rows of 5 (opt.rules' rows_across: rows across vector lanes); and a
+    log_softmax over 9 rows of 33 (opt.rules' block_rows: its passes over blocks of rows)."""
     from rulegrad.runtime.tensor import Tensor
 
     x = np.linspace(-3, 3, 300, dtype=np.float32).reshape(3, 100)
@@ -580,12 +581,19 @@ def _row_reduce_program() -> str | None:
     s[3, 2] = np.nan
     sm, top, total = Tensor(x).softmax(-1), Tensor(x).max(-1), Tensor(x).sum(-1)
     col, short = Tensor(x).softmax(0), Tensor(s).softmax(-1)
-    Tensor.realize(sm, top, total, col, short)
+    b = np.linspace(-5, 5, 9 * 33, dtype=np.float32).reshape(9, 33)
+    b[4, 7] = np.inf
+    blocked = Tensor(b).log_softmax(-1)
+    Tensor.realize(sm, top, total, col, short, blocked)
     e, e0 = np.exp(x - x.max(-1, keepdims=True)), np.exp(x - x.max(0, keepdims=True))
     es = np.exp(s - s.max(-1, keepdims=True))
+    with np.errstate(invalid="ignore"):
+        bs = b - b.max(-1, keepdims=True)
+        bs = bs - np.log(np.exp(bs).sum(-1, keepdims=True))
     for name, t, want in (("softmax", sm, e / e.sum(-1, keepdims=True)), ("max", top, x.max(-1)),
                           ("sum", total, x.sum(-1)), ("column softmax", col, e0 / e0.sum(0)),
-                          ("short-row softmax", short, es / es.sum(-1, keepdims=True))):
+                          ("short-row softmax", short, es / es.sum(-1, keepdims=True)),
+                          ("row-blocked log_softmax", blocked, bs)):
         if not np.allclose(t.numpy(), want, rtol=1e-5, atol=1e-6, equal_nan=True):
             return f"row {name}: {t.numpy()} != {want}"
     return None

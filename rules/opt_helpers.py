@@ -407,13 +407,19 @@ def vector_reducible(red: UOp) -> bool:
     return vector_values(nodes, r, None, (1,), ops, red.dtype)
 
 
+def one_row(local: UOp) -> bool:
+    """A kernel-local array over one loop, or one a row of a row block (its loops before the
+    last kind "rows": rules/row_block_helpers.py, plain loops around the row's)."""
+    return all(r.arg[1] == "rows" for r in local.src[1:-1])
+
+
 def half_row(row: UOp) -> bool:
     """Whether a float16 kernel-local row over one loop at least a vector long (a float16
     softmax's exps) is filled in explicit 8-lane vectors (render.py's `_open_local`): halves
     widened by F16C, vexp's core inline, rounded back where the graph casts. gcc's loop kept
     every value scalar (bit functions and a scalar expf each: 0.3-0.7x torch)."""
     j = row.src[-1]
-    return row.dtype is dtypes.float16 and len(row.src) == 2 and (
+    return row.dtype is dtypes.float16 and one_row(row) and (
         range_size(j) or 0) >= VECTOR_LANES and vector_values(
             along(row.src[0], j), j, None, (1,), _REDUCE_VECTOR_OPS)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.rules.opt_helpers import along, vector_reducible, vector_values
+from rulegrad.rules.opt_helpers import along, one_row, vector_reducible, vector_values
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
@@ -40,17 +40,17 @@ def paired(red: UOp) -> bool:
 
 
 def wide_fill(x: UOp) -> bool:
-    """Whether a float32 kernel-local row (DEFINE_LOCAL over one loop: a softmax's exps) or a
-    "simd" STORE (`upcast`'s at 512 bits: a sigmoid) at least 16 long is printed in explicit
-    16-lane vectors, vexp.py's core inline, as `paired` says (gcc's loop called the library's
-    16-lane clone per vector): render.py's `_open_local` and `render_group`."""
+    """Whether a float32 kernel-local row (DEFINE_LOCAL over one loop, `one_row`: a softmax's
+    exps) or a "simd" STORE (`upcast`'s at 512 bits: a sigmoid) at least 16 long is printed in
+    explicit 16-lane vectors, vexp.py's core inline, as `paired` says (gcc's loop called the
+    library's 16-lane clone per vector): render.py's `_open_local` and `render_group`."""
     store = x.op is Ops.STORE
     if store and x.src[1].dtype is dtypes.float16:
         return _wide_halves(x)
-    j, value = (x.src[-1], x.src[1]) if store else (x.src[1], x.src[0])
+    j, value = x.src[-1], x.src[1] if store else x.src[0]
     out = x.src[0].src[0] if store else None  # (never read: its last vector overlaps)
     return ((x.src[1] if store else x).dtype is dtypes.float32 and (range_size(j) or 0) >= 16
-            and (j.arg[1] in ("upcast", "simd") if store else len(x.src) == 2)
+            and (j.arg[1] in ("upcast", "simd") if store else one_row(x))
             and _wide_exps(value, j, out, x.src[0].src[1] if store else None))
 
 

@@ -141,8 +141,11 @@ def stride(expr: UOp, r: UOp) -> int | None:
     """How far the index `expr` moves when RANGE r steps 0 -> 1 with every other range at 0,
     or None when expr is not index arithmetic of constants and ranges. Evaluated at the two
     points, not read off `linear_terms`: a division or remainder of a range (a window's
-    stride-2 read) has a step too."""
+    stride-2 read) has a step too. A MIN or MAX (a row block's clamp to the last row,
+    rules/row_block_helpers.py) only where r does not move it: a clamp of r itself has no
+    one step."""
     vals: list[int] = []
+    clamps: list[list[int]] = []
     for at in (0, 1):
         env: dict[UOp, int] = {}
         for n in toposort(expr):
@@ -167,7 +170,10 @@ def stride(expr: UOp, r: UOp) -> int | None:
                 env[n] = a >> b  # type: ignore[operator]
             elif n.op is Ops.AND:
                 env[n] = a & b  # type: ignore[operator]
+            elif n.op in (Ops.MIN, Ops.MAX):
+                env[n] = (min if n.op is Ops.MIN else max)(a, b)  # type: ignore[type-var]
             else:
                 return None
         vals.append(env[expr])
-    return vals[1] - vals[0]
+        clamps.append([v for n, v in env.items() if n.op in (Ops.MIN, Ops.MAX)])
+    return vals[1] - vals[0] if clamps[0] == clamps[1] else None

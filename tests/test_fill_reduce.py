@@ -59,12 +59,14 @@ def test_a_softmax_rows_sum_is_added_as_its_row_is_filled(rows: int, cols: int, 
     x = _rows(rows, cols)
     got = {}
     for width in ("32", "64"):
-        fill = width == "64"
         monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
         t = Tensor(x).softmax(-1)
         (item,) = t.schedule()
         opt = optimize_kernel(lower_only(item.ast))
         (done,) = kernel_actions(t)
+        # (short rows, 4 or more, run in blocks, the sum a pass of its own: test_rows_63's)
+        blocked = any(a.startswith("ROWS ") for a in done)
+        fill = width == "64" and not blocked
         fills = [a for a in done if a.startswith("FILL ADD")]
         assert len(fills) == fill, done
         source = render_kernel(opt, "k").source
@@ -81,7 +83,8 @@ def test_a_softmax_rows_sum_is_added_as_its_row_is_filled(rows: int, cols: int, 
         else:
             assert sums, reads
         # (a "fill" on either target: a 256-bit one prints it as the vector reduce it was)
-        assert any(n.op is Ops.REDUCE and n.src[-1].arg[1] == "fill" for n in opt.toposort())
+        assert blocked or any(n.op is Ops.REDUCE and n.src[-1].arg[1] == "fill"
+                              for n in opt.toposort())
         assert any(a.startswith("VECTOR ADD") for a in done) == (not fill), done
         with np.errstate(all="ignore"):
             got[width] = t.numpy()
@@ -95,13 +98,15 @@ def test_a_softmax_rows_sum_is_added_as_its_row_is_filled(rows: int, cols: int, 
 def test_softmax_sweep_is_numpys(shape: tuple, dtype: type, monkeypatch):
     """The sweep of row widths and counts, in each float dtype, against numpy's softmax (in
     float64, rounded to the dtype's precision): the float32 rows' sums are
-    FILLs on a 512-bit target (at least 16 wide, a 16-lane vector), the others keep their own
-    loops."""
+    FILLs on a 512-bit target (at least 16 wide, a 16-lane vector) but where short rows run in
+    blocks, the others keep their own loops."""
     monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")
     x = _rows(*shape, dtype)
     t = Tensor(x).softmax(-1)
-    fills = [a for k in kernel_actions(t) for a in k if a.startswith("FILL ADD")]
-    assert bool(fills) == (dtype is np.float32 and shape[1] >= 16)
+    done = [a for k in kernel_actions(t) for a in k]
+    fills = [a for a in done if a.startswith("FILL ADD")]
+    blocked = any(a.startswith("ROWS ") for a in done)  # (the sum a pass of its own)
+    assert bool(fills) == (dtype is np.float32 and shape[1] >= 16 and not blocked)
     with np.errstate(all="ignore"):
         got = t.numpy()
     assert got.dtype == dtype

@@ -19,6 +19,7 @@ from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.rules.choices import DEFAULT, chosen
 from rulegrad.rules.opt_helpers import unrolled
+from rulegrad.rules.row_block_helpers import ROWS_MAX, ROWS_MIN
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp
 
@@ -167,6 +168,19 @@ def _check_line(line: str, low: UOp, opt: UOp, peeled: frozenset[int] = frozense
         if p := re.search(r"(\d+) rows per pass", rest):  # (its update combines that many)
             assert any(sum(n.op is r.arg for n in r.src[0].toposort()) >= int(p[1])
                        for r in _reduces(st)), line
+    elif m := re.fullmatch(r"ROWS r(\d+) \(blocks of (\d+) rows: (\d+) passes over the block's "
+                           r"rows, (\d+) values a row handed on, (\d+) rows kept a row\)", line):
+        i, b, passes, hand, kept = (int(x) for x in m.groups())
+        (st,) = [n for n in opt.toposort() if n.op is Ops.STORE]
+        rows = _size(before[i])
+        # the row loop over blocks, then the block's rows; a block within ROWS_MIN..ROWS_MAX
+        assert st.src[2] is after[i] and _size(after[i]) == -(-rows // b), line
+        assert _size(st.src[3]) == b and ROWS_MIN <= b <= min(ROWS_MAX, rows), line
+        # a pass an array over the block: each value handed on, each kernel-local row kept
+        blocked = [d for d in opt.toposort() if d.op is Ops.DEFINE_LOCAL
+                   and d.src[1].src[0].arg == b]
+        assert len(blocked) == hand + kept == passes - 1 and hand > 0, line
+        assert kept == sum(d.op is Ops.DEFINE_LOCAL for d in low.toposort()), line
     elif m := re.fullmatch(r"TILE r(\d+) x r(\d+) \((\d+)x(\d+)\)", line):
         i, j, ti, tj = (int(x) for x in m.groups())
         (st,) = [n for n in opt.toposort() if n.op is Ops.STORE and {i, j} <= set(_out(n))]
@@ -219,6 +233,7 @@ CASES = [
     (_softmax, (33, 7), "ACROSS"),
     (lambda x: x.exp().sum(axis=1).log(), (4096, 5), "ACROSS"),  # (no row: an output per row)
     (_masked_softmax, (64, 64), "MASK"),
+    (lambda x: x.log_softmax(1), (13, 129), "ROWS"),  # (a max, a sum and log, the outputs)
     # rows_across unrolls these rows' sum of squares, then its cost refuses: a vector reduce,
     # nothing recorded (rows of 12, refused on AMD's count and Intel's: since logf61's count
     # 8 rows of 9 go across on this AMD machine, which the merge of the two branches failed)

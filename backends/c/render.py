@@ -1259,9 +1259,9 @@ class KernelRenderer:
             host.add(f"rg_zf32 {lo} = rg_zset_f32(0x0.0p+0f), {hi} = {lo};")
             self.vartypes[acc], self.vartypes[lo], self.vartypes[hi] = "float", "rg_zf32", "rg_zf32"
             sums.append((red, acc, (lo, hi)))
-        for r in dl.src[1:]:
+        for r in dl.src[1:]:  # (vectors along its last loop: a row block's rows before it)
             scope = self._open_vector(scope, r, None, lanes=16 if wide else half_lanes) \
-                if wide or half else self.open_loop(scope, r)
+                if (wide or half) and r is dl.src[-1] else self.open_loop(scope, r)
             self.stack.append(scope)
         self.wide |= wide or half_lanes == 16  # (a 16-lane store's lanes stay 16 inside)
         saved.append((mark, name, wide, half and outside, sums))

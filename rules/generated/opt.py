@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 7d52acca81572277dc13e6992c75da09c94f14d2d849737da215b15e7fdfbf45
+# source sha256: 9bcb33ec1ec7b6142ae5d86ad33bb422fa34bde46c94b251ecd16e1e0cce47d0
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, opt.'
 
@@ -23,6 +23,7 @@ from rulegrad.rules.opt_helpers import merged_store
 from rulegrad.rules.pack_helpers import packed
 from rulegrad.rules.parallel_helpers import parallel
 from rulegrad.rules.peel_helpers import peeled
+from rulegrad.rules.row_block_helpers import row_blocked
 from rulegrad.rules.scan_helpers import scanned
 from rulegrad.rules.opt_helpers import small_reduce
 from rulegrad.rules.stage_helpers import staged
@@ -38,7 +39,7 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '7d52acca81572277dc13e6992c75da09c94f14d2d849737da215b15e7fdfbf45'
+SOURCE_SHA256 = '9bcb33ec1ec7b6142ae5d86ad33bb422fa34bde46c94b251ecd16e1e0cce47d0'
 DEPENDENCIES = (('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), )
 _CAST = Ops.CAST
 _CONST = Ops.CONST
@@ -52,41 +53,42 @@ _UNSET = object()  # a context's field not given to its constructor
 
 
 def widens(w, k):
-    """`def widens`, declared at rules/opt.rules:152."""
+    """`def widens`, declared at rules/opt.rules:161."""
     return w.dtype.is_float and k.dtype.is_float and w.dtype.itemsize > k.dtype.itemsize
 
 
 def exp_rounded(d, h, f):
-    """`def exp_rounded`, declared at rules/opt.rules:154."""
+    """`def exp_rounded`, declared at rules/opt.rules:163."""
     return _new(UOp, Ops.EXP, (_t1 := d.cast(h.dtype).cast(f.dtype)).dtype, (_t1,))
 
 
 # ======================================================================== opt_actions
 _opt_actions_rules = (
-    RuleInfo('unnest_reduce', 'rules/opt.rules', 33, 'unnest_reduce: REDUCE as r if p is not None -> p where p = unnested(r)'),
-    RuleInfo('merge_reduce', 'rules/opt.rules', 38, 'merge_reduce: REDUCE as r -> merged(r)'),
-    RuleInfo('merge_store', 'rules/opt.rules', 41, 'merge_store: STORE as st -> merged_store(st)'),
-    RuleInfo('scan_store', 'rules/opt.rules', 48, 'scan_store: STORE as st if p is not None -> p where p = scanned(st)'),
-    RuleInfo('unroll_reduce', 'rules/opt.rules', 52, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
-    RuleInfo('split_reduce', 'rules/opt.rules', 59, 'split_reduce: REDUCE as r if p is not None -> p where p = blocked(r)'),
-    RuleInfo('thread_reduce', 'rules/opt.rules', 64, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
-    RuleInfo('max_scale', 'rules/opt.rules', 68, 'max_scale: REDUCE as r -> unscaled(r)'),
-    RuleInfo('fill_reduce', 'rules/opt.rules', 76, 'fill_reduce: REDUCE as r if p is not None -> p where p = filled(r)'),
-    RuleInfo('vector_reduce', 'rules/opt.rules', 80, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
-    RuleInfo('upcast_store', 'rules/opt.rules', 85, 'upcast_store: STORE as st if p is not None -> p where p = upcast(st)'),
-    RuleInfo('flash_store', 'rules/opt.rules', 94, 'flash_store: STORE as st if p is not None -> p where p = flashed(st)'),
-    RuleInfo('pack_store', 'rules/opt.rules', 100, 'pack_store: STORE as st if p is not None -> p where p = packed(st)'),
-    RuleInfo('interchange_store', 'rules/opt.rules', 111, 'interchange_store: STORE as st if p is not None -> p where p = interchanged(st)'),
-    RuleInfo('transpose_store', 'rules/opt.rules', 118, 'transpose_store: STORE as st if p is not None -> p where p = transposed(st)'),
-    RuleInfo('rows_across', 'rules/opt.rules', 126, 'rows_across: SINK as s if p is not None -> p where p = across(s)'),
-    RuleInfo('stage_operands', 'rules/opt.rules', 132, 'stage_operands: SINK as s if p is not None -> p where p = staged(s)'),
-    RuleInfo('peel_loops', 'rules/opt.rules', 139, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
-    RuleInfo('parallel_loops', 'rules/opt.rules', 145, 'parallel_loops: SINK as s -> parallel(s)'),
+    RuleInfo('unnest_reduce', 'rules/opt.rules', 34, 'unnest_reduce: REDUCE as r if p is not None -> p where p = unnested(r)'),
+    RuleInfo('merge_reduce', 'rules/opt.rules', 39, 'merge_reduce: REDUCE as r -> merged(r)'),
+    RuleInfo('merge_store', 'rules/opt.rules', 42, 'merge_store: STORE as st -> merged_store(st)'),
+    RuleInfo('scan_store', 'rules/opt.rules', 49, 'scan_store: STORE as st if p is not None -> p where p = scanned(st)'),
+    RuleInfo('unroll_reduce', 'rules/opt.rules', 53, 'unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)'),
+    RuleInfo('split_reduce', 'rules/opt.rules', 60, 'split_reduce: REDUCE as r if p is not None -> p where p = blocked(r)'),
+    RuleInfo('thread_reduce', 'rules/opt.rules', 65, 'thread_reduce: REDUCE as r if threadable(r) -> threaded(r)'),
+    RuleInfo('max_scale', 'rules/opt.rules', 69, 'max_scale: REDUCE as r -> unscaled(r)'),
+    RuleInfo('fill_reduce', 'rules/opt.rules', 77, 'fill_reduce: REDUCE as r if p is not None -> p where p = filled(r)'),
+    RuleInfo('vector_reduce', 'rules/opt.rules', 81, 'vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)'),
+    RuleInfo('upcast_store', 'rules/opt.rules', 86, 'upcast_store: STORE as st if p is not None -> p where p = upcast(st)'),
+    RuleInfo('flash_store', 'rules/opt.rules', 95, 'flash_store: STORE as st if p is not None -> p where p = flashed(st)'),
+    RuleInfo('pack_store', 'rules/opt.rules', 101, 'pack_store: STORE as st if p is not None -> p where p = packed(st)'),
+    RuleInfo('interchange_store', 'rules/opt.rules', 112, 'interchange_store: STORE as st if p is not None -> p where p = interchanged(st)'),
+    RuleInfo('transpose_store', 'rules/opt.rules', 119, 'transpose_store: STORE as st if p is not None -> p where p = transposed(st)'),
+    RuleInfo('rows_across', 'rules/opt.rules', 127, 'rows_across: SINK as s if p is not None -> p where p = across(s)'),
+    RuleInfo('stage_operands', 'rules/opt.rules', 133, 'stage_operands: SINK as s if p is not None -> p where p = staged(s)'),
+    RuleInfo('peel_loops', 'rules/opt.rules', 140, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
+    RuleInfo('block_rows', 'rules/opt.rules', 148, 'block_rows: SINK as s if p is not None -> p where p = row_blocked(s)'),
+    RuleInfo('parallel_loops', 'rules/opt.rules', 154, 'parallel_loops: SINK as s -> parallel(s)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
 def _opt_actions_SINK(n, ctx):
-    # rule rows_across at rules/opt.rules:126
+    # rule rows_across at rules/opt.rules:127
     #   rows_across: SINK as s if p is not None -> p where p = across(s)
     if _opt_actions_st: _opt_actions_st.attempts[15] += 1
     # s = n
@@ -96,7 +98,7 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[15]
-    # rule stage_operands at rules/opt.rules:132
+    # rule stage_operands at rules/opt.rules:133
     #   stage_operands: SINK as s if p is not None -> p where p = staged(s)
     if _opt_actions_st: _opt_actions_st.attempts[16] += 1
     # s = n
@@ -106,7 +108,7 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[16]
-    # rule peel_loops at rules/opt.rules:139
+    # rule peel_loops at rules/opt.rules:140
     #   peel_loops: SINK as s if p is not None -> p where p = peeled(s)
     if _opt_actions_st: _opt_actions_st.attempts[17] += 1
     # s = n
@@ -116,18 +118,28 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[17]
-    # rule parallel_loops at rules/opt.rules:145
-    #   parallel_loops: SINK as s -> parallel(s)
+    # rule block_rows at rules/opt.rules:148
+    #   block_rows: SINK as s if p is not None -> p where p = row_blocked(s)
     if _opt_actions_st: _opt_actions_st.attempts[18] += 1
+    # s = n
+    p = row_blocked(n)
+    if p is not None:
+        _r = p
+        if _r is not None:
+            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+            if _r is not n: return _r, _opt_actions_rules[18]
+    # rule parallel_loops at rules/opt.rules:154
+    #   parallel_loops: SINK as s -> parallel(s)
+    if _opt_actions_st: _opt_actions_st.attempts[19] += 1
     # s = n
     _r = parallel(n)
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-        if _r is not n: return _r, _opt_actions_rules[18]
+        if _r is not n: return _r, _opt_actions_rules[19]
     return None
 
 def _opt_actions_STORE(n, ctx):
-    # rule merge_store at rules/opt.rules:41
+    # rule merge_store at rules/opt.rules:42
     #   merge_store: STORE as st -> merged_store(st)
     if _opt_actions_st: _opt_actions_st.attempts[2] += 1
     # st = n
@@ -135,7 +147,7 @@ def _opt_actions_STORE(n, ctx):
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[2]
-    # rule scan_store at rules/opt.rules:48
+    # rule scan_store at rules/opt.rules:49
     #   scan_store: STORE as st if p is not None -> p where p = scanned(st)
     if _opt_actions_st: _opt_actions_st.attempts[3] += 1
     # st = n
@@ -145,7 +157,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[3]
-    # rule upcast_store at rules/opt.rules:85
+    # rule upcast_store at rules/opt.rules:86
     #   upcast_store: STORE as st if p is not None -> p where p = upcast(st)
     if _opt_actions_st: _opt_actions_st.attempts[10] += 1
     # st = n
@@ -155,7 +167,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[10]
-    # rule flash_store at rules/opt.rules:94
+    # rule flash_store at rules/opt.rules:95
     #   flash_store: STORE as st if p is not None -> p where p = flashed(st)
     if _opt_actions_st: _opt_actions_st.attempts[11] += 1
     # st = n
@@ -165,7 +177,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[11]
-    # rule pack_store at rules/opt.rules:100
+    # rule pack_store at rules/opt.rules:101
     #   pack_store: STORE as st if p is not None -> p where p = packed(st)
     if _opt_actions_st: _opt_actions_st.attempts[12] += 1
     # st = n
@@ -175,7 +187,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[12]
-    # rule interchange_store at rules/opt.rules:111
+    # rule interchange_store at rules/opt.rules:112
     #   interchange_store: STORE as st if p is not None -> p where p = interchanged(st)
     if _opt_actions_st: _opt_actions_st.attempts[13] += 1
     # st = n
@@ -185,7 +197,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[13]
-    # rule transpose_store at rules/opt.rules:118
+    # rule transpose_store at rules/opt.rules:119
     #   transpose_store: STORE as st if p is not None -> p where p = transposed(st)
     if _opt_actions_st: _opt_actions_st.attempts[14] += 1
     # st = n
@@ -198,7 +210,7 @@ def _opt_actions_STORE(n, ctx):
     return None
 
 def _opt_actions_REDUCE(n, ctx):
-    # rule unnest_reduce at rules/opt.rules:33
+    # rule unnest_reduce at rules/opt.rules:34
     #   unnest_reduce: REDUCE as r if p is not None -> p where p = unnested(r)
     if _opt_actions_st: _opt_actions_st.attempts[0] += 1
     # r = n
@@ -208,7 +220,7 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[0]
-    # rule merge_reduce at rules/opt.rules:38
+    # rule merge_reduce at rules/opt.rules:39
     #   merge_reduce: REDUCE as r -> merged(r)
     if _opt_actions_st: _opt_actions_st.attempts[1] += 1
     # r = n
@@ -216,7 +228,7 @@ def _opt_actions_REDUCE(n, ctx):
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[1]
-    # rule unroll_reduce at rules/opt.rules:52
+    # rule unroll_reduce at rules/opt.rules:53
     #   unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)
     if _opt_actions_st: _opt_actions_st.attempts[4] += 1
     # r = n
@@ -225,7 +237,7 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[4]
-    # rule split_reduce at rules/opt.rules:59
+    # rule split_reduce at rules/opt.rules:60
     #   split_reduce: REDUCE as r if p is not None -> p where p = blocked(r)
     if _opt_actions_st: _opt_actions_st.attempts[5] += 1
     # r = n
@@ -235,7 +247,7 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[5]
-    # rule thread_reduce at rules/opt.rules:64
+    # rule thread_reduce at rules/opt.rules:65
     #   thread_reduce: REDUCE as r if threadable(r) -> threaded(r)
     if _opt_actions_st: _opt_actions_st.attempts[6] += 1
     # r = n
@@ -244,7 +256,7 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[6]
-    # rule max_scale at rules/opt.rules:68
+    # rule max_scale at rules/opt.rules:69
     #   max_scale: REDUCE as r -> unscaled(r)
     if _opt_actions_st: _opt_actions_st.attempts[7] += 1
     # r = n
@@ -252,7 +264,7 @@ def _opt_actions_REDUCE(n, ctx):
     if _r is not None:
         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
         if _r is not n: return _r, _opt_actions_rules[7]
-    # rule fill_reduce at rules/opt.rules:76
+    # rule fill_reduce at rules/opt.rules:77
     #   fill_reduce: REDUCE as r if p is not None -> p where p = filled(r)
     if _opt_actions_st: _opt_actions_st.attempts[8] += 1
     # r = n
@@ -262,7 +274,7 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[8]
-    # rule vector_reduce at rules/opt.rules:80
+    # rule vector_reduce at rules/opt.rules:81
     #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
     if _opt_actions_st: _opt_actions_st.attempts[9] += 1
     # r = n
@@ -283,10 +295,10 @@ _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
 
 # ======================================================================== mask_actions
 _mask_actions_rules = (
-    RuleInfo('exp_where_else', 'rules/opt.rules', 162, 'exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))'),
-    RuleInfo('exp_where_then', 'rules/opt.rules', 163, 'exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))'),
-    RuleInfo('exp_where_half_else', 'rules/opt.rules', 167, 'exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))'),
-    RuleInfo('exp_where_half_then', 'rules/opt.rules', 169, 'exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))'),
+    RuleInfo('exp_where_else', 'rules/opt.rules', 171, 'exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))'),
+    RuleInfo('exp_where_then', 'rules/opt.rules', 172, 'exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))'),
+    RuleInfo('exp_where_half_else', 'rules/opt.rules', 176, 'exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))'),
+    RuleInfo('exp_where_half_then', 'rules/opt.rules', 178, 'exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))'),
 )
 _mask_actions_st = match_stats('mask_actions', _mask_actions_rules)  # None unless counting
 
@@ -299,7 +311,7 @@ def _mask_actions_EXP(n, ctx):
                 if n0_0.op is _WHERE and len(n0_0.src) == 3:
                     n0_0_0, n0_0_1, n0_0_2 = n0_0.src
                     if n0_0_2.op is _CONST:
-                        # rule exp_where_else at rules/opt.rules:162
+                        # rule exp_where_else at rules/opt.rules:171
                         #   exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))
                         if _mask_actions_st: _mask_actions_st.attempts[0] += 1
                         # a = n0_0_1, c = n0_0_0, k = n0_0_2, y = n0_1
@@ -308,7 +320,7 @@ def _mask_actions_EXP(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _mask_actions_rules[0]
                     if n0_0_1.op is _CONST:
-                        # rule exp_where_then at rules/opt.rules:163
+                        # rule exp_where_then at rules/opt.rules:172
                         #   exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))
                         if _mask_actions_st: _mask_actions_st.attempts[1] += 1
                         # b = n0_0_2, c = n0_0_0, k = n0_0_1, y = n0_1
@@ -329,7 +341,7 @@ def _mask_actions_EXP(n, ctx):
                                 if n0_0_0_0_0.op is _WHERE and len(n0_0_0_0_0.src) == 3:
                                     n0_0_0_0_0_0, n0_0_0_0_0_1, n0_0_0_0_0_2 = n0_0_0_0_0.src
                                     if n0_0_0_0_0_2.op is _CONST:
-                                        # rule exp_where_half_else at rules/opt.rules:167
+                                        # rule exp_where_half_else at rules/opt.rules:176
                                         #   exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))
                                         if _mask_actions_st: _mask_actions_st.attempts[2] += 1
                                         # a = n0_0_0_0_0_1, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_2, w = n0_0_0_0, y = n0_0_0_1
@@ -339,7 +351,7 @@ def _mask_actions_EXP(n, ctx):
                                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                                 if _r is not n: return _r, _mask_actions_rules[2]
                                     if n0_0_0_0_0_1.op is _CONST:
-                                        # rule exp_where_half_then at rules/opt.rules:169
+                                        # rule exp_where_half_then at rules/opt.rules:178
                                         #   exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))
                                         if _mask_actions_st: _mask_actions_st.attempts[3] += 1
                                         # b = n0_0_0_0_0_2, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_1, w = n0_0_0_0, y = n0_0_0_1

@@ -109,7 +109,7 @@ _counted = counted_environ()  # (os.environ while its writes are counted: `gener
 class Plan:
     __slots__ = ("roots", "shapes", "inputs", "sig", "getters", "prog", "fixed", "fresh", "args",
                  "outs", "var_vals", "held", "busy", "owned", "nodes", "mine", "addrs", "calls",
-                 "own_addrs", "moves", "epoch", "recent", "take", "dropped", "watch", "written",
+                 "own_addrs", "moves", "epoch", "recent", "take", "dropped", "watch", "written", "spare",
                  "__weakref__")
 
     def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer | None],
@@ -143,6 +143,8 @@ class Plan:
         # while no buffer moved (`moves`)
         self.busy = threading.Lock()
         self.owned: list[Buffer] | None = None
+        # the intermediates of a run whose results were handed over (`_handed`), for the next
+        self.spare: list[Buffer | None] | None = None
         self.nodes: list[UOp] = []
         self.mine: list[tuple[UOp, UOp, Buffer]] = []
         self.addrs: list[tuple[int, ...]] = []
@@ -394,6 +396,11 @@ def _handed(plan: Plan) -> list[UOp]:
     """The results of the run that just ended, no longer the plan's: it makes all its buffers
     anew at its next run (`_new_results`)."""
     nodes = list(plan.nodes)
+    if plan.owned is not None:  # (its intermediates stay its own: no one else sees them, and
+        # they hold no graph; a step's were some ten allocations a run)
+        n_fixed = len(plan.fixed)
+        outs = {i - n_fixed for i in plan.outs if i >= n_fixed}
+        plan.spare = [None if i in outs else b for i, b in enumerate(plan.owned)]
     plan.owned, plan.nodes, plan.mine = None, [], []
     return nodes
 
@@ -443,12 +450,12 @@ def _new_results(plan: Plan) -> None:
     own buffers: a node over one of the graph's would be this call's only.)"""
     n_fixed = len(plan.fixed)
     outs = {i - n_fixed for i in plan.outs if i >= n_fixed}
-    owned = plan.owned or [None] * len(plan.fresh)
+    owned = plan.owned or plan.spare or [None] * len(plan.fresh)
     for i, (size, dt, dev) in enumerate(plan.fresh):
-        if plan.owned is None or i in outs:  # (an intermediate stays: no one else sees it)
+        if owned[i] is None or i in outs:  # (an intermediate stays: no one else sees it)
             owned[i] = Buffer(size, dt, device=dev)
             owned[i].ensure()
-    plan.owned = owned
+    plan.owned, plan.spare = owned, None
     bufs = plan.fixed + owned
     # (a step plan's ASSIGN lands in a graph buffer, this run's: its node is `_run_step`'s)
     plan.nodes = [None if bufs[i] is None else result_node(bufs[i], shape)  # type: ignore[misc]

@@ -20,7 +20,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from optimizer_runs import OPTIMIZERS, mlp_batch, mlp_loss, mlp_models  # noqa: E402
+from optimizer_runs import mlp_batch, mlp_loss, mlp_models  # noqa: E402
 
 from rulegrad import Tensor  # noqa: E402
 from rulegrad.runtime import plans  # noqa: E402

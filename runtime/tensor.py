@@ -105,7 +105,7 @@ from .tensor_ops import (
     takes_requires_grad,
     zero_outside,
 )
-from .uop import OP_BIT, VARIABLE_MARK, Shape, UOp, keep_order, toposort
+from .uop import OP_BIT, VARIABLE_MARK, Shape, UOp, build_recorded, keep_order, toposort
 from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
 from .view_chains import MAX_BINDINGS, VIEW_OPS, WRITABLE_VIEWS, view_ops
 
@@ -459,6 +459,27 @@ def _forget(entry: _Kept) -> None:
 
 
 _binaries: dict[tuple, _Kept] = {}
+# matmul's nodes over its operands' nodes by their (dtype, shape) each: `build_recorded`'s
+# entries (`Tensor.matmul`); no node of any graph is held (an entry's arg is no buffer)
+_matmul_forms: dict[tuple, tuple] = {}
+MAX_MATMUL_FORMS = 256
+
+
+def _record_nodes(out: UOp, *ins: UOp) -> tuple | None:
+    """The nodes `out`'s graph adds over the nodes `ins` as `build_recorded`'s entries (out's
+    last), or None when it holds a buffer or a variable's mark (not the same for other
+    operands) or an input is the other (`x @ x`: recorded apart, it is a form of its own)."""
+    if len(set(ins)) < len(ins):
+        return None
+    ref_of = {n: i for i, n in enumerate(ins)}
+    entries = []
+    for n in toposort(out, stop=ref_of.__contains__):
+        if n.op is Ops.BUFFER or n.tag is not None:
+            return None
+        entries.append((n.op, n.dtype, n.arg, n.tag, tuple([ref_of[s] for s in n.src]),
+                        n.shape))
+        ref_of[n] = len(ref_of)
+    return tuple(entries) if entries and ref_of[out] == len(ref_of) - 1 else None
 
 
 def _keep(key: tuple, node: UOp) -> None:
@@ -1666,8 +1687,27 @@ class Tensor(TensorOps, NNOps):
         return _normalized(dev, ((dev * dev).mean(axis, keepdim=True) + eps).sqrt()).cast(out)
 
     def matmul(self, w: Any) -> Tensor:
-        """numpy's matmul (1-D and batched N-D), built as reshape + expand + mul + sum."""
+        """numpy's matmul (1-D and batched N-D), built as reshape + expand + mul + sum. The
+        nodes it adds over the operands' nodes depend on their dtypes and shapes alone: built
+        once per form (`_matmul_forms`), then rebuilt from that record (a model's forward over
+        a fresh batch each step: 85 Python calls a product, now 26)."""
         w = w if isinstance(w, Tensor) else Tensor(w)
+        xu, wu = self.uop, w.uop
+        key = (xu.dtype, xu.shape, wu.dtype, wu.shape)
+        if (entries := _matmul_forms.get(key)) is not None and not in_use["devices"] \
+                and not in_use["multi"]:
+            built = [xu, wu]
+            build_recorded(entries, built)
+            return Tensor(built[-1])
+        out = self._matmul(w)
+        if not in_use["devices"] and not in_use["multi"] and not has_symbolic(key[1]) \
+                and not has_symbolic(key[3]) and (made := _record_nodes(out.uop, xu, wu)):
+            if len(_matmul_forms) >= MAX_MATMUL_FORMS:  # (bounded: forms of a shape sweep)
+                _matmul_forms.clear()
+            _matmul_forms[key] = made
+        return out
+
+    def _matmul(self, w: Tensor) -> Tensor:
         # (each shape read once: a property call per read, some twenty per product)
         a_shape, b_shape = self.shape, w.shape
         if not a_shape or not b_shape:

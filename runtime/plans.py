@@ -109,8 +109,8 @@ _counted = counted_environ()  # (os.environ while its writes are counted: `gener
 class Plan:
     __slots__ = ("roots", "shapes", "inputs", "sig", "getters", "prog", "fixed", "fresh", "args",
                  "outs", "var_vals", "held", "busy", "owned", "nodes", "mine", "addrs", "calls",
-                 "own_addrs", "moves", "epoch", "recent", "take", "dropped", "watch", "written", "spare",
-                 "__weakref__")
+                 "own_addrs", "moves", "epoch", "recent", "take", "dropped", "watch", "written",
+                 "spare", "__weakref__")
 
     def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer | None],
                  fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],

@@ -459,13 +459,44 @@ def _forget(entry: _Kept) -> None:
 
 
 _binaries: dict[tuple, _Kept] = {}
-# matmul's nodes over its operands' nodes by their (dtype, shape) each: `build_recorded`'s
-# entries (`Tensor.matmul`); no node of any graph is held (an entry's arg is no buffer)
-_matmul_forms: dict[tuple, tuple] = {}
-MAX_MATMUL_FORMS = 256
+# the nodes an op (matmul, sum, mean, log_softmax) added over its operands' nodes, by the op,
+# the operands' dtypes and shapes, its other arguments and the default dtypes: `build_recorded`'s
+# entries (`_by_form`); no node of any graph is held (an entry's arg is no buffer)
+_forms: dict[tuple, tuple] = {}
+MAX_FORMS = 512
 
 
-def _record_nodes(out: UOp, *ins: UOp) -> tuple | None:
+def _by_form(build: Callable[..., Tensor], operands: tuple[Tensor, ...], extra: tuple
+             ) -> Tensor:
+    """`build(*operands, *extra)`, whose nodes over the operands' nodes depend on their dtypes
+    and shapes alone: built once per form, then rebuilt from that record with no shape
+    inference, broadcast or dtype probe (a model's forward over a fresh batch each step: a
+    product was 85 Python calls, now 26). Not while a value on another device or sharded
+    lives (the nodes then depend on devices), nor for a symbolic size or an unhashable
+    argument (`sum(axis=[0, 1])`)."""
+    nodes = tuple([t.uop for t in operands])
+    if in_use["devices"] or in_use["multi"]:
+        return build(*operands, *extra)
+    key = (build, tuple([(u.dtype, u.shape) for u in nodes]), extra, dtypes.default_float,
+           dtypes.default_int)
+    try:
+        entries = _forms.get(key)
+    except TypeError:  # (an unhashable argument)
+        return build(*operands, *extra)
+    if entries is not None:
+        built = list(nodes)
+        build_recorded(entries, built)
+        return Tensor(built[-1])
+    out = build(*operands, *extra)
+    if not any([has_symbolic(u.shape) for u in nodes]) and \
+            (made := _record_nodes(out.uop, nodes)) is not None:
+        if len(_forms) >= MAX_FORMS:  # (bounded: the forms of a shape sweep)
+            _forms.clear()
+        _forms[key] = made
+    return out
+
+
+def _record_nodes(out: UOp, ins: tuple[UOp, ...]) -> tuple | None:
     """The nodes `out`'s graph adds over the nodes `ins` as `build_recorded`'s entries (out's
     last), or None when it holds a buffer or a variable's mark (not the same for other
     operands) or an input is the other (`x @ x`: recorded apart, it is a form of its own)."""
@@ -1615,6 +1646,10 @@ class Tensor(TensorOps, NNOps):
             dtype: DType | str | None = None) -> Tensor:
         """Sum in numpy's dtype for it: ints widen to int64/uint64, bools count as int64;
         `dtype` accumulates (and returns) in that dtype instead."""
+        return _by_form(Tensor._sum, (self,), (axis, keepdim, dtype))
+
+    def _sum(self, axis: Any = None, keepdim: bool = False,
+             dtype: DType | str | None = None) -> Tensor:
         acc = _probe(np.sum, self) if dtype is None else to_dtype(dtype)
         return self._reduce(Ops.ADD, axis, keepdim, acc)
 
@@ -1652,6 +1687,9 @@ class Tensor(TensorOps, NNOps):
 
     def mean(self, axis: Any = None, keepdim: bool = False) -> Tensor:
         """numpy's mean dtype (ints -> float64); float16 accumulates in float32, as numpy does."""
+        return _by_form(Tensor._mean, (self,), (axis, keepdim))
+
+    def _mean(self, axis: Any = None, keepdim: bool = False) -> Tensor:
         out = _probe(np.mean, self)
         acc = accumulate_float(out)
         total = self.cast(acc).sum(axis, keepdim)
@@ -1674,6 +1712,9 @@ class Tensor(TensorOps, NNOps):
         return _normalized(e, e.sum(axis, keepdim=True))
 
     def log_softmax(self, axis: int = -1) -> Tensor:
+        return _by_form(Tensor._log_softmax, (self,), (axis,))
+
+    def _log_softmax(self, axis: int = -1) -> Tensor:
         x = self.cast(least_float(self.dtype))
         shifted = x - x._max_shift(axis)
         return shifted - shifted.exp().sum(axis, keepdim=True).log()
@@ -1687,25 +1728,10 @@ class Tensor(TensorOps, NNOps):
         return _normalized(dev, ((dev * dev).mean(axis, keepdim=True) + eps).sqrt()).cast(out)
 
     def matmul(self, w: Any) -> Tensor:
-        """numpy's matmul (1-D and batched N-D), built as reshape + expand + mul + sum. The
-        nodes it adds over the operands' nodes depend on their dtypes and shapes alone: built
-        once per form (`_matmul_forms`), then rebuilt from that record (a model's forward over
-        a fresh batch each step: 85 Python calls a product, now 26)."""
+        """numpy's matmul (1-D and batched N-D), built as reshape + expand + mul + sum (once
+        per form of the operands: `_by_form`)."""
         w = w if isinstance(w, Tensor) else Tensor(w)
-        xu, wu = self.uop, w.uop
-        key = (xu.dtype, xu.shape, wu.dtype, wu.shape)
-        if (entries := _matmul_forms.get(key)) is not None and not in_use["devices"] \
-                and not in_use["multi"]:
-            built = [xu, wu]
-            build_recorded(entries, built)
-            return Tensor(built[-1])
-        out = self._matmul(w)
-        if not in_use["devices"] and not in_use["multi"] and not has_symbolic(key[1]) \
-                and not has_symbolic(key[3]) and (made := _record_nodes(out.uop, xu, wu)):
-            if len(_matmul_forms) >= MAX_MATMUL_FORMS:  # (bounded: forms of a shape sweep)
-                _matmul_forms.clear()
-            _matmul_forms[key] = made
-        return out
+        return _by_form(Tensor._matmul, (self, w), ())
 
     def _matmul(self, w: Tensor) -> Tensor:
         # (each shape read once: a property call per read, some twenty per product)

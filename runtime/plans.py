@@ -72,7 +72,7 @@ from .kernelize import chosen_scheduler
 from .ops import Ops
 from .rewrite import tracing_active
 from .schedule import user_pass_ids
-from .schedule_cache import graph_key
+from .schedule_cache import graph_key, step_done, step_form
 from .uop import UOp
 
 MAX_PLANS = 64
@@ -109,7 +109,8 @@ _counted = counted_environ()  # (os.environ while its writes are counted: `gener
 class Plan:
     __slots__ = ("roots", "shapes", "inputs", "sig", "getters", "prog", "fixed", "fresh", "args",
                  "outs", "var_vals", "held", "busy", "owned", "nodes", "mine", "addrs", "calls",
-                 "own_addrs", "moves", "epoch", "recent", "take", "dropped", "watch", "__weakref__")
+                 "own_addrs", "moves", "epoch", "recent", "take", "dropped", "watch", "written",
+                 "spare", "__weakref__")
 
     def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer | None],
                  fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],
@@ -142,6 +143,8 @@ class Plan:
         # while no buffer moved (`moves`)
         self.busy = threading.Lock()
         self.owned: list[Buffer] | None = None
+        # the intermediates of a run whose results were handed over (`_handed`), for the next
+        self.spare: list[Buffer | None] | None = None
         self.nodes: list[UOp] = []
         self.mine: list[tuple[UOp, UOp, Buffer]] = []
         self.addrs: list[tuple[int, ...]] = []
@@ -153,6 +156,8 @@ class Plan:
         # a form plan's: its last run's graph buffers, by uid (the same again: a roots plan)
         self.recent: list[int] | None = None
         self.watch: list[weakref.ref] = []  # a roots plan's: its batch's tensors (`_watch`)
+        # a step plan's: the graph buffers its ASSIGNs write, by slot (`_run_step`)
+        self.written: tuple[int, ...] = ()
 
 
 def _picker(slots: tuple[int, ...]) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
@@ -183,7 +188,7 @@ _signatures: dict[tuple, int] = {}
 # the forms recorded lately (keys only: no buffer): a form gets a plan when a second graph of
 # it is recorded, one over other buffers (the same graph again runs its roots plan)
 _seen: OrderedDict[tuple, None] = OrderedDict()
-stats = {"hits": 0, "form_hits": 0, "recorded": 0}
+stats = {"hits": 0, "form_hits": 0, "recorded": 0, "step_hits": 0}
 
 
 def _read_environment() -> tuple[object, bool, int]:
@@ -235,6 +240,8 @@ def run_form(uops: Sequence[UOp], k: tuple, hand_over: bool = False) -> list[UOp
     """The roots' result nodes, computed by the plan of their graph's form (`k`: their
     `key`), with this graph's buffers as its inputs; None when there is none. A graph built
     again over new buffers (`Tensor(array) + 1` each call) gets its program this way."""
+    if any([u.op is _ASSIGN for u in uops]):
+        return _run_step(uops, k, hand_over)
     if not _signatures or _signature(uops) not in _signatures:
         return None  # (no walk: no form plan has such roots)
     form, bufs, _ = graph_key(uops)
@@ -254,6 +261,58 @@ def run_form(uops: Sequence[UOp], k: tuple, hand_over: bool = False) -> list[UOp
     plan.recent = uids
     stats["form_hits"] += 1
     return _run(fk, plan, bufs, hand_over)
+
+
+# the last step's form (`_run_step`), weakly, for the `record` of the ordinary path that follows
+# a miss: (its roots, its key, its graph's buffers)
+_step_seen: list[tuple | None] = [None]
+_ASSIGN = Ops.ASSIGN
+
+
+def _run_step(uops: Sequence[UOp], k: tuple, hand_over: bool) -> list[UOp] | None:
+    """A step plan's run: roots that write (an optimizer step's ASSIGNs, with its gradients and
+    loss) keyed by going on with their backward's walk (`schedule_cache.step_form`), as a form
+    plan is keyed by a walk of its own: a training loop over fresh batches is one form each
+    step, and its realize (schedule-cache key, schedule items, buffers, the program's lookup,
+    the arguments) was some 300 Python calls. The ASSIGNs' targets are graph buffers, written
+    in place (`Buffer.prepare_write` first, as the ordinary path does); every other root lands
+    in a buffer of the plan's run. None: no walk pending, or no plan of the form yet."""
+    got = step_form(list(uops))
+    if got is None:
+        _step_seen[0] = None
+        return None
+    form, bufs = got
+    fk = (form, *k[1:])
+    plan = _plans.get(fk)
+    if plan is None:
+        _step_seen[0] = ([weakref.ref(u) for u in uops], fk, [weakref.ref(b) for b in bufs])
+        return None
+    _step_seen[0] = None
+    for j in plan.written:  # (an array handed out by .numpy() keeps its values)
+        bufs[j].prepare_write()
+    nodes = _run(fk, plan, bufs, hand_over)
+    if nodes is None:
+        return None
+    step_done(list(uops), bufs)
+    stats["step_hits"] += 1
+    n_fixed = len(plan.fixed)
+    for i, (u, slot) in enumerate(zip(uops, plan.outs)):
+        if slot < n_fixed:  # an ASSIGN: its target, read as the ordinary path's `_result`
+            buf, target = bufs[plan.inputs[slot]], u.src[0]  # type: ignore[index]
+            base = target.base
+            nodes[i] = target if base.op is Ops.BUFFER and base.arg is buf \
+                else result_node(buf, u.shape)
+    return nodes
+
+
+def _stepped(roots: tuple[UOp, ...]) -> tuple[tuple, list[Buffer]] | None:
+    """The key and graph buffers `_run_step` found for these roots (and no plan), if any."""
+    seen, _step_seen[0] = _step_seen[0], None
+    if seen is None or len(seen[0]) != len(roots) \
+            or any([r() is not u for r, u in zip(seen[0], roots)]):
+        return None
+    bufs = [r() for r in seen[2]]
+    return None if None in bufs else (seen[1], bufs)  # type: ignore[return-value]
 
 
 def _promote(k: tuple, form: Plan, graph_bufs: list[Buffer]) -> Plan | None:
@@ -337,6 +396,11 @@ def _handed(plan: Plan) -> list[UOp]:
     """The results of the run that just ended, no longer the plan's: it makes all its buffers
     anew at its next run (`_new_results`)."""
     nodes = list(plan.nodes)
+    if plan.owned is not None:  # (its intermediates stay its own: no one else sees them, and
+        # they hold no graph; a step's were some ten allocations a run)
+        n_fixed = len(plan.fixed)
+        outs = {i - n_fixed for i in plan.outs if i >= n_fixed}
+        plan.spare = [None if i in outs else b for i, b in enumerate(plan.owned)]
     plan.owned, plan.nodes, plan.mine = None, [], []
     return nodes
 
@@ -386,14 +450,16 @@ def _new_results(plan: Plan) -> None:
     own buffers: a node over one of the graph's would be this call's only.)"""
     n_fixed = len(plan.fixed)
     outs = {i - n_fixed for i in plan.outs if i >= n_fixed}
-    owned = plan.owned or [None] * len(plan.fresh)
+    owned = plan.owned or plan.spare or [None] * len(plan.fresh)
     for i, (size, dt, dev) in enumerate(plan.fresh):
-        if plan.owned is None or i in outs:  # (an intermediate stays: no one else sees it)
+        if owned[i] is None or i in outs:  # (an intermediate stays: no one else sees it)
             owned[i] = Buffer(size, dt, device=dev)
             owned[i].ensure()
-    plan.owned = owned
+    plan.owned, plan.spare = owned, None
     bufs = plan.fixed + owned
-    plan.nodes = [result_node(bufs[i], shape) for i, shape in zip(plan.outs, plan.shapes)]
+    # (a step plan's ASSIGN lands in a graph buffer, this run's: its node is `_run_step`'s)
+    plan.nodes = [None if bufs[i] is None else result_node(bufs[i], shape)  # type: ignore[misc]
+                  for i, shape in zip(plan.outs, plan.shapes)]
     plan.mine = []
     for i, node in zip(plan.outs, plan.nodes):
         if i >= n_fixed:  # (a root over a buffer of the graph is only read: never checked)
@@ -423,12 +489,23 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
     size, every result a buffer the run allocates), as a plan of the form, which holds none of
     the graph's buffers."""
     roots = k[0]
-    if any(r.op is Ops.ASSIGN for r in roots) or len(prog.kernels) != len(items):
+    step = any([r.op is _ASSIGN for r in roots])
+    if len(prog.kernels) != len(items):
         return
-    form, graph_bufs, _ = graph_key(list(roots))
-    unplanned = (Ops.ASSIGN, Ops.MULTI, Ops.MSTACK, Ops.COPY)  # (read once)
-    if any(e[0] in unplanned for e in form):
-        return
+    if step:  # (a step plan: keyed by its backward's walk, `_run_step`; no roots plan)
+        got = _stepped(roots)
+        if got is None:
+            return
+        fk, graph_bufs = got
+        unplanned: tuple = (Ops.MULTI, Ops.MSTACK, Ops.COPY)
+        if any(e[0] in unplanned for e in fk[0][0]):
+            return
+    else:
+        form, graph_bufs, _ = graph_key(list(roots))
+        unplanned = (Ops.ASSIGN, Ops.MULTI, Ops.MSTACK, Ops.COPY)  # (read once)
+        if any(e[0] in unplanned for e in form):
+            return
+        fk = (form, *k[1:])
     in_graph = {id(b): j for j, b in enumerate(graph_bufs)}
     graph_bytes = sum(b.size * b.dtype.itemsize for b in graph_bufs)
     # a buffer the graph holds (an input, a root's existing buffer) is fixed, and so is a float
@@ -466,17 +543,22 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
     fresh = [(b.size, b.dtype, b.device) for b in created]
     out_slots = [at(b) for b in outs]
     new: list[tuple[tuple, Plan]] = []
-    if graph_bytes + own <= PLAN_MAX_BYTES:
+    if graph_bytes + own <= PLAN_MAX_BYTES and not step:
         new.append((k, Plan(roots, prog, fixed, fresh, args, out_slots, dict(var_vals),
                             graph_bytes + own)))
         _watch(k, new[0][1], graph_bufs)
-    fk = (form, *k[1:])
-    if fk in _seen and not var_vals and all(i >= n_fixed for i in out_slots):
-        inputs = [in_graph.get(id(b), -1) for b in fixed]
+    inputs = [in_graph.get(id(b), -1) for b in fixed]
+    # (a step's ASSIGN lands in its target, a graph buffer; every other root in one of the run's)
+    written = tuple(inputs[i] for r, i in zip(roots, out_slots) if i < n_fixed
+                    and r.op is _ASSIGN and inputs[i] >= 0)
+    if fk in _seen and not var_vals and \
+            sum([i >= n_fixed for i in out_slots]) + len(written) == len(out_slots):
         consts: list[Buffer | None] = [b if j < 0 else None for j, b in zip(inputs, fixed)]
         held = own + sum(b.size * b.dtype.itemsize for b in consts if b is not None)
         if held <= PLAN_MAX_BYTES:
-            new.append((fk, Plan(roots, prog, consts, fresh, args, out_slots, {}, held, inputs)))
+            plan = Plan(roots, prog, consts, fresh, args, out_slots, {}, held, inputs)
+            plan.written = written
+            new.append((fk, plan))
     with _lock:
         _seen[fk] = None
         _seen.move_to_end(fk)

@@ -166,6 +166,8 @@ _last: list[tuple | None] = [None]
 # small MLP) walked again what backward had just walked.
 _step: list[KeyWalk | None] = [None]
 _held: list[ref | None] = [None]  # the weak reference to the walk's loss (`step_held_by`)
+# the roots and graph buffers of the last step a plan ran (`step_done`), weakly
+_read: list[tuple | None] = [None]
 stats = {"hits": 0, "misses": 0, "went_on": 0}
 
 
@@ -374,7 +376,11 @@ def buffers_read(uops: list[UOp]) -> list[Buffer] | None:
     None when they are not (or one of the buffers died)."""
     last = _last[0]
     if last is None or [r() for r in last[0]] != uops:
-        return None
+        read = _read[0]  # (a step a plan ran: runtime/plans.py)
+        if read is None or [r() for r in read[0]] != uops:
+            return None
+        bufs = [r() for r in read[1]]
+        return None if None in bufs else bufs  # type: ignore[return-value]
     bufs = [r() for r in last[5]]
     return None if None in bufs else bufs  # type: ignore[return-value]
 
@@ -393,6 +399,27 @@ def step_held_by(owner: object) -> None:
     walk = _step[0]
     if walk is not None:
         _held[0] = ref(owner, partial(_let_go, ref(walk)))
+
+
+def step_form(uops: list[UOp]) -> tuple[tuple, list[Buffer]] | None:
+    """A realize that writes (an optimizer step) keyed by going on with the walk of its
+    backward (`note_step`), with no walk of its own: (the key, with the floats' values and
+    whether they were lifted; the graph's buffers in the key's slot order), or None when no
+    walk is pending or no root writes. Two graphs of one such key are one program over other
+    buffers in the same slots, as for `graph_key` (runtime/plans.py's step plans). The walk is
+    left pending for `_keyed` (the ordinary path, on a miss) until `step_done`."""
+    walk = _step[0]
+    if walk is None or not any([u.op is Ops.ASSIGN for u in uops]):
+        return None
+    go_on(walk, uops)
+    return (walk.key(uops), tuple([v.hex() for _, v in walk.floats]), walk.lift), walk.buffers
+
+
+def step_done(uops: list[UOp], bufs: list[Buffer]) -> None:
+    """The step `step_form` keyed (roots `uops`, graph buffers `bufs`) was run by a plan: its
+    walk is let go (it holds the batch), and `buffers_read` answers for these roots."""
+    _step[0] = None
+    _read[0] = ([ref(u) for u in uops], [ref(b) for b in bufs])
 
 
 def _let_go(walk: ref[KeyWalk], _: object) -> None:
@@ -539,3 +566,4 @@ def clear() -> None:
         _forms.clear()
         _aliases.clear()
         _step[0] = None
+        _read[0] = None

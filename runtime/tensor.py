@@ -105,7 +105,7 @@ from .tensor_ops import (
     takes_requires_grad,
     zero_outside,
 )
-from .uop import OP_BIT, VARIABLE_MARK, Shape, UOp, keep_order, toposort
+from .uop import OP_BIT, VARIABLE_MARK, Shape, UOp, build_recorded, keep_order, toposort
 from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
 from .view_chains import MAX_BINDINGS, VIEW_OPS, WRITABLE_VIEWS, view_ops
 
@@ -459,6 +459,58 @@ def _forget(entry: _Kept) -> None:
 
 
 _binaries: dict[tuple, _Kept] = {}
+# the nodes an op (matmul, sum, mean, log_softmax) added over its operands' nodes, by the op,
+# the operands' dtypes and shapes, its other arguments and the default dtypes: `build_recorded`'s
+# entries (`_by_form`); no node of any graph is held (an entry's arg is no buffer)
+_forms: dict[tuple, tuple] = {}
+MAX_FORMS = 512
+
+
+def _by_form(build: Callable[..., Tensor], operands: tuple[Tensor, ...], extra: tuple
+             ) -> Tensor:
+    """`build(*operands, *extra)`, whose nodes over the operands' nodes depend on their dtypes
+    and shapes alone: built once per form, then rebuilt from that record with no shape
+    inference, broadcast or dtype probe (a model's forward over a fresh batch each step: a
+    product was 85 Python calls, now 26). Not while a value on another device or sharded
+    lives (the nodes then depend on devices), nor for a symbolic size or an unhashable
+    argument (`sum(axis=[0, 1])`)."""
+    nodes = tuple([t.uop for t in operands])
+    if in_use["devices"] or in_use["multi"]:
+        return build(*operands, *extra)
+    key = (build, tuple([(u.dtype, u.shape) for u in nodes]), extra, dtypes.default_float,
+           dtypes.default_int)
+    try:
+        entries = _forms.get(key)
+    except TypeError:  # (an unhashable argument)
+        return build(*operands, *extra)
+    if entries is not None:
+        built = list(nodes)
+        build_recorded(entries, built)
+        return Tensor(built[-1])
+    out = build(*operands, *extra)
+    if not any([has_symbolic(u.shape) for u in nodes]) and \
+            (made := _record_nodes(out.uop, nodes)) is not None:
+        if len(_forms) >= MAX_FORMS:  # (bounded: the forms of a shape sweep)
+            _forms.clear()
+        _forms[key] = made
+    return out
+
+
+def _record_nodes(out: UOp, ins: tuple[UOp, ...]) -> tuple | None:
+    """The nodes `out`'s graph adds over the nodes `ins` as `build_recorded`'s entries (out's
+    last), or None when it holds a buffer or a variable's mark (not the same for other
+    operands) or an input is the other (`x @ x`: recorded apart, it is a form of its own)."""
+    if len(set(ins)) < len(ins):
+        return None
+    ref_of = {n: i for i, n in enumerate(ins)}
+    entries = []
+    for n in toposort(out, stop=ref_of.__contains__):
+        if n.op is Ops.BUFFER or n.tag is not None:
+            return None
+        entries.append((n.op, n.dtype, n.arg, n.tag, tuple([ref_of[s] for s in n.src]),
+                        n.shape))
+        ref_of[n] = len(ref_of)
+    return tuple(entries) if entries and ref_of[out] == len(ref_of) - 1 else None
 
 
 def _keep(key: tuple, node: UOp) -> None:
@@ -1594,6 +1646,10 @@ class Tensor(TensorOps, NNOps):
             dtype: DType | str | None = None) -> Tensor:
         """Sum in numpy's dtype for it: ints widen to int64/uint64, bools count as int64;
         `dtype` accumulates (and returns) in that dtype instead."""
+        return _by_form(Tensor._sum, (self,), (axis, keepdim, dtype))
+
+    def _sum(self, axis: Any = None, keepdim: bool = False,
+             dtype: DType | str | None = None) -> Tensor:
         acc = _probe(np.sum, self) if dtype is None else to_dtype(dtype)
         return self._reduce(Ops.ADD, axis, keepdim, acc)
 
@@ -1631,6 +1687,9 @@ class Tensor(TensorOps, NNOps):
 
     def mean(self, axis: Any = None, keepdim: bool = False) -> Tensor:
         """numpy's mean dtype (ints -> float64); float16 accumulates in float32, as numpy does."""
+        return _by_form(Tensor._mean, (self,), (axis, keepdim))
+
+    def _mean(self, axis: Any = None, keepdim: bool = False) -> Tensor:
         out = _probe(np.mean, self)
         acc = accumulate_float(out)
         total = self.cast(acc).sum(axis, keepdim)
@@ -1653,6 +1712,9 @@ class Tensor(TensorOps, NNOps):
         return _normalized(e, e.sum(axis, keepdim=True))
 
     def log_softmax(self, axis: int = -1) -> Tensor:
+        return _by_form(Tensor._log_softmax, (self,), (axis,))
+
+    def _log_softmax(self, axis: int = -1) -> Tensor:
         x = self.cast(least_float(self.dtype))
         shifted = x - x._max_shift(axis)
         return shifted - shifted.exp().sum(axis, keepdim=True).log()
@@ -1666,8 +1728,12 @@ class Tensor(TensorOps, NNOps):
         return _normalized(dev, ((dev * dev).mean(axis, keepdim=True) + eps).sqrt()).cast(out)
 
     def matmul(self, w: Any) -> Tensor:
-        """numpy's matmul (1-D and batched N-D), built as reshape + expand + mul + sum."""
+        """numpy's matmul (1-D and batched N-D), built as reshape + expand + mul + sum (once
+        per form of the operands: `_by_form`)."""
         w = w if isinstance(w, Tensor) else Tensor(w)
+        return _by_form(Tensor._matmul, (self, w), ())
+
+    def _matmul(self, w: Tensor) -> Tensor:
         # (each shape read once: a property call per read, some twenty per product)
         a_shape, b_shape = self.shape, w.shape
         if not a_shape or not b_shape:

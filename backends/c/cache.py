@@ -551,8 +551,14 @@ def info() -> str:
     lines = [f"folder    {d}"]
     if not d.exists():
         return "\n".join(lines + ["entries   0 (the folder does not exist yet)"])
-    ents = entries(d)
-    total = sum(e.size for e in ents)
+    # count what clear and eviction would delete, by the same test: a file forged under an
+    # entry's name (a project folder as the cache) is not a library of ours
+    ents, total = [], 0
+    for ent in entries(d):
+        mine = [path for path in ent.files if _made_here(path, ent.key)]
+        if mine:
+            ents.append(ent)
+            total += sum(_size(path) for path in mine)
     limit = max_bytes()
     orphans = [e.name for e in os.scandir(d) if _ORPHAN.fullmatch(e.name)]
     lines.append(f"entries   {len(ents)} libraries, {_human(total)}")
@@ -563,6 +569,13 @@ def info() -> str:
     if orphans:
         lines.append(f"building  {len(orphans)} build folders or temporary files")
     return "\n".join(lines)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.lstat().st_size
+    except OSError:
+        return 0  # removed since the listing
 
 
 def clear() -> tuple[int, int, OSError | None]:

@@ -4,11 +4,9 @@ between rules whose patterns carry literals, integer constants out of their dtyp
 
 from __future__ import annotations
 
-import os
-import time
+import math
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 
@@ -69,3 +67,109 @@ def test_cache_info_on_2000_entries_reads_each_file_once(project_cache, monkeypa
     monkeypatch.setattr(disk, "read_regular", lambda p, n: reads.append(p) or real(p, n))
     assert "entries   2000 libraries" in disk.info()
     assert len(reads) <= 2 * 2 * 2000  # each .so: itself and its sidecar; each sidecar: itself
+
+
+# ====================================================================== guards that never hold
+NEVER = """rules user = {
+  tenth:    MUL(x:float32, c:CONST) if c.arg == 0.1 -> x
+  rounded:  MUL(x:float32, c:CONST) if c.arg == c.const_like(0.1).arg -> MUL(x, c)
+  exact64:  MUL(x:float64, c:CONST) if c.arg == 0.1 -> MUL(x, c)
+  nottenth: MUL(x:float32, c:CONST) if c.arg != 0.1 -> MUL(x, c)
+  big16:    ADD(x:float16, 2049) -> x
+  half16:   ADD(x:float16, 0.1) -> ADD(x, x.const_like(0.1))
+  small8:   ADD(x:int8, c:CONST) if c.arg > 200 -> x
+  cmp8:     ADD(x:int8, c:CONST) if c.arg > 100 -> ADD(c, x)
+}
+"""
+
+
+def test_check_warns_of_a_rule_that_can_never_fire(tmp_path, capsys):
+    """`c.arg == 0.1` on a float32 constant (which holds 0.10000000149011612) never holds: the
+    checker proved such a rule with no word. It now warns, at file:line:col, suggests the
+    rounded comparison for a float literal, and exits 3 (--allow-unknown accepts it); a pattern
+    literal no allowed dtype holds (2049 as float16), and an int guard past the dtype's range,
+    warn too. Rules that can fire do not."""
+    from rulegrad.generator.soundness import EXIT_OK, EXIT_UNKNOWN, check_paths, run_check
+
+    f = tmp_path / "never.rules"
+    f.write_text(NEVER)
+    rep = {r.rule.name: r for r in check_paths([str(f)], examples=10).rules}
+    warned = {name for name, r in rep.items() if r.warning}
+    assert warned == {"tenth", "big16", "small8"}, {k: v.warning for k, v in rep.items()}
+    assert all(r.verdict == "proved" for r in rep.values())
+    w = rep["tenth"].warning
+    assert "never.rules:2:3: warning: tenth can never fire" in w, w
+    assert "c.arg == c.const_like(0.1).arg" in w
+    assert "never.rules:6:3" in rep["big16"].warning
+    assert run_check([str(f)], examples=10) == EXIT_UNKNOWN
+    assert "tenth can never fire" in capsys.readouterr().out
+    assert run_check([str(f)], examples=10, allow_unknown=True) == EXIT_OK
+
+
+# ====================================================================== shadowing by literals
+SHADOWED = {
+    "zeros": ("ADD(x, 0) -> x", "ADD(x, 0.0) -> x"),  # 0 and 0.0 match the same constants
+    "ones": ("MUL[x, 1] -> x", "MUL(1.0, x) -> x"),  # commutative, literal in the other order
+    "half": ("MUL(x:float16, 0.1) -> x", "MUL(x:float16, 0.09999) -> x"),  # one float16
+    "own_dtype": ("MUL(x, 0.1) -> x", "MUL(x, 0.09999:float16) -> x"),
+    "true": ("AND(x:bool, True) -> x", "AND(x:bool, 1) -> x"),
+}
+NOT_SHADOWED = {
+    "f32": ("MUL(x:float32, 0.1) -> x", "MUL(x:float32, 0.09999) -> x"),  # float32 tells apart
+    "untyped": ("MUL(x, 0.1) -> x", "MUL(x, 0.09999) -> x"),  # float32 and float64 do
+    "half_int": ("MUL(x, 1) -> x", "MUL(x, 1.5) -> x"),
+    "other_way": ("MUL(x:float16, 2049) -> x", "MUL(x:float16, 2048) -> x"),  # 2049: none
+}
+
+
+def _errors(first: str, second: str) -> list[str]:
+    from rulegrad.dsl.check import check_collect
+    from rulegrad.dsl.parser import parse_collect
+
+    text = f"rules s = {{\n  {first}\n  {second}\n}}\n"
+    rf, diags = parse_collect(text, "s.rules")
+    assert rf is not None, diags
+    _, diags, _ = check_collect(rf, lambda p: text)
+    return [d.message for d in diags]
+
+
+@pytest.mark.parametrize("name", sorted(SHADOWED))
+def test_shadowing_between_literal_patterns_is_found(name):
+    """The earlier rule matches every constant the later one's literal matches (the matchers
+    compare `arg == literal`, a float literal rounded to the constant's float dtype): the later
+    rule can never fire. Subsumption compared literals by value and Python type, and missed it."""
+    errors = _errors(*SHADOWED[name])
+    assert any("can never fire" in e for e in errors), errors
+
+
+@pytest.mark.parametrize("name", sorted(NOT_SHADOWED))
+def test_literals_some_dtype_tells_apart_do_not_shadow(name):
+    errors = _errors(*NOT_SHADOWED[name])
+    assert not any("can never fire" in e for e in errors), errors
+
+
+def test_literal_shadowing_agrees_with_the_matcher():
+    """An independent oracle for the literal test: the interpreted matcher of the earlier rule
+    run on constants of every dtype the later literal matches."""
+    from rulegrad.dsl.parser import parse_collect
+    from rulegrad.dsl.subsume import subsumes
+    from rulegrad.generator.interp import const_eq
+    from rulegrad.runtime.dtype import DTYPES
+    from rulegrad.runtime.uop import const_value
+
+    lits = [0, 0.0, -0.0, 1, 1.0, True, False, 0.1, 0.09999, 2049, 2048, 1.5, 300, -1,
+            float("inf"), float("nan"), 65504.0, 65520.0, 16777217]
+    for a in lits:
+        for b in lits:
+            rf, _ = parse_collect(f"rules s = {{\n  MUL(x, {a!r}) -> x\n  MUL(x, {b!r}) -> x\n}}\n",
+                                  "s.rules")
+            if rf is None:
+                continue
+            r1, r2 = rf.rulesets[0].terms[0].rules
+            if not subsumes(r1.pattern, r2.pattern):
+                continue
+            for dt in DTYPES:  # every constant b matches, a matches
+                vals = [v for v in lits if dt.is_float or (math.isfinite(v) and v == int(v))]
+                for arg in {const_value(dt, v) for v in vals if not dt.is_bool or v in (0, 1)}:
+                    if const_eq(arg, b, dt) and not (dt.is_int and not dt.min <= arg <= dt.max):
+                        assert const_eq(arg, a, dt), (a, b, dt, arg)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 
@@ -173,3 +174,61 @@ def test_literal_shadowing_agrees_with_the_matcher():
                 for arg in {const_value(dt, v) for v in vals if not dt.is_bool or v in (0, 1)}:
                     if const_eq(arg, b, dt) and not (dt.is_int and not dt.min <= arg <= dt.max):
                         assert const_eq(arg, a, dt), (a, b, dt, arg)
+
+
+# ====================================================================== ints past their dtype
+@pytest.fixture(params=["c-rangeify", "c-kernelize", "interp"])
+def each_path(request, monkeypatch) -> None:
+    if request.param == "interp":
+        monkeypatch.setenv("RULEGRAD_BACKEND", "interp")
+    else:
+        monkeypatch.setenv("RULEGRAD_SCHEDULER", request.param.split("-")[1])
+
+
+_INT_OPS = {"add": lambda a, s: a + s, "radd": lambda a, s: s + a, "sub": lambda a, s: a - s,
+            "rsub": lambda a, s: s - a, "mul": lambda a, s: a * s, "floordiv": lambda a, s: a // s,
+            "rfloordiv": lambda a, s: s // a, "mod": lambda a, s: a % s,
+            "and": lambda a, s: a & s, "or": lambda a, s: a | s, "xor": lambda a, s: a ^ s}
+
+
+@pytest.mark.parametrize("dt", ["int8", "uint8", "int16", "int32"])
+def test_a_python_int_past_the_dtype_wraps_as_torch_computes(each_path, dt):
+    """`Tensor([1, 2], dtype=int8) + 300`: numpy 2 raises, rulegrad raised numpy's
+    OverflowError; torch keeps the tensor's dtype and wraps the int to its bits (44). Every
+    arithmetic and bitwise op, both orders, the int both past the top and the bottom, through
+    both schedulers and the interpreter, against torch; constants folded by the rules too
+    ((a * 1000) * 1000)."""
+    torch = pytest.importorskip("torch")
+    from rulegrad import Tensor
+
+    info = np.iinfo(dt)
+    a = np.array([1, 2, 3, 100, 7, 5], dt) if info.min == 0 else np.array([1, -2, 3, 100, -7, 5],
+                                                                              dt)
+    for s in (int(info.max) + 45, int(info.min) - 1000, 300 * (int(info.max) + 1) + 3,
+              -(2**40) - 7):
+        for name, f in _INT_OPS.items():
+            want = f(torch.from_numpy(a), s).numpy()
+            got = f(Tensor(a), s).numpy()
+            assert got.dtype == want.dtype and np.array_equal(got, want), (name, s, got, want)
+    want = ((torch.from_numpy(a) * 1000) * 1000).numpy()
+    assert np.array_equal(((Tensor(a) * 1000) * 1000).numpy(), want)
+
+
+def test_ints_no_op_can_wrap_are_refused_with_the_dtype_named():
+    """A constant made on its own (`full`, `Tensor(300, int8)`), a power whose exponent would
+    wrap (3 ** 300 is not 3 ** 44), and a clamp bound that clips every value to a number the
+    dtype cannot hold are refused, as torch refuses them, never a wrapped or out-of-range value."""
+    from rulegrad import Tensor, dtypes
+
+    a = Tensor(np.array([3, 2, 100], np.int8))
+    with pytest.raises(OverflowError, match="uint8"):
+        Tensor.full((3,), 300, dtype=dtypes.uint8)
+    with pytest.raises(OverflowError, match="int8"):
+        Tensor([300, 1], dtype=dtypes.int8)
+    with pytest.raises(ValueError, match="exponent 300 is outside int8"):
+        a ** 300
+    with pytest.raises(OverflowError, match="clamp bound -129 is outside int8"):
+        a.clip(None, -129)
+    with pytest.raises(OverflowError, match="clamp bound 128 is outside int8"):
+        a.clip(128, None)
+    assert np.array_equal(a.clip(-1000, 1000).numpy(), [3, 2, 100])  # clips nothing (numpy)

@@ -1355,7 +1355,8 @@ def prove_rule(rule: A.Rule, helpers: set[str] | frozenset[str] = frozenset(),
     if spurious:
         return Proof("untranslatable", "a counterexample through an uninterpreted function")
     if n_cases == 0:
-        return Proof("proved", "the pattern matches no well-typed node", cases=0)
+        return Proof("proved", "the pattern matches no well-typed node", cases=0,
+                     never_fires=True)
     detail = f"{n_cases} case" + ("s" if n_cases != 1 else "")
     never = not any(_can_fire(rule, helpers, shape, dts, rlimit) for shape, dts in todo)
     return Proof("proved", detail + (f"; {INDEX_NOTE}" if index_arith else ""), cases=n_cases,

@@ -490,7 +490,7 @@ class Checker:
                 if ex.verdict == "passed":
                     return RuleReport(rule, loc, "z3", "proved",
                                       f"{proof.detail}; bounds on {ex.examples} examples")
-            warning = never_fires_warning(rule) if proof.never_fires else ""
+            warning = never_fires_warning(rule, proof.cases) if proof.never_fires else ""
             return RuleReport(rule, loc, "z3", "proved", proof.detail, warning=warning)
         if proof.verdict == "refuted":
             text = proof.counterexample or ""
@@ -739,16 +739,19 @@ def check_paths(paths: list[str] | None = None, examples: int = 100, seed: int =
     return report
 
 
-def never_fires_warning(rule: A.Rule) -> str:
+def never_fires_warning(rule: A.Rule, cases: int = 1) -> str:
     """The warning for a rule z3 showed can never fire, at its `file:line:col`; a float literal
     compared with `==` to a constant's arg (which holds the literal rounded to its dtype) gets
-    the comparison that means what was written."""
+    the comparison that means what was written. `cases`: 0 when no dtypes fit the pattern."""
     from rulegrad.dsl.printer import expr
 
     what = "its pattern" + (" and passes its guard" if rule.guard is not None else
                             " (a literal is compared exactly: 2049 is no float16 constant)")
     text = (f"{rule.span}: warning: {rule.name} can never fire: no value of its pattern's "
             f"dtypes matches {what}, so its proof says nothing")
+    if cases == 0:
+        text = (f"{rule.span}: warning: {rule.name} can never fire: its pattern matches no "
+                "well-typed node (the dtypes it names cannot meet in one graph)")
     for cmp in _walk_expr(rule.guard):
         if not isinstance(cmp, A.ECompare) or len(cmp.ops) != 1 or cmp.ops[0] not in ("==", "!="):
             continue

@@ -80,6 +80,7 @@ NEVER = """rules user = {
   half16:   ADD(x:float16, 0.1) -> ADD(x, x.const_like(0.1))
   small8:   ADD(x:int8, c:CONST) if c.arg > 200 -> x
   cmp8:     ADD(x:int8, c:CONST) if c.arg > 100 -> ADD(c, x)
+  mixed:    MUL(x:int8, y:float32) -> y
 }
 """
 
@@ -96,7 +97,8 @@ def test_check_warns_of_a_rule_that_can_never_fire(tmp_path, capsys):
     f.write_text(NEVER)
     rep = {r.rule.name: r for r in check_paths([str(f)], examples=10).rules}
     warned = {name for name, r in rep.items() if r.warning}
-    assert warned == {"tenth", "big16", "small8"}, {k: v.warning for k, v in rep.items()}
+    assert warned == {"tenth", "big16", "small8", "mixed"}, {k: v.warning for k, v in rep.items()}
+    assert "matches no well-typed node" in rep["mixed"].warning
     assert all(r.verdict == "proved" for r in rep.values())
     w = rep["tenth"].warning
     assert "never.rules:2:3: warning: tenth can never fire" in w, w

@@ -62,10 +62,16 @@ def _own_dtype(p: A.Pattern) -> A.DTypeRef | None:
     return p.dtype
 
 
-def _dtype_ok(d1: A.DTypeRef | None, p2: A.Pattern) -> bool:
+def _dtype_ok(d1: A.DTypeRef | None, p2: A.Pattern, within: frozenset | None = None) -> bool:
+    """Whether every dtype P2 allows (its own constraint, else what its context allows) is one
+    constraint `d1` allows."""
     if d1 is None:
         return True
     allowed1, allowed2 = _dtypes(d1), _dtypes(_own_dtype(p2))
+    if allowed2 is None:
+        allowed2 = within
+    elif within is not None:
+        allowed2 = allowed2 & within
     return allowed1 is not None and allowed2 is not None and allowed2 <= allowed1
 
 
@@ -165,7 +171,7 @@ def subsumes(p1: A.Pattern, p2: A.Pattern, within: frozenset | None = None) -> b
     `within`: the dtypes P2's node can have, when its context bounds them."""
     p1, p2 = _strip(p1), _strip(p2)
     if isinstance(p1, A.PVar):
-        return _dtype_ok(p1.dtype, p2)
+        return _dtype_ok(p1.dtype, p2, within)
     if isinstance(p1, A.PConst):
         if not isinstance(p2, A.PConst) or not _dtype_ok(p1.dtype, p2):
             return False

@@ -116,12 +116,16 @@ SHADOWED = {
     "half": ("MUL(x:float16, 0.1) -> x", "MUL(x:float16, 0.09999) -> x"),  # one float16
     "own_dtype": ("MUL(x, 0.1) -> x", "MUL(x, 0.09999:float16) -> x"),
     "true": ("AND(x:bool, True) -> x", "AND(x:bool, 1) -> x"),
+    # a capture of a dtype covers a literal whose dtype its same-dtype op bounds
+    "capture": ("ADD(x:float16, y:float16) -> x", "ADD(x:float16, 0.5) -> x"),
 }
 NOT_SHADOWED = {
     "f32": ("MUL(x:float32, 0.1) -> x", "MUL(x:float32, 0.09999) -> x"),  # float32 tells apart
     "untyped": ("MUL(x, 0.1) -> x", "MUL(x, 0.09999) -> x"),  # float32 and float64 do
     "half_int": ("MUL(x, 1) -> x", "MUL(x, 1.5) -> x"),
     "other_way": ("MUL(x:float16, 2049) -> x", "MUL(x:float16, 2048) -> x"),  # 2049: none
+    "capture_wider": ("ADD(x:float16, y:float16) -> x", "ADD(x, 0.5) -> x"),
+    "not_same_dtype": ("CMPLT(x:float16, y:float16) -> x", "CMPLT(x, 0.5:float32) -> x"),
 }
 
 

@@ -5,7 +5,10 @@ matched by P2 is certainly matched by P1; False when unsure (the test is conserv
 never causes an error, a True makes the later rule an error when the earlier one always fires).
 
 What it understands: captures and `_`; op sets and groups (as sets of ops); dtype names and
-classes (as sets of dtypes); constants (`0` matches what `0` matches); fixed, any-length and
+classes (as sets of dtypes); constants, by the constants each literal matches on each dtype
+the pattern allows there (`0` and `0.0` match the same ones of every dtype; `0.1` and `0.10001`
+the same float16 one; `2049` none of float16), a literal's dtype bounded by its own constraint
+or by a same-dtype op's (`ADD(x:float16, 0.1)`); fixed, any-length and
 commutative sources, and `OP` / `OP(x, ...)` over ops whose arity is fixed (they are the same as
 `OP(_, _)`); `arg=` / `tag=` constraints, which must be syntactically equal; binds are
 transparent. Repeated names: a repeated name in P1 is an equality constraint, so P1 then only
@@ -15,11 +18,22 @@ narrow P2 and are ignored.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any
 
+from rulegrad.runtime.dtype import DTYPES, dtypes
+from rulegrad.runtime.uop import const_value
+
 from . import ast as A
 from .names import arity, resolve_dtype, resolve_ops
+
+# ops whose sources have the node's own dtype: a dtype named on the node or on one source
+# bounds what a literal source can be (`ADD(x:float16, 0.1)`: the 0.1 is a float16 constant)
+_SAME_DTYPE = frozenset({"ADD", "MUL", "SUB", "MAX", "MIN", "IDIV", "MOD", "FDIV", "AND", "OR",
+                         "XOR"})
+_ALL_DTYPES = frozenset(DTYPES) | {dtypes.index}
+_NEVER, _ANY_NAN = object(), object()
 
 
 def _ops(p: A.PNode) -> frozenset | None:
@@ -48,10 +62,16 @@ def _own_dtype(p: A.Pattern) -> A.DTypeRef | None:
     return p.dtype
 
 
-def _dtype_ok(d1: A.DTypeRef | None, p2: A.Pattern) -> bool:
+def _dtype_ok(d1: A.DTypeRef | None, p2: A.Pattern, within: frozenset | None = None) -> bool:
+    """Whether every dtype P2 allows (its own constraint, else what its context allows) is one
+    constraint `d1` allows."""
     if d1 is None:
         return True
     allowed1, allowed2 = _dtypes(d1), _dtypes(_own_dtype(p2))
+    if allowed2 is None:
+        allowed2 = within
+    elif within is not None:
+        allowed2 = allowed2 & within
     return allowed1 is not None and allowed2 is not None and allowed2 <= allowed1
 
 
@@ -70,18 +90,23 @@ def _fixed_srcs(p: A.PNode) -> tuple[A.Pattern, ...] | None:
     return tuple(have) + (A.PVar(None),) * (n - len(have))
 
 
-def _srcs(p1: A.PNode, p2: A.PNode) -> bool:
+def _srcs(p1: A.PNode, p2: A.PNode, within: frozenset | None) -> bool:
     if p1.srcs is None:
         return True
     s2 = _fixed_srcs(p2) if (p2.srcs is None or p2.ellipsis) else p2.srcs
     if s2 is None:  # P2 allows any number of sources, P1 does not
         return False
     s1 = p1.srcs
+    hint = _source_dtypes(p2, s2, within)
+
+    def sub(a: A.Pattern, b: A.Pattern) -> bool:
+        return subsumes(a, b, hint)
+
     if p1.commutative:
         if len(s1) != 2 or len(s2) != 2:
             return False
-        return (subsumes(s1[0], s2[0]) and subsumes(s1[1], s2[1])) or (
-            subsumes(s1[1], s2[0]) and subsumes(s1[0], s2[1]))
+        return (sub(s1[0], s2[0]) and sub(s1[1], s2[1])) or (
+            sub(s1[1], s2[0]) and sub(s1[0], s2[1]))
     if p1.ellipsis:
         if len(s2) < len(s1):
             return False
@@ -91,18 +116,69 @@ def _srcs(p1: A.PNode, p2: A.PNode) -> bool:
     if p2.commutative and len(s2) == 2:
         # P2 matches the sources in either order: P1 must accept both
         both = (s2, (s2[1], s2[0]))
-        return all(all(subsumes(a, b) for a, b in zip(s1, order)) for order in both)
-    return all(subsumes(a, b) for a, b in zip(s1, s2))
+        return all(all(sub(a, b) for a, b in zip(s1, order)) for order in both)
+    return all(sub(a, b) for a, b in zip(s1, s2))
 
 
-def subsumes(p1: A.Pattern, p2: A.Pattern) -> bool:
-    """True when every node matched by `p2` is matched by `p1` (P1 without repeated names)."""
+def _source_dtypes(p2: A.PNode, srcs: tuple[A.Pattern, ...], within: frozenset | None
+                   ) -> frozenset | None:
+    """The dtypes P2's sources can have when its ops keep their sources' dtype: P2's own
+    constraint, its sources' and what its parent allowed it (`within`); None when unbounded."""
+    ops = _ops(p2)
+    if not ops or any(op.name not in _SAME_DTYPE for op in ops):
+        return None
+    out = within
+    for ref in (p2.dtype, *(_own_dtype(s) for s in srcs)):
+        allowed = _dtypes(ref)
+        if allowed is not None:
+            out = allowed if out is None else out & allowed
+    return out
+
+
+def _matched_arg(dt: Any, lit: bool | int | float) -> Any:
+    """The one arg (up to ==) a CONST of `dt` holds when the literal matches it (the matchers
+    compare `arg == literal`, a float literal first rounded to a float dtype, and a NaN literal
+    matches any NaN): `_ANY_NAN`, or `_NEVER` when no constant of `dt` matches."""
+    if isinstance(lit, float) and math.isnan(lit):
+        return _ANY_NAN if dt.is_float else _NEVER
+    if dt.is_bool:
+        return bool(lit) if lit in (0, 1) else _NEVER
+    if dt.is_float:
+        v = const_value(dt, lit) if type(lit) is float else lit
+        try:
+            held = const_value(dt, float(v))
+        except OverflowError:  # an int past every float
+            return _NEVER
+        return held if held == v else _NEVER  # (2049 is no float16 constant)
+    if isinstance(lit, float) and not (math.isfinite(lit) and lit == int(lit)):
+        return _NEVER
+    v = int(lit)
+    return v if dt is dtypes.index or int(dt.min) <= v <= int(dt.max) else _NEVER
+
+
+def _literal_covers(l1: bool | int | float, l2: bool | int | float, over: frozenset) -> bool:
+    """Whether literal l1 matches every constant l2 matches, on each dtype in `over` (0 and 0.0
+    match the same constants of every dtype; 0.1 and 0.10001 the same float16 one)."""
+    for dt in over:
+        a2 = _matched_arg(dt, l2)
+        if a2 is not _NEVER and _matched_arg(dt, l1) != a2:
+            return False
+    return True
+
+
+def subsumes(p1: A.Pattern, p2: A.Pattern, within: frozenset | None = None) -> bool:
+    """True when every node matched by `p2` is matched by `p1` (P1 without repeated names);
+    `within`: the dtypes P2's node can have, when its context bounds them."""
     p1, p2 = _strip(p1), _strip(p2)
     if isinstance(p1, A.PVar):
-        return _dtype_ok(p1.dtype, p2)
+        return _dtype_ok(p1.dtype, p2, within)
     if isinstance(p1, A.PConst):
-        return (isinstance(p2, A.PConst) and p1.value == p2.value
-                and type(p1.value) is type(p2.value) and _dtype_ok(p1.dtype, p2))
+        if not isinstance(p2, A.PConst) or not _dtype_ok(p1.dtype, p2):
+            return False
+        over = _dtypes(p2.dtype) or within or _ALL_DTYPES
+        if within is not None:
+            over = over & within
+        return _literal_covers(p1.value, p2.value, over)
     if isinstance(p2, A.PConst):
         # a bare `CONST` (or a group holding it) matches every constant
         ops = _ops(p1)
@@ -119,7 +195,7 @@ def subsumes(p1: A.Pattern, p2: A.Pattern) -> bool:
     for c1, c2 in ((p1.arg, p2.arg), (p1.tag, p2.tag)):
         if c1 is not None and (c2 is None or A.strip_spans(c1) != A.strip_spans(c2)):
             return False
-    return _srcs(p1, p2)
+    return _srcs(p1, p2, within)
 
 
 def capture_names(p: A.Pattern) -> list[str]:
@@ -171,12 +247,16 @@ def _anchor(p1: A.Pattern) -> tuple[_Path, Any] | None:
     one op (below the root), reached through P1's non-commutative sources. None when P1 has
     none (it is then compared with every later pattern)."""
     best: tuple[_Path, Any] | None = None
+    const: tuple[_Path, Any] | None = None
     todo: list[tuple[A.Pattern, _Path]] = [(p1, ())]
     while todo:
         q, path = todo.pop()
         q = _strip(q)
         if isinstance(q, A.PConst):
-            return path, ("const", q.value, type(q.value))  # the most selective: take it
+            # any constant (0 and 0.0 cover each other; 0.1 and 0.10001 may): an op is more
+            # selective, when there is one
+            const = const or (path, ("const",))
+            continue
         if not isinstance(q, A.PNode):
             continue
         ops = _ops(q)
@@ -187,7 +267,7 @@ def _anchor(p1: A.Pattern) -> tuple[_Path, Any] | None:
             # below a commutative node either source may hold what the other one asks for
             todo.extend((s, path + ((_EITHER if q.commutative else i),))
                         for i, s in enumerate(q.srcs))
-    return best
+    return best or const
 
 
 def _keys_at(p2: A.Pattern, path: _Path) -> set[Any]:
@@ -207,7 +287,7 @@ def _keys_at(p2: A.Pattern, path: _Path) -> set[Any]:
     keys: set[Any] = set()
     for q in level:
         if isinstance(q, A.PConst):
-            keys.add(("const", q.value, type(q.value)))
+            keys.add(("const",))
         elif isinstance(q, A.PNode):
             ops = _ops(q)
             if ops is not None and len(ops) == 1:

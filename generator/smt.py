@@ -76,6 +76,10 @@ class Proof:
     # be replayed on the numpy oracle (an independent confirmation)
     instance: tuple[UOp, dict[str, int]] | None = None
     rlimit_used: int = 0  # z3's resource units spent on the rule (the same on every run)
+    # proved only because nothing matches: no value the pattern's dtypes hold matches its
+    # literals and passes its guard in any case (`c.arg == 0.1` on a float32 constant, whose
+    # arg is 0.10000000149011612), so the rule can never fire
+    never_fires: bool = False
 
 
 # ---------------------------------------------------------------------- dtypes and values
@@ -1351,10 +1355,29 @@ def prove_rule(rule: A.Rule, helpers: set[str] | frozenset[str] = frozenset(),
     if spurious:
         return Proof("untranslatable", "a counterexample through an uninterpreted function")
     if n_cases == 0:
-        return Proof("proved", "the pattern matches no well-typed node", cases=0)
+        return Proof("proved", "the pattern matches no well-typed node", cases=0,
+                     never_fires=True)
     detail = f"{n_cases} case" + ("s" if n_cases != 1 else "")
+    never = not any(_can_fire(rule, helpers, shape, dts, rlimit) for shape, dts in todo)
     return Proof("proved", detail + (f"; {INDEX_NOTE}" if index_arith else ""), cases=n_cases,
-                 rlimit_used=spent)
+                 rlimit_used=spent, never_fires=never)
+
+
+def _can_fire(rule: A.Rule, helpers: set[str] | frozenset[str], shape: Shape,
+              dts: dict[int, DType], rlimit: int) -> bool:
+    """Whether some values of the case's dtypes match its literals and pass the guard; False
+    only when z3 shows none does (a proof of such a case says nothing: the rule never fires).
+    Undecided, or a guard z3 cannot state, counts as firing."""
+    try:
+        world = BitWorld() if _has_bit_ops(rule, shape) else World()
+        case = Case(world, shape, dts)
+        ev = Expr(case, set(helpers))
+        guard = to_bool(ev.eval(rule.guard)) if rule.guard is not None else z3.BoolVal(True)
+        solver = z3.Solver()
+        solver.add(*world.facts, *case.match, z3.Not(z3.Or(*world.undefined)), guard)
+        return _solve(solver, rlimit)[0] != z3.unsat
+    except (Untranslatable, DTypeMismatch, z3.Z3Exception, ValueError, TypeError):
+        return True
 
 
 def _prove_case_both(rule: A.Rule, helpers: set[str] | frozenset[str], shape: Shape,

@@ -93,6 +93,7 @@ class RuleReport:
     seconds: float = 0.0
     ulp: int = 0  # the tolerance the rule's file states (`# check: ulp N`)
     sum: bool = False  # within the reduction contract instead (`# check: sum`)
+    warning: str = ""  # located, e.g. a guard no value satisfies (the rule never fires)
 
     @property
     def verdict_text(self) -> str:
@@ -139,7 +140,9 @@ class CheckReport:
 
     @property
     def inconclusive(self) -> list[RuleReport]:
-        return [r for r in self.rules if r.verdict in INCONCLUSIVE]
+        """Rules nothing showed sound, and rules proved only because they never fire (a proof
+        of a rule that cannot fire shows nothing; its author meant something else)."""
+        return [r for r in self.rules if r.verdict in INCONCLUSIVE or r.warning]
 
     def exit_code(self, allow_unknown: bool = False) -> int:
         if self.failed:
@@ -487,7 +490,8 @@ class Checker:
                 if ex.verdict == "passed":
                     return RuleReport(rule, loc, "z3", "proved",
                                       f"{proof.detail}; bounds on {ex.examples} examples")
-            return RuleReport(rule, loc, "z3", "proved", proof.detail)
+            warning = never_fires_warning(rule, proof.cases) if proof.never_fires else ""
+            return RuleReport(rule, loc, "z3", "proved", proof.detail, warning=warning)
         if proof.verdict == "refuted":
             text = proof.counterexample or ""
             if proof.instance is not None:  # the same instance through matcher and oracle
@@ -735,6 +739,45 @@ def check_paths(paths: list[str] | None = None, examples: int = 100, seed: int =
     return report
 
 
+def never_fires_warning(rule: A.Rule, cases: int = 1) -> str:
+    """The warning for a rule z3 showed can never fire, at its `file:line:col`; a float literal
+    compared with `==` to a constant's arg (which holds the literal rounded to its dtype) gets
+    the comparison that means what was written. `cases`: 0 when no dtypes fit the pattern."""
+    from rulegrad.dsl.printer import expr
+
+    what = "its pattern" + (" and passes its guard" if rule.guard is not None else
+                            " (a literal is compared exactly: 2049 is no float16 constant)")
+    text = (f"{rule.span}: warning: {rule.name} can never fire: no value of its pattern's "
+            f"dtypes matches {what}, so its proof says nothing")
+    if cases == 0:
+        text = (f"{rule.span}: warning: {rule.name} can never fire: its pattern matches no "
+                "well-typed node (the dtypes it names cannot meet in one graph)")
+    for cmp in _walk_expr(rule.guard):
+        if not isinstance(cmp, A.ECompare) or len(cmp.ops) != 1 or cmp.ops[0] not in ("==", "!="):
+            continue
+        a, b = cmp.left, cmp.rights[0]
+        for lit, other in ((a, b), (b, a)):
+            if isinstance(lit, A.ELit) and isinstance(lit.value, float) and \
+                    isinstance(other, A.EAttr) and other.attr == "arg":
+                like = f"{expr(other.obj)}.const_like({expr(lit)}).arg"
+                text += (f"; `{expr(cmp)}` compares the constant's arg, rounded to its dtype, "
+                         f"with the float64 {expr(lit)}: write `{expr(other)} {cmp.ops[0]} "
+                         f"{like}`")
+    return text
+
+
+def _walk_expr(e: Any) -> Iterator[Any]:
+    """Every node of an expression (a stack: no recursion)."""
+    todo = [e]
+    while todo:
+        e = todo.pop()
+        if isinstance(e, (list, tuple)):
+            todo.extend(e)
+        elif hasattr(e, "__dataclass_fields__") and not isinstance(e, A.Span):
+            yield e
+            todo.extend(getattr(e, f) for f in e.__dataclass_fields__ if f != "span")
+
+
 def format_report(report: CheckReport) -> str:
     """The text `rulegrad check` prints after its progress display."""
     name_w = max([len(r.rule.name) for r in report.rules] + [10]) + 1
@@ -742,6 +785,8 @@ def format_report(report: CheckReport) -> str:
     out = []
     for r in report.rules:
         out.append(r.line(name_w, loc_w))
+        if r.warning:
+            out.append(f"  {r.warning}")
         if r.counterexample:
             what = "counterexample" if r.verdict == "refuted" else "instance"
             out.append(f"  {what} for {r.rule.name} at {r.location}:")
@@ -814,5 +859,5 @@ def run_check(paths: list[str] | None, examples: int = 100, seed: int = 0,
     code = report.exit_code(allow_unknown)
     if code == EXIT_UNKNOWN:
         print(f"exit {EXIT_UNKNOWN}: {len(report.inconclusive)} rule(s) neither proved nor "
-              "passed (--allow-unknown accepts that)", file=sys.stderr)
+              "passed, or never firing (--allow-unknown accepts that)", file=sys.stderr)
     return code

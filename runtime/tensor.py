@@ -286,6 +286,16 @@ def _np_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.matmul(a.reshape(1, 1), b.reshape(1, 1))
 
 
+def _scalar_operand(value: Scalar, dtype: DType) -> Scalar:
+    """A Python number as the operand of an op of `dtype`: an int the (int) dtype cannot hold
+    wraps to its bits, as torch does (int8 + 300 is int8 + 44, uint8 - 1 is 255); numpy 2 raises
+    instead. (A constant made on its own, `full` or `Tensor(300, int8)`, is refused, as torch
+    refuses it.)"""
+    if type(value) is int and dtype.is_int and not 0 <= value <= 127:
+        return _wrapped(value, dtype)
+    return value
+
+
 def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
     """The dtype numpy gives `fn` on operands of these dtypes (Python scalars stay weak).
 
@@ -297,7 +307,14 @@ def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
         args = [np.ones(1, i.dtype.np) if isinstance(i, Tensor) else i for i in items]
         with np.errstate(all="ignore"):
             try:
-                dt = dtypes.from_np(np.asarray(fn(*args)).dtype)
+                try:
+                    dt = dtypes.from_np(np.asarray(fn(*args)).dtype)
+                except OverflowError:
+                    # a Python int the tensor's int dtype cannot hold: numpy 2 refuses it, torch
+                    # keeps the tensor's dtype (and wraps the int, _scalar_operand); an int past
+                    # every int64 and uint64 is refused (torch: "int too big to convert")
+                    args = [1 if type(i) is int and -2**63 <= i < 2**64 else i for i in args]
+                    dt = dtypes.from_np(np.asarray(fn(*args)).dtype)
             except ValueError as e:  # e.g. ints to negative int powers: numpy's refusal
                 raise InvalidArgument(str(e)) from None
             except TypeError as e:  # no loop for these dtypes (floats to `&`, bools to `-`)
@@ -321,7 +338,7 @@ def _lift(items: Sequence[Tensor | Scalar], dtype: DType) -> list[UOp]:
             u = i.uop.cast(dtype)
             out.append(u if u.shape == shape else _broadcast_uop(u, shape))
         else:
-            out.append(_const_uop(i, dtype, shape))
+            out.append(_const_uop(_scalar_operand(i, dtype), dtype, shape))
     return out
 
 
@@ -434,7 +451,8 @@ def _lazy_binary(x: Tensor, lazy: Lazy, other: Any, op: Ops, probe: Callable,
             dt = _probed.get((probe, k, lazy.dtype) if reverse else (probe, lazy.dtype, k))
         if dt is None:
             dt = _probe(probe, *((other, x) if reverse else (x, other)))
-        c = _const_uop(other, dt, lazy.shape)  # (now: a constant numpy refuses fails here)
+        other = _scalar_operand(other, dt)
+        c = _const_uop(other, dt, lazy.shape)
         # (the constant by its type and value, a float by its hex form: -0.0 is not 0.0)
         value = other.hex() if kind is float else other
         record = lazy_op(_scalar_binary, (op, dt, c, reverse), (op, dt, kind, value, reverse),
@@ -1285,7 +1303,8 @@ class Tensor(TensorOps, NNOps):
                 dt = _probed.get((probe, kind, x.dtype) if reverse else (probe, x.dtype, kind))
             if dt is None:
                 dt = _probe(probe, *((other, self) if reverse else (self, other)))
-            node = _scalar_binary(x, op, dt, _const_uop(other, dt, x.shape), reverse)
+            node = _scalar_binary(x, op, dt, _const_uop(_scalar_operand(other, dt), dt,
+                                                        x.shape), reverse)
         elif (kind is Tensor or kind is LazyTensor) and self.uop.shape == other.uop.shape:
             # two tensors of one shape (most binary ops of a model): nothing to broadcast,
             # and _probe's key for two tensors (their dtypes) looked up here
@@ -1339,6 +1358,13 @@ class Tensor(TensorOps, NNOps):
         IR's POW means one thing however its exponent is laid out (runtime/semantics.py)."""
         if not reverse and type(x) is float and x == 0.5:
             return Tensor(self.uop.cast(_probe(np.power, self, x)).alu(Ops.SQRT))
+        if not reverse and type(x) is int and self.dtype.is_int and not (
+                self.dtype.min <= x <= self.dtype.max):
+            # wrapping an exponent changes the power (3 ** 300 is not 3 ** 44 in int8): refused,
+            # as torch refuses it
+            raise InvalidArgument(f"the exponent {x} is outside {self.dtype.name}'s range "
+                                  f"[{self.dtype.min}, {self.dtype.max}]; cast the tensor to a "
+                                  "wider integer type first")
         return self._binary(x, Ops.POW, np.power, reverse)
 
     def _shift(self, x: Any, op: Ops, reverse: bool) -> Tensor:

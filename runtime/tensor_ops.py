@@ -857,8 +857,16 @@ class TensorOps:
         if min_ is None and max_ is None:
             raise InvalidArgument("clamp needs at least one of min_ and max_")
         if self.dtype.is_int:  # numpy 2: a Python int bound past the dtype clips nothing
-            min_ = None if type(min_) is int and min_ <= self.dtype.min else min_
-            max_ = None if type(max_) is int and max_ >= self.dtype.max else max_
+            lo, hi = self.dtype.min, self.dtype.max
+            # one that clips everything is refused, as numpy and torch refuse it: the value
+            # it would give is no number of the dtype
+            above = type(min_) is int and min_ > hi
+            if above or (type(max_) is int and max_ < lo):
+                raise OverflowError(f"clamp bound {min_ if above else max_} is outside "
+                                    f"{self.dtype.name}'s range [{lo}, {hi}]: every value would "
+                                    f"be clipped to a number {self.dtype.name} cannot hold")
+            min_ = None if type(min_) is int and min_ <= lo else min_
+            max_ = None if type(max_) is int and max_ >= hi else max_
             if min_ is None and max_ is None:
                 return self.copy_node()  # a new tensor, as numpy's clip returns a copy
         x, lo, hi = self, min_, max_

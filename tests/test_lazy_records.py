@@ -312,8 +312,12 @@ def _run_steps(steps: list, inputs: list, lib: str):
     for name, kind, pick, scalar in steps:
         fn = next(f if lib == "rg" else g for n, f, g in _OPS if n == name)
         other = vals[pick % len(vals)] if kind < 2 else scalar
+        last = vals[-1]
+        if lib == "np" and type(other) is int and last.dtype.kind in "iu" and not (
+                np.iinfo(last.dtype).min <= other <= np.iinfo(last.dtype).max):
+            other = np.asarray(other).astype(last.dtype)  # torch wraps it; numpy 2 refuses it
         with np.errstate(all="ignore"):
-            vals.append(fn(vals[-1], other))
+            vals.append(fn(last, other))
     return vals[-1]
 
 

@@ -99,15 +99,21 @@ def test_rules_whose_literals_round_to_one_constant_keep_their_order(tmp_path):
     import numpy as np
 
     from rulegrad import Tensor
-    from rulegrad.generator.user import add_rules
+    from rulegrad.generator.user import UserRulesError, add_rules
 
     path = tmp_path / "order.rules"
-    path.write_text("""rules r = {
+    text = """rules r = {
   first:  MUL(x:float32, 0.1) if x.op is Ops.CONST -> ADD(x, x)
   second: MUL(x:float32, 0.10000000149011612) -> ADD(x, x)
   third:  MUL(x:float32, 0.1) -> SUB(x, x)
 }
-""")
+"""
+    path.write_text(text)
+    # `third` matches the float32 constant `second` matches, and `second` always fires: the
+    # shadowing check says so (hunt63: it compared literals by value and missed it)
+    with pytest.raises(UserRulesError, match="rule 'third' can never fire"):
+        add_rules(path, "r", after="pm_rangeify", allow_refuted=True)
+    path.write_text(text.replace("  third:  MUL(x:float32, 0.1) -> SUB(x, x)\n", ""))
     a = np.array([1.0, -2.0, 3.5], np.float32)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # (both rules are refuted: on purpose)
@@ -147,6 +153,8 @@ def test_an_integer_literal_no_float_holds_matches_no_float_constant(tmp_path):
           int32: MUL(x:float32, 16777217) -> ADD(x, x)
           int64: MUL(x:float64, 9007199254740993) -> ADD(x, x)
           exact: MUL(x:float16, 2048) -> ADD(x, x)
+        }
+        rules s = {
           flt16: MUL(x:float16, 2049.0) -> ADD(x, x)
         }
         """))

@@ -25,30 +25,36 @@ _DT = {"f32": (np.float32, dtypes.float32), "f64": (np.float64, dtypes.float64)}
 @pytest.mark.parametrize("sfx", ["f32", "f64"])
 @pytest.mark.parametrize("rows", [1, 4, 6])
 @pytest.mark.parametrize("table", [False, True])
-def test_a_block_sums_its_rows_products_with_the_packed_panel(bits, sfx, rows, table):
-    """out[u][0:TJ] = sum_k x_u(k) * w[k][0:TJ], x_u(k) read at k * xs or at a table's
-    offsets, each row's output ldo apart: numpy's values."""
+@pytest.mark.parametrize("in_place", [False, True])
+def test_a_block_sums_its_rows_products_with_the_packed_panel(bits, sfx, rows, table,
+                                                              in_place):
+    """out[u][0:TJ] = sum_k x_u(k) * w[k * ldw + 0:TJ], x_u(k) read at k * xs or at a table's
+    offsets, each row's output ldo apart: numpy's values. w a packed panel (aligned, rows TJ
+    apart) or y read in place (rows an odd number of elements apart, the first one off a
+    vector's alignment: pack_helpers' `read_in_place`)."""
     np_dt, dt = _DT[sfx]
     lanes = bits // 8 // np.dtype(np_dt).itemsize
     tj, n = 2 * lanes, 37
+    ldw, skew = (tj + 3, 1) if in_place else (tj, 0)
     name = blocks.name(dt, lanes, rows)
     blocks.load_for([name], build.build_library)
     fn = getattr(ctypes.CDLL(None), name)  # bound globally: what a kernel library sees
     fn.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
-                   ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+                   ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64]
     rng = np.random.default_rng(rows)
     xs = [rng.standard_normal(3 * n).astype(np_dt) for _ in range(rows)]
     offsets = rng.permutation(3 * n)[:n].astype(np.int64) if table else np.arange(n) * 3
-    w = np.zeros(n * tj + 64, np_dt)
-    w = w[(-w.ctypes.data % 64) // w.itemsize:][:n * tj]  # 64-byte aligned, as a panel is
-    w[:] = rng.standard_normal(n * tj)
+    w = np.zeros(n * ldw + 64, np_dt)
+    # 64-byte aligned, as a panel is (or `skew` elements past)
+    w = w[(-w.ctypes.data % 64) // w.itemsize + skew:][:n * ldw]
+    w[:] = rng.standard_normal(n * ldw)
     ldo = tj + 2 * lanes  # rows further apart than a panel: a scores row
     out = np.zeros(rows * ldo + 64, np_dt)
     out = out[(-out.ctypes.data % 64) // out.itemsize:][:rows * ldo]
     xr = (ctypes.c_void_p * rows)(*(x.ctypes.data for x in xs))
-    fn(n, xr, offsets.ctypes.data if table else None, 0 if table else 3, w.ctypes.data,
+    fn(n, xr, offsets.ctypes.data if table else None, 0 if table else 3, w.ctypes.data, ldw,
        out.ctypes.data, ldo)
-    want = np.stack([x[offsets].astype(np.float64) @ w.reshape(n, tj) for x in xs])
+    want = np.stack([x[offsets].astype(np.float64) @ w.reshape(n, ldw)[:, :tj] for x in xs])
     got = out.reshape(rows, ldo)[:, :tj]
     np.testing.assert_allclose(got, want, rtol=1e-5 if sfx == "f32" else 1e-12, atol=1e-5)
 

@@ -81,3 +81,23 @@ def test_values_tiny_k_and_odd_columns(monkeypatch, threads: str, vector_bytes: 
     x64, w64 = x.astype(np.float64), w.astype(np.float64)
     got = (Tensor(x64) @ Tensor(w64)).numpy()
     np.testing.assert_allclose(got, x64 @ w64, rtol=1e-12, atol=1e-12 * math.sqrt(k))
+
+
+@pytest.mark.parametrize("m, n, calls", [(37, 64, ("rg_block_vf32_6",)),
+                                         (24, 63, ("rg_block_vf32_6",
+                                                   "rg_block_vf32_6_stream"))])
+def test_in_place_calls_the_streamed_block_only_for_a_part_full_panel(monkeypatch, m: int,
+                                                                     n: int, calls) -> None:
+    """y read in place in whole panels only calls (and so builds) the register block: the
+    streamed block, which reads a part-full last panel, is a library of its own that a kernel
+    recording it as called builds for nothing (a first 37x256x64 product built it)."""
+    from rulegrad.backends.c.render import render_kernel
+
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "32")
+    rng = np.random.default_rng(n)
+    x, w = rng.standard_normal((m, 256), np.float32), rng.standard_normal((256, n), np.float32)
+    t = Tensor(x) @ Tensor(w)
+    assert "IN PLACE" in _pack_line(t), _pack_line(t)
+    kernel = render_kernel(optimize_kernel(lower_only(t.schedule()[-1].ast)), "k")
+    assert kernel.calls == calls, kernel.calls
+    _close(t, x.astype(np.float64) @ w, 256)

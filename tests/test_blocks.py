@@ -87,9 +87,10 @@ _STAGED = r"float loc\d+\[\d+\] __attribute__\(\(aligned\(64\)\)\);"
 
 
 def test_products_call_the_block_library_and_say_so(capsys, monkeypatch):
-    """A matmul (x read in place: a stride), a convolution (x read in place: an offset per
-    step of its window, in a table) and a product of a computed x (packed per tile, row after
-    row) call the library's blocks; DEBUG=2 names it; the values are numpy's."""
+    """A matmul (x read in place: a stride; y copied, or read in place), a convolution (x read
+    in place: an offset per step of its window, in a table) and a product of a computed x
+    (packed per tile, row after row) call the library's blocks; DEBUG=2 names it; the values
+    are numpy's."""
     from rulegrad.backends.c import run
 
     monkeypatch.setenv("DEBUG", "2")
@@ -97,13 +98,18 @@ def test_products_call_the_block_library_and_say_so(capsys, monkeypatch):
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((40, 70), np.float32), rng.standard_normal((70, 50), np.float32)
     b1 = b[:, :16].copy()  # one panel of columns: x read in place
+    tall = rng.standard_normal((64, 70), np.float32)  # 11 row tiles: y copied into a panel
     x = rng.standard_normal((2, 5, 9, 11), np.float32)
     w = rng.standard_normal((20, 5, 3, 3), np.float32)
     win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))
     # (the last: the output's 50 contiguous columns are the columns, so exp(a) is x, packed
     # per tile, and b's 4 panels all run inside each tile on one core: the packing action
-    # stages them, a kernel-local array the renderer fills)
-    cases = [(Tensor(a) @ Tensor(b1), a @ b1, r"rg_block_vf32_6\(70, xr\d+, 0, 1, ", "copied"),
+    # stages them, a kernel-local array the renderer fills; a's 7 row tiles read b1 in place,
+    # its rows 16 apart: pack_helpers' `read_in_place`)
+    cases = [(Tensor(tall) @ Tensor(b1), tall @ b1, r"rg_block_vf32_6\(70, xr\d+, 0, 1, pb",
+              "copied"),
+             (Tensor(a) @ Tensor(b1), a @ b1,
+              r"rg_block_vf32_6\(70, xr\d+, 0, 1, p\d+ \+ [^;]*, 16, acc", "in place"),
              (Tensor(x).conv2d(Tensor(w)), np.einsum("nchwyx,ocyx->nohw", win, w),
               r"rg_block_vf32_6\(45, xr\d+, xo\d+, 0, ", "copied"),
              (Tensor(a).exp() @ Tensor(b), np.exp(a) @ b, r"rg_block_vf32_6\(70, xq\d+, 0, 1, ",
@@ -111,7 +117,8 @@ def test_products_call_the_block_library_and_say_so(capsys, monkeypatch):
     for t, want, call, how in cases:
         source = compile_program(t.schedule()).source
         assert re.search(call, source), call
-        # y's panels copied by the library where y is a plain load, or staged
+        # y's panels copied by the library where y is a plain load, or staged, or y read in
+        # place
         assert ("rg_pack_vf32(" in source) == (how == "copied")
         assert bool(re.search(_STAGED, source)) == (how == "staged")
         np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-4)

@@ -101,3 +101,23 @@ def test_in_place_calls_the_streamed_block_only_for_a_part_full_panel(monkeypatc
     kernel = render_kernel(optimize_kernel(lower_only(t.schedule()[-1].ast)), "k")
     assert kernel.calls == calls, kernel.calls
     _close(t, x.astype(np.float64) @ w, 256)
+
+
+def test_the_interpreter_runs_the_in_place_kernel() -> None:
+    """relu(a) @ b, 11x67x45 (the staged panels' skinny product, now y read in place, its last
+    panel part-full): the optimized AST in the kernel interpreter gives numpy's values."""
+    from rulegrad.backends.kernel_interp import run_kernel
+
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((11, 67)).astype(np.float32)
+    b = rng.standard_normal((67, 45)).astype(np.float32)
+    t = Tensor(a).relu() @ Tensor(b)
+    assert "IN PLACE" in _pack_line(t), _pack_line(t)
+    (item,) = t.schedule()
+    opt = optimize_kernel(lower_only(item.ast))
+    bufs = [np.zeros(b_.size, b_.dtype.np) for b_ in item.bufs]
+    for i, b_ in enumerate(item.bufs[1:], 1):
+        bufs[i][:] = b_.ensure().reshape(-1)
+    run_kernel(opt, bufs)
+    np.testing.assert_allclose(bufs[0].reshape(11, 45), np.maximum(a, 0).astype(np.float64) @ b,
+                               rtol=2e-5, atol=2e-5 * 67)

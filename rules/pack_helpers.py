@@ -481,12 +481,13 @@ def _plan(st: UOp) -> Pack | None:
     # the step between y's rows where the blocks can read y in place (None: they cannot)
     steps = [None if xy is None else y_row_step(xy[1], red.src[1:], j) for red, xy in ys]
     if tiles == 1 and npanels > 1 and plain_y:  # each panel would be read by one tile only
-        # y read in place by the block library's streamed blocks; without the library, packed
-        # panel by panel into the same tile (blocks printed in the kernel stream nothing)
+        # y read in place by the block library's streamed blocks; without the library (or a y
+        # it cannot read in place: `y_row_step`), packed panel by panel into the same tile
+        # (blocks printed in the kernel stream nothing)
         # (the threads whose shares of the multiply-adds pay for the region: `region_threads`)
         nthreads = region_threads(macs, threads()) if parallel else 1
         stream = stream_width(ni, size, range_size(j), panel,  # type: ignore[arg-type]
-                              nthreads) if block_library() else 0
+                              nthreads) if block_library() and None not in steps else 0
         tile, outer, grab = ni, True, 1
         parallel = "panels" if parallel == "tiles" else parallel
         if parallel == "panels" and stream and (stream >= range_size(j) or  # type: ignore

@@ -121,3 +121,16 @@ def test_the_interpreter_runs_the_in_place_kernel() -> None:
     run_kernel(opt, bufs)
     np.testing.assert_allclose(bufs[0].reshape(11, 45), np.maximum(a, 0).astype(np.float64) @ b,
                                rtol=2e-5, atol=2e-5 * 67)
+
+
+def test_reversed_y_is_not_recorded_streamed() -> None:
+    """One row tile (3x512 @ w[::-1], 512x96): y's rows in reverse, which the streamed block
+    cannot read, are packed, and the recorded action says so (it said "y streamed" while the
+    kernel packed y); numpy's values."""
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((3, 512), np.float32), rng.standard_normal((512, 96), np.float32)
+    t = Tensor(x) @ Tensor(w)[::-1]
+    assert "streamed" not in _pack_line(t), _pack_line(t)
+    _close(t, x.astype(np.float64) @ w[::-1], 512)
+    line = _pack_line(Tensor(x) @ Tensor(w))
+    assert "streamed" in line, line

@@ -7,7 +7,10 @@
   place against 45-54 us packed; of a 4096-wide one 84-95 against 45-50).
 - y the block cannot read in place (its rows in reverse, `x @ w[::-1]`): the plan recorded
   "y read IN PLACE" while the renderer packed y (gemm.py's `_streamable` falls back), and the
-  plan had dropped the staged panels it takes for such a y.
+  plan had dropped the staged panels it takes for such a y; a one-tile product recorded "y
+  streamed" so too.
+- y read in place in whole panels recorded the streamed block as called, whose library was
+  then built for nothing.
 """
 
 from __future__ import annotations

@@ -481,24 +481,29 @@ def _plan(st: UOp) -> Pack | None:
         grab = max(1, min(most, tiles // max(1, share)))
     group = stream = 0
     inplace = False
+    ys = [(red, split(red, rows, j, deps)) for red in reds]
     plain_y = all(xy is not None and xy[1].op is Ops.LOAD and _contiguous(xy[1], j)
-                  for xy in (split(red, rows, j, deps) for red in reds))
+                  for _, xy in ys)
+    # the step between y's rows where the blocks can read y in place (None: they cannot)
+    steps = [None if xy is None else y_row_step(xy[1], red.src[1:], j) for red, xy in ys]
     if tiles == 1 and npanels > 1 and plain_y:  # each panel would be read by one tile only
-        # y read in place by the block library's streamed blocks; without the library, packed
-        # panel by panel into the same tile (blocks printed in the kernel stream nothing)
+        # y read in place by the block library's streamed blocks; without the library (or a y
+        # it cannot read in place: `y_row_step`), packed panel by panel into the same tile
+        # (blocks printed in the kernel stream nothing)
         # (the threads whose shares of the multiply-adds pay for the region: `region_threads`;
         # a region per batch iteration)
         nthreads = region_threads(macs // wakes, threads()) if parallel else 1
         stream = stream_width(ni, size, range_size(j), panel,  # type: ignore[arg-type]
-                              nthreads) if block_library() else 0
+                              nthreads) if block_library() and None not in steps else 0
         tile, outer, grab = ni, True, 1
         parallel = "panels" if parallel == "tiles" else parallel
         if parallel == "panels" and stream and (stream >= range_size(j) or  # type: ignore
                                                 stream_threads(range_size(j), size,  # type: ignore
                                                                nthreads) == 1):
             parallel = ""  # (one thread's runs: shares under a page, or one run of each row)
-    elif plain_y and read_in_place(k_total * range_size(j) * size, tiles,  # type: ignore
-                                   range_size(j), panel, size):  # type: ignore[arg-type]
+    elif plain_y and None not in steps and read_in_place(
+            k_total * range_size(j) * size, tiles, range_size(j),  # type: ignore[operator]
+            panel, max(steps) * size):  # type: ignore[type-var, operator]
         inplace, outer = True, parallel == "panels"
     elif outer and plain_y:
         group = panel_group(x_bytes, k_total * panel * size, npanels,
@@ -507,7 +512,26 @@ def _plan(st: UOp) -> Pack | None:
                 outer, max(1, group), stream, inplace=inplace)
 
 
-def read_in_place(y_bytes: int, tiles: int, columns: int, panel: int, itemsize: int) -> bool:
+def y_row_step(y: UOp, ks: tuple[UOp, ...], j: UOp) -> int | None:
+    """The elements between y's rows of k, when the block library's blocks can read y in place
+    (gemm.py's `_in_place`): a plain load, the next element along the columns `j`, the k
+    ranges one flat stride of steps, not negative; else None (a y read backwards, `w[::-1]`,
+    or a window's taps: packed)."""
+    if y.op is not Ops.LOAD or len(y.src) != 1 or y.src[0].op is not Ops.INDEX:
+        return None
+    idx = y.src[0].src[1]
+    step = stride(idx, ks[-1])
+    if stride(idx, j) != 1 or step is None or step < 0:
+        return None
+    inner = step
+    for k in reversed(ks):
+        if stride(idx, k) != inner:
+            return None
+        inner *= range_size(k)  # type: ignore[operator]
+    return step
+
+
+def read_in_place(y_bytes: int, tiles: int, columns: int, panel: int, row_bytes: int) -> bool:
     """Whether the row tiles read y's panels in place rather than packed, y a plain load
     contiguous along the columns: when y fits in one core's L2 (runtime/target.py), where each
     tile reads its panels from as packed ones would be, and the tiles are few (PARALLEL_SHARES
@@ -518,15 +542,17 @@ def read_in_place(y_bytes: int, tiles: int, columns: int, panel: int, itemsize: 
     and the part-full last one none or a vector wide at least: it is streamed, whose columns
     short of a vector are scalar steps (33x1000x17 in panels of 16: 0.84x), and at about half
     a block's speed it halves the tiles the copy is worth (33x1000x127, 6 tiles: 0.94x in
-    place; 7x1000x127, 2 tiles: 1.9x). y's rows at most
-    1/STREAM_SHARE of a page apart: a panel read in place steps a row of y per k, and rows a
-    page apart start a page each step, where the prefetchers stop (7x96x1000: 0.72x in
-    place). The block library's blocks only (they take the rows' step)."""
+    place; 7x1000x127, 2 tiles: 1.9x). y's rows (`row_bytes` apart: y's own step, wider
+    than its columns where y is a part of a wider array) at most 1/STREAM_SHARE of a page
+    apart: a panel read in place steps a row of y per k, and rows a page apart start a page
+    each step, where the prefetchers stop (7x96x1000: 0.72x in place; 36x1536x64 of a w 1024
+    columns wide, one core: 0.6x). The block library's blocks only (they take the rows'
+    step)."""
     rest = columns % panel
     most = PARALLEL_SHARES // 2 if rest else PARALLEL_SHARES
     return block_library() and columns >= panel and tiles <= most and \
         (rest == 0 or rest >= panel // PANEL_VECTORS) and y_bytes <= cache_bytes(2) and \
-        columns * itemsize <= page_bytes() // STREAM_SHARE
+        row_bytes <= page_bytes() // STREAM_SHARE
 
 
 # the share of one core's L1 a streamed product's sums may fill (the rest holds the rows of y

@@ -25,30 +25,36 @@ _DT = {"f32": (np.float32, dtypes.float32), "f64": (np.float64, dtypes.float64)}
 @pytest.mark.parametrize("sfx", ["f32", "f64"])
 @pytest.mark.parametrize("rows", [1, 4, 6])
 @pytest.mark.parametrize("table", [False, True])
-def test_a_block_sums_its_rows_products_with_the_packed_panel(bits, sfx, rows, table):
-    """out[u][0:TJ] = sum_k x_u(k) * w[k][0:TJ], x_u(k) read at k * xs or at a table's
-    offsets, each row's output ldo apart: numpy's values."""
+@pytest.mark.parametrize("in_place", [False, True])
+def test_a_block_sums_its_rows_products_with_the_packed_panel(bits, sfx, rows, table,
+                                                              in_place):
+    """out[u][0:TJ] = sum_k x_u(k) * w[k * ldw + 0:TJ], x_u(k) read at k * xs or at a table's
+    offsets, each row's output ldo apart: numpy's values. w a packed panel (aligned, rows TJ
+    apart) or y read in place (rows an odd number of elements apart, the first one off a
+    vector's alignment: pack_helpers' `read_in_place`)."""
     np_dt, dt = _DT[sfx]
     lanes = bits // 8 // np.dtype(np_dt).itemsize
     tj, n = 2 * lanes, 37
+    ldw, skew = (tj + 3, 1) if in_place else (tj, 0)
     name = blocks.name(dt, lanes, rows)
     blocks.load_for([name], build.build_library)
     fn = getattr(ctypes.CDLL(None), name)  # bound globally: what a kernel library sees
     fn.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
-                   ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+                   ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64]
     rng = np.random.default_rng(rows)
     xs = [rng.standard_normal(3 * n).astype(np_dt) for _ in range(rows)]
     offsets = rng.permutation(3 * n)[:n].astype(np.int64) if table else np.arange(n) * 3
-    w = np.zeros(n * tj + 64, np_dt)
-    w = w[(-w.ctypes.data % 64) // w.itemsize:][:n * tj]  # 64-byte aligned, as a panel is
-    w[:] = rng.standard_normal(n * tj)
+    w = np.zeros(n * ldw + 64, np_dt)
+    # 64-byte aligned, as a panel is (or `skew` elements past)
+    w = w[(-w.ctypes.data % 64) // w.itemsize + skew:][:n * ldw]
+    w[:] = rng.standard_normal(n * ldw)
     ldo = tj + 2 * lanes  # rows further apart than a panel: a scores row
     out = np.zeros(rows * ldo + 64, np_dt)
     out = out[(-out.ctypes.data % 64) // out.itemsize:][:rows * ldo]
     xr = (ctypes.c_void_p * rows)(*(x.ctypes.data for x in xs))
-    fn(n, xr, offsets.ctypes.data if table else None, 0 if table else 3, w.ctypes.data,
+    fn(n, xr, offsets.ctypes.data if table else None, 0 if table else 3, w.ctypes.data, ldw,
        out.ctypes.data, ldo)
-    want = np.stack([x[offsets].astype(np.float64) @ w.reshape(n, tj) for x in xs])
+    want = np.stack([x[offsets].astype(np.float64) @ w.reshape(n, ldw)[:, :tj] for x in xs])
     got = out.reshape(rows, ldo)[:, :tj]
     np.testing.assert_allclose(got, want, rtol=1e-5 if sfx == "f32" else 1e-12, atol=1e-5)
 
@@ -81,9 +87,10 @@ _STAGED = r"float loc\d+\[\d+\] __attribute__\(\(aligned\(64\)\)\);"
 
 
 def test_products_call_the_block_library_and_say_so(capsys, monkeypatch):
-    """A matmul (x read in place: a stride), a convolution (x read in place: an offset per
-    step of its window, in a table) and a product of a computed x (packed per tile, row after
-    row) call the library's blocks; DEBUG=2 names it; the values are numpy's."""
+    """A matmul (x read in place: a stride; y copied, or read in place), a convolution (x read
+    in place: an offset per step of its window, in a table) and a product of a computed x
+    (packed per tile, row after row) call the library's blocks; DEBUG=2 names it; the values
+    are numpy's."""
     from rulegrad.backends.c import run
 
     monkeypatch.setenv("DEBUG", "2")
@@ -91,13 +98,18 @@ def test_products_call_the_block_library_and_say_so(capsys, monkeypatch):
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((40, 70), np.float32), rng.standard_normal((70, 50), np.float32)
     b1 = b[:, :16].copy()  # one panel of columns: x read in place
+    tall = rng.standard_normal((64, 70), np.float32)  # 11 row tiles: y copied into a panel
     x = rng.standard_normal((2, 5, 9, 11), np.float32)
     w = rng.standard_normal((20, 5, 3, 3), np.float32)
     win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))
     # (the last: the output's 50 contiguous columns are the columns, so exp(a) is x, packed
     # per tile, and b's 4 panels all run inside each tile on one core: the packing action
-    # stages them, a kernel-local array the renderer fills)
-    cases = [(Tensor(a) @ Tensor(b1), a @ b1, r"rg_block_vf32_6\(70, xr\d+, 0, 1, ", "copied"),
+    # stages them, a kernel-local array the renderer fills; a's 7 row tiles read b1 in place,
+    # its rows 16 apart: pack_helpers' `read_in_place`)
+    cases = [(Tensor(tall) @ Tensor(b1), tall @ b1, r"rg_block_vf32_6\(70, xr\d+, 0, 1, pb",
+              "copied"),
+             (Tensor(a) @ Tensor(b1), a @ b1,
+              r"rg_block_vf32_6\(70, xr\d+, 0, 1, p\d+ \+ [^;]*, 16, acc", "in place"),
              (Tensor(x).conv2d(Tensor(w)), np.einsum("nchwyx,ocyx->nohw", win, w),
               r"rg_block_vf32_6\(45, xr\d+, xo\d+, 0, ", "copied"),
              (Tensor(a).exp() @ Tensor(b), np.exp(a) @ b, r"rg_block_vf32_6\(70, xq\d+, 0, 1, ",
@@ -105,7 +117,8 @@ def test_products_call_the_block_library_and_say_so(capsys, monkeypatch):
     for t, want, call, how in cases:
         source = compile_program(t.schedule()).source
         assert re.search(call, source), call
-        # y's panels copied by the library where y is a plain load, or staged
+        # y's panels copied by the library where y is a plain load, or staged, or y read in
+        # place
         assert ("rg_pack_vf32(" in source) == (how == "copied")
         assert bool(re.search(_STAGED, source)) == (how == "staged")
         np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-4)

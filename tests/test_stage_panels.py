@@ -28,14 +28,17 @@ def _close(got: np.ndarray, want: np.ndarray, rtol: float = 2e-5) -> None:
 
 # (x's shape, y's shape): x computed (relu), so packed per tile, and every panel run inside each
 # tile on one core; columns a whole number of panels (float64's 8) or not, prime sizes (as the
-# test session's machine, conftest.py, lays them out)
+# test session's machine, conftest.py, lays them out). y past an L2 of 8 KB: the few row tiles
+# of a skinny x read a y that fits in place (pack_helpers' `read_in_place`), no panels staged
+L2_PAST_Y = "8K"
 SHAPES = [((97, 61), (61, 89)), ((20, 100), (100, 50)), ((11, 67), (67, 45)),
           ((64, 61), (61, 89))]
 
 
 @pytest.mark.parametrize("xs,ys", SHAPES)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_a_computed_row_operand_with_staged_panels_matches_numpy(xs, ys, dtype):
+def test_a_computed_row_operand_with_staged_panels_matches_numpy(monkeypatch, xs, ys, dtype):
+    monkeypatch.setenv("RULEGRAD_L2_BYTES", L2_PAST_Y)
     rng = np.random.default_rng(sum(xs) * 7 + sum(ys))
     a, b = rng.standard_normal(xs).astype(dtype), rng.standard_normal(ys).astype(dtype)
     t = Tensor(a).relu() @ Tensor(b)
@@ -54,7 +57,8 @@ def test_a_computed_y_is_staged_as_its_values():
     _close(t.numpy(), np.maximum(a, 0).astype(np.float64) @ (w.astype(np.float64) * 2 + 1))
 
 
-def test_mixed_float16_rows_and_float32_weights():
+def test_mixed_float16_rows_and_float32_weights(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_L2_BYTES", L2_PAST_Y)
     rng = np.random.default_rng(4)
     a = rng.standard_normal((11, 67)).astype(np.float16)
     w = rng.standard_normal((67, 45)).astype(np.float32)
@@ -76,7 +80,8 @@ def test_a_batch_of_products_stages_its_panels_per_batch_iteration(n):
     _close(t.numpy(), a.astype(np.float64) @ b, 1e-4)
 
 
-def test_the_interpreter_runs_the_staged_kernel():
+def test_the_interpreter_runs_the_staged_kernel(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_L2_BYTES", L2_PAST_Y)
     rng = np.random.default_rng(6)
     a, b = rng.standard_normal((11, 67)).astype(np.float32), rng.standard_normal((67, 45))
     b = b.astype(np.float32)

@@ -844,12 +844,13 @@ def _call_block(r: KernelRenderer, g: _Geometry, tile: Scope, p: Product,
         buf, fixed, sk = p.stream
         src = f"{r.lookup(buf)} + {r.emit(fixed)}"
         first = f"{pv} * {g.tj}"
-        cols = columns_left(g.nj, first, g.tj)
-        fn = r.call(stream_name(p.red.dtype, g.lanes, rows))
-        streamed = (f"{fn}({p.k}, {xr}, {table}, {stride}, {src} + ({first}), {sk}, {cols}, "
-                    f"{p.cell}, {g.tj});")
+
+        def streamed() -> str:  # (recorded as called only where printed: its library is built)
+            fn = r.call(stream_name(p.red.dtype, g.lanes, rows))
+            return (f"{fn}({p.k}, {xr}, {table}, {stride}, {src} + ({first}), {sk}, "
+                    f"{columns_left(g.nj, first, g.tj)}, {p.cell}, {g.tj});")
         if not g.inplace:
-            tile.add(streamed)
+            tile.add(streamed())
             return
         # a whole panel's columns read in place by the register block, y's rows sk apart; the
         # last part-full one streamed (a whole panel's vectors would read past y's end)
@@ -859,7 +860,7 @@ def _call_block(r: KernelRenderer, g: _Geometry, tile: Scope, p: Product,
         if whole == g.npanels:
             tile.add(block)
         else:
-            tile.add(f"if ({pv} < {whole}) {block}\nelse {streamed}")
+            tile.add(f"if ({pv} < {whole}) {block}\nelse {streamed()}")
         return
     fn = r.call(block_name(p.red.dtype, g.lanes, rows))
     tile.add(f"{fn}({p.k}, {xr}, {table}, {stride}, {p.pb} + {at}0, {g.tj}, {p.cell}, "

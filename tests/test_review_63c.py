@@ -34,3 +34,17 @@ def test_a_block_of_5_rows_runs_each_hand_off_pass_once_a_row(rows):
     assert len(re.findall(r"rg_reduce_add_f32\(", body)) == 1, body
     e = np.exp(x - x.max(1, keepdims=True))
     np.testing.assert_allclose(t.numpy(), e / e.sum(1, keepdims=True), rtol=2e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("rows", [3, 130])
+@pytest.mark.parametrize("width", ["32", "64"])
+def test_a_float16_softmax_of_an_expanded_column(monkeypatch, rows, width):
+    """A float16 softmax over a column expanded along the rows (each row one value 40 times):
+    its row of exps, filled in 8- or 16-lane half vectors (`half_row`), stored a value the
+    same along the row, a scalar, where the store takes a vector: a C compile error (blocked,
+    130 rows, or not, 3). Pre-existing (not rows63's), found by its sweep."""
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+    x = np.random.default_rng(1).standard_normal((rows, 1)).astype(np.float16)
+    got = Tensor(x).expand(rows, 40).softmax(1).numpy()
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float64), np.full((rows, 40), 1 / 40), rtol=2e-3)

@@ -1285,7 +1285,8 @@ class KernelRenderer:
             self.vector, self.wide = None, False
         elif half:  # (F16C's rounding: the value is a half already, where the graph casts)
             store = "rg_zstore_f16" if self.wide else "rg_vstore_f16"
-            inner.add(f"{store}(&{name}[{at}], {self._unrounded(dl.src[0], value)[1]});")
+            # (a value the same along the row, an expanded column's exp: broadcast to the lanes)
+            inner.add(f"{store}(&{name}[{at}], {self._lanes(*self._unrounded(dl.src[0], value))});")
             self.vector, self.vector_nodes = half
             self.wide = False  # (`half_row` opens only outside a 16-lane loop)
         else:

@@ -48,3 +48,21 @@ def test_a_float16_softmax_of_an_expanded_column(monkeypatch, rows, width):
     got = Tensor(x).expand(rows, 40).softmax(1).numpy()
     assert got.dtype == np.float16
     np.testing.assert_allclose(got.astype(np.float64), np.full((rows, 40), 1 / 40), rtol=2e-3)
+
+
+@pytest.mark.parametrize("name", ["log_softmax", "softmax"])
+def test_blocks_too_few_for_the_threads_are_not_flattened_with_their_rows(monkeypatch, name):
+    """2053 rows of 77 in blocks of 8: 257 blocks, 4 a thread on 64 threads, which the parallel
+    action flattened with the block's output rows (`PARALLEL r0 r6 (2056 iterations: 257x8)`):
+    each flattened iteration, one output row, filled the whole block's arrays again, the max
+    and sum of 8 rows for each row (8x the passes). The blocks alone take the threads."""
+    monkeypatch.setenv("RULEGRAD_THREADS", "64")
+    x = np.random.default_rng(2).standard_normal((2053, 77)).astype(np.float32)
+    t = getattr(Tensor(x), name)(1)
+    ((_, acts),) = optimized_kernels(t)
+    assert any(a.startswith("ROWS r0 (blocks of 8 rows") for a in acts), acts
+    assert [a for a in acts if a.startswith("PARALLEL")] == ["PARALLEL r0 (257 iterations)"]
+    s = x - x.max(1, keepdims=True)
+    want = s - np.log(np.exp(s).sum(1, keepdims=True))
+    np.testing.assert_allclose(t.numpy(), want if name == "log_softmax" else np.exp(want),
+                               rtol=2e-5, atol=1e-6)

@@ -11,6 +11,8 @@ from optimizer_actions import optimized_kernels
 
 from rulegrad import Tensor
 from rulegrad.backends.c.render import render_kernel
+from rulegrad.runtime.loops import stride
+from rulegrad.runtime.uop import UOp
 
 
 @pytest.fixture(autouse=True)
@@ -66,3 +68,14 @@ def test_blocks_too_few_for_the_threads_are_not_flattened_with_their_rows(monkey
     want = s - np.log(np.exp(s).sum(1, keepdims=True))
     np.testing.assert_allclose(t.numpy(), want if name == "log_softmax" else np.exp(want),
                                rtol=2e-5, atol=1e-6)
+
+
+def test_stride_under_a_clamp_that_r_does_not_move_from_0_to_1():
+    """loops.stride through a MIN: min(13 - j + r, 12) is 12 at r = 0 and at r = 1 with j at
+    0, so comparing the clamp's values at the two points said a step of 0 along r, while at
+    j = 5 it is r + 8 (a step of 1). A clamp r is under has no one step; one r is not under
+    (the row block's, along a row's columns) keeps its step."""
+    j, r, k = UOp.range(20, 0), UOp.range(4, 1), UOp.range(33, 2)
+    clamp = (UOp.const(j.dtype, 13) - j + r).minimum(UOp.const(j.dtype, 12))
+    assert stride(clamp, r) is None
+    assert stride(clamp * 33 + k, k) == 1

@@ -1295,8 +1295,9 @@ class KernelRenderer:
         # (one loop: its array is read only after it), unless each iteration holds a reduce
         # (a row block's hand-off, rules/row_block_helpers.py: an iteration is a pass over a
         # row, and `_overlap_tails` ran a block of 5 rows' max as 0..4 then 1..5, 8 passes)
+        deps = free_ranges(dl.src[0])  # (a reduce done before the loop, a softmax's max: no)
         inner.repeats = len(dl.src) == 2 and not any(
-            n.op is Ops.REDUCE for n in toposort(dl.src[0]))
+            n.op is Ops.REDUCE and dl.src[-1] in deps[n] for n in deps)
         inner.itemsize = dl.dtype.itemsize
         host = self.stack[-len(dl.src)]
         var, n = self.loop_names[dl.src[-1]], loop_count(dl.src[-1])

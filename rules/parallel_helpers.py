@@ -124,6 +124,18 @@ def _has_inner_loops(stores: list[UOp]) -> bool:
                for n in toposort(st.src[1]))
 
 
+def _hoisted(stores: list[UOp]) -> list[frozenset[UOp]]:
+    """The loops each reduce and kernel-local array of the stores' values runs inside: one
+    computed in an outer loop's body, before an inner output loop (a row block's arrays over
+    its rows, once a block, then its output rows), is computed once per iteration of them."""
+    out = []
+    for st in stores:
+        order = toposort(st)
+        deps = free_ranges(st, order)
+        out += [deps[n] for n in order if n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL)]
+    return out
+
+
 def _outermost(stores: list[UOp], nthreads: int) -> tuple[UOp, ...]:
     """The RANGEs whose loops take the threads when a group of `stores` is threaded: the
     first printed of at least 2 iterations (a tile loop's are tiles), or the outer loops
@@ -146,9 +158,13 @@ def _outermost(stores: list[UOp], nthreads: int) -> tuple[UOp, ...]:
     if ranges and ranges[0].arg[1] in _VECTOR_KINDS:
         outer = ranges[:1]  # a threaded vector loop (in blocks): threaded alone
     flat: list[tuple[UOp, int]] = []
+    done = _hoisted(stores)
     for r in outer or ranges[:1]:
         if r.arg[1] in _VECTOR_KINDS and flat or r.arg[1] == "scan":
             break  # (a scan's loop carries its accumulator: one thread runs it in order)
+        if flat and any(r not in d and d & {f for f, _ in flat} for d in done):
+            break  # (flattened with r, work done once per iteration of the loops before it
+            # would run once per r: a row block's hand-offs, rules/row_block_helpers.py)
         flat.append((r, range_size(r)))  # type: ignore[arg-type]
     return _flatten(flat, nthreads)
 

@@ -142,10 +142,12 @@ def stride(expr: UOp, r: UOp) -> int | None:
     or None when expr is not index arithmetic of constants and ranges. Evaluated at the two
     points, not read off `linear_terms`: a division or remainder of a range (a window's
     stride-2 read) has a step too. A MIN or MAX (a row block's clamp to the last row,
-    rules/row_block_helpers.py) only where r does not move it: a clamp of r itself has no
-    one step."""
+    rules/row_block_helpers.py) only where r is not under it: a clamp of r has no one step
+    (one that r does not move from 0 to 1 may at other values of the other ranges: min(13 -
+    j + r, 12) is 12 at j = 0, r + 8 at j = 5)."""
+    if any(n.op in (Ops.MIN, Ops.MAX) and r in n.toposort() for n in toposort(expr)):
+        return None
     vals: list[int] = []
-    clamps: list[list[int]] = []
     for at in (0, 1):
         env: dict[UOp, int] = {}
         for n in toposort(expr):
@@ -175,5 +177,4 @@ def stride(expr: UOp, r: UOp) -> int | None:
             else:
                 return None
         vals.append(env[expr])
-        clamps.append([v for n, v in env.items() if n.op in (Ops.MIN, Ops.MAX)])
-    return vals[1] - vals[0] if clamps[0] == clamps[1] else None
+    return vals[1] - vals[0]

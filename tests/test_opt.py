@@ -796,6 +796,9 @@ def test_a_rows_passes_add_up_in_the_work_that_pays_for_threads(monkeypatch, pro
                         lambda a: np.exp(a - a.max(-1, keepdims=True))
                         / np.exp(a - a.max(-1, keepdims=True)).sum(-1, keepdims=True))}
     program_of, ref = make[program]
+    # (rows in the row form: 4 rows in blocks of 4 are one block, which takes no threads, as
+    # flattening it with its rows filled its arrays once per row; test_review_63c's)
+    monkeypatch.setenv("RULEGRAD_L1_BYTES", "4K")
     for per_element, threaded in ((10, False), (1, True)):
         monkeypatch.setattr(target, "PARALLEL_MIN_WORK", per_element * x.size)
         t = program_of(Tensor(x))

@@ -1285,13 +1285,19 @@ class KernelRenderer:
             self.vector, self.wide = None, False
         elif half:  # (F16C's rounding: the value is a half already, where the graph casts)
             store = "rg_zstore_f16" if self.wide else "rg_vstore_f16"
-            inner.add(f"{store}(&{name}[{at}], {self._unrounded(dl.src[0], value)[1]});")
+            # (a value the same along the row, an expanded column's exp: broadcast to the lanes)
+            inner.add(f"{store}(&{name}[{at}], {self._lanes(*self._unrounded(dl.src[0], value))});")
             self.vector, self.vector_nodes = half
             self.wide = False  # (`half_row` opens only outside a 16-lane loop)
         else:
             inner.add(self._assign(f"{name}[{at}]", value, dl.dtype))
         inner.fills = True
-        inner.repeats = len(dl.src) == 2  # (one loop: its array is read only after it)
+        # (one loop: its array is read only after it), unless each iteration holds a reduce
+        # (a row block's hand-off, rules/row_block_helpers.py: an iteration is a pass over a
+        # row, and `_overlap_tails` ran a block of 5 rows' max as 0..4 then 1..5, 8 passes)
+        deps = free_ranges(dl.src[0])  # (a reduce done before the loop, a softmax's max: no)
+        inner.repeats = len(dl.src) == 2 and not any(
+            n.op is Ops.REDUCE and dl.src[-1] in deps[n] for n in deps)
         inner.itemsize = dl.dtype.itemsize
         host = self.stack[-len(dl.src)]
         var, n = self.loop_names[dl.src[-1]], loop_count(dl.src[-1])

@@ -745,8 +745,11 @@ def never_fires_warning(rule: A.Rule, cases: int = 1) -> str:
     the comparison that means what was written. `cases`: 0 when no dtypes fit the pattern."""
     from rulegrad.dsl.printer import expr
 
+    lits = sorted({repr(p.value) for p in _walk_expr(rule.pattern) if isinstance(p, A.PConst)})
     what = "its pattern" + (" and passes its guard" if rule.guard is not None else
-                            " (a literal is compared exactly: 2049 is no float16 constant)")
+                            f" (its literal{'s' if len(lits) > 1 else ''} {', '.join(lits)} "
+                            "against the constants its dtypes hold: 2049 is no float16 "
+                            "constant, -1 no uint8 one)" if lits else "")
     text = (f"{rule.span}: warning: {rule.name} can never fire: no value of its pattern's "
             f"dtypes matches {what}, so its proof says nothing")
     if cases == 0:

@@ -47,3 +47,43 @@ def test_a_divisor_that_wraps_to_nonzero_is_torchs(op):
     b = np.array([5, 100, 7], np.uint8)
     assert np.array_equal((300 // Tensor(b)).numpy(), (300 // torch.from_numpy(b)).numpy())
     assert np.array_equal((Tensor(b) // 0).numpy(), [0, 0, 0])  # a 0 written stays numpy's 0
+
+
+# ====================================================================== literals that never match
+def _shadow_errors(first: str, second: str) -> list[str]:
+    from rulegrad.dsl.check import check_collect
+    from rulegrad.dsl.parser import parse_collect
+
+    text = f"rules s = {{\n  {first}\n  {second}\n}}\n"
+    rf, diags = parse_collect(text, "s.rules")
+    assert rf is not None, diags
+    _, diags, _ = check_collect(rf, lambda p: text)
+    return [d.message for d in diags if "can never fire" in d.message]
+
+
+@pytest.mark.parametrize("first, second", [
+    ("ADD(x:int8, 5) -> x", "ADD(x:int8, 255) -> x"),
+    ("ADD(x:float16, 5) -> x", "ADD(x:float16, 2049) -> x"),
+    ("ADD(x:uint8, 7) -> x", "ADD(x:uint8, -1) -> x"),
+])
+def test_a_literal_matching_nothing_is_not_blamed_on_the_earlier_rule(first, second):
+    """`ADD(x:int8, 255)` matches no constant (255 is no int8), so 'the earlier rule matches
+    everything it matches' held vacuously, and the error blamed `ADD(x:int8, 5)`, an unrelated
+    rule: deleting it would not make the later rule fire. The subsumption test no longer
+    counts an empty match; `rulegrad check` warns of the literal itself."""
+    assert _shadow_errors(first, second) == []
+    assert _shadow_errors(first.replace("5", "0").replace("7", "0"),
+                          second.replace("255", "0").replace("2049", "0.0").replace("-1", "0"))
+
+
+def test_the_never_fires_warning_names_the_rules_own_literal(tmp_path):
+    """The pattern-literal warning printed '2049 is no float16 constant' for every rule,
+    `ADD(x:uint8, -1)` too; it names the rule's literals now."""
+    from rulegrad.generator.soundness import check_paths
+
+    f = tmp_path / "lits.rules"
+    f.write_text("rules user = {\n  u8lit: ADD(x:uint8, -1) -> x\n"
+                 "  i8lit: ADD(x:int8, 300) -> x\n}\n")
+    rep = {r.rule.name: r.warning for r in check_paths([str(f)], examples=5).rules}
+    assert "its literal -1 against" in rep["u8lit"], rep
+    assert "its literal 300 against" in rep["i8lit"], rep

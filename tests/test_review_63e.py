@@ -87,3 +87,22 @@ def test_the_never_fires_warning_names_the_rules_own_literal(tmp_path):
     rep = {r.rule.name: r.warning for r in check_paths([str(f)], examples=5).rules}
     assert "its literal -1 against" in rep["u8lit"], rep
     assert "its literal 300 against" in rep["i8lit"], rep
+
+
+def test_the_rounding_hint_is_given_only_where_rounding_is_the_cause(tmp_path):
+    """`MUL(x:int8, c:CONST) if c.arg == 0.5` never fires for want of an int 0.5; the warning
+    told to write `c.arg == c.const_like(0.5).arg`, which is `c.arg == 0` on int8, another
+    rule. The hint is for a literal a float dtype rounds, in a pattern that may be a float."""
+    from rulegrad.generator.soundness import check_paths
+
+    f = tmp_path / "hint.rules"
+    f.write_text("rules user = {\n"
+                 "  i8half:  MUL(x:int8, c:CONST) if c.arg == 0.5 -> MUL(c, x)\n"
+                 "  i8tenth: MUL(x:int8, c:CONST) if c.arg == 0.1 -> MUL(c, x)\n"
+                 "  f16half: MUL(x:float16, c:CONST) if c.arg == 0.5 and c.arg < 0.0 -> MUL(c, x)\n"
+                 "  f16tenth: MUL(x:float16, c:CONST) if c.arg == 0.1 -> MUL(c, x)\n}\n")
+    rep = {r.rule.name: r.warning for r in check_paths([str(f)], examples=5).rules}
+    assert all(rep.values()), rep  # all four never fire
+    for name in ("i8half", "i8tenth", "f16half"):
+        assert "const_like" not in rep[name], rep[name]
+    assert "c.arg == c.const_like(0.1).arg" in rep["f16tenth"]

@@ -106,3 +106,37 @@ def test_the_rounding_hint_is_given_only_where_rounding_is_the_cause(tmp_path):
     for name in ("i8half", "i8tenth", "f16half"):
         assert "const_like" not in rep[name], rep[name]
     assert "c.arg == c.const_like(0.1).arg" in rep["f16tenth"]
+
+
+CAN_FIRE = """rules user = {
+  sum8:   ADD(c1:CONST:int8, c2:CONST:int8) if c1.arg + c2.arg > 200 -> ADD(c2, c1)
+  dbl8:   MUL(x:int8, c:CONST) if c.arg * 2 > 200 -> MUL(c, x)
+  neg8:   MUL(x:int8, c:CONST) if -c.arg == 128 -> MUL(c, x)
+  f32eps: MUL(x:float32, c:CONST) if c.arg == 1.0 and c.arg + 1e-10 != c.arg -> MUL(c, x)
+  f32big: MUL(x:float32, c:CONST) if c.arg * 1e10 > 1e40 -> MUL(c, x)
+  nan32:  MUL(x:float32, c:CONST) if c.arg != c.arg -> MUL(c, x)
+  inf16:  MUL(x:float16, c:CONST) if c.arg > 65504.0 -> MUL(c, x)
+  sub16:  MUL(x:float16, c:CONST) if c.arg == 5.960464477539063e-08 -> MUL(c, x)
+  negz:   MUL(x:float32, c:CONST) if c.arg == -0.0 -> MUL(c, x)
+  u64:    MUL(x:uint64, c:CONST) if c.arg > 9223372036854775807 -> MUL(c, x)
+  bool1:  AND(x:bool, c:CONST) if c.arg == 1 -> AND(c, x)
+  idx:    ADD(x:index, c:CONST) if c.arg < -1099511627776 -> ADD(c, x)
+  mod8:   MUL(x:int8, c:CONST) if c.arg % 200 == 199 -> MUL(c, x)
+  nanlit: MUL(x:float16, nan) -> MUL(x, x.const_like(nan))
+  biglit: ADD(x:float16, 1e6) -> ADD(x, x.const_like(1e6))
+  f64:    MUL(x:floats, c:CONST) if c.arg == 0.1 -> MUL(c, x)
+}
+"""
+
+
+def test_no_never_fires_warning_on_rules_that_can_fire(tmp_path):
+    """Guards Python evaluates exactly (int8 args summed past 127, float64 arithmetic on a float32
+    arg), NaN, inf (1e6 is float16's inf), a float16 subnormal, -0.0, uint64's top half, bool,
+    index past int32, a NaN literal, a class with float64 in it: each can fire, none is warned."""
+    from rulegrad.generator.soundness import check_paths
+
+    f = tmp_path / "fire.rules"
+    f.write_text(CAN_FIRE)
+    rep = check_paths([str(f)], examples=5).rules
+    assert len(rep) == 16
+    assert not [(r.rule.name, r.warning) for r in rep if r.warning]

@@ -158,12 +158,18 @@ def _matched_arg(dt: Any, lit: bool | int | float) -> Any:
 
 def _literal_covers(l1: bool | int | float, l2: bool | int | float, over: frozenset) -> bool:
     """Whether literal l1 matches every constant l2 matches, on each dtype in `over` (0 and 0.0
-    match the same constants of every dtype; 0.1 and 0.10001 the same float16 one)."""
+    match the same constants of every dtype; 0.1 and 0.10001 the same float16 one). False when
+    l2 matches no constant of any of them (`ADD(x:int8, 255)`): that rule never fires whatever
+    comes before it, and an error blaming the earlier rule would name the wrong cause (the
+    checker's never-fires warning names the right one)."""
+    some = False
     for dt in over:
         a2 = _matched_arg(dt, l2)
-        if a2 is not _NEVER and _matched_arg(dt, l1) != a2:
-            return False
-    return True
+        if a2 is not _NEVER:
+            if _matched_arg(dt, l1) != a2:
+                return False
+            some = True
+    return some
 
 
 def subsumes(p1: A.Pattern, p2: A.Pattern, within: frozenset | None = None) -> bool:

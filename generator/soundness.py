@@ -43,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import math
 import re
 import signal
 import sys
@@ -745,19 +746,36 @@ def never_fires_warning(rule: A.Rule, cases: int = 1) -> str:
     the comparison that means what was written. `cases`: 0 when no dtypes fit the pattern."""
     from rulegrad.dsl.printer import expr
 
+    lits = sorted({repr(p.value) for p in _walk_expr(rule.pattern) if isinstance(p, A.PConst)})
     what = "its pattern" + (" and passes its guard" if rule.guard is not None else
-                            " (a literal is compared exactly: 2049 is no float16 constant)")
+                            f" (its literal{'s' if len(lits) > 1 else ''} {', '.join(lits)} "
+                            "against the constants its dtypes hold: 2049 is no float16 "
+                            "constant, -1 no uint8 one)" if lits else "")
     text = (f"{rule.span}: warning: {rule.name} can never fire: no value of its pattern's "
             f"dtypes matches {what}, so its proof says nothing")
     if cases == 0:
         text = (f"{rule.span}: warning: {rule.name} can never fire: its pattern matches no "
                 "well-typed node (the dtypes it names cannot meet in one graph)")
-    for cmp in _walk_expr(rule.guard):
+    # the rounding hint only where rounding can be the cause: a literal some float dtype does
+    # not hold exactly, and a pattern that names a float dtype or none (`MUL(x:int8, c:CONST)
+    # if c.arg == 0.5` never fires for want of an int 0.5, and const_like(0.5) would be 0)
+    from rulegrad.dsl.names import resolve_dtype
+    from rulegrad.runtime.dtype import dtypes as _dt
+    from rulegrad.runtime.uop import const_value
+
+    named = [resolve_dtype(n.name) for n in _walk_expr(rule.pattern) if isinstance(n, A.DTypeRef)]
+    may_float = not named or any(d is None or any(t.is_float for t in d) for d in named)
+
+    def rounds(v: float) -> bool:
+        return any(const_value(t, v) != v for t in (_dt.float16, _dt.float32)
+                   if math.isfinite(v))
+
+    for cmp in _walk_expr(rule.guard) if may_float else ():
         if not isinstance(cmp, A.ECompare) or len(cmp.ops) != 1 or cmp.ops[0] not in ("==", "!="):
             continue
         a, b = cmp.left, cmp.rights[0]
         for lit, other in ((a, b), (b, a)):
-            if isinstance(lit, A.ELit) and isinstance(lit.value, float) and \
+            if isinstance(lit, A.ELit) and isinstance(lit.value, float) and rounds(lit.value) and \
                     isinstance(other, A.EAttr) and other.attr == "arg":
                 like = f"{expr(other.obj)}.const_like({expr(lit)}).arg"
                 text += (f"; `{expr(cmp)}` compares the constant's arg, rounded to its dtype, "

@@ -296,6 +296,16 @@ def _scalar_operand(value: Scalar, dtype: DType) -> Scalar:
     return value
 
 
+def _divisor_operand(value: Any, dtype: DType) -> None:
+    """Refuse a Python int divisor that wraps to 0 in an int `dtype` (`uint8 // 256`): the
+    wrapped constant would divide by zero, whose result (0, runtime/semantics.py) is no answer
+    to the division written; torch raises ZeroDivisionError there, numpy 2 OverflowError."""
+    if type(value) is int and value != 0 and dtype.is_int and _scalar_operand(value, dtype) == 0:
+        raise ZeroDivisionError(f"the divisor {value} wraps to 0 in {dtype.name} (a Python int "
+                                f"past an int dtype wraps to its bits, as torch computes it); "
+                                "cast the tensor to a wider integer type first")
+
+
 def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
     """The dtype numpy gives `fn` on operands of these dtypes (Python scalars stay weak).
 
@@ -1348,6 +1358,8 @@ class Tensor(TensorOps, NNOps):
         other = _coerce(x)
         items = (other, self) if reverse else (self, other)
         dt = _probe(np.floor_divide, *items)
+        if not reverse:
+            _divisor_operand(other, dt)
         a, b = _lift(items, dt)
         return Tensor(a.alu(Ops.FDIV, b).alu(Ops.TRUNC) if dt.is_float else a.alu(Ops.IDIV, b))
 
@@ -1399,6 +1411,8 @@ class Tensor(TensorOps, NNOps):
         other = _coerce(x)
         items = (other, self) if reverse else (self, other)
         dt = _probe(np.floor_divide, *items)
+        if not reverse:
+            _divisor_operand(other, dt)
         a, b = _lift(items, dt)
         if dt.is_float:
             return Tensor(_float_divmod(a, b)[0])
@@ -1412,6 +1426,8 @@ class Tensor(TensorOps, NNOps):
         other = _coerce(x)
         items = (other, self) if reverse else (self, other)
         dt = _probe(np.remainder, *items)
+        if not reverse:
+            _divisor_operand(other, dt)
         a, b = _lift(items, dt)
         if dt.is_float:
             return Tensor(_float_divmod(a, b)[1])
@@ -1423,6 +1439,8 @@ class Tensor(TensorOps, NNOps):
     def fmod(self, x: Any) -> Tensor:
         """Remainder with the sign of the dividend: C's fmod, the IR's MOD, which is exact (x
         - trunc(x / y) * y was not: 1e30 fmod 7 was 0, not 1, 5 fmod inf NaN, -3 fmod 3 +0)."""
+        if type(x) is int:
+            _divisor_operand(x, self.dtype)  # (an int tensor's dtype is fmod's with an int)
         return self._binary(x, Ops.MOD, np.fmod)
 
     def copysign(self, other: Any) -> Tensor:

@@ -518,7 +518,7 @@ def _record_nodes(out: UOp, ins: tuple[UOp, ...]) -> tuple | None:
     """The nodes `out`'s graph adds over the nodes `ins` as `build_recorded`'s entries (out's
     last), or None when it holds a buffer or a variable's mark (not the same for other
     operands) or an input is the other (`x @ x`: recorded apart, it is a form of its own)."""
-    if len(set(ins)) < len(ins):
+    if len(set(ins)) < len(ins) or len(ins) > 1 and _derived(ins):
         return None
     ref_of = {n: i for i, n in enumerate(ins)}
     entries = []
@@ -529,6 +529,26 @@ def _record_nodes(out: UOp, ins: tuple[UOp, ...]) -> tuple | None:
                         n.shape))
         ref_of[n] = len(ref_of)
     return tuple(entries) if entries and ref_of[out] == len(ref_of) - 1 else None
+
+
+def _derived(ins: tuple[UOp, ...]) -> bool:
+    """Whether one operand's graph holds another: `B.T @ B`, whose product transposes B into
+    the node `B.T` itself (hash-consed), so the walk that records the product's nodes stops at
+    the first operand there and the record reads it where other operands need B's transpose
+    (every later product of that form gave `a @ a.T`). One walk of the operands' graphs, only
+    while their form has no record yet."""
+    marks = set(ins)
+    seen: set[UOp] = set()
+    stack = list(ins)
+    pop, push, add = stack.pop, stack.append, seen.add
+    while stack:
+        for s in pop().src:
+            if s in marks:
+                return True
+            if s not in seen:
+                add(s)
+                push(s)
+    return False
 
 
 def _keep(key: tuple, node: UOp) -> None:

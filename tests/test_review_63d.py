@@ -1,0 +1,51 @@
+"""Review of step 63 (rev63d): an op's nodes recorded per form (`_by_form`) must hold only
+what depends on the operands' dtypes and shapes.
+
+`B.T @ B` (a Gram matrix) was recorded with the product's transpose of B read as the first
+operand, because that transpose is the very node `B.T` (nodes are hash-consed): every later
+product of that form over unrelated operands then computed `a @ a.T` instead of `a @ b`.
+The shapes are primes no other test multiplies: the first product of a form is the one
+recorded.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+
+pytestmark = pytest.mark.usefixtures("one_device")
+
+
+def _gram_first(b: np.ndarray, a_of, rng, dtype_a=np.float32, dtype_b=np.float32) -> None:
+    """`a_of(B) @ B` first (its form recorded from it), then unrelated operands of that form."""
+    B = Tensor(b)
+    A = a_of(B)
+    want_first = a_of(b) @ b
+    np.testing.assert_allclose((A @ B).numpy(), want_first, rtol=1e-4, atol=1e-4)
+    for _ in range(2):
+        a2 = rng.standard_normal(A.shape).astype(dtype_a)
+        b2 = rng.standard_normal(b.shape).astype(dtype_b)
+        np.testing.assert_allclose((Tensor(a2) @ Tensor(b2)).numpy(), a2 @ b2, rtol=1e-4,
+                                   atol=1e-4)
+
+
+def test_gram_matrix_first_does_not_poison_its_form():
+    rng = np.random.default_rng(0)
+    _gram_first(rng.standard_normal((19, 3)).astype(np.float32), lambda t: t.T, rng)
+
+
+def test_batched_gram_first_does_not_poison_its_form():
+    rng = np.random.default_rng(1)
+    b = rng.standard_normal((2, 23, 3)).astype(np.float32)
+    _gram_first(b, lambda t: t.transpose(0, 2, 1) if isinstance(t, np.ndarray)
+                else t.permute(0, 2, 1), rng)
+
+
+def test_cast_gram_first_does_not_poison_its_form():
+    """The product casts a float16 operand to float32 first: `B.float().T @ B`."""
+    rng = np.random.default_rng(2)
+    b = rng.standard_normal((29, 2)).astype(np.float16)
+    _gram_first(b, lambda t: t.astype(np.float32).T if isinstance(t, np.ndarray)
+                else t.float().T, rng, dtype_b=np.float16)

@@ -49,3 +49,18 @@ def test_cast_gram_first_does_not_poison_its_form():
     b = rng.standard_normal((29, 2)).astype(np.float16)
     _gram_first(b, lambda t: t.astype(np.float32).T if isinstance(t, np.ndarray)
                 else t.float().T, rng, dtype_b=np.float16)
+
+
+@pytest.mark.parametrize("shape, axis", [((7, 1), 1), ((1, 11), 0), ((5, 1, 1), (1, 2))])
+def test_a_mean_of_constants_first_does_not_poison_its_form(shape, axis):
+    """`Tensor.ones(7, 1).mean(1, keepdim=True)`: the op divides by 1.0 broadcast to (7, 1),
+    the very nodes of `Tensor.ones(7, 1)`; recorded from it, later means of the form divided
+    x by itself (all ones)."""
+    rng = np.random.default_rng(3)
+    np.testing.assert_array_equal(Tensor.ones(*shape).mean(axis, keepdim=True).numpy(),
+                                  np.ones(shape, np.float32).mean(axis, keepdims=True))
+    for _ in range(2):
+        a = rng.standard_normal(shape).astype(np.float32)
+        np.testing.assert_allclose(Tensor(a).mean(axis, keepdim=True).numpy(),
+                                   a.mean(axis, keepdims=True), rtol=1e-6)
+

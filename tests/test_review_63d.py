@@ -64,3 +64,40 @@ def test_a_mean_of_constants_first_does_not_poison_its_form(shape, axis):
         np.testing.assert_allclose(Tensor(a).mean(axis, keepdim=True).numpy(),
                                    a.mean(axis, keepdims=True), rtol=1e-6)
 
+
+
+
+def test_step_plans_over_slices_and_scaled_gradients():
+    """Step plans against torch where a step's form repeats but its values come from elsewhere:
+    batches sliced from a fresh array at varying offsets (a shrink's offset is in the form)
+    and gradients scaled by a float between backward and step (0.5, then 2.0, -0.0: lifted
+    floats, in the form by value). Some steps are the plans' runs."""
+    torch = pytest.importorskip("torch")
+    from optimizer_runs import mlp_batch, mlp_loss, mlp_models
+
+    from rulegrad.runtime import plans
+
+    ours, opt, theirs, topt = mlp_models("momentum", seed=5)
+    rng = np.random.default_rng(6)
+    hits = plans.stats["step_hits"]
+    for i, (lo, scale) in enumerate([(0, 0.5), (0, 0.5), (0, 0.5), (0, 0.5), (6, 0.5), (6, 0.5),
+                                     (0, 2.0), (12, 0.5), (0, -0.0), (3, 0.5), (0, 0.5)]):
+        x, y = mlp_batch(rng, 20)
+        topt.zero_grad()
+        want = mlp_loss(torch, theirs, torch.from_numpy(x[lo:lo + 6]),
+                        torch.from_numpy(y[lo:lo + 6]))
+        want.backward()
+        for p in theirs.values():
+            p.grad.mul_(scale)
+        topt.step()
+        opt.zero_grad()
+        loss = mlp_loss(Tensor, ours, Tensor(x)[lo:lo + 6], Tensor(y)[lo:lo + 6])
+        loss.backward()
+        for p in ours.values():
+            p.grad = p.grad * scale
+        opt.step(loss)
+        np.testing.assert_allclose(loss.item(), want.item(), rtol=1e-4, atol=1e-5)
+        for k in ours:
+            np.testing.assert_allclose(ours[k].numpy(), theirs[k].detach().numpy(), rtol=1e-4,
+                                       atol=1e-5, err_msg=f"step {i}: {k}")
+    assert plans.stats["step_hits"] > hits

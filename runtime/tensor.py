@@ -528,7 +528,7 @@ def _record_nodes(out: UOp, ins: tuple[UOp, ...]) -> tuple | None:
     """The nodes `out`'s graph adds over the nodes `ins` as `build_recorded`'s entries (out's
     last), or None when it holds a buffer or a variable's mark (not the same for other
     operands) or an input is the other (`x @ x`: recorded apart, it is a form of its own)."""
-    if len(set(ins)) < len(ins):
+    if len(set(ins)) < len(ins) or _may_be_built(ins):
         return None
     ref_of = {n: i for i, n in enumerate(ins)}
     entries = []
@@ -539,6 +539,39 @@ def _record_nodes(out: UOp, ins: tuple[UOp, ...]) -> tuple | None:
                         n.shape))
         ref_of[n] = len(ref_of)
     return tuple(entries) if entries and ref_of[out] == len(ref_of) - 1 else None
+
+
+def _may_be_built(ins: tuple[UOp, ...]) -> bool:
+    """Whether a node the op builds may be an operand's node itself (nodes are hash-consed),
+    where the walk that records the op's nodes stops and reads the operand: an operand whose
+    graph holds another (`B.T @ B`: the product's transpose of B is the node `B.T`, and every
+    later product of that form gave `a @ a.T`), or one of constants alone, as the op builds
+    them (`Tensor.ones(7, 1).mean(1, keepdim=True)` divides by those very nodes: later means of
+    that form gave x / x). A walk of the operands' graphs, only while their form has no
+    record yet; a lone operand's stops at its first leaf that is no constant."""
+    marks = set(ins)
+    lone = len(ins) == 1
+    for n in ins:
+        seen = {n}
+        stack = [n]
+        pop, push, add = stack.pop, stack.append, seen.add
+        leaf = False
+        while stack:
+            m = pop()
+            src = m.src
+            if not src and m.op is not Ops.CONST:
+                leaf = True
+                if lone:
+                    break
+            for s in src:
+                if s in marks:
+                    return True
+                if s not in seen:
+                    add(s)
+                    push(s)
+        if not leaf:
+            return True
+    return False
 
 
 def _keep(key: tuple, node: UOp) -> None:

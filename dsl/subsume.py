@@ -259,21 +259,30 @@ def _anchor(p1: A.Pattern) -> tuple[_Path, Any] | None:
         q, path = todo.pop()
         q = _strip(q)
         if isinstance(q, A.PConst):
-            # any constant (0 and 0.0 cover each other; 0.1 and 0.10001 may): an op is more
-            # selective, when there is one
-            const = const or (path, ("const",))
+            # the most selective: the constants it matches (`_literal_keys`)
+            const = const or (path, _literal_keys(q.value))
             continue
         if not isinstance(q, A.PNode):
             continue
         ops = _ops(q)
         if path and ops is not None and len(ops) == 1 and next(iter(ops)).name != "CONST":
             best = best if best is not None and len(best[0]) >= len(path) else (
-                path, ("op", next(iter(ops))))
+                path, frozenset({("op", next(iter(ops)))}))
         if q.srcs is not None:
             # below a commutative node either source may hold what the other one asks for
             todo.extend((s, path + ((_EITHER if q.commutative else i),))
                         for i, s in enumerate(q.srcs))
-    return best or const
+    return const or best
+
+
+def _literal_keys(lit: bool | int | float) -> frozenset:
+    """The constants a literal matches, one key per value over every dtype (`_matched_arg`):
+    a literal covers another only where both match one constant of some dtype, so they share
+    a key (0 and 0.0 share 0; 0.1 and 0.10001 share float16's 0.0999755859375), and the
+    literals of 4,000 rules `ADD(x, i)` are each compared with their own few."""
+    keys = {_matched_arg(dt, lit) for dt in _ALL_DTYPES}
+    keys.discard(_NEVER)
+    return frozenset(("const", k) for k in keys)
 
 
 def _keys_at(p2: A.Pattern, path: _Path) -> set[Any]:
@@ -293,7 +302,7 @@ def _keys_at(p2: A.Pattern, path: _Path) -> set[Any]:
     keys: set[Any] = set()
     for q in level:
         if isinstance(q, A.PConst):
-            keys.add(("const",))
+            keys |= _literal_keys(q.value)
         elif isinstance(q, A.PNode):
             ops = _ops(q)
             if ops is not None and len(ops) == 1:
@@ -317,8 +326,10 @@ class ShadowIndex:
         anchor = _anchor(pattern)
         if anchor is None:
             self.unanchored.append(entry)
-        else:
-            self.anchored.setdefault(anchor[0], {}).setdefault(anchor[1], []).append(entry)
+            return
+        by_key = self.anchored.setdefault(anchor[0], {})
+        for key in anchor[1]:  # (a literal's keys: the constants it matches, `_literal_keys`)
+            by_key.setdefault(key, []).append(entry)
 
     def candidates(self, p2: A.Pattern) -> list[tuple[Any, A.Pattern]]:
         """The earlier entries that might subsume `p2`, in the order they were added."""

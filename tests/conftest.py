@@ -98,6 +98,23 @@ def pytest_collection_modifyitems(items) -> None:
 
 
 @pytest.fixture()
+def fake_machine(monkeypatch):
+    """`fake(nthreads, cost)`: fake the thread count and the parallel region's cost
+    (`PARALLEL_MIN_WORK`); programs are built afresh (the program table keys programs by their
+    kernels, not by these facts)."""
+    from rulegrad.backends.c import run
+    from rulegrad.runtime import target
+
+    def fake(nthreads: int, cost: int) -> None:
+        monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
+        monkeypatch.setattr(target, "PARALLEL_MIN_WORK", cost)
+        run._programs.clear()
+
+    yield fake
+    run._programs.clear()
+
+
+@pytest.fixture()
 def one_device(monkeypatch) -> None:
     """A program's work as one that never used a second device sees it: an earlier test in the
     process may keep a value on another device alive (a plan holds its graph's buffers,

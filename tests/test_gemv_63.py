@@ -10,35 +10,15 @@ import re
 
 import numpy as np
 import pytest
+from optimizer_actions import kernel_actions
 
 from rulegrad import Tensor
-from rulegrad.backends.c import run
-from rulegrad.backends.c.lower import lower_only
-from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.runtime import target
 
 # (m, k, n): batch 1, 2, 3, 7; k and n tiny, prime, tall, skinny, wide
 SHAPES = [(1, 3, 5), (1, 127, 4099), (1, 4096, 7), (1, 640, 2560), (1, 1024, 2560),
           (1, 2048, 1031), (2, 100003, 5), (2, 640, 2560), (3, 640, 2560), (7, 2048, 512),
           (3, 50021, 2), (2, 1021, 1500)]
-
-
-@pytest.fixture
-def machine(monkeypatch):
-    """Fake the threads and the parallel region's cost (programs built afresh: the table keys
-    programs by their kernels, not by these facts)."""
-
-    def fake(nthreads: int, cost: int) -> None:
-        monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
-        monkeypatch.setattr(target, "PARALLEL_MIN_WORK", cost)
-        run._programs.clear()
-
-    yield fake
-    run._programs.clear()
-
-
-def _actions(t: Tensor) -> list[str]:
-    return actions(optimize_kernel(lower_only(t.schedule()[-1].ast)))
 
 
 def _threads(acts: list[str]) -> int:
@@ -59,7 +39,7 @@ def _close(got: np.ndarray, want: np.ndarray, k: int, scale: float) -> None:
 @pytest.mark.parametrize("nthreads", [2, 4])
 @pytest.mark.parametrize("cost", [1 << 18, 1 << 20, 1 << 22])
 @pytest.mark.parametrize("m, k, n", SHAPES)
-def test_threads_pay_for_the_region(machine, nthreads: int, cost: int, m: int, k: int,
+def test_threads_pay_for_the_region(fake_machine, nthreads: int, cost: int, m: int, k: int,
                                     n: int) -> None:
     """A product of one row tile (a row's columns in blocks; a streamed PACK's panels) takes no
     more threads than its multiply-adds give each a region's cost: one core where two threads'
@@ -67,19 +47,20 @@ def test_threads_pay_for_the_region(machine, nthreads: int, cost: int, m: int, k
     threaded at a cost of 256K and not at 1M. (Products threaded over their rows or tiles, and
     a row wider than the accumulators in blocks of its own, take the plain loops' threads:
     parallel_helpers', from PARALLEL_MIN_WORK in all.)"""
-    machine(nthreads, cost)
+    fake_machine(nthreads, cost)
     rng = np.random.default_rng(m * k + n)
     x = rng.standard_normal((m, k)).astype(np.float32)
     w = rng.standard_normal((k, n)).astype(np.float32)
     t = Tensor(x) @ Tensor(w)
-    acts = _actions(t)
+    acts = kernel_actions(t)[-1]
     if (m == 1 and n <= 4096) or any("streamed" in a for a in acts):
         assert _threads(acts) <= max(1, m * k * n // cost), (acts, cost)
     _close(t.numpy(), x.astype(np.float64) @ w, k, np.abs(x).max() * np.abs(w).max())
 
 
 @pytest.mark.parametrize("scheduler", ["rangeify", "kernelize"])
-def test_one_row_product_threads_move_with_the_cost(machine, monkeypatch, scheduler: str) -> None:
+def test_one_row_product_threads_move_with_the_cost(fake_machine, monkeypatch,
+                                                    scheduler: str) -> None:
     """1x640x2560 with a bias and relu, both schedulers: on two threads at a region cost of 1M
     multiply-adds (0.8M a thread) it runs on one core, at 256K in two blocks of 1280."""
     monkeypatch.setenv("RULEGRAD_SCHEDULER", scheduler)
@@ -89,16 +70,16 @@ def test_one_row_product_threads_move_with_the_cost(machine, monkeypatch, schedu
     b = rng.standard_normal(2560).astype(np.float32)
     want = np.maximum(x.astype(np.float64) @ w + b, 0)
     for cost, threaded in ((1 << 20, False), (1 << 18, True)):
-        machine(2, cost)
+        fake_machine(2, cost)
         t = (Tensor(x) @ Tensor(w) + Tensor(b)).relu()
-        acts = _actions(t)
+        acts = kernel_actions(t)[-1]
         assert any(a.startswith("PARALLEL") for a in acts) == threaded, (acts, cost)
         assert ("in 2 blocks of 1280" in " ".join(acts)) == threaded, (acts, cost)
         _close(t.numpy(), want, 640, np.abs(x).max() * np.abs(w).max())
 
 
 @pytest.mark.parametrize("m, k, n", [(2, 640, 2560), (3, 640, 2560), (2, 1021, 1500)])
-def test_streamed_product_threads_move_with_the_cost(machine, m: int, k: int, n: int) -> None:
+def test_streamed_product_threads_move_with_the_cost(fake_machine, m: int, k: int, n: int) -> None:
     """A streamed few-row product (PACK, y read in place) shares its panels at a region cost
     its work per thread pays, and runs on one core at a cost above it; float16 and int8 with
     wrap keep their values either way (numpy's, bit for bit for ints)."""
@@ -107,9 +88,9 @@ def test_streamed_product_threads_move_with_the_cost(machine, m: int, k: int, n:
     w = rng.standard_normal((k, n)).astype(np.float32)
     work = m * k * n
     for cost in (work // 4, work):
-        machine(2, cost)
+        fake_machine(2, cost)
         t = Tensor(x) @ Tensor(w)
-        (pack,) = [a for a in _actions(t) if a.startswith("PACK")]
+        (pack,) = [a for a in kernel_actions(t)[-1] if a.startswith("PACK")]
         assert ("PARALLEL" in pack) == (work // cost >= 2 and n * 4 * 2 >= target.page_bytes()), \
             (pack, cost)
         _close(t.numpy(), x.astype(np.float64) @ w, k, np.abs(x).max() * np.abs(w).max())

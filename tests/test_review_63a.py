@@ -12,30 +12,10 @@ import re
 
 import numpy as np
 import pytest
+from optimizer_actions import kernel_actions
 
 from rulegrad import Tensor
-from rulegrad.backends.c import run
-from rulegrad.backends.c.lower import lower_only
-from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.runtime import target
-
-
-@pytest.fixture
-def machine(monkeypatch):
-    """Fake the threads and the parallel region's cost (programs built afresh: the program table
-    keys programs by their kernels, not by these facts)."""
-
-    def fake(nthreads: int, cost: int) -> None:
-        monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
-        monkeypatch.setattr(target, "PARALLEL_MIN_WORK", cost)
-        run._programs.clear()
-
-    yield fake
-    run._programs.clear()
-
-
-def _actions(t: Tensor) -> list[str]:
-    return actions(optimize_kernel(lower_only(t.schedule()[-1].ast)))
 
 
 def _close(got: np.ndarray, want: np.ndarray, k: int, scale: float) -> None:
@@ -46,7 +26,8 @@ def _close(got: np.ndarray, want: np.ndarray, k: int, scale: float) -> None:
 
 # (m, k, n): one row tile (m <= 6) of 1M-2M multiply-adds, y (out, in) read transposed
 @pytest.mark.parametrize("m, k, n", [(2, 640, 1000), (3, 400, 1100), (6, 250, 1000)])
-def test_transposed_weight_few_rows_pay_for_the_region(machine, m: int, k: int, n: int) -> None:
+def test_transposed_weight_few_rows_pay_for_the_region(fake_machine, m: int, k: int,
+                                                       n: int) -> None:
     """`x @ w.T` of one row tile (packed panels, not streamed: y is read across its rows) takes
     threads only where each thread's share of the multiply-adds pays for a parallel region, as
     `x @ w` of the same shape does: on two threads at a region cost of 1M (under 1M a thread)
@@ -60,13 +41,13 @@ def test_transposed_weight_few_rows_pay_for_the_region(machine, m: int, k: int, 
     assert 1 << 20 <= work < 2 << 20
     want = np.maximum(x.astype(np.float64) @ w.T.astype(np.float64) + b, 0)
     for cost, threaded in ((1 << 20, False), (work // 4, True)):
-        machine(2, cost)
+        fake_machine(2, cost)
         t = (Tensor(x) @ Tensor(w).T + Tensor(b)).relu()
-        (pack,) = [a for a in _actions(t) if a.startswith("PACK")]
+        (pack,) = [a for a in kernel_actions(t)[-1] if a.startswith("PACK")]
         assert "streamed" not in pack, pack
         assert ("PARALLEL" in pack) == threaded, (pack, cost)
         # y (w.T) as plain (k, n): streamed, the same decision
-        (plain,) = [a for a in _actions(Tensor(x) @ Tensor(np.ascontiguousarray(w.T)))
+        (plain,) = [a for a in kernel_actions(Tensor(x) @ Tensor(np.ascontiguousarray(w.T)))[-1]
                     if a.startswith("PACK")]
         assert "PARALLEL" not in plain or threaded, (plain, cost)
         _close(t.numpy(), want, k, np.abs(x).max() * np.abs(w).max())
@@ -75,19 +56,19 @@ def test_transposed_weight_few_rows_pay_for_the_region(machine, m: int, k: int, 
 @pytest.mark.parametrize("nthreads", [3, 4])
 @pytest.mark.parametrize("cost", [1 << 18, 1 << 20])
 @pytest.mark.parametrize("k, n", [(1024, 3001), (512, 4096), (700, 2053), (127, 4099)])
-def test_one_row_blocks_cover_the_row_once_per_paid_thread(machine, nthreads: int, cost: int,
+def test_one_row_blocks_cover_the_row_once_per_paid_thread(fake_machine, nthreads: int, cost: int,
                                                            k: int, n: int) -> None:
     """A product of one row in blocks shared by the threads (uneven: 3 threads over a prime
     width) has exactly as many threads' shares as its facts give (the threads, each share half
     a page of the row or more, each a region's cost of multiply-adds or more), as many blocks
     for each, the blocks covering the row with less than one block over (the last one ending at
     the row's end), and numpy's values. From the facts, not from the program's own numbers."""
-    machine(nthreads, cost)
+    fake_machine(nthreads, cost)
     rng = np.random.default_rng(k * n + nthreads)
     x = rng.standard_normal((1, k)).astype(np.float32)
     w = rng.standard_normal((k, n)).astype(np.float32)
     t = Tensor(x) @ Tensor(w)
-    acts = " ".join(_actions(t))
+    acts = " ".join(kernel_actions(t)[-1])
     used = min(nthreads, n * 4 * 2 // target.page_bytes(), k * n // cost)
     found = re.search(r"in (\d+) blocks of (\d+)", acts)
     if used <= 1 and n <= 4096:
@@ -106,7 +87,7 @@ def test_one_row_blocks_cover_the_row_once_per_paid_thread(machine, nthreads: in
 
 
 @pytest.mark.parametrize("transposed", [False, True])
-def test_batched_few_rows_pay_per_region(machine, transposed: bool) -> None:
+def test_batched_few_rows_pay_per_region(fake_machine, transposed: bool) -> None:
     """Three 2x640x1280 products (a batch the two threads would share 2:1): the threads split
     each product's panels in a region of its own, one per batch iteration, so each thread's
     share of a region is 0.8M multiply-adds, under a region cost of 1M: one core, y streamed or
@@ -117,10 +98,10 @@ def test_batched_few_rows_pay_per_region(machine, transposed: bool) -> None:
     w = rng.standard_normal((3, 640, 1280)).astype(np.float32)
     want = x.astype(np.float64) @ w
     for cost, threaded in ((1 << 20, False), (1 << 18, True)):
-        machine(2, cost)
+        fake_machine(2, cost)
         wt = Tensor(np.ascontiguousarray(w.transpose(0, 2, 1))).transpose(1, 2) if transposed \
             else Tensor(w)
         t = Tensor(x) @ wt
-        (pack,) = [a for a in _actions(t) if a.startswith("PACK")]
+        (pack,) = [a for a in kernel_actions(t)[-1] if a.startswith("PACK")]
         assert ("PARALLEL" in pack) == threaded, (pack, cost)
         _close(t.numpy(), want, 640, np.abs(x).max() * np.abs(w).max())

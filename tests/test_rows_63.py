@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from optimizer_actions import optimized_kernels
-from row_oracles import log_softmax, logsumexp, softmax
+from row_oracles import log_softmax, logsumexp, softmax, special_rows
 
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
@@ -43,30 +43,13 @@ SHAPES = [(8192, 129), (13, 129), (1, 129), (1031, 33), (7, 33), (7, 1000), (3, 
           (4099, 5), (50, 1), (1, 1)]
 
 
-def _rows(shape: tuple[int, ...], dtype: str, seed: int) -> np.ndarray:
-    """Normal values, and where there are rows enough: row 0 half -inf, row 1 with a NaN, row 2
-    with a +inf, row 3 all -inf, row 4 with a -inf, the last row all +inf, the one before it
-    two +infs (each in another row of a block, so a row given another's max or sum shows)."""
-    x = np.random.default_rng(seed).standard_normal(shape) * 3
-    n = shape[-1]
-    x[0, n // 2:] = -np.inf
-    if x.shape[0] >= 7:
-        x[1, n // 3] = np.nan
-        x[2, n - 1] = np.inf
-        x[3, :] = -np.inf
-        x[4, 0] = -np.inf
-        x[-1, :] = np.inf
-        x[-2, :2] = np.inf
-    return x.astype(dtype)
-
-
 def _want(name: str, x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         return PROGRAMS[name][1](x.astype(np.float64))
 
 
 def _check(name: str, shape: tuple[int, ...], dtype: str) -> None:
-    x = _rows(shape, dtype, seed=sum(shape))
+    x = special_rows(shape, dtype, seed=sum(shape))
     got = PROGRAMS[name][0](Tensor(x)).numpy()
     want = _want(name, x)
     assert got.dtype == np.dtype(dtype) and got.shape == want.shape
@@ -140,7 +123,7 @@ def _block(name: str, shape: tuple[int, int], dtype: str) -> int:
 def test_short_rows_run_in_blocks(name, shape, dtype, passes, hand, kept):
     """Rows of at most an eighth of L1 (48 KB here) in fours to eights: the action fissions the
     row loop into a pass per value handed on, and the values are still numpy's."""
-    t = PROGRAMS[name][0](Tensor(_rows(shape, dtype, seed=3)))
+    t = PROGRAMS[name][0](Tensor(special_rows(shape, dtype, seed=3)))
     assert _blocked(t) == [f"ROWS r0 (blocks of {_block(name, shape, dtype)} rows: {passes} "
                            f"passes over the block's rows, {hand} values a row handed on, "
                            f"{kept} rows kept a row)"]
@@ -155,7 +138,7 @@ def test_blocked_kernel_in_the_interpreter(name, shape, dtype):
     read at the right row of the block, the short last block's rows repeated, not past the
     buffer. Also the graph the action made: the STORE over (blocks, rows of a block, ...) and a
     DEFINE_LOCAL per pass handed on."""
-    x = _rows(shape, dtype, seed=5)
+    x = special_rows(shape, dtype, seed=5)
     (item,) = PROGRAMS[name][0](Tensor(x)).schedule()
     opt = optimize_kernel(lower_only(item.ast))
     (st,) = opt.src
@@ -184,7 +167,7 @@ def test_a_kernel_that_reads_its_output_is_not_blocked():
     """A kernel whose output buffer is its input too (in place: the scheduler copies through a
     temporary today, so the kernel is built here): a short last block repeats its last row,
     which would read the row it had just overwritten. The same kernel on two buffers blocks."""
-    (item,) = Tensor(_rows((13, 33), "float32", seed=7)).log_softmax(-1).schedule()
+    (item,) = Tensor(special_rows((13, 33), "float32", seed=7)).log_softmax(-1).schedule()
     low = lower_only(item.ast)
     ins = [n for n in low.toposort() if n.op is Ops.DEFINE_GLOBAL and n.arg == 1]
     assert len(ins) == 1
@@ -230,6 +213,6 @@ def test_a_rows_value_read_from_an_earlier_kernel_is_no_pass(monkeypatch):
     read of the row, as cheap again in each pass as from an array, and no reduce chain ends
     there, so no kernel of it runs in blocks (values still numpy's)."""
     monkeypatch.setenv("RULEGRAD_SCHEDULER", "kernelize")
-    x = _rows((8192, 33), "float32", seed=13)
+    x = special_rows((8192, 33), "float32", seed=13)
     assert _blocked(Tensor(x).softmax(-1)) == []
     _check("softmax", (8192, 33), "float32")

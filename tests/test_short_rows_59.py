@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from optimizer_actions import kernel_actions, optimized_kernels
-from row_oracles import log_softmax, logsumexp, softmax
+from row_oracles import log_softmax, logsumexp, softmax, special_rows
 
 from rulegrad import Tensor
 from rulegrad.runtime.ops import Ops
@@ -40,26 +40,9 @@ SHAPES = [(4099, 5), (1031, 13), (257, 2), (1000, 7), (96, 8), (64, 12), (33, UN
           (3, 97, 11), (50, 1), (8, 3), (5, 6)]
 
 
-def _rows(shape: tuple[int, ...], dtype: str, seed: int) -> np.ndarray:
-    """Normal values, and where there are rows enough: row 0 half -inf, row 1 with a NaN, row 2
-    with a +inf, row 3 all -inf (a row masked whole), row 4 with a -inf, the last row all +inf
-    and the one before it two +infs."""
-    x = np.random.default_rng(seed).standard_normal(shape).reshape(-1, shape[-1]) * 3
-    n = shape[-1]
-    x[0, n // 2:] = -np.inf
-    if x.shape[0] >= 7:
-        x[1, n // 3] = np.nan
-        x[2, n - 1] = np.inf
-        x[3, :] = -np.inf
-        x[4, 0] = -np.inf
-        x[-1, :] = np.inf
-        x[-2, :2] = np.inf
-    return x.reshape(shape).astype(dtype)
-
-
 def _check(name: str, shape: tuple[int, ...], dtype: str) -> None:
     program, oracle = PROGRAMS[name]
-    x = _rows(shape, dtype, seed=sum(shape))
+    x = special_rows(shape, dtype, seed=sum(shape))
     got = program(Tensor(x)).numpy()
     with np.errstate(all="ignore"):
         want = oracle(x.astype(np.float64))
@@ -107,7 +90,7 @@ ACROSS = [("softmax", shape) for shape in [(4099, 5), (1000, 7), (1031, 13), (64
                          if isinstance(s, tuple) else s)
 def test_rows_of_outputs_go_across_lanes(name, shape):
     """A row of outputs: one STORE per column, named ACROSS, its row loop in vectors."""
-    x = _rows(shape, "float32", seed=1)
+    x = special_rows(shape, "float32", seed=1)
     t = PROGRAMS[name][0](Tensor(x))
     acts = [a for k in kernel_actions(t) for a in k]
     assert any(a.startswith(f"ACROSS r0 ({shape[0]} rows across vector lanes") and
@@ -123,7 +106,7 @@ def test_rows_of_outputs_go_across_lanes(name, shape):
 def test_logsumexp_rows_go_across_lanes(shape):
     """One output a row: the row's max and sum of exps unrolled, its rows in vectors of 8
     (where the row form kept a scalar chain per row, or a vector of partials of 13 lanes)."""
-    x = _rows(shape, "float32", seed=2)
+    x = special_rows(shape, "float32", seed=2)
     t = Tensor(x).logsumexp(-1)
     acts = [a for k in kernel_actions(t) for a in k]
     count = -(-shape[0] // VECTOR_LANES)

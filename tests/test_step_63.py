@@ -28,6 +28,14 @@ from rulegrad.runtime import plans  # noqa: E402
 TESTS = Path(__file__).resolve().parent
 
 
+def _assert_as_torch(loss, want, ours, theirs) -> None:
+    """The step's loss and every parameter after it, against torch's."""
+    np.testing.assert_allclose(loss.item(), want.item(), rtol=1e-4, atol=1e-5)
+    for k in ours:
+        np.testing.assert_allclose(ours[k].numpy(), theirs[k].detach().numpy(), rtol=1e-4,
+                                   atol=1e-5, err_msg=k)
+
+
 def _step(ours, opt, theirs, topt, x_np, y_np, loss_fn=mlp_loss) -> None:
     """One step on each side over the same batch (ours from a fresh Tensor of each array, the
     loss read after `opt.step(loss)`); the losses and parameters agree."""
@@ -40,10 +48,7 @@ def _step(ours, opt, theirs, topt, x_np, y_np, loss_fn=mlp_loss) -> None:
     loss = loss_fn(Tensor, ours, x, y)
     loss.backward()
     opt.step(loss)
-    np.testing.assert_allclose(loss.item(), want.item(), rtol=1e-4, atol=1e-5)
-    for k in ours:
-        np.testing.assert_allclose(ours[k].numpy(), theirs[k].detach().numpy(), rtol=1e-4,
-                                   atol=1e-5, err_msg=k)
+    _assert_as_torch(loss, want, ours, theirs)
 
 
 @pytest.mark.parametrize("kind", ["sgd", "momentum", "adam", "adamw"])
@@ -97,10 +102,7 @@ def test_random_mask_advances():
         loss = -((h @ ours["w2"] + ours["b2"]).log_softmax(1) * y).sum(1).mean()
         loss.backward()
         opt.step(loss)
-        np.testing.assert_allclose(loss.item(), want.item(), rtol=1e-4, atol=1e-5)
-        for k in ours:
-            np.testing.assert_allclose(ours[k].numpy(), theirs[k].detach().numpy(), rtol=1e-4,
-                                       atol=1e-5, err_msg=k)
+        _assert_as_torch(loss, want, ours, theirs)
 
 
 def test_parameter_replaced_and_dtype_changed():

@@ -33,7 +33,8 @@ from rulegrad.rules.pack_helpers import PARALLEL_SHARES, packed, stream_threads,
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import LIBM_CALLS, Ops
-from rulegrad.runtime.target import VECTORS_MAX, cache_bytes, page_bytes, threads, vector_lanes
+from rulegrad.runtime.target import (VECTORS_MAX, cache_bytes, page_bytes, threads, vector_lanes,
+                                     vector_registers)
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 # an interchanged reduce keeps at most this many accumulators on the stack: a wider output row
@@ -95,6 +96,7 @@ class Plan(NamedTuple):
     rows: int = 1
     vectors: int | None = None  # columns in blocks of this many explicit 8-lane vectors
     prefetch: int = 0  # with `vectors`: each row's vectors fetched this many rows ahead
+    narrow: bool = False  # j (no tile) unrolled: a register accumulator per column
 
 
 # the range kinds a STORE's output range takes when its reduces keep one accumulator per point
@@ -283,6 +285,9 @@ def _plan(st: UOp) -> Plan | None:
             and _reuses(reds[0], ranges[-2], j, deps)
             and not _costly_outside(reds[0], j, deps)):
         return Plan((TILE_I, TILE_J))
+    narrow = _narrow(st, reds, deps, per_row)
+    if narrow is not None:
+        return narrow
     # registers for a row's columns under an output loop; with none, for a max or min whose
     # threads share no blocks of j (one core, too little work, a prime width) and whose row
     # one block of vectors holds, read once: in memory each step loaded, blended in four ops
@@ -304,6 +309,33 @@ def _plan(st: UOp) -> Plan | None:
     rows = per_pass if len(ranges) == 1 and all(
         range_size(r.src[-1]) % per_pass == 0 for r in reds) else 1  # type: ignore[operator]
     return _columns(st, j, reds, rows, deps, streams)
+
+
+def _narrow(st: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]],
+            per_row: bool) -> Plan | None:
+    """A row narrower than a vector (`x @ w` with 5 columns and a long k): as "upcast" its
+    accumulators were an array in memory, each step of k loading and storing every one around
+    a 5-lane `omp simd` gcc ran scalar (2x100003x5 on one core: 0.5x torch eager). Its columns
+    unrolled instead, each accumulator a register, and with a row range whose reads the columns
+    share (a matmul's w: `_reuses`), a tile of rows x all the columns: each step of k reads w's
+    row once for the tile's rows. The tile's rows: the most whose accumulators, with a value of
+    x and one of w, fit the vector registers (`vector_registers`: 16, 32 with AVX-512), and no
+    more than a thread's share of the rows (`threads`), a divisor of the rows where one is at
+    least half as many, else the last tile overlapping the one before it (`split_range`). None when j is a vector or wider, or the reduce is not one."""
+    ranges, j = st.src[2:], st.src[-1]
+    size = range_size(j)
+    if len(reds) != 1 or size >= vector_lanes(reds[0].dtype.itemsize):  # type: ignore[operator]
+        return None
+    budget = max(1, (vector_registers() - 2) // size)  # type: ignore[operator]
+    rows = range_size(ranges[-2]) if len(ranges) >= 2 else None
+    if rows is None or rows < 2 or budget < 2 or per_row or ranges[-2] not in deps[reds[0]] \
+            or not _reuses(reds[0], ranges[-2], j, deps) or _costly_outside(reds[0], j, deps):
+        return Plan(None, narrow=True)
+    # (a tile for every thread: the tiles' loop is the one the parallel action splits)
+    limit = min(rows, budget, -(-rows // threads()))
+    even = max(t for t in range(1, limit + 1) if rows % t == 0)
+    tile = even if 2 * even >= limit else limit
+    return Plan((tile, size)) if tile > 1 else Plan(None, narrow=True)  # type: ignore[arg-type]
 
 
 def _product(reds: list[UOp]) -> bool:
@@ -495,6 +527,8 @@ def _line(st: UOp, plan: Plan, reordered: bool) -> str:
         width = min(plan.vectors * lanes, size)  # type: ignore[type-var]
         return line + (f", in blocks of {-(-width // lanes)} vectors of {lanes} accumulators in "
                        f"registers, rows fetched {plan.prefetch} ahead")
+    if plan.narrow:
+        line += f", its {size} columns unrolled into registers"
     if plan.block is not None and plan.block < size:  # type: ignore[operator]
         line += f", in {-(-size // plan.block)} blocks of {plan.block}"  # type: ignore[operator]
     return line + (f", {plan.rows} rows per pass" if plan.rows > 1 else "")
@@ -542,7 +576,7 @@ def _nest(st: UOp, plan: Plan) -> UOp:
                                    value.substitute(mapping), *loops))
     else:
         j = ranges[-1]
-        mapping[j] = j.replace(arg=(j.arg[0], "upcast"))
+        mapping[j] = j.replace(arg=(j.arg[0], "unroll" if plan.narrow else "upcast"))
         loops = (*ranges[:-1], mapping[j])
     idx, value = st.src[0].substitute(mapping), value.substitute(mapping)
     return st.replace(src=(idx, value, *loops))

@@ -1,0 +1,63 @@
+"""Tall-K narrow-N products (GEMV-like: `x @ w`, a long reduce, few columns) against torch eager.
+
+    python bench/narrow.py [--rounds N] [--cpu] [MxKxN[:dtype][:t] ...]
+
+Per shape: rulegrad's and torch's median time per call (interleaved rounds, bench/harness.py;
+`--cpu`: the process's CPU time, all threads, not wall time), their ratio, and DEBUG=2's actions
+of rulegrad's kernel. A shape's `:t` reads w transposed (`x @ w.T`, w stored N x K); its dtype
+float32 by default. RULEGRAD_THREADS (default 2) sets both sides' threads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import interleaved_medians, torch_module  # noqa: E402
+
+SHAPES = ["2x100003x5", "1x65537x3", "7x50000x16", "1x1000000x1", "64x4099x7", "4x100003x9",
+          "8x30011x13", "3x100003x17", "2x100003x5:float64", "2x100003x5:t"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("shapes", nargs="*", default=SHAPES)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--cpu", action="store_true", help="CPU time of the process, not wall time")
+    args = ap.parse_args(argv)
+    import rulegrad
+    torch = torch_module()
+    if torch is None:
+        print("bench/narrow.py needs torch", file=sys.stderr)
+        return 2
+    clock = time.process_time if args.cpu else time.perf_counter
+    print(f"{'shape':<24} {'rulegrad ms':>11} {'torch ms':>9} {'speed':>7}")
+    for spec in args.shapes:
+        dims, *opts = spec.split(":")
+        m, k, n = map(int, dims.split("x"))
+        dt = np.dtype(next((o for o in opts if o != "t"), "float32"))
+        rng = np.random.default_rng(0)
+        x = rng.standard_normal((m, k)).astype(dt)
+        w = (rng.standard_normal((n, k) if "t" in opts else (k, n)) * k ** -0.5).astype(dt)
+        fn = rulegrad.jit(lambda a, b: a @ (b.T if "t" in opts else b))
+        a, b = rulegrad.Tensor(x), rulegrad.Tensor(w)
+        ta, tb = torch.from_numpy(x), torch.from_numpy(w)
+        want = (x.astype(np.float64) @ (w.T if "t" in opts else w).astype(np.float64))
+        got = fn(a, b).numpy()
+        ok = np.allclose(got, want, rtol=1e-2, atol=1e-2 * np.sqrt(k) * np.abs(x).max())
+        with torch.no_grad():
+            ours, theirs = interleaved_medians(
+                [lambda: fn(a, b).numpy(), lambda: (ta @ (tb.T if "t" in opts else tb)).numpy()],
+                args.rounds, clock=clock)
+        print(f"{spec:<24} {ours * 1e3:>11.3f} {theirs * 1e3:>9.3f} {theirs / ours:>6.2f}x"
+              f"{'' if ok else '  WRONG'}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -285,8 +285,9 @@ def _plan(st: UOp) -> Plan | None:
             and _reuses(reds[0], ranges[-2], j, deps)
             and not _costly_outside(reds[0], j, deps)):
         return Plan((TILE_I, TILE_J))
-    narrow = _narrow(st, reds, deps, per_row)
-    if narrow is not None:
+    streams = _product(reds)
+    narrow = _narrow(st, reds, deps, per_row) if streams else None
+    if narrow is not None and narrow.tile is not None:
         return narrow
     # registers for a row's columns under an output loop; with none, for a max or min whose
     # threads share no blocks of j (one core, too little work, a prime width) and whose row
@@ -295,7 +296,6 @@ def _plan(st: UOp) -> Plan | None:
     # faster). A sum's step there is one add gcc vectorizes at the target's width, rows per pass:
     # as fast or faster than 8-lane registers (100003 x 5, 7, 13, 16 on one core: 1.3-1.4x)
     # (a product of one row streams its rows: no blocks shorter than a page of them)
-    streams = _product(reds)
     alone = len(ranges) == 1 and _shared_block(j, reds, deps, streams) is None
     size = range_size(j)
     mx = reds[0].arg in (Ops.MAX, Ops.MIN)
@@ -308,7 +308,8 @@ def _plan(st: UOp) -> Plan | None:
     per_pass = max(1, pick(current().rows_per_pass, ROWS_PER_PASS))
     rows = per_pass if len(ranges) == 1 and all(
         range_size(r.src[-1]) % per_pass == 0 for r in reds) else 1  # type: ignore[operator]
-    return _columns(st, j, reds, rows, deps, streams)
+    plan = _columns(st, j, reds, rows, deps, streams)
+    return plan._replace(narrow=True) if plan is not None and narrow is not None else plan
 
 
 def _narrow(st: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]],
@@ -321,7 +322,9 @@ def _narrow(st: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]],
     row once for the tile's rows. The tile's rows: the most whose accumulators, with a value of
     x and one of w, fit the vector registers (`vector_registers`: 16, 32 with AVX-512), and no
     more than a thread's share of the rows (`threads`), a divisor of the rows where one is at
-    least half as many, else the last tile overlapping the one before it (`split_range`). None when j is a vector or wider, or the reduce is not one."""
+    least half as many, else the last tile overlapping the one before it (`split_range`);
+    without a tile, the plain interchange's plan with its columns unrolled (`_plan`). None when
+    j is a vector or wider, or the STORE has more than one reduce over it."""
     ranges, j = st.src[2:], st.src[-1]
     size = range_size(j)
     if len(reds) != 1 or size >= vector_lanes(reds[0].dtype.itemsize):  # type: ignore[operator]
@@ -330,7 +333,7 @@ def _narrow(st: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]],
     rows = range_size(ranges[-2]) if len(ranges) >= 2 else None
     if rows is None or rows < 2 or budget < 2 or per_row or ranges[-2] not in deps[reds[0]] \
             or not _reuses(reds[0], ranges[-2], j, deps) or _costly_outside(reds[0], j, deps):
-        return Plan(None, narrow=True)
+        return Plan(None, narrow=True)  # (the columns alone)
     # (a tile for every thread: the tiles' loop is the one the parallel action splits)
     limit = min(rows, budget, -(-rows // threads()))
     even = max(t for t in range(1, limit + 1) if rows % t == 0)

@@ -47,10 +47,11 @@ def _plain(st: UOp) -> bool:
     """A STORE printed as loops around each sum: no action, or the interchange action's
     column loop inside the reduce loops (which x does not read: recomputed per column there
     too). Not a packed or flash kernel (their panels hold x once per element), nor a register
-    tile of the interchange action (it binds the rows inside the k loop: a staged row's array
-    would be filled per step of k)."""
-    return st.op is Ops.STORE and st.arg is None and not any(
-        c.arg[1] == "unroll" for c in columns(st))
+    tile of the interchange action, its rows and columns unrolled (it binds the rows inside the
+    k loop: a staged row's array would be filled per step of k); a narrow row's columns alone
+    unrolled are its column loop (interchange_helpers' `_narrow`)."""
+    return st.op is Ops.STORE and st.arg is None and sum(
+        c.arg[1] == "unroll" for c in columns(st)) < 2
 
 
 def _products(red: UOp) -> list[tuple[UOp, UOp]]:

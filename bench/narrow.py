@@ -24,6 +24,28 @@ SHAPES = ["2x100003x5", "1x65537x3", "7x50000x16", "1x1000000x1", "64x4099x7", "
           "8x30011x13", "3x100003x17", "2x100003x5:float64", "2x100003x5:t"]
 
 
+def _point(rulegrad, torch, spec: str, rounds: int, clock) -> tuple[float, float, bool]:
+    """(rulegrad's, torch's median seconds a call, whether rulegrad's values are numpy's)."""
+    dims, *opts = spec.split(":")
+    m, k, n = map(int, dims.split("x"))
+    dt = np.dtype(next((o for o in opts if o != "t"), "float32"))
+    t = "t" in opts
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((m, k)).astype(dt)
+    w = (rng.standard_normal((n, k) if t else (k, n)) * k ** -0.5).astype(dt)
+    fn = rulegrad.jit(lambda a, b: a @ (b.T if t else b))
+    a, b = rulegrad.Tensor(x), rulegrad.Tensor(w)
+    ta, tb = torch.from_numpy(x), torch.from_numpy(w)
+    tw = tb.T if t else tb
+    want = x.astype(np.float64) @ (w.T if t else w).astype(np.float64)
+    got = fn(a, b).numpy()
+    ok = bool(np.allclose(got, want, rtol=1e-2, atol=1e-2 * np.sqrt(k) * np.abs(x).max()))
+    with torch.no_grad():
+        ours, theirs = interleaved_medians([lambda: fn(a, b).numpy(), lambda: (ta @ tw).numpy()],
+                                           rounds, clock=clock)
+    return ours, theirs, ok
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("shapes", nargs="*", default=SHAPES)
@@ -38,22 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     clock = time.process_time if args.cpu else time.perf_counter
     print(f"{'shape':<24} {'rulegrad ms':>11} {'torch ms':>9} {'speed':>7}")
     for spec in args.shapes:
-        dims, *opts = spec.split(":")
-        m, k, n = map(int, dims.split("x"))
-        dt = np.dtype(next((o for o in opts if o != "t"), "float32"))
-        rng = np.random.default_rng(0)
-        x = rng.standard_normal((m, k)).astype(dt)
-        w = (rng.standard_normal((n, k) if "t" in opts else (k, n)) * k ** -0.5).astype(dt)
-        fn = rulegrad.jit(lambda a, b: a @ (b.T if "t" in opts else b))
-        a, b = rulegrad.Tensor(x), rulegrad.Tensor(w)
-        ta, tb = torch.from_numpy(x), torch.from_numpy(w)
-        want = (x.astype(np.float64) @ (w.T if "t" in opts else w).astype(np.float64))
-        got = fn(a, b).numpy()
-        ok = np.allclose(got, want, rtol=1e-2, atol=1e-2 * np.sqrt(k) * np.abs(x).max())
-        with torch.no_grad():
-            ours, theirs = interleaved_medians(
-                [lambda: fn(a, b).numpy(), lambda: (ta @ (tb.T if "t" in opts else tb)).numpy()],
-                args.rounds, clock=clock)
+        ours, theirs, ok = _point(rulegrad, torch, spec, args.rounds, clock)
         print(f"{spec:<24} {ours * 1e3:>11.3f} {theirs * 1e3:>9.3f} {theirs / ours:>6.2f}x"
               f"{'' if ok else '  WRONG'}", flush=True)
     return 0

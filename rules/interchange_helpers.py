@@ -33,8 +33,14 @@ from rulegrad.rules.pack_helpers import PARALLEL_SHARES, packed, stream_threads,
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import LIBM_CALLS, Ops
-from rulegrad.runtime.target import (VECTORS_MAX, cache_bytes, page_bytes, threads, vector_lanes,
-                                     vector_registers)
+from rulegrad.runtime.target import (
+    VECTORS_MAX,
+    cache_bytes,
+    page_bytes,
+    threads,
+    vector_lanes,
+    vector_registers,
+)
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 # an interchanged reduce keeps at most this many accumulators on the stack: a wider output row

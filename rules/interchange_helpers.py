@@ -33,14 +33,7 @@ from rulegrad.rules.pack_helpers import PARALLEL_SHARES, packed, stream_threads,
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import LIBM_CALLS, Ops
-from rulegrad.runtime.target import (
-    VECTORS_MAX,
-    cache_bytes,
-    page_bytes,
-    threads,
-    vector_lanes,
-    vector_registers,
-)
+from rulegrad.runtime.target import VECTORS_MAX, cache_bytes, page_bytes, threads, vector_lanes
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
 # an interchanged reduce keeps at most this many accumulators on the stack: a wider output row
@@ -291,10 +284,6 @@ def _plan(st: UOp) -> Plan | None:
             and _reuses(reds[0], ranges[-2], j, deps)
             and not _costly_outside(reds[0], j, deps)):
         return Plan((TILE_I, TILE_J))
-    streams = _product(reds)
-    narrow = _narrow(st, reds, deps, per_row) if streams else None
-    if narrow is not None and narrow.tile is not None:
-        return narrow
     # registers for a row's columns under an output loop; with none, for a max or min whose
     # threads share no blocks of j (one core, too little work, a prime width) and whose row
     # one block of vectors holds, read once: in memory each step loaded, blended in four ops
@@ -302,6 +291,7 @@ def _plan(st: UOp) -> Plan | None:
     # faster). A sum's step there is one add gcc vectorizes at the target's width, rows per pass:
     # as fast or faster than 8-lane registers (100003 x 5, 7, 13, 16 on one core: 1.3-1.4x)
     # (a product of one row streams its rows: no blocks shorter than a page of them)
+    streams = _product(reds)
     alone = len(ranges) == 1 and _shared_block(j, reds, deps, streams) is None
     size = range_size(j)
     mx = reds[0].arg in (Ops.MAX, Ops.MIN)
@@ -315,36 +305,23 @@ def _plan(st: UOp) -> Plan | None:
     rows = per_pass if len(ranges) == 1 and all(
         range_size(r.src[-1]) % per_pass == 0 for r in reds) else 1  # type: ignore[operator]
     plan = _columns(st, j, reds, rows, deps, streams)
-    return plan._replace(narrow=True) if plan is not None and narrow is not None else plan
+    return plan._replace(narrow=True) if plan is not None and _narrow(reds, j) else plan
 
 
-def _narrow(st: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]],
-            per_row: bool) -> Plan | None:
-    """A row narrower than a vector (`x @ w` with 5 columns and a long k): as "upcast" its
-    accumulators were an array in memory, each step of k loading and storing every one around
-    a 5-lane `omp simd` gcc ran scalar (2x100003x5 on one core: 0.5x torch eager). Its columns
-    unrolled instead, each accumulator a register, and with a row range whose reads the columns
-    share (a matmul's w: `_reuses`), a tile of rows x all the columns: each step of k reads w's
-    row once for the tile's rows. The tile's rows: the most whose accumulators, with a value of
-    x and one of w, fit the vector registers (`vector_registers`: 16, 32 with AVX-512), and no
-    more than a thread's share of the rows (`threads`), a divisor of the rows where one is at
-    least half as many, else the last tile overlapping the one before it (`split_range`);
-    without a tile, the plain interchange's plan with its columns unrolled (`_plan`). None when
-    j is a vector or wider, or the STORE has more than one reduce over it."""
-    ranges, j = st.src[2:], st.src[-1]
+def _narrow(reds: list[UOp], j: UOp) -> bool:
+    """Whether a product's row is narrower than a vector (`x @ w` with 5 columns and a long k:
+    fewer columns than `vector_lanes`): its columns are unrolled, each accumulator a register.
+    As "upcast" they were an array in memory, each step of k loading and storing every one
+    around a 5-lane `omp simd` gcc ran scalar (2x100003x5 on one core: 0.5x torch eager; now
+    2.5-3.2x the old speed, 6x100003x5 2.8-3.3x, 2x100003x2 1.6x, 3x100003x7 and 4x100003x4
+    as before: bench/ab.py --cpu). Rows one at a time: a tile of rows x all the columns, each
+    read of w shared by the tile, ran slower (3x100003x7 as 3x7: 0.77x the old speed, its 21
+    scalar accumulators packed into vectors by gcc lane by lane; 6x100003x5 as 6x5 0.85x of the
+    rows alone), and a wider tile slower still (7x50000x16 as 7x16: 8x the packed product's
+    time)."""
     size = range_size(j)
-    if len(reds) != 1 or size >= vector_lanes(reds[0].dtype.itemsize):  # type: ignore[operator]
-        return None
-    budget = max(1, (vector_registers() - 2) // size)  # type: ignore[operator]
-    rows = range_size(ranges[-2]) if len(ranges) >= 2 else None
-    if rows is None or rows < 2 or budget < 2 or per_row or ranges[-2] not in deps[reds[0]] \
-            or not _reuses(reds[0], ranges[-2], j, deps) or _costly_outside(reds[0], j, deps):
-        return Plan(None, narrow=True)  # (the columns alone)
-    # (a tile for every thread: the tiles' loop is the one the parallel action splits)
-    limit = min(rows, budget, -(-rows // threads()))
-    even = max(t for t in range(1, limit + 1) if rows % t == 0)
-    tile = even if 2 * even >= limit else limit
-    return Plan((tile, size)) if tile > 1 else Plan(None, narrow=True)  # type: ignore[arg-type]
+    return len(reds) == 1 and size is not None and \
+        size < vector_lanes(reds[0].dtype.itemsize) and _product(reds)
 
 
 def _product(reds: list[UOp]) -> bool:

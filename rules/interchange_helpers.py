@@ -314,11 +314,11 @@ def _narrow(reds: list[UOp], j: UOp) -> bool:
     As "upcast" they were an array in memory, each step of k loading and storing every one
     around a 5-lane `omp simd` gcc ran scalar (2x100003x5 on one core: 0.5x torch eager; now
     2.9-3.2x the old speed, 5x100003x5 and 6x100003x5 3.2-3.3x, 2x100003x2, 3x100003x7 and
-    4x100003x4 as before: bench/ab.py --cpu, one thread and two). Rows one at a time: a tile of rows x all the columns, each
-    read of w shared by the tile, ran slower (3x100003x7 as 3x7: 0.77x the old speed, its 21
-    scalar accumulators packed into vectors by gcc lane by lane; 6x100003x5 as 6x5 0.85x of the
-    rows alone), and a wider tile slower still (7x50000x16 as 7x16: 8x the packed product's
-    time)."""
+    4x100003x4 as before: bench/ab.py --cpu, one thread and two). Rows one at a time: a tile
+    of rows x all the columns, each read of w shared by the tile, ran slower (3x100003x7 as
+    3x7: 0.77x the old speed, its 21 scalar accumulators packed into vectors by gcc lane by
+    lane; 6x100003x5 as 6x5 0.85x of the rows alone), and a wider tile slower still
+    (7x50000x16 as 7x16: 8x the packed product's time)."""
     size = range_size(j)
     return len(reds) == 1 and size is not None and \
         size < vector_lanes(reds[0].dtype.itemsize) and _product(reds)

@@ -8,6 +8,11 @@ against torch over several steps; plan runs counted, never timed.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -19,6 +24,8 @@ from optimizer_runs import step_both as _step  # noqa: E402
 from rulegrad import Tensor  # noqa: E402
 from rulegrad.nn.optim import SGD, Adam  # noqa: E402
 from rulegrad.runtime import plans  # noqa: E402
+
+TESTS = Path(__file__).resolve().parent
 
 
 def _set_lr(opt, topt, lr: float) -> None:
@@ -123,3 +130,41 @@ def test_rate_and_decay_equal_at_two_values_then_apart():
         for g in topt.param_groups:
             g["weight_decay"] = wd
         _step(ours, opt, theirs, topt, *mlp_batch(rng, 5))
+
+
+COUNT = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from call_counts import python_calls
+from optimizer_runs import mlp_batch, mlp_loss, mlp_models
+from rulegrad import Tensor
+ours, opt, theirs, topt = mlp_models("momentum", seed=45)
+rng = np.random.default_rng(46)
+out = []
+for i in range(7):
+    opt.lr = 0.1 * 0.95 ** i
+    x, y = (Tensor(a) for a in mlp_batch(rng, 6))
+    opt.zero_grad()
+    loss = mlp_loss(Tensor, ours, x, y)
+    loss.backward()
+    calls = python_calls(lambda: opt.step(loss))
+    loss.item()
+    out.append({k: v for k, v in calls.items() if not k.startswith("C:")})
+print(json.dumps(out[-1]))
+"""
+
+
+def test_a_scheduled_warm_step_is_the_plans_run():
+    """`opt.step(loss)` of a warm step whose rate changed since the last one: the step plan's
+    run, no schedule items, no schedule-cache replay, no program lookup, under 650 Python calls
+    as a step of a constant rate (before: the ordinary path every step, ~870). (A fresh
+    interpreter: what earlier tests left alive changes the counts.)"""
+    got = subprocess.run([sys.executable, "-c", COUNT, str(TESTS)], capture_output=True,
+                         text=True, check=True)
+    calls = json.loads(got.stdout.strip().splitlines()[-1])
+    assert calls.get("plans.py:_run_step") == 1
+    for name in ("schedule_item.py:__init__", "schedule_cache.py:_replay",
+                 "run.py:compile_program", "run.py:run_schedule"):
+        assert name not in calls, name
+    assert sum(calls.values()) < 650, sum(calls.values())

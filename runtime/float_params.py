@@ -24,6 +24,7 @@ the lifting off.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -72,6 +73,19 @@ def lift(ast: UOp, nbufs: int, slots: dict[tuple[DType, str], int]) -> tuple[UOp
     return substitute(ast, mapping), tuple(params)
 
 
+# the one-element buffers `param_buffer` made, weakly, each with (its dtype, its value's hex): a
+# step plan (runtime/plans.py) that holds one writes the next step's value into it (an lr
+# schedule), and must know it from any other buffer of host data
+_params: weakref.WeakKeyDictionary[Buffer, tuple[DType, str]] = weakref.WeakKeyDictionary()
+
+
 def param_buffer(dtype: DType, value: float) -> Buffer:
     """A slot's value as the one-element buffer its kernels read (one per realize)."""
-    return Buffer(1, dtype, np.full(1, value, dtype.np))
+    buf = Buffer(1, dtype, np.full(1, value, dtype.np))
+    _params[buf] = (dtype, value.hex())
+    return buf
+
+
+def param_value(buf: Buffer) -> tuple[DType, str] | None:
+    """(dtype, value's hex) of a buffer `param_buffer` made, else None."""
+    return _params.get(buf)

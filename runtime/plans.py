@@ -68,11 +68,12 @@ from . import env as _env
 from .buffer import Buffer, addresses, result_node
 from .device import DEFAULT
 from .env import counted_environ, env_flag, environ_version, raw_reader
+from .float_params import param_value
 from .kernelize import chosen_scheduler
 from .ops import Ops
 from .rewrite import tracing_active
 from .schedule import user_pass_ids
-from .schedule_cache import graph_key, step_done, step_form
+from .schedule_cache import free_values, graph_key, step_done, step_form
 from .uop import UOp
 
 MAX_PLANS = 64
@@ -110,7 +111,7 @@ class Plan:
     __slots__ = ("roots", "shapes", "inputs", "sig", "getters", "prog", "fixed", "fresh", "args",
                  "outs", "var_vals", "held", "busy", "owned", "nodes", "mine", "addrs", "calls",
                  "own_addrs", "moves", "epoch", "recent", "take", "dropped", "watch", "written",
-                 "spare", "__weakref__")
+                 "spare", "lifted", "__weakref__")
 
     def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer | None],
                  fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],
@@ -158,6 +159,8 @@ class Plan:
         self.watch: list[weakref.ref] = []  # a roots plan's: its batch's tensors (`_watch`)
         # a step plan's: the graph buffers its ASSIGNs write, by slot (`_run_step`)
         self.written: tuple[int, ...] = ()
+        # a step plan's: how its lifted floats are given (`_lifted`, `_refill`)
+        self.lifted: tuple[tuple, tuple] = ((), ())
 
 
 def _picker(slots: tuple[int, ...]) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
@@ -264,7 +267,7 @@ def run_form(uops: Sequence[UOp], k: tuple, hand_over: bool = False) -> list[UOp
 
 
 # the last step's form (`_run_step`), weakly, for the `record` of the ordinary path that follows
-# a miss: (its roots, its key, its graph's buffers)
+# a miss: (its roots, its key, its graph's buffers, its lifted floats)
 _step_seen: list[tuple | None] = [None]
 _ASSIGN = Ops.ASSIGN
 
@@ -281,11 +284,12 @@ def _run_step(uops: Sequence[UOp], k: tuple, hand_over: bool) -> list[UOp] | Non
     if got is None:
         _step_seen[0] = None
         return None
-    form, bufs = got
+    form, bufs, floats = got
     fk = (form, *k[1:])
     plan = _plans.get(fk)
-    if plan is None:
-        _step_seen[0] = ([weakref.ref(u) for u in uops], fk, [weakref.ref(b) for b in bufs])
+    if plan is None or (floats and not _refill(plan, floats)):
+        _step_seen[0] = ([weakref.ref(u) for u in uops], fk, [weakref.ref(b) for b in bufs],
+                         list(floats))
         return None
     _step_seen[0] = None
     for j in plan.written:  # (an array handed out by .numpy() keeps its values)
@@ -305,14 +309,62 @@ def _run_step(uops: Sequence[UOp], k: tuple, hand_over: bool) -> list[UOp] | Non
     return nodes
 
 
-def _stepped(roots: tuple[UOp, ...]) -> tuple[tuple, list[Buffer]] | None:
-    """The key and graph buffers `_run_step` found for these roots (and no plan), if any."""
+def _refill(plan: Plan, floats: list[tuple[object, float]]) -> bool:
+    """Put this step's lifted floats (`step_form`'s, by slot) in the plan's float arguments (an
+    lr schedule: a new rate each step, one plan); False when the plan cannot take them: a slot
+    that must keep its value (`_lifted`) has another, or slots that share one argument differ."""
+    pinned, groups = plan.lifted
+    for i, bits in pinned:
+        if floats[i][1].hex() != bits:
+            return False
+    fixed = plan.fixed
+    for j, slots in groups:
+        bits = floats[slots[0]][1].hex()
+        for i in slots[1:]:
+            if floats[i][1].hex() != bits:
+                return False
+        data = fixed[j].data  # type: ignore[union-attr]
+        value = floats[slots[0]][1]
+        if data[0] != value:  # (a float32 argument: numpy rounds the value as the C would)
+            data[0] = value
+    return True
+
+
+def _lifted(roots: tuple[UOp, ...], fixed: list[Buffer | None],
+            floats: list[tuple[object, float]]) -> tuple[tuple, tuple]:
+    """How a step plan takes the lifted floats of later steps (`_refill`): (the slots that must
+    keep this step's value, each with its hex; per float argument the plan holds, its fixed
+    slot and the float slots it gives). A slot may take other values when the schedule cache
+    showed the form's schedule does not depend on it (`free_values`) and a float argument of
+    the plan holds it."""
+    free = free_values(list(roots))
+    at: dict[tuple[object, str], int] = {}
+    for j, b in enumerate(fixed):
+        v = None if b is None else param_value(b)
+        if v is not None:
+            at[v] = j
+    pinned: list[tuple[int, str]] = []
+    groups: dict[int, list[int]] = {}
+    for i, (dt, value) in enumerate(floats):
+        v = (dt, value.hex())
+        if v in free and v in at:
+            groups.setdefault(at[v], []).append(i)
+        else:
+            pinned.append((i, v[1]))
+    # (an argument of a pinned value is in no group: it keeps its value, as its slots must)
+    return tuple(pinned), tuple((j, tuple(s)) for j, s in groups.items())
+
+
+def _stepped(roots: tuple[UOp, ...]
+             ) -> tuple[tuple, list[Buffer], list[tuple[object, float]]] | None:
+    """The key, graph buffers and lifted floats `_run_step` found for these roots (and no
+    plan), if any."""
     seen, _step_seen[0] = _step_seen[0], None
     if seen is None or len(seen[0]) != len(roots) \
             or any([r() is not u for r, u in zip(seen[0], roots)]):
         return None
     bufs = [r() for r in seen[2]]
-    return None if None in bufs else (seen[1], bufs)  # type: ignore[return-value]
+    return None if None in bufs else (seen[1], bufs, seen[3])  # type: ignore[return-value]
 
 
 def _promote(k: tuple, form: Plan, graph_bufs: list[Buffer]) -> Plan | None:
@@ -496,7 +548,7 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
         got = _stepped(roots)
         if got is None:
             return
-        fk, graph_bufs = got
+        fk, graph_bufs, step_floats = got
         unplanned: tuple = (Ops.MULTI, Ops.MSTACK, Ops.COPY)
         if any(e[0] in unplanned for e in fk[0][0]):
             return
@@ -558,6 +610,8 @@ def record(k: tuple, items: Sequence[Any], prog: Any, outs: Sequence[Buffer],
         if held <= PLAN_MAX_BYTES:
             plan = Plan(roots, prog, consts, fresh, args, out_slots, {}, held, inputs)
             plan.written = written
+            if step and step_floats:
+                plan.lifted = _lifted(roots, consts, step_floats)
             new.append((fk, plan))
     with _lock:
         _seen[fk] = None

@@ -401,18 +401,41 @@ def step_held_by(owner: object) -> None:
         _held[0] = ref(owner, partial(_let_go, ref(walk)))
 
 
-def step_form(uops: list[UOp]) -> tuple[tuple, list[Buffer]] | None:
+def step_form(uops: list[UOp]
+              ) -> tuple[tuple, list[Buffer], list[tuple[object, float]]] | None:
     """A realize that writes (an optimizer step) keyed by going on with the walk of its
-    backward (`note_step`), with no walk of its own: (the key, with the floats' values and
-    whether they were lifted; the graph's buffers in the key's slot order), or None when no
-    walk is pending or no root writes. Two graphs of one such key are one program over other
-    buffers in the same slots, as for `graph_key` (runtime/plans.py's step plans). The walk is
-    left pending for `_keyed` (the ordinary path, on a miss) until `step_done`."""
+    backward (`note_step`), with no walk of its own: (the key and whether its floats were
+    lifted; the graph's buffers in the key's slot order; its lifted floats, (dtype, value) in
+    slot order), or None when no walk is pending or no root writes. Two graphs of one such key
+    are one program over other buffers in the same slots, as for `graph_key`, once the floats'
+    values are given: the key leaves them out (an lr schedule is one key), and a step plan
+    (runtime/plans.py) checks them. The walk is left pending for `_keyed` (the ordinary path,
+    on a miss) until `step_done`."""
     walk = _step[0]
     if walk is None or not any([u.op is Ops.ASSIGN for u in uops]):
         return None
     go_on(walk, uops)
-    return (walk.key(uops), tuple([v.hex() for _, v in walk.floats]), walk.lift), walk.buffers
+    return (walk.key(uops), walk.lift), walk.buffers, walk.floats
+
+
+def free_values(uops: list[UOp]) -> frozenset[tuple[object, str]]:
+    """The lifted floats, (dtype, value's hex), of the roots keyed last whose form's schedule
+    was shown not to depend on them (`_Form.free`: two schedules of other values alike once
+    lifted, no pass read them): a plan of this realize may run with other values there. Empty
+    when these are not the roots keyed last or nothing is known yet."""
+    last = _last[0]
+    if last is None or [r() for r in last[0]] != uops or not last[6]:
+        return frozenset()
+    got = _forms.get(last[4])
+    if got is None or got[0] != last[3] or got[1].failed or got[1].free is None:
+        return frozenset()
+    free, floats = got[1].free, last[6]
+    if len(free) != len(floats):
+        return frozenset()
+    # (a value some slot holds that is not free is not free: a lifted kernel reads one buffer
+    # per value)
+    return frozenset({(dt, v.hex()) for f, (dt, v) in zip(free, floats) if f}
+                     - {(dt, v.hex()) for f, (dt, v) in zip(free, floats) if not f})
 
 
 def step_done(uops: list[UOp], bufs: list[Buffer]) -> None:

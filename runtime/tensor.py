@@ -412,6 +412,17 @@ def _float_relu(x: UOp) -> UOp:
     return at_most.alu(Ops.WHERE, below.alu(Ops.WHERE, zero, x).f(Ops.DETACH), x)
 
 
+def _relu_tensor(x: Tensor) -> Tensor:
+    return Tensor(_float_relu(x.uop))
+
+
+def _tensors_broadcast(a: Tensor, b: Tensor, op: Ops, probe: Callable) -> Tensor:
+    """`a op b` of two tensors of other shapes, in numpy's dtype for them (`probe`)."""
+    dt = _probe(probe, a, b)
+    x, y = _lift((a, b), dt)
+    return Tensor(_same_shape_binary(x, y, op, dt))  # (both of dt and one shape: no cast)
+
+
 def _normalized(x: Tensor, s: Tensor) -> Tensor:
     """x / s for s a value per row (softmax's sum of exps, layernorm's deviation) as jax
     computes it: 1 / s once per row, then x * (1 / s), a multiply per element where a divide
@@ -1356,6 +1367,14 @@ class Tensor(TensorOps, NNOps):
             if dt is None:
                 dt = _probe(probe, *((other, self) if reverse else (self, other)))
             node = _same_shape_binary(a, b, op, dt)
+        elif kind is Tensor:
+            # two tensors to broadcast (a bias added to a product): by form, the probe and
+            # the broadcast done once per (op, dtypes, shapes)
+            out = _by_form(_tensors_broadcast, (other, self) if reverse else (self, other),
+                           (op, probe))
+            if key is not None:
+                _keep(key, out.uop)
+            return out
         else:
             other = _coerce(other)
             items = (other, self) if reverse else (self, other)
@@ -1658,7 +1677,7 @@ class Tensor(TensorOps, NNOps):
         -0.0; the gradient is 1 where x > 0 or x is NaN, 0 elsewhere (at 0 too)."""
         if not self.dtype.is_float:
             return (self > 0).where(self, 0)
-        return Tensor(_float_relu(self.uop))
+        return _by_form(_relu_tensor, (self,), ())  # (its six nodes once per form)
 
     @half_in_float32
     def sigmoid(self) -> Tensor:

@@ -69,3 +69,26 @@ def mlp_batch(rng, batch: int) -> tuple[np.ndarray, np.ndarray]:
     """`batch` inputs and one-hot targets."""
     x = rng.standard_normal((batch, D)).astype(np.float32)
     return x, np.eye(C, dtype=np.float32)[rng.integers(0, C, batch)]
+
+
+def assert_as_torch(loss, want, ours: dict, theirs: dict) -> None:
+    """A step's loss and every parameter after it, against torch's."""
+    np.testing.assert_allclose(loss.item(), want.item(), rtol=1e-4, atol=1e-5)
+    for k in ours:
+        np.testing.assert_allclose(ours[k].numpy(), theirs[k].detach().numpy(), rtol=1e-4,
+                                   atol=1e-5, err_msg=k)
+
+
+def step_both(ours: dict, opt, theirs: dict, topt, x_np, y_np, loss_fn=mlp_loss) -> None:
+    """One step on each side over the same batch (ours from a fresh Tensor of each array, the
+    loss read after `opt.step(loss)`); the losses and parameters agree."""
+    topt.zero_grad()
+    want = loss_fn(torch, theirs, torch.from_numpy(x_np), torch.from_numpy(y_np))
+    want.backward()
+    topt.step()
+    x, y = Tensor(x_np), Tensor(y_np)
+    opt.zero_grad()
+    loss = loss_fn(Tensor, ours, x, y)
+    loss.backward()
+    opt.step(loss)
+    assert_as_torch(loss, want, ours, theirs)

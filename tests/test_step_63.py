@@ -20,35 +20,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from optimizer_runs import assert_as_torch as _assert_as_torch  # noqa: E402
 from optimizer_runs import mlp_batch, mlp_loss, mlp_models  # noqa: E402
+from optimizer_runs import step_both as _step  # noqa: E402
 
 from rulegrad import Tensor  # noqa: E402
 from rulegrad.runtime import plans  # noqa: E402
 
 TESTS = Path(__file__).resolve().parent
-
-
-def _assert_as_torch(loss, want, ours, theirs) -> None:
-    """The step's loss and every parameter after it, against torch's."""
-    np.testing.assert_allclose(loss.item(), want.item(), rtol=1e-4, atol=1e-5)
-    for k in ours:
-        np.testing.assert_allclose(ours[k].numpy(), theirs[k].detach().numpy(), rtol=1e-4,
-                                   atol=1e-5, err_msg=k)
-
-
-def _step(ours, opt, theirs, topt, x_np, y_np, loss_fn=mlp_loss) -> None:
-    """One step on each side over the same batch (ours from a fresh Tensor of each array, the
-    loss read after `opt.step(loss)`); the losses and parameters agree."""
-    topt.zero_grad()
-    want = loss_fn(torch, theirs, torch.from_numpy(x_np), torch.from_numpy(y_np))
-    want.backward()
-    topt.step()
-    x, y = Tensor(x_np), Tensor(y_np)
-    opt.zero_grad()
-    loss = loss_fn(Tensor, ours, x, y)
-    loss.backward()
-    opt.step(loss)
-    _assert_as_torch(loss, want, ours, theirs)
 
 
 @pytest.mark.parametrize("kind", ["sgd", "momentum", "adam", "adamw"])

@@ -86,7 +86,7 @@ def _conv(s: Sizes) -> tuple:
     c = min(s.mid(), 64) if s.kind != "tiny" else s.mid()
     hw = max(ksize + 1, min(s.mid(), 97) if s.kind != "tall" else s._pick(60, 130))
     o = min(s.mid(), 64)
-    n, c, hw, hw2 = _fit([n, c, hw, hw], keep=2)
+    n, c, hw, _ = _fit([n, c, hw, hw], keep=2)
     hw = max(hw, ksize + 1)
     return (n, c, hw, o, ksize, stride, 1, ksize // 2 if rng.integers(2) else 0, 1)
 
@@ -125,7 +125,8 @@ def _gather(s: Sizes) -> tuple:
 
 # family (bench/workloads.py's) -> its shape from the sizes of one kind
 DRAWS: dict[str, tuple[str, Callable[[Sizes], tuple]]] = {
-    "mlp": ("mlp", _mlp), "row_max": ("max", _row_max), "linear_gelu": ("linear_gelu", _linear_gelu),
+    "mlp": ("mlp", _mlp), "row_max": ("max", _row_max),
+    "linear_gelu": ("linear_gelu", _linear_gelu),
     "conv2d": ("conv2d_full", _conv), "attention": ("attention4", _attention),
     "sum_axes": ("sum_axes", _sum_axes), "bcast": ("bcast4", _bcast),
     "pool_max": ("pool_max", _pool), "pool_avg": ("pool_avg", _pool),

@@ -11,9 +11,12 @@ A group is the stores the renderer prints as one loop nest (`store_groups`, whic
 threaded loop is the group's
 outermost one, as printed: the first output loop, but for a register tile of an interchanged
 reduce the first loop of at least 2 iterations outside it, or the tile loops over its rows,
-then its columns. Threads pay only for enough work (`_work`), at least PARALLEL_MIN_WORK: each
-load of the group (an exp, log or sin counted as LIBM_LOADS loads) times the iterations of the
-loops it runs in; a row's passes (its reduces, computed before the loop over its outputs) add up.
+then its columns. The group takes the threads whose shares of its work (`_work`) each pay for
+the parallel region (pack_helpers' `region_threads`, the model the products' threads come from:
+each share at least PARALLEL_MIN_WORK), none unless two do: the work is each load of the group
+(an exp, log or sin counted as LIBM_LOADS loads) times the iterations of the loops it runs in,
+up to the innermost it reads; a row's passes (its reduces, computed before the loop over its
+outputs) add up.
 
 When the outermost loop alone would share unevenly (a row sum of 3x7x100003 has 3 rows: 2:1 on
 two threads), the outer loops of the nest are flattened into one threaded loop (OpenMP's
@@ -36,10 +39,9 @@ from __future__ import annotations
 import itertools
 import math
 
-from rulegrad.rules.choices import least_parallel_work
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import columns, split_range
-from rulegrad.rules.pack_helpers import Pack, balanced, idle
+from rulegrad.rules.pack_helpers import Pack, balanced, idle, region_threads
 from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import LIBM_CALLS, Ops
 from rulegrad.runtime.record import FrozenRecord
@@ -185,8 +187,13 @@ def _work(stores: list[UOp], order: list[UOp], deps: dict[UOp, frozenset[UOp]]) 
     sum before the loop over the row's outputs), its value inside those and its own ranges. So
     a row's passes add up: multiplied as one nest, a 2 x 40009 layernorm's mean, variance and
     output loops counted 2 x 40009**3 and took threads for 2 rows of 3 short passes (0.35x the
-    unthreaded kernels of their own it replaced)."""
+    unthreaded kernels of their own it replaced). A load or call is counted once per iteration
+    of the loops outside the innermost one it depends on (`_runs`): the compiler hoists it out
+    of the loops inside that (a product of one row interchanged reads x[k] once per k, outside
+    its columns' loop: counted per column, 1x200x8192 weighed twice its multiply-adds and took
+    two threads where 1x640x2560, the same work, took one)."""
     out = tuple(stores[0].src[2:])
+    cols = frozenset(columns(stores[0]))
     where: dict[UOp, tuple[UOp, ...]] = {st: out for st in stores}
     work = 0
     for n in reversed(order):  # readers first
@@ -199,12 +206,23 @@ def _work(stores: list[UOp], order: list[UOp], deps: dict[UOp, frozenset[UOp]]) 
             if len(where.get(n.src[0], ())) <= len(inner):
                 where[n.src[0]] = inner
             continue
-        work += (1 if n.op is Ops.LOAD else LIBM_LOADS if n.op in LIBM_CALLS else 0) * \
-            math.prod(range_size(r) for r in loops)  # type: ignore[misc]
+        weight = 1 if n.op is Ops.LOAD else LIBM_LOADS if n.op in LIBM_CALLS else 0
+        if weight:
+            work += weight * _runs(loops, cols, deps[n])
         for s in n.src:
             if len(where.get(s, ())) <= len(loops):
                 where[s] = loops
     return work
+
+
+def _runs(loops: tuple[UOp, ...], cols: frozenset[UOp], depends: frozenset[UOp]) -> int:
+    """How often a value computed inside `loops` (as `_work` orders them; an interchanged
+    reduce's `cols` are printed innermost, inside its reduce loops) that reads the loops
+    `depends` is computed: once per iteration of its loops up to the innermost it reads."""
+    printed = [r for r in loops if r not in cols] + [r for r in loops if r in cols]
+    while printed and printed[-1] not in depends:
+        printed.pop()
+    return math.prod(range_size(r) for r in printed)  # type: ignore[misc]
 
 
 def _threads(sink: UOp) -> tuple[tuple[int, ...], ...]:
@@ -216,12 +234,12 @@ def _threads(sink: UOp) -> tuple[tuple[int, ...], ...]:
         return ()  # the kernel's threads are its reduce's
     deps = free_ranges(sink, order)
     chosen = []
-    nthreads = threads()
     for stores in store_groups(sink):
-        loops = _outermost(stores, nthreads)
-        if not loops:
-            continue
-        if _work(stores, order, deps) >= least_parallel_work():
+        # the threads whose shares of the group's work each pay for the parallel region
+        # (pack_helpers' `region_threads`, the products' model): none unless two do
+        team = region_threads(_work(stores, order, deps), threads())
+        loops = _outermost(stores, team) if team >= 2 else ()
+        if loops:
             chosen.append(tuple(r.arg[0] for r in loops))
     return tuple(chosen)
 

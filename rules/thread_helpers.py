@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.rules.choices import least_parallel_work, taken
+from rulegrad.rules.choices import taken
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
+from rulegrad.rules.pack_helpers import region_threads
 from rulegrad.runtime.loops import free_ranges, loops_within, range_size
 from rulegrad.runtime.ops import Ops, reduce_identity
-from rulegrad.runtime.target import SPLIT_PARTS
+from rulegrad.runtime.target import SPLIT_PARTS, threads
 from rulegrad.runtime.uop import UOp, toposort
 
 # a block is a whole number of the vector accumulators' steps (opt_helpers.reduce_vectors: 4
@@ -43,7 +44,7 @@ BLOCK_STEP = REDUCE_VECTORS * VECTOR_LANES
 def threadable(red: UOp) -> bool:
     """A loop-form REDUCE that reads no loop of its kernel's stores (it is computed once, at
     the top of the kernel), whose outermost loop is at least 2 long, and whose loops (its own
-    and those nested in it) run at least PARALLEL_MIN_WORK times; not yet threaded, and with an
+    and those nested in it) pay for two threads (`_worth_threads`); not yet threaded, and with an
     OpenMP reduction to print (every op but a bool MAX or MIN)."""
     update = red.src[0]
     if red.arg is None or not update.src or update.src[0].op is not Ops.DEFINE_REG:
@@ -60,10 +61,11 @@ def threadable(red: UOp) -> bool:
 
 
 def _worth_threads(red: UOp) -> bool:
-    """Whether the loops of red (its own and those nested in it) run PARALLEL_MIN_WORK times."""
+    """Whether the iterations of red's loops (its own and those nested in it) pay for two
+    threads' parallel region (pack_helpers' `region_threads`: each share at least
+    PARALLEL_MIN_WORK), the model every threaded loop's threads come from."""
     sizes = [range_size(r) for r in (*red.src[1:], *loops_within(red, red.src[1:]))]
-    least = least_parallel_work()  # (or the searched choice)
-    return None not in sizes and math.prod(sizes) >= least  # type: ignore[arg-type]
+    return None not in sizes and region_threads(math.prod(sizes), threads()) >= 2  # type: ignore
 
 
 def _starts_neutral(red: UOp) -> bool:

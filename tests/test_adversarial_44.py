@@ -155,9 +155,10 @@ def test_a_threaded_sum_that_drops_a_block_is_refuted():
     rule = next(r for s in opt.rulesets for r in s.rules if r.name == "thread_reduce")
     alone = interpret_ruleset(A.CheckedRuleSet("thread_reduce", (rule,), rule.span.path),
                               Checker().helpers(opt))
-    x = np.random.default_rng(0).integers(-4, 5, 1 << 20).astype(np.float32)
-    assert x.sum() != x.reshape(256, 4096)[:, :4095].sum()  # a sum short of a term per block
-    corpus = optdiff.corpus_of(Tensor(x).sum().schedule(), "a sum of 2^20")
+    # (2^21 values: two threads' shares of the region's cost, so the sum takes threads)
+    x = np.random.default_rng(0).integers(-4, 5, 1 << 21).astype(np.float32)
+    assert x.sum() != x.reshape(256, 8192)[:, :8191].sum()  # a sum short of a term per block
+    corpus = optdiff.corpus_of(Tensor(x).sum().schedule(), "a sum of 2^21")
     assert optdiff.check_rule("thread_reduce", alone, corpus).verdict(
         "thread_reduce", len(corpus))[1] == "passed"
     res = optdiff.check_rule("thread_reduce", _DropsATerm(alone), corpus)

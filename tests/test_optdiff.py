@@ -149,7 +149,7 @@ def test_each_optimizer_rule_runs_and_agrees(alone):
     corpus = _kernels(
         _f32(1, 2, 9, 19).max_pool2d(3, stride=3),                 # unroll (windows apart)
         _f32(521, 2, 64).max(axis=(0, 2)),                         # unnest (a split max's nest)
-        _f32((1 << 20) + 7).sum(), _f32((1 << 20) + 7).max(),      # threads
+        _f32((2 << 20) + 7).sum(), _f32((2 << 20) + 7).max(),      # threads (two shares of 1M)
         (_f32(5, 100) * 3.0).max(-1),                              # unscale, vector max
         _f32(7, 131).sum(-1),                                      # vector accumulators
         _f32(5, 100).softmax(-1),                                  # fill (a row's exps' sum)

@@ -46,7 +46,7 @@ def test_a_rule_that_loses_a_zeros_sign_is_refuted(monkeypatch):
     # split_reduce is in REORDERS_SUMS, so even a MAX kernel was judged by the rounding bound,
     # which is 0 there, and `within` took +0.0 for -0.0 as "0 apart": the broken rule passed.
     # -|x| over the whole-number draw (a 0 among the values) has the maximum -0.0.
-    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 4096)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 2048)  # (7919 values: two shares past it)
     rng = np.random.default_rng(0)
     t = -Tensor(rng.standard_normal(7919).astype(np.float32)).abs()
     corpus = optdiff.corpus_of(t.max().schedule(), "program")
@@ -81,7 +81,7 @@ def test_a_split_that_drops_its_tail_is_refuted_for_max_and_min(monkeypatch):
     # the check's draws put a reduce's max or min in its last 15 of 7919 values about never
     # (random layouts; NaN in the special draw; +-4 everywhere in the whole-number draw), so a
     # MAX or MIN split without its tail passed; a sum without it was refuted
-    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 4096)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 2048)  # (7919 values: two shares past it)
     x = Tensor(np.random.default_rng(1).standard_normal(7919).astype(np.float32))
     for t in (x.max(), x.min()):
         corpus = optdiff.corpus_of(t.schedule(), "program")

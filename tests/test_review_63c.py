@@ -11,6 +11,7 @@ from optimizer_actions import optimized_kernels
 
 from rulegrad import Tensor
 from rulegrad.backends.c.render import render_kernel
+from rulegrad.runtime import target
 from rulegrad.runtime.loops import stride
 from rulegrad.runtime.uop import UOp
 
@@ -57,8 +58,10 @@ def test_blocks_too_few_for_the_threads_are_not_flattened_with_their_rows(monkey
     """2053 rows of 77 in blocks of 8: 257 blocks, 4 a thread on 64 threads, which the parallel
     action flattened with the block's output rows (`PARALLEL r0 r6 (2056 iterations: 257x8)`):
     each flattened iteration, one output row, filled the whole block's arrays again, the max
-    and sum of 8 rows for each row (8x the passes). The blocks alone take the threads."""
+    and sum of 8 rows for each row (8x the passes). The blocks alone take the threads. (A
+    region's cost of 16K loads: the kernel's ~1M pays for all 64 threads, region_threads.)"""
     monkeypatch.setenv("RULEGRAD_THREADS", "64")
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 1 << 14)
     x = np.random.default_rng(2).standard_normal((2053, 77)).astype(np.float32)
     t = getattr(Tensor(x), name)(1)
     ((_, acts),) = optimized_kernels(t)

@@ -27,11 +27,12 @@ NAMES = {"sum": "ADD", "max": "MAX", "min": "MIN"}
 
 @pytest.fixture
 def low_threshold(monkeypatch):
-    """Threads from 4096 iterations (RULEGRAD_BEAM's smallest parallel_min_work: what a search
-    may choose on a machine where threads pay sooner than the heuristic's 1M), with programs
-    built afresh (the table keys programs by their kernels, not by this constant)."""
+    """Two threads from 4096 iterations (a region's cost of 2048 each share pays for,
+    pack_helpers' `region_threads`: what a search may choose on a machine where threads pay
+    sooner than the heuristic's 1M), with programs built afresh (the table keys programs by
+    their kernels, not by this constant)."""
 
-    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 4096)
+    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", 2048)
     run._programs.clear()
     yield
     run._programs.clear()
@@ -95,13 +96,14 @@ def test_prime_full_reduce_is_blocks_on_threads_and_vectors(low_threshold, n, dt
 
 
 def test_prime_full_reduce_over_1m_values_threads_by_default():
-    # past the heuristic's threshold a prime length threaded its one loop as 1048583 slots of
-    # one value, with no loop left to vectorize; now 256 blocks of 4096 and a tail of 7
-    x = np.random.default_rng(3).standard_normal(1048583).astype(np.float32)
+    # past the heuristic's threshold (two threads' shares of 1M) a prime length threaded its one
+    # loop as slots of one value, with no loop left to vectorize; now 256 blocks of 8192 and a
+    # tail of 17
+    x = np.random.default_rng(3).standard_normal(2097169).astype(np.float32)
     t = Tensor(x).sum()
     taken, rk = _kernel(t)
     assert "THREAD ADD over r1 (256 iterations)" in taken
-    assert "VECTOR ADD over r0 (4096 values: 4 vectors of 8 partial results)" in taken
+    assert "VECTOR ADD over r0 (8192 values: 4 vectors of 8 partial results)" in taken
     assert rk.launch == 256
     _check("sum", x, t.numpy())
 

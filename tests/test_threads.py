@@ -46,8 +46,12 @@ X = np.arange(1 << 21, dtype=np.float32)  # past PARALLEL_MIN_WORK: a threaded l
 
 def _realize() -> None:
     """A threaded program run through the ordinary path (which applies the setting before a
-    program with threads runs; one without needs none)."""
+    program with threads runs; one without needs none). On one thread no loop takes threads
+    (parallel_helpers: a region no second thread shares pays for nothing), so no program
+    applies the setting: applied here as the first threaded one would."""
     np.testing.assert_array_equal((Tensor(X) * 2).numpy(), X * 2)
+    if threads.threads() == 1:
+        threads.apply_threads()
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5])

@@ -31,13 +31,17 @@ from .ctext import RenderedKernel
 SOURCE = r"""
 int omp_get_thread_num(void);
 int omp_get_num_threads(void);
+int omp_get_max_threads(void);
 typedef void (*rg_body)(void *const *, int64_t, int64_t);
 /* run fn on [0, n) as `omp parallel for schedule(static)` would: thread t of nt gets the
-   t-th of nt contiguous shares, the first n % nt of them one iteration longer */
+   t-th of nt contiguous shares, the first n % nt of them one iteration longer; a team of at
+   most n threads (a thread with no iteration would be woken, and joined, for nothing: a
+   product's 2 blocks on a team of 4 woke 2 idle threads) */
 void rg_launch(rg_body fn, void *const *args, int64_t n)
 {
 #ifdef _OPENMP
-  #pragma omp parallel
+  const int64_t most = omp_get_max_threads();
+  #pragma omp parallel num_threads((int)(n < most ? (n > 0 ? n : 1) : most))
   {
     const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
     const int64_t q = n / nt, r = n % nt;

@@ -341,12 +341,13 @@ def check_examples(rule: A.Rule, one_rule: Any, whole_set: Any | None, mode: str
     probes = [0]
     literals = rule_literals(rule)
     sweep = JointSweep(rule, helpers or {}, literals)
+    tagged = reads_tag(rule.guard)  # (a walk of the guard: once, not at every example)
 
     def one(data: Any) -> None:
         one_of(data, None)
 
     def one_of(data: Any, swept: tuple[JointSweep, int] | None) -> None:
-        inst = draw_instance(data, rule.pattern, mode, literals, reads_tag(rule.guard), swept)
+        inst = draw_instance(data, rule.pattern, mode, literals, tagged, swept)
         lhs = inst.root
         try:
             left = _values(inst, lhs)

@@ -102,6 +102,9 @@ class Interpreter:
     def __init__(self, helpers: dict[str, Any]):
         self.helpers = helpers
         self._consts: dict[int, Any] = {}  # id(constant expr) -> its value
+        # id(node pattern) -> (it, the ops it matches): resolved once, not at every node tried
+        # (the pattern is kept, so its id is not reused by another while it is here)
+        self._roots: dict[int, tuple[Pattern, frozenset[Ops]]] = {}
 
     # ------------------------------------------------------------------ patterns
     def match(self, p: Pattern, n: UOp, bound: Bound, root: bool = False) -> Iterator[Bound]:
@@ -117,8 +120,12 @@ class Interpreter:
             for b in self.match(p.pattern, n, bound, root):
                 yield from _bind(p.name, n, b)
         else:
-            if not root and n.op not in root_ops(p):
-                return
+            if not root:
+                known = self._roots.get(id(p))
+                if known is None:
+                    known = self._roots[id(p)] = (p, root_ops(p))
+                if n.op not in known[1]:
+                    return
             if not self._dtype_ok(p.dtype, n):
                 return
             if p.arg is not None and not self._field_eq(n.arg, p.arg):

@@ -24,6 +24,7 @@ small; the guard is evaluated by the rule interpreter itself, helpers included.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -281,6 +282,15 @@ class JointSweep:
         more = RELATED_CAP if cap == PLAN_CAP else cap // 4
         return kept + self._thin(related, cuts, dt, more, related=True)
 
+    @functools.cached_property
+    def _guard_names(self) -> tuple[set[str], list[tuple[list, list]]]:
+        """The rule's captures, and its guard's steps as (lets, links) with the names each
+        reads: worked out once, not for each of the tens of thousands of assignments tried."""
+        steps = [([(name, e, A.names_in(e)) for name, e in self.rule.lets[start:stop]],
+                  [(link, A.names_in(link)) for c in conds for link in _links(c)])
+                 for start, stop, conds in self.rule.guard_steps()]
+        return captures(self.rule), steps
+
     def _admits(self, values: dict[str, Any], dt: DType) -> bool:
         """Whether the guard's terms that name only bound constants hold (a term that raises
         there is false: the real guard would raise too)."""
@@ -289,18 +299,19 @@ class JointSweep:
         interp = Interpreter(self.helpers)
         caps: dict[str, Any] = {n: UOp.const(dt, v) for n, v in values.items()}
         known = set(caps)
-        unbound = captures(self.rule) - known
-        for start, stop, conds in self.rule.guard_steps():
-            for name, e in self.rule.lets[start:stop]:
-                if A.names_in(e) & unbound:
+        captured, steps = self._guard_names
+        unbound = captured - known
+        for lets, links in steps:
+            for name, e, reads in lets:
+                if reads & unbound:
                     unbound.add(name)
                     continue
                 try:
                     caps[name] = interp.evaluate(e, caps, None)
                 except Exception:  # noqa: BLE001 - the rule's own code: no such instance
                     return False
-            for cond in (link for c in conds for link in _links(c)):
-                if A.names_in(cond) & unbound:
+            for cond, reads in links:
+                if reads & unbound:
                     continue
                 try:
                     if not interp.evaluate(cond, caps, None):

@@ -1,0 +1,143 @@
+"""Row kernels of rows64 (issues 32/33): the row-block action (opt.rules' `block_rows`,
+rules/row_block_helpers.py) over the last axis of a 3-D or 4-D tensor, its leading loops one
+flattened row space (attention scores: batch x heads x queries rows).
+
+Values against numpy in float64 (tests/row_oracles.py) with NaN, +inf and -inf in rows, rows of
+-inf and +inf whole, row lengths 1, 5, 33, 129, 1000 and 4099, leading dims of 1, 7 and a prime,
+float32 and float16, both schedulers; the blocked AST also in the numpy kernel interpreter (no
+C). Whether the rows were blocked is read from the kernels' recorded actions (DEBUG=2's), never
+timed; L1 is set to 48 KB (`RULEGRAD_L1_BYTES`) so the same shapes block everywhere."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from optimizer_actions import optimized_kernels
+from row_oracles import log_softmax, logsumexp, softmax, special_rows
+
+from rulegrad import Tensor
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.backends.c.opt import optimize_kernel
+from rulegrad.backends.kernel_interp import run_kernel
+from rulegrad.runtime.ops import Ops
+
+# float16: the graph rounds each op's value to float16 (x - max, exp, the sum, the log)
+TOL = {"float32": (2e-5, 2e-6), "float16": (4e-3, 2e-2)}
+
+PROGRAMS = {
+    "log_softmax": (lambda t: t.log_softmax(-1), log_softmax),
+    "logsumexp": (lambda t: t.logsumexp(-1), logsumexp),
+    "softmax": (lambda t: t.softmax(-1), softmax),
+}
+
+# leading dims 1, 7 and primes (a short last block across a batch's edge: 7 x 3 rows in blocks of
+# 4 to 8), rows of 1, 5 (across lanes), 33, 129 (blocked), 1000 and 4099 (long: the row form)
+SHAPES = [(7, 3, 129), (1, 13, 129), (13, 7, 33), (7, 1, 33), (2, 3, 5, 129), (1, 12, 16, 33),
+          (3, 5, 1000), (2, 2, 4099), (7, 11, 5), (3, 7, 1), (1, 1, 1)]
+
+
+def _want(name: str, x: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return PROGRAMS[name][1](x.astype(np.float64))
+
+
+def _check(name: str, shape: tuple[int, ...], dtype: str) -> None:
+    x = special_rows(shape, dtype, seed=sum(shape))
+    got = PROGRAMS[name][0](Tensor(x)).numpy()
+    want = _want(name, x)
+    assert got.dtype == np.dtype(dtype) and got.shape == want.shape
+    rtol, atol = TOL[dtype]
+    np.testing.assert_allclose(got.astype(np.float64), want, rtol=rtol, atol=atol,
+                               err_msg=f"{name} {shape} {dtype}")
+
+
+@pytest.fixture(autouse=True)
+def _l1(monkeypatch):
+    monkeypatch.setenv("RULEGRAD_L1_BYTES", "48K")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_batched_rows_equal_numpy(name, shape, dtype):
+    _check(name, shape, dtype)
+
+
+@pytest.mark.parametrize("shape", [(7, 3, 129), (13, 7, 33), (2, 3, 5, 129)],
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_batched_rows_equal_numpy_kernelize(monkeypatch, name, shape):
+    monkeypatch.setenv("RULEGRAD_SCHEDULER", "kernelize")
+    _check(name, shape, "float16")
+    _check(name, shape, "float32")
+
+
+def _blocked(t: Tensor) -> list[str]:
+    """The ROWS action of each kernel of t's schedule that took it."""
+    return [a for _, acts in optimized_kernels(t) for a in acts if a.startswith("ROWS ")]
+
+
+def _block(name: str, shape: tuple[int, ...], dtype: str) -> int:
+    """The rows a block (as test_rows_63's): as many of the row's bytes (a softmax's row of exps
+    kept beside them) as fit in an eighth of 48 KB, 4 to 8 of them, of all the rows."""
+    row = shape[-1] * np.dtype(dtype).itemsize * (2 if name == "softmax" else 1)
+    return min(8, int(np.prod(shape[:-1])), 48 * 1024 // 8 // row)
+
+
+# (name, shape, dtype, passes, hand-offs, kept rows): attention scores and batches of rows, each
+# leading loop one of the flattened row space's (a batch of 7 of 3 rows: 21 rows)
+BLOCKED = [("softmax", (7, 3, 129), "float32", 4, 2, 1),
+           ("softmax", (1, 12, 16, 33), "float16", 4, 2, 1),
+           ("log_softmax", (13, 7, 33), "float16", 3, 2, 0),
+           ("logsumexp", (2, 3, 5, 129), "float32", 2, 1, 0),
+           ("softmax", (8, 64, 257), "float16", 4, 2, 1)]
+
+
+@pytest.mark.parametrize("name,shape,dtype,passes,hand,kept", BLOCKED,
+                         ids=lambda s: "x".join(map(str, s)) if isinstance(s, tuple) else str(s))
+def test_batched_rows_run_in_blocks(name, shape, dtype, passes, hand, kept):
+    """Rows over the last axis of a 3-D or 4-D tensor run in blocks as a 2-D tensor's rows do:
+    the action names every leading loop (one row space), and the values are still numpy's."""
+    t = PROGRAMS[name][0](Tensor(special_rows(shape, dtype, seed=3)))
+    (got,) = _blocked(t)
+    loops = " ".join(f"r{i}" for i in range(sum(n > 1 for n in shape[:-1])))  # (dims of 1: none)
+    assert got == (f"ROWS {loops} (blocks of {_block(name, shape, dtype)} rows: {passes} passes "
+                   f"over the block's rows, {hand} values a row handed on, {kept} rows kept a row)")
+    _check(name, shape, dtype)
+
+
+@pytest.mark.parametrize("name,shape,dtype", [
+    ("softmax", (7, 3, 129), "float32"), ("log_softmax", (3, 5, 33), "float16"),
+    ("logsumexp", (2, 3, 5, 129), "float32")], ids=str)
+def test_batched_blocked_kernel_in_the_interpreter(name, shape, dtype):
+    """The blocked AST itself in the numpy kernel interpreter: each row of the flattened space
+    read from the right batch (a block that crosses a batch's edge), the short last block
+    repeating the last row, and the STORE over (blocks of all rows, rows of a block, ...)."""
+    x = special_rows(shape, dtype, seed=5)
+    (item,) = PROGRAMS[name][0](Tensor(x)).schedule()
+    opt = optimize_kernel(lower_only(item.ast))
+    (st,) = opt.src
+    block, rows = _block(name, shape, dtype), int(np.prod(shape[:-1]))
+    assert [r.src[0].arg for r in st.src[2:4]] == [-(-rows // block), block]
+    bufs = [np.zeros(item.bufs[0].size, dtype), x.ravel().copy()]
+    run_kernel(opt, bufs)
+    rtol, atol = TOL[dtype]
+    np.testing.assert_allclose(bufs[0].astype(np.float64), _want(name, x).ravel(), rtol=rtol,
+                               atol=atol)
+
+
+def test_rows_of_a_permuted_tensor():
+    """Rows over the last axis of a transposed tensor (its rows strided, batches interleaved):
+    the flattened row's batch and row indices still address the right values."""
+    x = special_rows((5, 9, 129), "float32", seed=9)
+    t = Tensor(x).permute(1, 0, 2).softmax(-1)
+    np.testing.assert_allclose(t.numpy(), _want("softmax", x.transpose(1, 0, 2)), rtol=2e-5,
+                               atol=2e-6)
+
+
+@pytest.mark.parametrize("name,shape", [("softmax", (2, 3, 4099)), ("log_softmax", (1, 3, 129)),
+                                        ("softmax", (7, 11, 5))], ids=str)
+def test_long_few_and_across_batched_rows_keep_their_form(name, shape):
+    """Long rows, fewer rows than a block's least (a batch of one of 3 rows), and rows
+    across lanes are not blocked."""
+    assert _blocked(PROGRAMS[name][0](Tensor(np.zeros(shape, np.float32)))) == []

@@ -19,7 +19,6 @@ from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import optimize_kernel
 from rulegrad.backends.kernel_interp import run_kernel
-from rulegrad.runtime.ops import Ops
 
 # float16: the graph rounds each op's value to float16 (x - max, exp, the sum, the log)
 TOL = {"float32": (2e-5, 2e-6), "float16": (4e-3, 2e-2)}
@@ -141,3 +140,32 @@ def test_long_few_and_across_batched_rows_keep_their_form(name, shape):
     """Long rows, fewer rows than a block's least (a batch of one of 3 rows), and rows
     across lanes are not blocked."""
     assert _blocked(PROGRAMS[name][0](Tensor(np.zeros(shape, np.float32)))) == []
+
+
+@pytest.mark.parametrize("n,c,hw,g", [(4, 96, 7, 32), (8, 12, 7, 3), (7, 6, 5, 3), (1, 4, 9, 2)],
+                         ids=str)
+def test_group_norm_rows(n, c, hw, g):
+    """A group norm (a layer norm over each (sample, group)'s channels and pixels: its mean,
+    its variance about the mean, then the outputs) hands values between passes along a row of
+    the (sample, group) space, and each row's output is a 4-D view of it: against torch's
+    group_norm, and blocked where the rows are many and short (the same rule as a 2-D layer
+    norm's: 4 to 8 rows in an eighth of 48 KB, rows of more than UNROLL_MAX values)."""
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(n * c + g).standard_normal((n, c, hw, hw)).astype(np.float32)
+    x[0, : c // g] = np.float32(3.0)  # a group of one value: its variance 0
+    t = Tensor(x).reshape(n, g, -1).layernorm().reshape(n, c, hw, hw)
+    want = torch.nn.functional.group_norm(torch.from_numpy(x), g, eps=1e-5).numpy()
+    np.testing.assert_allclose(t.numpy(), want, rtol=1e-4, atol=1e-4)
+    row = c // g * hw * hw
+    block = min(8, n * g, 48 * 1024 // 8 // (row * 4))
+    fires = block >= 4 and row > 16
+    assert bool(_blocked(Tensor(x).reshape(n, g, -1).layernorm())) == fires
+
+
+def test_variance_over_the_last_axis_of_a_4d_tensor():
+    """var over the last axis of (2, 64, 33, 257): each of 2 x 64 x 33 rows hands its mean on
+    to its sum of squares (against numpy's float64 var), in blocks across the batches' edges."""
+    x = np.random.default_rng(4).standard_normal((2, 64, 33, 257)).astype(np.float32) * 3 + 1
+    got = Tensor(x).var(-1).numpy()
+    np.testing.assert_allclose(got, x.astype(np.float64).var(-1, ddof=1), rtol=1e-4, atol=1e-5)
+    assert _blocked(Tensor(x).var(-1))

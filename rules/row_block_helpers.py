@@ -184,12 +184,16 @@ def row_blocked(sink: UOp) -> UOp | None:
 
 
 def _unflattened(lead: tuple[UOp, ...], sizes: list[int], here: UOp) -> dict[UOp, UOp]:
-    """Each leading loop's value at flattened row `here` (the last loop varies fastest)."""
-    mapping, step = {}, 1
+    """Each leading loop's value at flattened row `here` (the last loop varies fastest): its
+    digit, the quotient by the loops after it taken one loop at a time (x // a // b, not
+    x // (a * b)), so that symbolic.rules fold a contiguous row's index back to here's multiple
+    a pair of loops at a time ((q // n) * n * s + (q % n) * s is q * s)."""
+    mapping, at = {}, here
     for r, n in zip(reversed(lead), reversed(sizes), strict=True):
-        at = here if step == 1 else here // UOp.const(here.dtype, step)
-        mapping[r] = at if r is lead[0] else at % UOp.const(here.dtype, n)
-        step *= n
+        if r is lead[0]:
+            mapping[r] = at
+        else:
+            mapping[r], at = at % UOp.const(here.dtype, n), at // UOp.const(here.dtype, n)
     return mapping
 
 

@@ -4,7 +4,9 @@ logsumexp's log of the sum) runs its rows in blocks, each pass its own loop over
 
 In: a lowered kernel SINK (backends/KERNEL_AST.md, "after lowering") whose reduces and STORE
 have had their actions. Out: `row_blocked(sink)` (None when it does not fire): a loop fission
-on the kernel graph. The row range r (n rows) becomes a range over blocks of b rows, and each
+on the kernel graph. The row range r (n rows; the STORE's leading loops the reduces depend on,
+flattened, for rows over the last axis of a 3-D or 4-D tensor: each loop's value is the flat
+row's digit) becomes a range over blocks of b rows, and each
 value computed once per row that a later pass reads along the row (a max, a log of a sum: a
 *hand-off*) a DEFINE_LOCAL of b elements over a fresh "local" range u, its value the old one at
 row min(block * b + u, n - 1), each earlier hand-off read back from its array at u. The STORE
@@ -57,16 +59,15 @@ def _row_bytes(order: list[UOp]) -> int:
     return count * sum(b.dtype.itemsize for b in bufs) + local
 
 
-def _hand_offs(st: UOp, row: UOp, order: list[UOp]) -> list[UOp]:
-    """The values computed once per row (they depend on the row loop alone) that hold a reduce
+def _hand_offs(st: UOp, once: frozenset[UOp], order: list[UOp]) -> list[UOp]:
+    """The values computed once per row (they depend on the row loops alone) that hold a reduce
     or a read of the row of their own (`_work`) and are read inside a loop of a later pass (a
     reduce's update or the output's row): each is one pass's result."""
     deps = free_ranges(st, order)
-    once = frozenset({row})
     reduces: set[UOp] = set()  # the nodes with a REDUCE under them
     found: dict[UOp, None] = {}
     for n in order:
-        if _work(n, row, deps) or any(s in reduces for s in n.src):
+        if _work(n, once, deps) or any(s in reduces for s in n.src):
             reduces.add(n)
         if n.op in (Ops.STORE, Ops.INDEX, Ops.DEFINE_REG) or deps[n] == once:
             continue
@@ -76,21 +77,22 @@ def _hand_offs(st: UOp, row: UOp, order: list[UOp]) -> list[UOp]:
     # one computed from other hand-offs alone (a mask's exp(-inf - max)) needs no pass of its
     # own: the pass that reads it computes it once a row from their arrays
     own = {h: [r for r in toposort(h, stop=lambda n, h=h: n is not h and n in found)
-               if _work(r, row, deps)] for h in found}
+               if _work(r, once, deps)] for h in found}
     # (one read of the row alone, a row's value from an earlier kernel: as cheap to read
     # again in each pass as from an array)
     return [h for h in found if any(r.op is Ops.REDUCE for r in own[h]) or len(own[h]) > 1]
 
 
-def _work(n: UOp, row: UOp, deps: dict[UOp, frozenset[UOp]]) -> bool:
+def _work(n: UOp, once: frozenset[UOp], deps: dict[UOp, frozenset[UOp]]) -> bool:
     """A reduce, or a read of the row (an unrolled reduce's values, read once per pass that
     computes it: each pass reading a value computed from them would compute it again)."""
-    return n.op is Ops.REDUCE or n.op is Ops.LOAD and row in deps[n]
+    return n.op is Ops.REDUCE or n.op is Ops.LOAD and once <= deps[n]
 
 
 def row_blocked(sink: UOp) -> UOp | None:
     """The kernel with its rows in blocks of b, each pass a loop over the block, or None: one
-    STORE over a row loop (its first range) whose value holds hand-offs (`_hand_offs`), the
+    STORE over row loops (its leading ranges, those the reduces depend on: one row space)
+    whose value holds hand-offs (`_hand_offs`), the
     reduces each once per row, any kernel-local array filled once per row (a softmax's exps:
     then one a row of the block), no read of the output's buffer, and b >= ROWS_MIN rows in
     an eighth of L1."""
@@ -99,32 +101,39 @@ def row_blocked(sink: UOp) -> UOp | None:
     st = sink.src[0]
     if st.op is not Ops.STORE or st.arg is not None or len(st.src) < 3:
         return None
-    row = st.src[2]
-    rows = range_size(row)
-    if row.arg[1] != "loop" or rows is None or rows < 2:
-        return None
     order = toposort(st)
     deps = free_ranges(st, order)
-    once = frozenset({row})
+    reduces = [n for n in order if n.op is Ops.REDUCE]
+    # the row space: the STORE's leading loops the reduces depend on (a softmax over the last
+    # axis of a 3-D tensor: two of them), flattened to one row index below, so batched rows
+    # are blocked as one run of rows
+    loops = frozenset().union(*(deps[n] for n in reduces)) & set(st.src[2:])
+    lead = st.src[2:2 + len(loops)]
+    sizes = [range_size(r) for r in lead]
+    if not lead or set(lead) != loops or any(r.arg[1] != "loop" or n is None for r, n in
+                                             zip(lead, sizes, strict=True)):
+        return None
+    rows, row = math.prod(sizes), lead[-1]
+    if rows < 2:
+        return None
+    once = frozenset(lead)
     out = st.src[0].src[0]
     locals_ = [n for n in order if n.op is Ops.DEFINE_LOCAL]
     # (a local filled once per row: not one over the block already, this action's own)
     if any(n.op is Ops.INDEX and n is not st.src[0] and n.src[0] is out for n in order) or any(
             d.arg is not None or deps[d] != once or d.src[1].arg[1] != "local" for d in locals_):
         return None
-    others = set(st.src[3:])
-    reduces = [n for n in order if n.op is Ops.REDUCE]
-    if not reduces or any(r.op is not Ops.RANGE or r.arg[1] not in ("reduce", "vector", "fill")
+    if any(r.op is not Ops.RANGE or r.arg[1] not in ("reduce", "vector", "fill")
                           for n in reduces for r in n.src[1:]):
         return None
-    if any(row not in deps[n] or deps[n] & others for n in reduces):
+    if any(deps[n] != once for n in reduces):
         return None
     # rows of at most UNROLL_MAX values keep the row form: unroll_reduce makes their reduces
     # straight-line code, which the core overlaps across rows already (a layernorm of 4096 x 12,
     # its mean unrolled, 0.94x blocked on one core)
     if max(math.prod(range_size(r) or 0 for r in n.src[1:]) for n in reduces) <= UNROLL_MAX:
         return None
-    hand = _hand_offs(st, row, order)
+    hand = _hand_offs(st, once, order)
     nbytes = _row_bytes(order)
     # a pass to overlap: a hand-off that ends a reduce's chain (not only reads of the row)
     if nbytes == 0 or not any(n.op is Ops.REDUCE for h in hand for n in toposort(h)):
@@ -134,7 +143,7 @@ def row_blocked(sink: UOp) -> UOp | None:
         return None
     nxt = 1 + max(n.arg[0] for n in order if n.op is Ops.RANGE)
     outer = UOp(Ops.RANGE, row.dtype, (UOp.const(row.dtype, -(-rows // block)),),
-                (row.arg[0], "loop"))
+                (lead[0].arg[0], "loop"))
     size = UOp.const(row.dtype, block)
     # a "fill" sum (wide_exps' `filled`) was to be added up in its row's filling loop, which
     # now fills the block's rows: it is the vector reduce it is everywhere else (the same steps)
@@ -146,7 +155,7 @@ def row_blocked(sink: UOp) -> UOp | None:
         """What a pass over the block's rows u reads: the row min(block * b + u, n - 1) (a short
         last block repeats the last row), the earlier passes' arrays at u."""
         here = (outer * size + u).minimum(UOp.const(row.dtype, rows - 1))
-        mapping = {row: here, **vector}
+        mapping = {**_unflattened(lead, sizes, here), **vector}
         for n, d in done.items():
             if n.op is not Ops.DEFINE_LOCAL:
                 mapping[n] = _read(d, u)
@@ -167,10 +176,25 @@ def row_blocked(sink: UOp) -> UOp | None:
             done[n] = UOp(Ops.DEFINE_LOCAL, n.dtype, (substitute(n, at(u)), u))
     u = UOp(Ops.RANGE, row.dtype, (size,), (nxt, "loop"))
     idx, value = (substitute(s, at(u)) for s in st.src[:2])
-    new = st.replace(src=(idx, value, outer, u, *st.src[3:]))
-    taken(f"ROWS r{row.arg[0]} (blocks of {block} rows: {len(done) + 1} passes over the "
-          f"block's rows, {len(hand)} values a row handed on, {len(locals_)} rows kept a row)")
+    new = st.replace(src=(idx, value, outer, u, *st.src[2 + len(lead):]))
+    taken(f"ROWS {' '.join(f'r{r.arg[0]}' for r in lead)} (blocks of {block} rows: "
+          f"{len(done) + 1} passes over the block's rows, {len(hand)} values a row handed on, "
+          f"{len(locals_)} rows kept a row)")
     return sink.replace(src=(new,))
+
+
+def _unflattened(lead: tuple[UOp, ...], sizes: list[int], here: UOp) -> dict[UOp, UOp]:
+    """Each leading loop's value at flattened row `here` (the last loop varies fastest): its
+    digit, the quotient by the loops after it taken one loop at a time (x // a // b, not
+    x // (a * b)), so that symbolic.rules fold a contiguous row's index back to here's multiple
+    a pair of loops at a time ((q // n) * n * s + (q % n) * s is q * s)."""
+    mapping, at = {}, here
+    for r, n in zip(reversed(lead), reversed(sizes), strict=True):
+        if r is lead[0]:
+            mapping[r] = at
+        else:
+            mapping[r], at = at % UOp.const(here.dtype, n), at // UOp.const(here.dtype, n)
+    return mapping
 
 
 def _read(local: UOp, u: UOp) -> UOp:

@@ -1,5 +1,5 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 9bcb33ec1ec7b6142ae5d86ad33bb422fa34bde46c94b251ecd16e1e0cce47d0
+# source sha256: 5a367695c1dddd12babb1db038a233ce39f034b0ef961694a0917aaa7488618d
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
 'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, opt.'
 
@@ -39,7 +39,7 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '9bcb33ec1ec7b6142ae5d86ad33bb422fa34bde46c94b251ecd16e1e0cce47d0'
+SOURCE_SHA256 = '5a367695c1dddd12babb1db038a233ce39f034b0ef961694a0917aaa7488618d'
 DEPENDENCIES = (('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), )
 _CAST = Ops.CAST
 _CONST = Ops.CONST
@@ -53,12 +53,12 @@ _UNSET = object()  # a context's field not given to its constructor
 
 
 def widens(w, k):
-    """`def widens`, declared at rules/opt.rules:161."""
+    """`def widens`, declared at rules/opt.rules:162."""
     return w.dtype.is_float and k.dtype.is_float and w.dtype.itemsize > k.dtype.itemsize
 
 
 def exp_rounded(d, h, f):
-    """`def exp_rounded`, declared at rules/opt.rules:163."""
+    """`def exp_rounded`, declared at rules/opt.rules:164."""
     return _new(UOp, Ops.EXP, (_t1 := d.cast(h.dtype).cast(f.dtype)).dtype, (_t1,))
 
 
@@ -82,8 +82,8 @@ _opt_actions_rules = (
     RuleInfo('rows_across', 'rules/opt.rules', 127, 'rows_across: SINK as s if p is not None -> p where p = across(s)'),
     RuleInfo('stage_operands', 'rules/opt.rules', 133, 'stage_operands: SINK as s if p is not None -> p where p = staged(s)'),
     RuleInfo('peel_loops', 'rules/opt.rules', 140, 'peel_loops: SINK as s if p is not None -> p where p = peeled(s)'),
-    RuleInfo('block_rows', 'rules/opt.rules', 148, 'block_rows: SINK as s if p is not None -> p where p = row_blocked(s)'),
-    RuleInfo('parallel_loops', 'rules/opt.rules', 154, 'parallel_loops: SINK as s -> parallel(s)'),
+    RuleInfo('block_rows', 'rules/opt.rules', 149, 'block_rows: SINK as s if p is not None -> p where p = row_blocked(s)'),
+    RuleInfo('parallel_loops', 'rules/opt.rules', 155, 'parallel_loops: SINK as s -> parallel(s)'),
 )
 _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless counting
 
@@ -118,7 +118,7 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[17]
-    # rule block_rows at rules/opt.rules:148
+    # rule block_rows at rules/opt.rules:149
     #   block_rows: SINK as s if p is not None -> p where p = row_blocked(s)
     if _opt_actions_st: _opt_actions_st.attempts[18] += 1
     # s = n
@@ -128,7 +128,7 @@ def _opt_actions_SINK(n, ctx):
         if _r is not None:
             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
             if _r is not n: return _r, _opt_actions_rules[18]
-    # rule parallel_loops at rules/opt.rules:154
+    # rule parallel_loops at rules/opt.rules:155
     #   parallel_loops: SINK as s -> parallel(s)
     if _opt_actions_st: _opt_actions_st.attempts[19] += 1
     # s = n
@@ -295,10 +295,10 @@ _opt_actions_part = RuleMatcher('opt_actions', _opt_actions_rules, {
 
 # ======================================================================== mask_actions
 _mask_actions_rules = (
-    RuleInfo('exp_where_else', 'rules/opt.rules', 171, 'exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))'),
-    RuleInfo('exp_where_then', 'rules/opt.rules', 172, 'exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))'),
-    RuleInfo('exp_where_half_else', 'rules/opt.rules', 176, 'exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))'),
-    RuleInfo('exp_where_half_then', 'rules/opt.rules', 178, 'exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))'),
+    RuleInfo('exp_where_else', 'rules/opt.rules', 172, 'exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))'),
+    RuleInfo('exp_where_then', 'rules/opt.rules', 173, 'exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))'),
+    RuleInfo('exp_where_half_else', 'rules/opt.rules', 177, 'exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))'),
+    RuleInfo('exp_where_half_then', 'rules/opt.rules', 179, 'exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))'),
 )
 _mask_actions_st = match_stats('mask_actions', _mask_actions_rules)  # None unless counting
 
@@ -311,7 +311,7 @@ def _mask_actions_EXP(n, ctx):
                 if n0_0.op is _WHERE and len(n0_0.src) == 3:
                     n0_0_0, n0_0_1, n0_0_2 = n0_0.src
                     if n0_0_2.op is _CONST:
-                        # rule exp_where_else at rules/opt.rules:171
+                        # rule exp_where_else at rules/opt.rules:172
                         #   exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))
                         if _mask_actions_st: _mask_actions_st.attempts[0] += 1
                         # a = n0_0_1, c = n0_0_0, k = n0_0_2, y = n0_1
@@ -320,7 +320,7 @@ def _mask_actions_EXP(n, ctx):
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _mask_actions_rules[0]
                     if n0_0_1.op is _CONST:
-                        # rule exp_where_then at rules/opt.rules:172
+                        # rule exp_where_then at rules/opt.rules:173
                         #   exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))
                         if _mask_actions_st: _mask_actions_st.attempts[1] += 1
                         # b = n0_0_2, c = n0_0_0, k = n0_0_1, y = n0_1
@@ -341,7 +341,7 @@ def _mask_actions_EXP(n, ctx):
                                 if n0_0_0_0_0.op is _WHERE and len(n0_0_0_0_0.src) == 3:
                                     n0_0_0_0_0_0, n0_0_0_0_0_1, n0_0_0_0_0_2 = n0_0_0_0_0.src
                                     if n0_0_0_0_0_2.op is _CONST:
-                                        # rule exp_where_half_else at rules/opt.rules:176
+                                        # rule exp_where_half_else at rules/opt.rules:177
                                         #   exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))
                                         if _mask_actions_st: _mask_actions_st.attempts[2] += 1
                                         # a = n0_0_0_0_0_1, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_2, w = n0_0_0_0, y = n0_0_0_1
@@ -351,7 +351,7 @@ def _mask_actions_EXP(n, ctx):
                                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                                 if _r is not n: return _r, _mask_actions_rules[2]
                                     if n0_0_0_0_0_1.op is _CONST:
-                                        # rule exp_where_half_then at rules/opt.rules:178
+                                        # rule exp_where_half_then at rules/opt.rules:179
                                         #   exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))
                                         if _mask_actions_st: _mask_actions_st.attempts[3] += 1
                                         # b = n0_0_0_0_0_2, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_1, w = n0_0_0_0, y = n0_0_0_1

@@ -79,3 +79,31 @@ def test_narrow_where_it_is_faster(machine, m: int, k: int, n: int, dtype, epilo
         np.testing.assert_array_equal(got, want.astype(dtype))
     else:
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3 * np.sqrt(k))
+
+
+@pytest.mark.parametrize("n, dtype", [(5, np.float32), (3, np.int32), (7, np.int32)])
+def test_a_narrow_rows_computed_operand_is_still_staged(machine, n: int, dtype) -> None:
+    """stage_helpers' `_plain` takes a STORE whose one "unroll" range is a narrow row's columns
+    (a register tile unrolls two): its computed row operand (x * 3 + 1) is filled once per row
+    into a kernel-local array, as under "upcast" (slab64's stated design, pinned so a change to
+    it is seen). Seen failing with `_plain` refusing any "unroll" column (main's). Not a speed
+    claim: the interchanged nest computes x once per step of k outside the column loop either
+    way, and staged the int32 8x4000x3 and 8x4000x5 kernels ran 0.79x and 0.95x unstaged."""
+    from optimizer_actions import optimized_kernels
+
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.uop import toposort
+    machine(1)
+    rng = np.random.default_rng(n)
+    if dtype == np.int32:
+        x, w = rng.integers(-9, 10, (2, 1009)).astype(dtype), rng.integers(-9, 10, (1009, n))
+        w = w.astype(dtype)
+    else:  # (a float x @ w this small is not packed: fewer than 32K multiply-adds)
+        x, w = rng.standard_normal((2, 1009)).astype(dtype), rng.standard_normal((1009, n))
+        w = w.astype(dtype)
+    make = lambda: (Tensor(x) * 3 + 1) @ Tensor(w)  # noqa: E731
+    [(opt, acts)] = optimized_kernels(make())
+    assert f"its {n} columns unrolled into registers" in " ".join(acts), acts
+    assert any(u.op is Ops.DEFINE_LOCAL for u in toposort(opt)), acts
+    want = (x.astype(np.float64) * 3 + 1) @ w.astype(np.float64)
+    np.testing.assert_allclose(make().numpy(), want, rtol=1e-5, atol=1e-3)

@@ -311,7 +311,8 @@ def _plan(st: UOp) -> Plan | None:
 # The float columns whose `omp simd` loop gcc (12, -O3) kept as an array in memory, each
 # accumulator loaded and stored every step of k: a float32 row of 5 (4 lanes and one). Over 3, 4,
 # 6 or 7 (or float64's 3) it kept them in vector registers, where the unrolled scalars ran
-# 0.46-0.85x its speed (packed lane by lane, or scalar under an epilogue); tests/test_review_64e.py
+# 0.46-0.85x its speed (packed lane by lane, or scalar under an epilogue), with AVX-512, AVX2 or
+# AVX alike; clang ran both forms at one speed (0.99-1.00x). tests/test_review_64e.py
 NARROW_FLOAT_COLUMNS = frozenset({5})
 
 

@@ -24,8 +24,9 @@ SHAPES = ["2x100003x5", "1x65537x3", "7x50000x16", "1x1000000x1", "64x4099x7", "
           "8x30011x13", "3x100003x17", "2x100003x5:float64", "2x100003x5:t"]
 
 
-def _point(rulegrad, torch, spec: str, rounds: int, clock) -> tuple[float, float, bool]:
-    """(rulegrad's, torch's median seconds a call, whether rulegrad's values are numpy's)."""
+def _point(rulegrad, torch, spec: str, rounds: int, clock) -> tuple[float, float, bool, str]:
+    """(rulegrad's, torch's median seconds a call, whether rulegrad's values are numpy's, the
+    kernels' actions)."""
     dims, *opts = spec.split(":")
     m, k, n = map(int, dims.split("x"))
     dt = np.dtype(next((o for o in opts if o != "t"), "float32"))
@@ -43,7 +44,15 @@ def _point(rulegrad, torch, spec: str, rounds: int, clock) -> tuple[float, float
     with torch.no_grad():
         ours, theirs = interleaved_medians([lambda: fn(a, b).numpy(), lambda: (ta @ tw).numpy()],
                                            rounds, clock=clock)
-    return ours, theirs, ok
+    return ours, theirs, ok, _actions(a @ (b.T if t else b))
+
+
+def _actions(t) -> str:
+    """DEBUG=2's actions of each kernel of t's schedule (tests/optimizer_actions.py's)."""
+    from rulegrad.backends.c.lower import lower_only
+    from rulegrad.backends.c.opt import actions, optimize_kernel
+    return " | ".join(a for item in t.schedule()
+                      for a in actions(optimize_kernel(lower_only(item.ast))))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,9 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     clock = time.process_time if args.cpu else time.perf_counter
     print(f"{'shape':<24} {'rulegrad ms':>11} {'torch ms':>9} {'speed':>7}")
     for spec in args.shapes:
-        ours, theirs, ok = _point(rulegrad, torch, spec, args.rounds, clock)
+        ours, theirs, ok, acts = _point(rulegrad, torch, spec, args.rounds, clock)
         print(f"{spec:<24} {ours * 1e3:>11.3f} {theirs * 1e3:>9.3f} {theirs / ours:>6.2f}x"
-              f"{'' if ok else '  WRONG'}", flush=True)
+              f"{'' if ok else '  WRONG'}  {acts}", flush=True)
     return 0
 
 

@@ -305,23 +305,35 @@ def _plan(st: UOp) -> Plan | None:
     rows = per_pass if len(ranges) == 1 and all(
         range_size(r.src[-1]) % per_pass == 0 for r in reds) else 1  # type: ignore[operator]
     plan = _columns(st, j, reds, rows, deps, streams)
-    return plan._replace(narrow=True) if plan is not None and _narrow(reds, j) else plan
+    return plan._replace(narrow=True) if plan is not None and _narrow(reds, j, plan.rows) else plan
 
 
-def _narrow(reds: list[UOp], j: UOp) -> bool:
-    """Whether a product's row is narrower than a vector (`x @ w` with 5 columns and a long k:
-    fewer columns than `vector_lanes`): its columns are unrolled, each accumulator a register.
-    As "upcast" they were an array in memory, each step of k loading and storing every one
-    around a 5-lane `omp simd` gcc ran scalar (2x100003x5 on one core: 0.5x torch eager; now
-    2.9-3.2x the old speed, 5x100003x5 and 6x100003x5 3.2-3.3x, 2x100003x2, 3x100003x7 and
-    4x100003x4 as before: bench/ab.py --cpu, one thread and two). Rows one at a time: a tile
-    of rows x all the columns, each read of w shared by the tile, ran slower (3x100003x7 as
-    3x7: 0.77x the old speed, its 21 scalar accumulators packed into vectors by gcc lane by
-    lane; 6x100003x5 as 6x5 0.85x of the rows alone), and a wider tile slower still
-    (7x50000x16 as 7x16: 8x the packed product's time)."""
+# The float columns whose `omp simd` loop gcc (12, -O3) kept as an array in memory, each
+# accumulator loaded and stored every step of k: a float32 row of 5 (4 lanes and one). Over 3, 4,
+# 6 or 7 (or float64's 3) it kept them in vector registers, where the unrolled scalars ran
+# 0.46-0.85x its speed (packed lane by lane, or scalar under an epilogue), with AVX-512, AVX2 or
+# AVX alike; clang ran both forms at one speed (0.99-1.00x). tests/test_review_64e.py
+NARROW_FLOAT_COLUMNS = frozenset({5})
+
+
+def _narrow(reds: list[UOp], j: UOp, rows: int) -> bool:
+    """Whether a product's row is narrower than a vector (fewer columns than `vector_lanes`) and
+    faster with its columns unrolled, each accumulator a register: an integer sum (its order
+    free, gcc vectorizes k under the unrolled columns: 2x30000x3 int32 9.6x, 5x4099x7 2.1x, a
+    product of one row in passes of rows 1.1-2.7x), or a float one one row per pass over
+    `NARROW_FLOAT_COLUMNS` columns (`x @ w` of 5 columns and a long k: as "upcast" an array in
+    memory around a 5-lane `omp simd` gcc ran scalar; 2x100003x5 on one core 0.5x torch eager,
+    now 2.9-3.4x the old speed, with a bias and relu or gelu 2.3x). Other float rows keep
+    "upcast" (see NARROW_FLOAT_COLUMNS; with 4 rows per pass even 5 columns ran 0.81x). Rows one
+    at a time: a tile of rows x all the columns, each read of w shared by the tile, ran slower
+    (3x100003x7 as 3x7: 0.77x, its 21 scalar accumulators packed into vectors by gcc lane by
+    lane; 6x100003x5 as 6x5 0.85x of the rows alone; 7x50000x16 as 7x16: 8x the packed
+    product's time)."""
     size = range_size(j)
-    return len(reds) == 1 and size is not None and \
-        size < vector_lanes(reds[0].dtype.itemsize) and _product(reds)
+    if len(reds) != 1 or size is None or size >= vector_lanes(reds[0].dtype.itemsize) or \
+            not _product(reds):
+        return False
+    return reds[0].dtype.is_int or (rows == 1 and size in NARROW_FLOAT_COLUMNS)
 
 
 def _product(reds: list[UOp]) -> bool:

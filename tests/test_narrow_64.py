@@ -13,6 +13,7 @@ from optimizer_actions import kernel_actions, optimized_kernels
 
 from rulegrad import Tensor
 from rulegrad.backends.kernel_interp import run_kernel
+from rulegrad.rules.interchange_helpers import NARROW_FLOAT_COLUMNS
 
 # a float sum's rounding per term, per dtype (float16 inputs are summed in float32: the cast)
 _EPS = {np.float16: 2e-3, np.float32: 4e-7, np.float64: 1e-15}
@@ -40,6 +41,25 @@ def _close(got: np.ndarray, x: np.ndarray, w: np.ndarray, transposed: bool = Fal
     tol = tol + (np.abs(want) * 1e-3 if x.dtype == np.float16 else 0)
     assert got.shape == want.shape
     assert np.all(np.abs(got.astype(np.float64) - want) <= tol), np.abs(got - want).max()
+
+
+def _narrow_inputs(m: int, k: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Operands the action unrolls: float32 over 5 columns (`NARROW_FLOAT_COLUMNS`: over other
+    float widths gcc's `omp simd` keeps the accumulators in vector registers, faster), int32
+    over any narrow width (tests/test_review_64e.py)."""
+    if n in NARROW_FLOAT_COLUMNS:
+        return _inputs(m, k, n, np.float32)
+    rng = np.random.default_rng(m * 7919 + k * 31 + n)
+    return rng.integers(-9, 10, (m, k)).astype(np.int32), rng.integers(-9, 10, (k, n)).astype(
+        np.int32)
+
+
+def _check(got: np.ndarray, x: np.ndarray, w: np.ndarray) -> None:
+    """An integer product exactly (int32, no overflow at these sizes), a float one by `_close`."""
+    if x.dtype.kind == "i":
+        np.testing.assert_array_equal(got, x.astype(np.int64) @ w.astype(np.int64))
+    else:
+        _close(got, x, w)
 
 
 def _narrowed(acts: list[str]) -> bool:
@@ -99,7 +119,7 @@ def test_the_kernel_interpreter_runs_the_narrow_nest(machine, m: int, k: int, n:
     """The action is the AST (its columns an "unroll" range): the kernel interpreter runs
     the optimized kernel to numpy's values, as the C does."""
     machine(2)
-    x, w = _inputs(m, k, n, np.float32)
+    x, w = _narrow_inputs(m, k, n)
     t = _product(x, w)
     (item,) = t.schedule()
     [(opt, acts)] = optimized_kernels(_product(x, w))
@@ -108,7 +128,7 @@ def test_the_kernel_interpreter_runs_the_narrow_nest(machine, m: int, k: int, n:
     for i, b in enumerate(item.bufs[1:], 1):
         bufs[i][:] = b.ensure().reshape(-1)
     run_kernel(opt, bufs)
-    _close(bufs[0].reshape(m, n), x, w)
+    _check(bufs[0].reshape(m, n), x, w)
 
 
 @pytest.mark.parametrize("nthreads", [1, 2])
@@ -119,11 +139,11 @@ def test_columns_unrolled_rows_one_at_a_time(machine, nthreads: int, m: int, k: 
     """Each column's accumulator a register, the rows one at a time (no tile of rows: gcc packs
     a tile's scalar accumulators into vectors lane by lane, slower than the rows alone)."""
     machine(nthreads)
-    x, w = _inputs(m, k, n, np.float32)
+    x, w = _narrow_inputs(m, k, n)
     t = _product(x, w)
     acts = " ".join(kernel_actions(t)[-1])
     assert f"its {n} columns unrolled into registers" in acts and "TILE" not in acts, acts
-    _close(t.numpy(), x, w)
+    _check(t.numpy(), x, w)
 
 
 @pytest.mark.parametrize("make", [

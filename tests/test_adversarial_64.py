@@ -105,3 +105,47 @@ def test_full_with_a_dtype_checks_its_value_as_torch():
     with pytest.raises(OverflowError, match="float16 without overflow"):
         Tensor.full((3,), 1e5, dtype=dtypes.float16)
     assert np.isinf(Tensor.full((2,), float("-inf"), dtype=dtypes.float16).numpy()).all()
+
+
+# `c.arg == 0.1` on a float32 constant (which holds 0.10000000149011612) never holds
+_NEVER = """rules never = {
+  tenth: MUL[x:float32, c:CONST] if c.arg == 0.1 -> x
+  # x * 2 -> x + x: exact in floating point, and it fires
+  two: MUL[x, c:CONST] if c.arg == 2.0 -> ADD(x, x)
+}
+"""
+
+
+def test_add_rules_warns_of_a_rule_that_can_never_fire_once_per_load(tmp_path, monkeypatch):
+    """`add_rules` loaded a rule the check showed can never fire without a word (`rulegrad
+    check` warns of it): it warns at the rule's file:line:col, runs the set (a rule that
+    never fires changes nothing), and a second load reads the kept verdict, with no second
+    check, and warns again."""
+    import warnings
+
+    import rulegrad
+    from rulegrad.generator import soundness, user
+
+    runs: list = []
+    check = soundness.check_paths
+    monkeypatch.setattr(soundness, "check_paths", lambda *a, **k: runs.append(a) or check(*a, **k))
+    f = tmp_path / "never.rules"
+    f.write_text(_NEVER)
+    for _ in range(2):
+        with pytest.warns(user.NeverFiresWarning) as seen:
+            up = rulegrad.add_rules(f, after="pm_rangeify")
+        text = "\n".join(str(w.message) for w in seen)
+        assert "never.rules:2:3: warning: tenth can never fire" in text, text
+        assert "two" not in text.replace("tenth", "")  # the rule that fires is not named
+        a = np.arange(6, dtype=np.float32)
+        np.testing.assert_array_equal((Tensor(a) * 0.1 + Tensor(a) * 2).numpy(),
+                                      a * np.float32(0.1) + a * 2)
+        rulegrad.remove_rules(up)
+        monkeypatch.setattr(user, "_verdicts", {})  # a new process: the verdict on disk
+    assert len(runs) == 1
+    with warnings.catch_warnings():  # a file whose rules all can fire: no warning
+        warnings.simplefilter("error", user.NeverFiresWarning)
+        g = tmp_path / "fine.rules"
+        g.write_text(_NEVER.replace("c.arg == 0.1 -> x",
+                                    "c.arg == c.const_like(0.1).arg -> MUL(x, c)"))
+        rulegrad.remove_rules(rulegrad.add_rules(g, after="pm_rangeify"))

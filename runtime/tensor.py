@@ -1446,9 +1446,16 @@ class Tensor(TensorOps, NNOps):
         return self._shift(x, Ops.SHR, reverse)
 
     def maximum(self, x: Any) -> Tensor:
+        if type(x) is int and self.dtype.is_int and not self.dtype.min <= x <= self.dtype.max:
+            return self.clamp(x, None)  # (see minimum)
         return self._binary(x, Ops.MAX, np.maximum)
 
     def minimum(self, x: Any) -> Tensor:
+        # a Python int past an int dtype is clamp's bound: one that changes nothing is dropped,
+        # one that would change every value is refused; wrapped to the dtype's bits, as an
+        # arithmetic operand is, `uint8.minimum(300)` was `minimum(44)`
+        if type(x) is int and self.dtype.is_int and not self.dtype.min <= x <= self.dtype.max:
+            return self.clamp(None, x)
         return self._binary(x, Ops.MIN, np.minimum)
 
     def idiv(self, x: Any, reverse: bool = False) -> Tensor:

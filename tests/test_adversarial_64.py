@@ -149,3 +149,23 @@ def test_add_rules_warns_of_a_rule_that_can_never_fire_once_per_load(tmp_path, m
         g.write_text(_NEVER.replace("c.arg == 0.1 -> x",
                                     "c.arg == c.const_like(0.1).arg -> MUL(x, c)"))
         rulegrad.remove_rules(rulegrad.add_rules(g, after="pm_rangeify"))
+
+
+@pytest.mark.parametrize("dt", ["uint8", "int8", "int32", "uint32"])
+def test_maximum_minimum_with_an_int_past_the_dtype_is_exact_or_refused(each_path, dt):
+    """`uint8.minimum(300)` wrapped 300 to 44 (an arithmetic operand's wrap, torch's `+`) and
+    gave 44 where the minimum is the tensor itself; torch has no scalar maximum (its clamp
+    raises). Now such a bound is clamp's: the exact answer where it changes nothing (as
+    numpy's clip), refused where every value would be one the dtype cannot hold. The oracle
+    is the exact maximum over Python ints."""
+    info = np.iinfo(dt)
+    a = np.array([1, 2, 100, 7, int(info.max), int(info.min)], dt)
+    for v in (-1, 300, -300, 2**40, -(2**40), int(info.max) + 1, int(info.min) - 1):
+        for name in ("maximum", "minimum"):
+            exact = [int(e) for e in getattr(np, name)(a.astype(object), v)]
+            if all(info.min <= e <= info.max for e in exact):
+                got = getattr(Tensor(a), name)(v).numpy()
+                assert got.dtype == a.dtype and got.tolist() == exact, (name, v, got)
+            else:
+                with pytest.raises(OverflowError):
+                    getattr(Tensor(a), name)(v).numpy()

@@ -2008,6 +2008,10 @@ class Tensor(TensorOps, NNOps):
         A sharded target (or a reshape, permute, shrink or flip of one that keeps each shard
         whole) is written part by part on its devices (`rules/multi.rules`); an unsharded
         value is scattered to them first."""
+        if type(x) in _PYTHON_SCALARS or isinstance(x, np.generic):
+            # a number written as torch's fill_ writes it (uint8: -1 is 255; 300 and NaN are
+            # refused, naming the dtype)
+            x = stored_scalar(python_scalar(x), self.dtype, "assign", check_float=False)
         value = x if isinstance(x, Tensor) else Tensor(x, dtype=self.dtype)
         if value.ndim == 0 and self.ndim != 0:
             value = value.expand(self.shape)

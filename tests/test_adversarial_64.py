@@ -169,3 +169,18 @@ def test_maximum_minimum_with_an_int_past_the_dtype_is_exact_or_refused(each_pat
             else:
                 with pytest.raises(OverflowError):
                     getattr(Tensor(a), name)(v).numpy()
+
+
+def test_assign_of_a_python_number_writes_what_torchs_fill_writes():
+    """`t.assign(-1)` of a uint8 t raised numpy's OverflowError, and `t.assign(nan)` of an
+    int t a bare ValueError; torch's fill_ writes 255 and refuses 300 and NaN."""
+    for v in (-1, 255, 300, -256, 2.7, float("nan"), True):
+        t = Tensor(np.array([1, 2, 3], np.uint8)).realize()
+        try:
+            want = torch.tensor([1, 2, 3], dtype=torch.uint8).fill_(v).numpy()
+        except RuntimeError:
+            with pytest.raises(OverflowError, match="uint8 without overflow"):
+                t.assign(v)
+            continue
+        t.assign(v)
+        np.testing.assert_array_equal(t.numpy(), want, err_msg=repr(v))

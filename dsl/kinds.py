@@ -13,6 +13,7 @@ would raise when the rule fires, located at the expression that raises:
   are nodes (`x * 2.0` and `x.const_like(2.0)` make the constant node); a capture's `.arg` is
   known where its pattern names the op: a constant's (`c:CONST`, a literal) is a number, so
   `MUL(x, c.arg)` is one too (`c` is the node), and a movement op's or a reduction's is a tuple;
+  and whatever the op, an arg is never a node (`ADD(x, x.arg)` of any x is refused);
 - a value where a node's method takes another kind (`x.reshape(c.arg)`, `x.lt("s")`,
   `x.alu(2, y)`), and an attribute a number does not have (`c.arg.dtype`);
 - an operator between kinds it is not defined on (`x + "s"`, `x < y` on nodes, `"a" - 1`);
@@ -446,7 +447,7 @@ class Typer:
         kwargs = {k: self.kind(v, scope) for k, v in e.kwargs}
         if isinstance(e.func, A.EOpName):
             if e.func.name in OP_NAMES:
-                return self.construct(e, args, kwargs)
+                return self.construct(e, args, kwargs, scope)
             if e.func.name in self.helpers:
                 obj = self.helpers[e.func.name]
                 if callable(obj):
@@ -535,23 +536,28 @@ class Typer:
                 self.report(e.span, f"wrong arguments for {what}(...): {exc}",
                             f"{what} takes {_params(sig, self_arg)}")
 
-    def construct(self, e: A.ECall, args: list[Kind], kwargs: dict[str, Kind]) -> Kind:
+    def construct(self, e: A.ECall, args: list[Kind], kwargs: dict[str, Kind],
+                  scope: dict[str, Kind]) -> Kind:
         """`OP(srcs..., dtype=, arg=, tag=)`: every source is a node."""
         assert isinstance(e.func, A.EOpName)
         # a node source to make a constant like (`x.const_like(2.0)`), to name in the hint
         like = next((a.name for a, k in zip(e.args, args)
                      if isinstance(a, A.EName) and k.name == "node"), "x")
         for a, k in zip(e.args, args):
-            if isinstance(a, A.EStar) or k.name in ("node", "any"):
+            # a node's `.arg` is never a node, whatever its op (an unknown op's arg is ANY)
+            arg_of_name = isinstance(a, A.EAttr) and a.attr == "arg" and isinstance(a.obj, A.EName)
+            if isinstance(a, A.EStar) or k.name == "node" or (k.name == "any" and not (
+                    arg_of_name and scope.get(a.obj.name, ANY).name == "node")):
                 continue
             hint = None
-            if isinstance(a, A.EAttr) and a.attr == "arg" and isinstance(a.obj, A.EName):
+            if arg_of_name:
                 # `MUL(x, c.arg)`: the value where the node was meant
                 hint = f"{a.obj.name} is the node: {e.func.name}(..., {a.obj.name}, ...)"
             elif k.name in _NUMBERS:
                 value = repr(a.value) if isinstance(a, A.ELit) else "value"
                 hint = f"make the constant a node like its sibling: {like}.const_like({value})"
-            self.report(a.span, f"{word(k)} cannot be a source of {e.func.name}: sources are "
+            what = f"{a.obj.name}.arg (a node's arg)" if k.name == "any" else word(k)
+            self.report(a.span, f"{what} cannot be a source of {e.func.name}: sources are "
                         "nodes", hint)
         dt = kwargs.get("dtype")
         if dt is not None and dt.name not in ("dtype", "any"):

@@ -148,6 +148,16 @@ class _Kept:
     verdict: str = "refuted"
 
 
+NEVER_FIRES = "never-fires"  # a kept verdict's: the check's warning, not a refutation
+
+
+class NeverFiresWarning(UserWarning):
+    """`add_rules` loads a rule `rulegrad check` showed can never fire (a guard no value
+    satisfies, a pattern no well-typed node has): it runs, changing nothing, and its author
+    most likely meant something else. The message is the check's, at the rule's
+    file:line:col."""
+
+
 _verdicts: dict[str, tuple[_Kept, ...]] = {}  # verdict_key -> the rules not shown sound
 
 
@@ -182,6 +192,9 @@ def refutations(rules: str | Path, module_dir: str | Path | None = None
                             (r.counterexample or "") if r.verdict == "refuted" else r.detail,
                             r.verdict)
                       for r in report.rules if r.verdict == "refuted" or _unproven(r, INCONCLUSIVE))
+        # a rule the check warns of (z3 showed it can never fire), kept with its located text
+        found += tuple(_Kept(r.rule.name, r.rule.span.line, _relative(r.rule.span.path, me),
+                             r.warning, NEVER_FIRES) for r in report.rules if r.warning)
         _write_verdict(kept, key, found)
     _verdicts[key] = found
     return tuple(Refutation(k.rule, k.line, f"{display_path(_resolve(k.file, me))}:{k.line}",
@@ -346,7 +359,10 @@ def add_rules(path: str | os.PathLike[str], rule_set: str | None = None, *,
     flagged = [r for r in refutations(path, module_dir)
                if (r.rule, r.line, Path(r.path).name) in ours]
     refuted = [r for r in flagged if r.verdict == "refuted"]
-    unproven = [r for r in flagged if r.verdict != "refuted"]
+    unproven = [r for r in flagged if r.verdict not in ("refuted", NEVER_FIRES)]
+    for r in flagged:  # runs (a rule that never fires changes nothing), but its author is told
+        if r.verdict == NEVER_FIRES:
+            warnings.warn(f"add_rules: {r.counterexample}", NeverFiresWarning, stacklevel=2)
     if refuted:
         text = "\n".join(f"{r.location}: rule {r.rule} is refuted by `rulegrad check`; "
                          f"counterexample:\n{r.counterexample}" for r in refuted)

@@ -210,3 +210,45 @@ def unary_result(name: str, fn: Callable, dt: DType) -> DType:
 def _unary_result(fn: Callable, dt: DType) -> DType:
     with np.errstate(all="ignore"):
         return dtypes.from_np(np.asarray(fn(np.zeros(1, dt.np))).dtype)
+
+
+def stored_scalar(value: int | float | bool, dt: DType, what: str, *,
+                  strict_unsigned: bool = False, check_float: bool = True) -> int | float | bool:
+    """A Python number stored into a tensor of `dt` as torch stores it (a fill, a select's or a
+    masked fill's scalar, a written item, a pad value): torch's checked conversion
+    (c10::checked_convert), where an arithmetic operand wraps instead (`_scalar_operand`).
+
+    - bool holds any number (nonzero is True);
+    - an int type holds an int in its range, and an unsigned type a negative int down to
+      -max too, wrapped to its bits (uint8: -1 is 255, -256 refused), except where
+      `strict_unsigned` (torch's pad); a float is truncated if it lies in the range (NaN and
+      the infinities never do);
+    - a float type holds any int and float, refused past its largest finite value unless
+      `check_float` is off (torch's `t[i] = 1e5` in float16 stores inf).
+    Anything else raises OverflowError naming `what`: wrapping it would store a value that was
+    never written (numpy's where gave `uint8.where(c, 300)` 44)."""
+    if dt.kind == "b":
+        return bool(value)
+    if dt.is_int:
+        lo, hi = dt.min, dt.max
+        if isinstance(value, float):
+            if lo <= value <= hi:  # (False for NaN)
+                return int(value)
+        else:
+            v = int(value)
+            if -hi <= v < 0 and dt.is_unsigned and not strict_unsigned:
+                return v + (1 << (8 * dt.itemsize))
+            if lo <= v <= hi:
+                return v
+        raise OverflowError(f"{what}: {value!r} cannot be converted to {dt.name} without "
+                            f"overflow (it holds [{lo}, {hi}]; torch refuses it too)")
+    if dt.is_float and check_float and abs(value) > _float_max(dt) and value - value == 0:
+        raise OverflowError(f"{what}: {value!r} cannot be converted to {dt.name} without "
+                            f"overflow (its largest finite value is {_float_max(dt)}; torch "
+                            "refuses it too)")
+    return value
+
+
+@functools.cache
+def _float_max(dt: DType) -> float:
+    return float(np.finfo(dt.np).max)

@@ -74,6 +74,7 @@ from .dtype import (
     dtypes,
     least_float,
     python_scalar,
+    stored_scalar,
     to_dtype,
     unary_result,
 )
@@ -974,7 +975,11 @@ class Tensor(TensorOps, NNOps):
         shape = _check_shape(_argfix((shape,)), symbolic=True)
         fill_value = python_scalar(fill_value)
         need_real("full: fill_value", fill_value)  # (a Variable too: a size, not a value)
-        dt = _default_dtype(fill_value) if dtype is None else to_dtype(dtype)
+        if dtype is None:
+            dt = _default_dtype(fill_value)
+        else:  # (checked as torch's full checks it: uint8 holds -1 as 255, not 300)
+            dt = to_dtype(dtype)
+            fill_value = stored_scalar(fill_value, dt, "full: fill_value")
         return Tensor(_const_uop(fill_value, dt, shape))
 
     @staticmethod
@@ -1142,7 +1147,9 @@ class Tensor(TensorOps, NNOps):
             return Tensor(padded)
         # PAD fills with zeros: put the value where a padded mask of ones is false
         mask = _const_uop(True, dtypes.bool, x.shape).pad(arg)
-        fill = _const_uop(_wrapped(value, x.dtype), x.dtype, mask.shape)
+        # (checked as torch's pad checks it: no negative value for an unsigned tensor)
+        value = stored_scalar(python_scalar(value), x.dtype, "pad: value", strict_unsigned=True)
+        fill = _const_uop(value, x.dtype, mask.shape)
         return Tensor(mask.alu(Ops.WHERE, padded, fill))
 
     def shrink(self, arg: Sequence[tuple[int, int] | None]) -> Tensor:
@@ -1252,6 +1259,11 @@ class Tensor(TensorOps, NNOps):
         (`t[1:] = t[:-1]`) reads it before the write, as assign does."""
         if buffer_of(self.uop) is None and shards_of(self.uop) is None:
             self.realize()  # (a view, t[1:], becomes a tensor of its own: it does not write t)
+        if type(value) in _PYTHON_SCALARS or isinstance(value, np.generic):
+            # checked as torch's item write checks it (uint8: -1 is 255, 300 is refused; a
+            # float16 takes 1e5 as inf)
+            value = stored_scalar(python_scalar(value), self.dtype, "t[...] = value",
+                                  check_float=False)
         val = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)
         val = val.cast(self.dtype)
         if _has_bool_scalar(index) and _as_mask(index) is None:
@@ -1453,9 +1465,16 @@ class Tensor(TensorOps, NNOps):
         return self._shift(x, Ops.SHR, reverse)
 
     def maximum(self, x: Any) -> Tensor:
+        if type(x) is int and self.dtype.is_int and not self.dtype.min <= x <= self.dtype.max:
+            return self.clamp(x, None)  # (see minimum)
         return self._binary(x, Ops.MAX, np.maximum)
 
     def minimum(self, x: Any) -> Tensor:
+        # a Python int past an int dtype is clamp's bound: one that changes nothing is dropped,
+        # one that would change every value is refused; wrapped to the dtype's bits, as an
+        # arithmetic operand is, `uint8.minimum(300)` was `minimum(44)`
+        if type(x) is int and self.dtype.is_int and not self.dtype.min <= x <= self.dtype.max:
+            return self.clamp(None, x)
         return self._binary(x, Ops.MIN, np.minimum)
 
     def idiv(self, x: Any, reverse: bool = False) -> Tensor:
@@ -1636,9 +1655,11 @@ class Tensor(TensorOps, NNOps):
                 shapes.append(t.shape)
         shape = broadcast_shape(*shapes)
         c = _broadcast_uop(cond.uop, shape)
-        # numpy's where converts an out-of-range scalar with wrap-around (uint8: -1 -> 255)
+        # a scalar an int result cannot hold is refused, as torch refuses it (uint8 takes -1
+        # as 255, but not 300: numpy's wrap-around gave 44); a float one is converted
         a, b = [_broadcast_uop(t.uop.cast(dt), shape) if isinstance(t, Tensor)
-                else _const_uop(_wrapped(t, dt), dt, shape) for t in (x, y)]
+                else _const_uop(stored_scalar(t, dt, "where") if dt.is_int else _wrapped(t, dt),
+                                dt, shape) for t in (x, y)]
         out = Tensor(c.alu(Ops.WHERE, a, b))
         if key is not None:
             _keep(key, out.uop)
@@ -2006,6 +2027,10 @@ class Tensor(TensorOps, NNOps):
         A sharded target (or a reshape, permute, shrink or flip of one that keeps each shard
         whole) is written part by part on its devices (`rules/multi.rules`); an unsharded
         value is scattered to them first."""
+        if type(x) in _PYTHON_SCALARS or isinstance(x, np.generic):
+            # a number written as torch's fill_ writes it (uint8: -1 is 255; 300 and NaN are
+            # refused, naming the dtype)
+            x = stored_scalar(python_scalar(x), self.dtype, "assign", check_float=False)
         value = x if isinstance(x, Tensor) else Tensor(x, dtype=self.dtype)
         if value.ndim == 0 and self.ndim != 0:
             value = value.expand(self.shape)

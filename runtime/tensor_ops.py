@@ -29,6 +29,7 @@ from .dtype import (
     dtypes,
     least_float,
     python_scalar,
+    stored_scalar,
     to_dtype,
     unary_result,
 )
@@ -919,6 +920,12 @@ class TensorOps:
     def ne(self, x: Any) -> Tensor: return self != x
 
     def masked_fill(self, mask: Tensor, value: Any) -> Tensor:
+        """torch's: `value` where `mask`, in self's dtype (an int tensor filled with 2.7 holds 2,
+        a bool one True), a number it cannot hold refused as torch refuses it (uint8: -1 is
+        255, 300 an OverflowError, where numpy's select wrapped it to 44)."""
+        value = python_scalar(value)
+        if type(value) in (bool, int, float):
+            value = stored_scalar(value, self.dtype, "masked_fill: value")
         return mask.where(value, self)
 
     def logaddexp(self, other: Any) -> Tensor:

@@ -124,3 +124,12 @@ def one_device(monkeypatch) -> None:
 
     monkeypatch.setitem(device.in_use, "devices", False)
     monkeypatch.setitem(device.in_use, "multi", False)
+
+
+@pytest.fixture(params=["c-rangeify", "c-kernelize", "interp"])
+def each_path(request, monkeypatch) -> None:
+    """The test runs three times: C kernels from each scheduler, and the numpy interpreter."""
+    if request.param == "interp":
+        monkeypatch.setenv("RULEGRAD_BACKEND", "interp")
+    else:
+        monkeypatch.setenv("RULEGRAD_SCHEDULER", request.param.split("-")[1])

@@ -88,14 +88,6 @@ def _exact(a: np.ndarray, axis) -> np.ndarray:
     return np.prod(a.astype(np.float64), axis=axis)
 
 
-@pytest.fixture(params=["c-rangeify", "c-kernelize", "interp"])
-def each_path(request, monkeypatch) -> None:
-    if request.param == "interp":
-        monkeypatch.setenv("RULEGRAD_BACKEND", "interp")
-    else:
-        monkeypatch.setenv("RULEGRAD_SCHEDULER", request.param.split("-")[1])
-
-
 @pytest.mark.parametrize("n", [1, 7, 4099, 999_983, 1_000_000])
 @pytest.mark.parametrize("layout", ["full", "rows", "columns"])
 def test_float32_prod_near_one_rounds_once(n, layout, each_path) -> None:

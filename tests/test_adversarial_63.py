@@ -183,12 +183,6 @@ def test_literal_shadowing_agrees_with_the_matcher():
 
 
 # ====================================================================== ints past their dtype
-@pytest.fixture(params=["c-rangeify", "c-kernelize", "interp"])
-def each_path(request, monkeypatch) -> None:
-    if request.param == "interp":
-        monkeypatch.setenv("RULEGRAD_BACKEND", "interp")
-    else:
-        monkeypatch.setenv("RULEGRAD_SCHEDULER", request.param.split("-")[1])
 
 
 _INT_OPS = {"add": lambda a, s: a + s, "radd": lambda a, s: s + a, "sub": lambda a, s: a - s,

@@ -57,14 +57,6 @@ def _torch_or_error(f, a, m, v):
         return None
 
 
-@pytest.fixture(params=["c-rangeify", "c-kernelize", "interp"])
-def each_path(request, monkeypatch) -> None:
-    if request.param == "interp":
-        monkeypatch.setenv("RULEGRAD_BACKEND", "interp")
-    else:
-        monkeypatch.setenv("RULEGRAD_SCHEDULER", request.param.split("-")[1])
-
-
 @pytest.mark.parametrize("store", list(_STORES))
 def test_a_stored_python_number_is_converted_as_torch_converts_it(each_path, store):
     """Every value, every dtype: where torch raises, an OverflowError (no wrapped value);

@@ -14,9 +14,17 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from optimizer_runs import assert_as_torch, mlp_batch, mlp_loss, mlp_models  # noqa: E402
+from optimizer_runs import (  # noqa: E402
+    RUNS,
+    assert_as_torch,
+    mlp_batch,
+    mlp_loss,
+    mlp_models,
+    runs_fixture,
+)
 
 from rulegrad import Tensor  # noqa: E402
+from rulegrad.nn.optim import SGD, Adam  # noqa: E402
 from rulegrad.runtime import plans  # noqa: E402
 
 
@@ -27,21 +35,11 @@ def _set_lr(opt, topt, lr: float) -> None:
 
 
 def _ours(m: list, x_np, y_np) -> Tensor:
-    ours, opt = m[0], m[1]
-    opt.zero_grad()
-    loss = mlp_loss(Tensor, ours, Tensor(x_np), Tensor(y_np))
-    loss.backward()
-    opt.step(loss)
-    return loss
+    return _ours_with(mlp_loss, m, x_np, y_np)
 
 
 def _theirs(m: list, x_np, y_np):
-    theirs, topt = m[2], m[3]
-    topt.zero_grad()
-    want = mlp_loss(torch, theirs, torch.from_numpy(x_np), torch.from_numpy(y_np))
-    want.backward()
-    topt.step()
-    return want
+    return _theirs_with(mlp_loss, m, x_np, y_np)
 
 
 def _two_warm_models(kind: str, seed: int) -> tuple[list, list, np.random.Generator]:
@@ -155,3 +153,50 @@ def test_other_threads_rate_while_the_plan_runs():
         return undo
 
     _race(a, b, rng, arm)
+
+
+run = runs_fixture(RUNS)
+
+
+@pytest.mark.parametrize("kind", ["momentum", "adamw"])
+def test_alternating_rates_and_a_decay_equal_to_one_in_every_run(run, kind):
+    """test_step_64 runs the default scheduler alone: here every (scheduler, backend, opt)
+    of optimizer_runs.RUNS, a schedule that alternates between two rates, one of them equal
+    to the weight decay (one lifted argument for both while equal), 0 and a negative rate
+    between; a forward constant equal to a rate. Against torch at every step."""
+    ours, _, theirs, _ = mlp_models("sgd", seed=45)
+    if kind == "momentum":
+        opt = SGD(list(ours.values()), lr=0.0123, momentum=0.9, weight_decay=0.0123)
+        topt = torch.optim.SGD(list(theirs.values()), lr=0.0123, momentum=0.9,
+                               weight_decay=0.0123)
+    else:
+        opt = Adam(list(ours.values()), lr=0.0123, weight_decay=0.0123)
+        topt = torch.optim.AdamW(list(theirs.values()), lr=0.0123, weight_decay=0.0123)
+
+    def loss_fn(lib, p, x, y):
+        return mlp_loss(lib, {**p, "w1": p["w1"] * 0.0377}, x, y)
+
+    rng = np.random.default_rng(46)
+    for lr in (0.0377, 0.0123, 0.0377, 0.0123, 0.0377, 0.0, 0.0123, -0.0179, 0.0377, 0.0123):
+        _set_lr(opt, topt, lr)
+        x, y = mlp_batch(rng, 5)
+        assert_as_torch(_ours_with(loss_fn, [ours, opt], x, y),
+                        _theirs_with(loss_fn, [ours, opt, theirs, topt], x, y), ours, theirs)
+
+
+def _ours_with(loss_fn, m: list, x_np, y_np) -> Tensor:
+    ours, opt = m[0], m[1]
+    opt.zero_grad()
+    loss = loss_fn(Tensor, ours, Tensor(x_np), Tensor(y_np))
+    loss.backward()
+    opt.step(loss)
+    return loss
+
+
+def _theirs_with(loss_fn, m: list, x_np, y_np):
+    theirs, topt = m[2], m[3]
+    topt.zero_grad()
+    want = loss_fn(torch, theirs, torch.from_numpy(x_np), torch.from_numpy(y_np))
+    want.backward()
+    topt.step()
+    return want

@@ -68,7 +68,7 @@ from . import env as _env
 from .buffer import Buffer, addresses, result_node
 from .device import DEFAULT
 from .env import counted_environ, env_flag, environ_version, raw_reader
-from .float_params import param_value
+from .float_params import param_buffer, param_value
 from .kernelize import chosen_scheduler
 from .ops import Ops
 from .rewrite import tracing_active
@@ -287,14 +287,17 @@ def _run_step(uops: Sequence[UOp], k: tuple, hand_over: bool) -> list[UOp] | Non
     form, bufs, floats = got
     fk = (form, *k[1:])
     plan = _plans.get(fk)
-    if plan is None or (floats and not _refill(plan, floats)):
+    values: tuple[tuple[int, float], ...] | None = ()
+    if plan is None or (floats and (values := _refill(plan, floats)) is None):
         _step_seen[0] = ([weakref.ref(u) for u in uops], fk, [weakref.ref(b) for b in bufs],
                          list(floats))
         return None
     _step_seen[0] = None
     for j in plan.written:  # (an array handed out by .numpy() keeps its values)
         bufs[j].prepare_write()
-    nodes = _run(fk, plan, bufs, hand_over)
+    # (the rates go in under the plan's lock, by `_run`: written here, another thread's step
+    # of this plan could write its own between this write and this run)
+    nodes = _run(fk, plan, bufs, hand_over, values)
     if nodes is None:
         return None
     step_done(list(uops), bufs)
@@ -309,25 +312,26 @@ def _run_step(uops: Sequence[UOp], k: tuple, hand_over: bool) -> list[UOp] | Non
     return nodes
 
 
-def _refill(plan: Plan, floats: list[tuple[object, float]]) -> bool:
-    """Put this step's lifted floats (`step_form`'s, by slot) in the plan's float arguments (an
-    lr schedule: a new rate each step, one plan); False when the plan cannot take them: a slot
-    that must keep its value (`_lifted`) has another, or slots that share one argument differ."""
+def _refill(plan: Plan, floats: list[tuple[object, float]]
+            ) -> tuple[tuple[int, float], ...] | None:
+    """This step's lifted floats (`step_form`'s, by slot) as the values of the plan's float
+    arguments, (fixed slot, value) each (an lr schedule: a new rate each step, one plan), for
+    `_run` to write under the plan's lock; None when the plan cannot take them: a slot that
+    must keep its value (`_lifted`) has another, or slots that share one argument differ.
+    Nothing is written here: another thread may be running the plan."""
     pinned, groups = plan.lifted
     for i, bits in pinned:
         if floats[i][1].hex() != bits:
-            return False
-    fixed = plan.fixed
+            return None
+    values = []
     for j, slots in groups:
-        bits = floats[slots[0]][1].hex()
+        value = floats[slots[0]][1]
+        bits = value.hex()
         for i in slots[1:]:
             if floats[i][1].hex() != bits:
-                return False
-        data = fixed[j].data  # type: ignore[union-attr]
-        value = floats[slots[0]][1]
-        if data[0] != value:  # (a float32 argument: numpy rounds the value as the C would)
-            data[0] = value
-    return True
+                return None
+        values.append((j, value))
+    return tuple(values)
 
 
 def _lifted(roots: tuple[UOp, ...], fixed: list[Buffer | None],
@@ -385,8 +389,11 @@ def _promote(k: tuple, form: Plan, graph_bufs: list[Buffer]) -> Plan | None:
 
 
 def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None,
-         hand_over: bool = False) -> list[UOp] | None:
+         hand_over: bool = False, floats: tuple[tuple[int, float], ...] | None = None
+         ) -> list[UOp] | None:
     """Run a roots plan (`graph_bufs` None) or a form plan over this graph's buffers.
+    `floats`: a step plan's values of its float arguments for this run, (fixed slot, value)
+    each (`_refill`).
     `hand_over`: the results will keep the graph they were computed from (runtime/origins.py),
     so the plan lets go of them now; held by an idle plan, they would keep that graph's
     buffers alive (a form plan's promise: it holds none), and the next run makes new ones."""
@@ -397,8 +404,16 @@ def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None,
     stats["hits"] += 1
     if not plan.busy.acquire(False):  # another thread runs it: all buffers fresh
         # (positional: a keyword costs a C call's parsing, half the lock's price)
-        return _run_fresh(plan, prog, _fixed(plan, graph_bufs))
+        fixed = _fixed(plan, graph_bufs)
+        if floats:  # (a step's rates in arguments of this run's own: the plan's are in use)
+            fixed = list(fixed)
+            for j, value in floats:
+                fixed[j] = param_buffer(fixed[j].dtype, value)
+        return _run_fresh(plan, prog, fixed)
     try:
+        if floats:  # a step plan's rates (`_refill`), written while no other run reads them
+            for j, value in floats:  # (a float32 argument: numpy rounds it as the C would)
+                plan.fixed[j].data[0] = value  # type: ignore[union-attr, index]
         if plan.epoch != _epoch:  # (a hot loop's plan moves once, not on every run)
             plan.epoch = _epoch
             try:

@@ -17,7 +17,8 @@ third held-out set's: linear_act (relu/silu/gelu epilogues, a residual add), att
 transpose_sum; sum_int (int8 or int16 summed in int64, over a bit mask of axes); and the
 fourth's: mlp_block (layernorm, gelu and a residual), matmul_i8 (int8 cast to float), conv1d,
 norm2 (over the last two axes), softmax0 (over axis 0), bcast4 (1-sized middle axes),
-elementwise_dt (float16 or float64), and linear_act's tanh (act 3).
+elementwise_dt (float16 or float64), and linear_act's tanh (act 3); and softmax3 (over the last
+axis of (a, b, d): batched rows, ab.py's points only).
 """
 
 from __future__ import annotations
@@ -214,6 +215,19 @@ def softmax(n: int, d: int, rng: np.random.Generator) -> Point:
         return torch.softmax(x, -1)
 
     return Point("softmax", (n, d), dict(x=x), lambda x: x.softmax(-1), tf, _softmax_jax,
+                 nbytes=_bytes(x, x))
+
+
+def softmax3(a: int, b: int, d: int, rng: np.random.Generator) -> Point:
+    """softmax over the last axis of (a, b, d): a batch of a x b rows (attention scores' heads
+    and queries), blocked by ROWS across the batch's edge (rows64)."""
+    x = _rand(rng, a, b, d)
+
+    def tf(x):
+        import torch
+        return torch.softmax(x, -1)
+
+    return Point("softmax3", (a, b, d), dict(x=x), lambda x: x.softmax(-1), tf, _softmax_jax,
                  nbytes=_bytes(x, x))
 
 
@@ -746,7 +760,7 @@ FAMILIES: dict[str, Callable[..., Point]] = {
     "linear_act": linear_act, "attention4": attention4, "conv2d_full": conv2d_full,
     "groupnorm": groupnorm, "transpose_sum": transpose_sum,
     "mlp_block": mlp_block, "matmul_i8": matmul_i8, "conv1d": conv1d, "norm2": norm2,
-    "softmax0": softmax0, "bcast4": bcast4, "elementwise_dt": elementwise_dt,
+    "softmax0": softmax0, "softmax3": softmax3, "bcast4": bcast4, "elementwise_dt": elementwise_dt,
 }
 
 

@@ -45,18 +45,22 @@ ROWS_MAX = 8
 ROWS_MIN = 4
 
 
-def _row_bytes(order: list[UOp]) -> int:
-    """The bytes of a row the passes read: the longest reduce's values of each global buffer
-    the reduces read (each pass reads the same row again), and its kernel-local arrays (a
-    softmax's row of exps, one a row of the block)."""
-    count, bufs = 0, set()
+def _row_bytes(order: list[UOp], deps: dict[UOp, frozenset[UOp]]) -> int:
+    """The bytes of a row the passes read: of each global buffer a reduce reads, the values
+    its reads vary over along the reduce's loops (each pass reads the same row again; a value
+    of the row alone, a per-row scale or bias, is one value, not a row of them), and the
+    kernel's local arrays (a softmax's row of exps, one a row of the block)."""
+    bufs: dict[UOp, int] = {}
     for red in (n for n in order if n.op is Ops.REDUCE):
-        count = max(count, math.prod(range_size(r) or 0 for r in red.src[1:]))
-        bufs |= {n.src[0].src[0] for n in toposort(red.src[0]) if n.op is Ops.LOAD
-                 and n.src[0].op is Ops.INDEX and n.src[0].src[0].op is Ops.DEFINE_GLOBAL}
+        for ld in toposort(red.src[0]):
+            if ld.op is Ops.LOAD and ld.src[0].op is Ops.INDEX and \
+                    ld.src[0].src[0].op is Ops.DEFINE_GLOBAL:
+                buf, along = ld.src[0].src[0], deps[ld.src[0]] & set(red.src[1:])
+                count = math.prod(range_size(r) or 0 for r in along)
+                bufs[buf] = max(bufs.get(buf, 0), count * buf.dtype.itemsize)
     local = sum(n.dtype.itemsize * math.prod(range_size(r) or 0 for r in n.src[1:])
                 for n in order if n.op is Ops.DEFINE_LOCAL)
-    return count * sum(b.dtype.itemsize for b in bufs) + local
+    return sum(bufs.values()) + local
 
 
 def _hand_offs(st: UOp, once: frozenset[UOp], order: list[UOp]) -> list[UOp]:
@@ -134,7 +138,7 @@ def row_blocked(sink: UOp) -> UOp | None:
     if max(math.prod(range_size(r) or 0 for r in n.src[1:]) for n in reduces) <= UNROLL_MAX:
         return None
     hand = _hand_offs(st, once, order)
-    nbytes = _row_bytes(order)
+    nbytes = _row_bytes(order, deps)
     # a pass to overlap: a hand-off that ends a reduce's chain (not only reads of the row)
     if nbytes == 0 or not any(n.op is Ops.REDUCE for h in hand for n in toposort(h)):
         return None

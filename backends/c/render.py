@@ -58,7 +58,7 @@ from typing import NamedTuple
 
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import columns
-from rulegrad.rules.opt_helpers import VECTOR_LANES, half_row, reduce_vectors
+from rulegrad.rules.opt_helpers import VECTOR_LANES, half_row, one_row, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
 from rulegrad.rules.wide_exps import fills_sum, paired, wide_fill, wide_half
@@ -1295,8 +1295,10 @@ class KernelRenderer:
         # (one loop: its array is read only after it), unless each iteration holds a reduce
         # (a row block's hand-off, rules/row_block_helpers.py: an iteration is a pass over a
         # row, and `_overlap_tails` ran a block of 5 rows' max as 0..4 then 1..5, 8 passes)
+        # (a row of a row block's array, its block's rows before it: `one_row`, the same
+        # row's loop, whose overlapping last vector writes the same values again)
         deps = free_ranges(dl.src[0])  # (a reduce done before the loop, a softmax's max: no)
-        inner.repeats = len(dl.src) == 2 and not any(
+        inner.repeats = (len(dl.src) == 2 or one_row(dl)) and not any(
             n.op is Ops.REDUCE and dl.src[-1] in deps[n] for n in deps)
         inner.itemsize = dl.dtype.itemsize
         host = self.stack[-len(dl.src)]

@@ -4,7 +4,9 @@ threaded loop's come from its work (rules/parallel_helpers.py's `_work`: each lo
 libm call as LIBM_LOADS loads). With the rule at two shares of the region's cost, a sum of
 exp(x) over 1.5M values (6M loads of work) ran on one core while exp(x) of 600K (2.4M) took two
 threads; against main (which threaded it from 1M iterations) it ran 0.28-0.70x (ab.py, three
-runs; gelu's and tanh's sums 0.46-0.78x). Decisions read from the recorded actions on a faked
+runs; gelu's and tanh's sums 0.46-0.78x). Counted by work, against cliff64 unfixed (ab.py, 300
+calls a round, 3 runs, load 9-10; same-C points 0.94x): exp's sums of 0.6-1.9M 1.04-1.22x, gelu's
+of 1M 1.44x (fastest rounds' geomeans). Decisions read from the recorded actions on a faked
 machine (the conftest's `fake_machine`), values against numpy."""
 
 from __future__ import annotations

@@ -261,6 +261,37 @@ def elementwise(n: int, rng: np.random.Generator) -> Point:
                  tf, jf, nbytes=_bytes(x, y, x))
 
 
+_UNARY = ("exp", "sigmoid", "gelu", "tanh")
+
+
+def unary(n: int, fn: int, rng: np.random.Generator) -> Point:
+    """One libm-like function of n values: fn 0 exp, 1 sigmoid, 2 gelu (tanh), 3 tanh (one load
+    an element, so the region-cost band of a libm call's loop is read apart from its loads)."""
+    x, name = _rand(rng, n), _UNARY[fn]
+
+    def tf(x):
+        import torch
+        import torch.nn.functional as F
+        return (F.gelu(x, approximate="tanh") if name == "gelu" else getattr(torch, name)(x))
+
+    def jf(x):
+        import jax
+        return (jax.nn.gelu(x) if name == "gelu" else jax.nn.sigmoid(x) if name == "sigmoid"
+                else getattr(jax.numpy, name)(x))
+
+    return Point(f"unary_{name}", (n,), dict(x=x), lambda x: getattr(x, name)(), tf, jf,
+                 nbytes=_bytes(x, x))
+
+
+def unary_sum(n: int, fn: int, rng: np.random.Generator) -> Point:
+    """The full sum of `unary`'s function of n values (a threaded reduce's work: its loads and
+    libm calls, not its iterations alone)."""
+    p = unary(n, fn, rng)
+    return Point(f"{p.family}_sum", (n,), p.inputs, lambda x: p.rg(x).sum(),
+                 lambda x: p.torch(x).sum(), lambda x: p.jax(x).sum(),
+                 nbytes=_bytes(p.inputs["x"]))
+
+
 def maxpool(n: int, c: int, hw: int, rng: np.random.Generator) -> Point:
     x = _rand(rng, n, c, hw, hw)
 
@@ -761,6 +792,7 @@ FAMILIES: dict[str, Callable[..., Point]] = {
     "groupnorm": groupnorm, "transpose_sum": transpose_sum,
     "mlp_block": mlp_block, "matmul_i8": matmul_i8, "conv1d": conv1d, "norm2": norm2,
     "softmax0": softmax0, "softmax3": softmax3, "bcast4": bcast4, "elementwise_dt": elementwise_dt,
+    "unary": unary, "unary_sum": unary_sum,
 }
 
 

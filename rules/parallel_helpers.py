@@ -188,7 +188,7 @@ def _work(stores: list[UOp], order: list[UOp], deps: dict[UOp, frozenset[UOp]]) 
     a row's passes add up: multiplied as one nest, a 2 x 40009 layernorm's mean, variance and
     output loops counted 2 x 40009**3 and took threads for 2 rows of 3 short passes (0.35x the
     unthreaded kernels of their own it replaced). A load or call is counted once per iteration
-    of the loops outside the innermost one it depends on (`_runs`): the compiler hoists it out
+    of the loops outside the innermost one it depends on (`runs`): the compiler hoists it out
     of the loops inside that (a product of one row interchanged reads x[k] once per k, outside
     its columns' loop: counted per column, 1x200x8192 weighed twice its multiply-adds and took
     two threads where 1x640x2560, the same work, took one)."""
@@ -206,16 +206,22 @@ def _work(stores: list[UOp], order: list[UOp], deps: dict[UOp, frozenset[UOp]]) 
             if len(where.get(n.src[0], ())) <= len(inner):
                 where[n.src[0]] = inner
             continue
-        weight = 1 if n.op is Ops.LOAD else LIBM_LOADS if n.op in LIBM_CALLS else 0
+        weight = load_weight(n)
         if weight:
-            work += weight * _runs(loops, cols, deps[n])
+            work += weight * runs(loops, cols, deps[n])
         for s in n.src:
             if len(where.get(s, ())) <= len(loops):
                 where[s] = loops
     return work
 
 
-def _runs(loops: tuple[UOp, ...], cols: frozenset[UOp], depends: frozenset[UOp]) -> int:
+def load_weight(n: UOp) -> int:
+    """What one computation of n weighs in a loop's work, in loads: a LOAD 1, a libm call
+    LIBM_LOADS, anything else 0 (`_work`; a threaded reduce's, thread_helpers)."""
+    return 1 if n.op is Ops.LOAD else LIBM_LOADS if n.op in LIBM_CALLS else 0
+
+
+def runs(loops: tuple[UOp, ...], cols: frozenset[UOp], depends: frozenset[UOp]) -> int:
     """How often a value computed inside `loops` (as `_work` orders them; an interchanged
     reduce's `cols` are printed innermost, inside its reduce loops) that reads the loops
     `depends` is computed: once per iteration of its loops up to the innermost it reads."""

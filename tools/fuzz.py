@@ -1001,11 +1001,13 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
         src += f"want += [{want}.sum(1) + {want}.prod(1)]\n"
         return src + "mag += [None]\nlows += [None]\nexact += [True]\n"
     if fam == "full":
-        size = rng.choice([(1 << 20) + 7, (1 << 20) + 13, 1031 * 1021])
+        # past two threads' shares of the region's cost (rules/pack_helpers.py's
+        # `region_threads`): split and threaded (2^20 values, one share, ran on one core)
+        size = rng.choice([(2 << 20) + 7, (2 << 20) + 13, 2053 * 1031])
         op = rng.choice(["sum", "max", "min"])
         dt = rng.choice([F32, F64, "np.int32"])
         # small whole numbers: every partial sum is exact in float32 (< 2^24) in any order,
-        # so a sum of 2^20 values is checked bit for bit (a lost or doubled value shows)
+        # so a sum of 2^21 values is checked bit for bit (a lost or doubled value shows)
         src = f"{x} = rng.integers(-3, 4, {size}).astype({dt})\n"
         src += f"outs += [Tensor({x}).{op}()]\nwant += [{x}.astype(np.float64).{op}()]\n"
         return src + f"mag += [None]\nlows += [{_low(dt)}]\nexact += [True]\n"

@@ -475,20 +475,21 @@ def _product_program() -> str | None:
 
 
 def _full_reduce_program() -> str | None:
-    """Full reductions of 1M values, past opt.rules' thread_reduce threshold (the fuzzer's
-    programs are smaller), one of a prime length (split_reduce's blocks and tail); and an exp of
-    1024 rows of those values, past PARALLEL_MIN_WORK (opt.rules' parallel_loops: the fuzzer's
-    row programs are short rows, whose passes add up to less)."""
+    """Full reductions of 2M values, past opt.rules' thread_reduce threshold (two threads' shares
+    of PARALLEL_MIN_WORK each: the fuzzer's programs are smaller), one of a prime length
+    (split_reduce's blocks and tail); and an exp of 2048 rows of those values, past
+    PARALLEL_MIN_WORK (opt.rules' parallel_loops: the fuzzer's row programs are short rows,
+    whose passes add up to less)."""
     from rulegrad.runtime.tensor import Tensor
 
-    x = np.linspace(0, 1, 1 << 20, dtype=np.float32)  # no cancellation: a sum's order shows little
-    p = np.linspace(0, 1, (1 << 20) + 7, dtype=np.float32)  # 1048583, a prime
+    x = np.linspace(0, 1, 1 << 21, dtype=np.float32)  # no cancellation: a sum's order shows little
+    p = np.linspace(0, 1, 2097169, dtype=np.float32)  # a prime past 2^21
     total, top, prime = Tensor(x).sum(), Tensor(x).max(), Tensor(p).sum()
-    rows = Tensor(x.reshape(1024, 1024)).exp()
+    rows = Tensor(x.reshape(2048, 1024)).exp()
     Tensor.realize(total, top, prime, rows)
     for name, t, want in (("sum", total, x.sum()), ("max", top, x.max()),
                           ("prime sum", prime, p.sum()),
-                          ("exp", rows, np.exp(x.reshape(1024, 1024)))):
+                          ("exp", rows, np.exp(x.reshape(2048, 1024)))):
         if not np.allclose(t.numpy(), want, rtol=1e-4):
             return f"full {name}: {t.numpy()} != {want}"
     return None

@@ -15,7 +15,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from optimizer_actions import optimized_kernels
-from row_oracles import log_softmax, logsumexp, softmax, special_rows
+from row_oracles import ROW_PROGRAMS as PROGRAMS
+from row_oracles import ROW_TOL as TOL
+from row_oracles import check_rows as _check
+from row_oracles import special_rows
+from row_oracles import want_rows as _want
 
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
@@ -28,34 +32,10 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import UNROLL_MAX
 from rulegrad.runtime.uop import UOp
 
-# float16: the graph rounds each op's value to float16 (x - max, exp, the sum, the log)
-TOL = {"float32": (2e-5, 2e-6), "float16": (4e-3, 2e-2)}
-
-
-PROGRAMS = {
-    "log_softmax": (lambda t: t.log_softmax(-1), log_softmax),
-    "logsumexp": (lambda t: t.logsumexp(-1), logsumexp),
-    "softmax": (lambda t: t.softmax(-1), softmax),
-}
 # rows of 129 (8192 of them, 13: a block of 8 and a short one of 5; one row), 33 (a prime
 # count), 1000 and 4099 (long: the row form), 5 (across lanes), 1 (rows of one)
 SHAPES = [(8192, 129), (13, 129), (1, 129), (1031, 33), (7, 33), (7, 1000), (3, 4099),
           (4099, 5), (50, 1), (1, 1)]
-
-
-def _want(name: str, x: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        return PROGRAMS[name][1](x.astype(np.float64))
-
-
-def _check(name: str, shape: tuple[int, ...], dtype: str) -> None:
-    x = special_rows(shape, dtype, seed=sum(shape))
-    got = PROGRAMS[name][0](Tensor(x)).numpy()
-    want = _want(name, x)
-    assert got.dtype == np.dtype(dtype) and got.shape == want.shape
-    rtol, atol = TOL[dtype]
-    np.testing.assert_allclose(got.astype(np.float64), want, rtol=rtol, atol=atol,
-                               err_msg=f"{name} {shape} {dtype}")
 
 
 @pytest.fixture(autouse=True)

@@ -13,7 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from optimizer_actions import optimized_kernels
-from row_oracles import log_softmax, logsumexp, softmax, special_rows
+from row_oracles import ROW_PROGRAMS as PROGRAMS
+from row_oracles import ROW_TOL as TOL
+from row_oracles import check_rows as _check
+from row_oracles import softmax, special_rows
+from row_oracles import want_rows as _want
 
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
@@ -21,34 +25,10 @@ from rulegrad.backends.c.opt import actions, optimize_kernel
 from rulegrad.backends.kernel_interp import run_kernel
 from rulegrad.runtime.ops import Ops
 
-# float16: the graph rounds each op's value to float16 (x - max, exp, the sum, the log)
-TOL = {"float32": (2e-5, 2e-6), "float16": (4e-3, 2e-2)}
-
-PROGRAMS = {
-    "log_softmax": (lambda t: t.log_softmax(-1), log_softmax),
-    "logsumexp": (lambda t: t.logsumexp(-1), logsumexp),
-    "softmax": (lambda t: t.softmax(-1), softmax),
-}
-
 # leading dims 1, 7 and primes (a short last block across a batch's edge: 7 x 3 rows in blocks of
 # 4 to 8), rows of 1, 5 (across lanes), 33, 129 (blocked), 1000 and 4099 (long: the row form)
 SHAPES = [(7, 3, 129), (1, 13, 129), (13, 7, 33), (7, 1, 33), (2, 3, 5, 129), (1, 12, 16, 33),
           (3, 5, 1000), (2, 2, 4099), (7, 11, 5), (3, 7, 1), (1, 1, 1)]
-
-
-def _want(name: str, x: np.ndarray) -> np.ndarray:
-    with np.errstate(all="ignore"):
-        return PROGRAMS[name][1](x.astype(np.float64))
-
-
-def _check(name: str, shape: tuple[int, ...], dtype: str) -> None:
-    x = special_rows(shape, dtype, seed=sum(shape))
-    got = PROGRAMS[name][0](Tensor(x)).numpy()
-    want = _want(name, x)
-    assert got.dtype == np.dtype(dtype) and got.shape == want.shape
-    rtol, atol = TOL[dtype]
-    np.testing.assert_allclose(got.astype(np.float64), want, rtol=rtol, atol=atol,
-                               err_msg=f"{name} {shape} {dtype}")
 
 
 @pytest.fixture(autouse=True)

@@ -96,3 +96,46 @@ def test_a_bool_tensor_compared_with_an_int_compares_exactly(v):
         want = [op(int(e), v) for e in b]
         assert op(Tensor(b), v).numpy().tolist() == want, (name, v)
         assert op(v, Tensor(b)).numpy().tolist() == [op(v, int(e)) for e in b], (name, v)
+
+
+_GUARDED = """rules g = {
+  r: MUL[x, c:CONST] if c.arg > 1 and k < 9 -> ADD(x, x) where k = c.arg * 2
+}
+"""
+
+
+def test_a_rules_cached_guard_steps_follow_replace_copy_and_pickle():
+    """suite64 keeps `Rule.guard_steps` on the (frozen) rule after the first call. A rule made
+    from it by `dataclasses.replace` (another guard) must not inherit the old steps, and a
+    copied or pickled rule must give the steps of its own guard. The oracle is a rule parsed
+    afresh from the changed text, whose cache was never filled."""
+    from dataclasses import replace
+
+    from rulegrad.dsl.parser import parse
+
+    def rule(text):
+        return parse(text, "g.rules").rulesets[0].terms[0].rules[0]
+
+    r = rule(_GUARDED)
+    steps = r.guard_steps()
+    assert [len(conds) for _, _, conds in steps] == [1, 1] and steps[-1][:2] == (0, 1)
+    plain = rule(_GUARDED.replace("c.arg > 1 and k < 9", "c.arg > 1"))
+    r2 = replace(r, guard=plain.guard)
+    assert r2.guard_steps() == plain.guard_steps() != steps
+    assert r2.guard_lets == plain.guard_lets == 0
+    for other in (copy.copy(r), copy.deepcopy(r), pickle.loads(pickle.dumps(r))):
+        assert other == r and other.guard_steps() == steps and other.guard_lets == 1
+    steps.clear()  # the caller's list, not the cache
+    assert len(r.guard_steps()) == 2
+
+
+def test_a_dtypes_cached_range_survives_pickle_and_copy():
+    """`DType.min`/`max` are cached on the singleton since suite64: a pickled or copied dtype is
+    the same object, its range numpy's."""
+    for dt in (dtypes.int8, dtypes.uint64, dtypes.index, dtypes.bool, dtypes.float16):
+        _ = dt.min, dt.max
+        for other in (pickle.loads(pickle.dumps(dt)), copy.copy(dt), copy.deepcopy(dt)):
+            assert other is dt
+        if dt.is_int:
+            info = np.iinfo(dt.np)
+            assert (dt.min, dt.max) == (int(info.min), int(info.max))

@@ -139,3 +139,16 @@ def test_a_dtypes_cached_range_survives_pickle_and_copy():
         if dt.is_int:
             info = np.iinfo(dt.np)
             assert (dt.min, dt.max) == (int(info.min), int(info.max))
+
+
+@pytest.mark.parametrize("dt", ["int8", "uint8", "bool", "float16", "int64"])
+@pytest.mark.parametrize("v", [2.5, -1, 7, 0.0])
+def test_masked_fill_with_a_0d_tensor_keeps_the_tensors_dtype(dt, v):
+    """hunt64 made `masked_fill` keep self's dtype for a Python number only: a 0-d tensor value
+    still promoted, `int8.masked_fill(m, Tensor(2.5))` float32 [2.5, 0, 2.5] where torch's is
+    int8 [2, 0, 2] (torch converts the value to self's dtype whatever its type)."""
+    a, m = np.array([1, 0, 3], dt), np.array([True, False, True])
+    want = torch.from_numpy(a).masked_fill(torch.from_numpy(m), torch.tensor(v)).numpy()
+    got = Tensor(a).masked_fill(Tensor(m), Tensor(v)).numpy()
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)

@@ -871,6 +871,12 @@ class Tensor(TensorOps, NNOps):
                 self.uop = _from_owned(arr.astype(dt.np), dt)
             else:
                 self.uop = _from_owned(np.array(data, dtype=dt.np), dt)  # (a new array)
+        elif isinstance(data, np.generic) and dt is not None and data.dtype.kind in "biuf":
+            # a numpy number is a number to torch.tensor too: checked as a Python one
+            # (`Tensor(np.int64(300), uint8)` wrapped to 44, NaN to int became 0)
+            value = stored_scalar(data.item(), dt, "Tensor", check_float=False)
+            with np.errstate(over="ignore"):  # (a float16 holds 1e5 as inf, as torch's)
+                self.uop = _from_numpy(np.asarray(value, dtype=dt.np), dt)
         elif isinstance(data, (np.ndarray, np.generic)):
             dt = dt or dtypes.from_np(data.dtype)
             self.uop = _from_numpy(np.asarray(data), dt)

@@ -39,14 +39,21 @@ _TORCH_DT = {"uint8": torch.uint8, "int8": torch.int8, "uint16": torch.uint16,
 
 @pytest.mark.parametrize("dt", list(_TORCH_DT))
 @pytest.mark.parametrize("data", [-1, -255, -256, 300, 2.7, -1.5, float("nan"), float("inf"), 1e5,
-                                  True, [-1, 2], [-1, 300], [-1.0, 2.0], [255, 0]])
+                                  True, [-1, 2], [-1, 300], [-1.0, 2.0], [255, 0],
+                                  np.int64(300), np.int64(-1), np.float64(np.nan), np.float32(2.5),
+                                  np.uint8(200), np.bool_(True)])
 def test_tensor_of_python_numbers_with_a_dtype_is_torchs(dt, data):
     """`Tensor(-1, dtype=uint8)` raised numpy's OverflowError ("Python integer -1 out of bounds")
     where torch.tensor gives 255, as this project's own `full((), -1, uint8)` does since hunt64;
-    `Tensor(nan, int32)` raised numpy's bare ValueError. torch's checked conversion decides:
-    a value torch refuses raises OverflowError naming the dtype, any other is torch's."""
+    `Tensor(nan, int32)` raised numpy's bare ValueError; a numpy number was cast unchecked
+    (`Tensor(np.int64(300), uint8)` 44, `Tensor(np.float64(nan), uint8)` 0). torch's checked
+    conversion decides: a value torch refuses raises OverflowError naming the dtype, any other
+    is torch's."""
     try:
-        want = torch.tensor(data, dtype=_TORCH_DT[dt]).numpy()
+        # (torch's binding takes a numpy int as its number, and refuses a numpy float or bool
+        # for an int dtype with a TypeError: the number's own conversion is the oracle)
+        number = data.item() if isinstance(data, np.generic) else data
+        want = torch.tensor(number, dtype=_TORCH_DT[dt]).numpy()
     except RuntimeError:
         # (a list's out-of-range float or int: numpy's OverflowError, naming the dtype too)
         with pytest.raises(OverflowError, match=dt if isinstance(data, list) else

@@ -176,7 +176,8 @@ def refutations(rules: str | Path, module_dir: str | Path | None = None
                 ) -> tuple[Refutation, ...]:
     """The rules of `rules` that `rulegrad check` refutes (its default settings), or shows
     neither sound nor unsound (`verdict`: unknown, unchecked, error: the check's exit status 3),
-    from the kept verdict when nothing it depends on changed."""
+    and those it warns can never fire (`verdict` NEVER_FIRES, `counterexample` the warning's
+    located text), from the kept verdict when nothing it depends on changed."""
     from .paths import display_path
     from .soundness import INCONCLUSIVE, check_paths
 

@@ -326,6 +326,16 @@ def _probe(fn: Callable, *items: Tensor | Scalar) -> DType:
                     # every int64 and uint64 is refused (torch: "int too big to convert")
                     args = [1 if type(i) is int and -2**63 <= i < 2**64 else i for i in args]
                     dt = dtypes.from_np(np.asarray(fn(*args)).dtype)
+                    # ... but only where that dtype is a tensor's own: a bool tensor's int64
+                    # (numpy's default int) wrapped `bool + 2**63` to -2**63, which numpy and
+                    # torch both refuse (not kept: the next call refuses again)
+                    big = next((i for i in items if type(i) is int and dt.is_int
+                                and not dt.min <= i <= dt.max), None)
+                    if big is not None and not any(isinstance(i, Tensor) and i.dtype is dt
+                                                   for i in items):
+                        raise OverflowError(f"Python int {big} is out of {dt.name}'s range, the "
+                                            "dtype of this op's result (numpy and torch refuse "
+                                            "it too)") from None
             except ValueError as e:  # e.g. ints to negative int powers: numpy's refusal
                 raise InvalidArgument(str(e)) from None
             except TypeError as e:  # no loop for these dtypes (floats to `&`, bools to `-`)
@@ -839,16 +849,34 @@ class Tensor(TensorOps, NNOps):
                 uop = uop.f(Ops.DETACH).f(Ops.CONTIGUOUS)
             self.uop = uop if dt is None else uop.cast(dt)
         elif type(data) in _PYTHON_SCALARS:
-            dt = dt or _default_dtype(data)
+            if dt is None:
+                dt = _default_dtype(data)
+            else:  # torch.tensor's checked conversion: uint8 holds -1 as 255, not 300 or NaN
+                data = stored_scalar(data, dt, "Tensor", check_float=False)
             self.uop = UOp.const(dt, _const_value(data, dt))
         elif isinstance(data, (list, tuple)):
-            kind = np.array(data).dtype.kind
+            arr = np.array(data)
+            kind = arr.dtype.kind
             if kind in "OUS":  # (numbers only make numeric arrays: the rare list is walked)
                 _check_nested(data)
             if dt is None:
                 dt = {"b": dtypes.bool, "i": dtypes.default_int,
                       "u": dtypes.default_int}.get(kind, dtypes.default_float)
-            self.uop = _from_owned(np.array(data, dtype=dt.np), dt)  # (a new array: no copy)
+            if kind == "i" and dt.is_unsigned and arr.size and arr.min() < 0:
+                # torch.tensor's, as a number's above: a negative int down to -max wraps
+                # (`Tensor([-1, 2], uint8)` is [255, 2]), anything past is refused
+                lo, hi = int(arr.min()), int(arr.max())
+                for v in (lo, hi):
+                    stored_scalar(v, dt, "Tensor")
+                self.uop = _from_owned(arr.astype(dt.np), dt)
+            else:
+                self.uop = _from_owned(np.array(data, dtype=dt.np), dt)  # (a new array)
+        elif isinstance(data, np.generic) and dt is not None and data.dtype.kind in "biuf":
+            # a numpy number is a number to torch.tensor too: checked as a Python one
+            # (`Tensor(np.int64(300), uint8)` wrapped to 44, NaN to int became 0)
+            value = stored_scalar(data.item(), dt, "Tensor", check_float=False)
+            with np.errstate(over="ignore"):  # (a float16 holds 1e5 as inf, as torch's)
+                self.uop = _from_numpy(np.asarray(value, dtype=dt.np), dt)
         elif isinstance(data, (np.ndarray, np.generic)):
             dt = dt or dtypes.from_np(data.dtype)
             self.uop = _from_numpy(np.asarray(data), dt)
@@ -1533,11 +1561,12 @@ class Tensor(TensorOps, NNOps):
                 node := ref()) is not None:
             return _tensor(node)  # built before (see _binaries)
         other = _coerce(other)
-        if type(other) is int and self.dtype.is_int and not (
+        if type(other) is int and (self.dtype.is_int or self.dtype.is_bool) and not (
                 self.dtype.min <= other <= self.dtype.max):
             # numpy 2 compares a Python int outside the tensor's integer type exactly
             # (`uint8 < 256` is all true, `uint64 == -1` all false): every element sits on
-            # one side of it, as the type's least value does (and never equal to it)
+            # one side of it, as the type's least value does (and never equal to it); so
+            # does a bool tensor's 0 and 1 (`bool < 2**63` wrapped the int to -2**63)
             lo, hi = (other, self.dtype.min) if reverse else (self.dtype.min, other)
             return Tensor.full(self.shape, lo < hi if op is Ops.CMPLT else op is Ops.CMPNE,
                                dtypes.bool)
@@ -2029,8 +2058,8 @@ class Tensor(TensorOps, NNOps):
         value is scattered to them first."""
         if type(x) in _PYTHON_SCALARS or isinstance(x, np.generic):
             # a number written as torch's fill_ writes it (uint8: -1 is 255; 300 and NaN are
-            # refused, naming the dtype)
-            x = stored_scalar(python_scalar(x), self.dtype, "assign", check_float=False)
+            # refused, naming the dtype; a float16 refuses 65520, which it would hold as inf)
+            x = stored_scalar(python_scalar(x), self.dtype, "assign")
         value = x if isinstance(x, Tensor) else Tensor(x, dtype=self.dtype)
         if value.ndim == 0 and self.ndim != 0:
             value = value.expand(self.shape)

@@ -926,6 +926,11 @@ class TensorOps:
         value = python_scalar(value)
         if type(value) in (bool, int, float):
             value = stored_scalar(value, self.dtype, "masked_fill: value")
+        elif isinstance(value, TensorOps) and value.dtype is not self.dtype:
+            # a (0-d) tensor's value is converted too (its where promoted: int8 filled with
+            # Tensor(2.5) was float32); one self's dtype cannot hold wraps, as a cast does
+            # (torch reads it back and refuses it: that would be a realize here)
+            value = value.cast(self.dtype)
         return mask.where(value, self)
 
     def logaddexp(self, other: Any) -> Tensor:

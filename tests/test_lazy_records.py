@@ -315,6 +315,11 @@ def _run_steps(steps: list, inputs: list, lib: str):
         last = vals[-1]
         if lib == "np" and type(other) is int and last.dtype.kind in "iu" and not (
                 np.iinfo(last.dtype).min <= other <= np.iinfo(last.dtype).max):
+            if name == "max":  # a bound, as clamp's: exact, refused where no value fits
+                if other > np.iinfo(last.dtype).max:
+                    raise OverflowError(f"maximum({other}) of {last.dtype}")
+                vals.append(last.copy())
+                continue
             other = np.asarray(other).astype(last.dtype)  # torch wraps it; numpy 2 refuses it
         with np.errstate(all="ignore"):
             vals.append(fn(last, other))

@@ -26,7 +26,7 @@ import hashlib
 import keyword
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -54,6 +54,7 @@ from rulegrad.dsl.ast import (
 )
 from rulegrad.dsl.names import BUILTINS, GLOBALS, MODULE_NAMES, OP_NAMES
 from rulegrad.runtime.dtype import DType
+from rulegrad.runtime.matcher import COUNT_MARK
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import const_value
 
@@ -322,8 +323,11 @@ class _PartEmitter:
         return f"{self.rules_var}[{k}]"
 
     def count(self, k: int) -> str:
-        # statistics in the same code: one test of a global that is None when they are off
-        return f"if {self.stats_var}: {self.stats_var}.attempts[{k}] += 1"
+        # statistics in the same code, commented out: no work per attempt while they are off
+        # (a test of a global per attempt was 2% of the matcher's time); switching them on puts
+        # the same code with these lines in force in place of the functions' (runtime/matcher.py
+        # `count_attempts`), where it tests the block's global, None until counted
+        return f"{COUNT_MARK}if {self.stats_var}: {self.stats_var}.attempts[{k}] += 1"
 
     # -------------------------------------------------------------- rule bodies
     def result_lines(self, rule: Rule, captures: dict[str, IRPath], k: int) -> list[str]:
@@ -662,15 +666,40 @@ def _merge_bodies(first: list[str], then: list[str]) -> list[str]:
 
 
 def _cheap_first(tests: list[Test], keep_first: bool) -> list[Test]:
-    """The tests of one `if ... and ...` with a dtype class test (`n0.dtype in _DT0`, a set
-    lookup) after the others (an op or a constant is one `is` or `==`, and usually decides):
-    the tests are pure, and every node they read is loaded before the `if`. A switch's op test
-    stays first, and a last source-count test stays last (the loads after it need it)."""
+    """The tests of one `if ... and ...`, cheapest and most rejecting first: a repeated
+    capture (`n1_0 is n0_0`, two locals and no attribute; two nodes are rarely one) before
+    the rest, a dtype class test (`n0.dtype in _DT0`, a set lookup) after the others (an op or
+    a constant is one `is` or `==`, and usually decides). A test of a node that the `if` also
+    makes of a node that it tests to be the same (`a is b and a.op is _CONST and b.op is
+    _CONST`) is written once, where the first of them stood: after the `is` tests it says the
+    same (so a constant test still follows an op test of the same node). The tests are pure,
+    and every node they read is loaded before the `if`. A switch's op test stays first, and a
+    last source-count test stays last (the loads after it need it)."""
     head = tests[:1] if keep_first else []
     tail = tests[-1:] if isinstance(tests[-1], CountTest) else []
     mid = tests[len(head):len(tests) - len(tail)]
-    slow = [t for t in mid if isinstance(t, DTypeTest) and len(t.dtypes) > 1]
-    return head + [t for t in mid if t not in slow] + slow + tail
+    same = [t for t in mid if isinstance(t, SameTest)]
+    alias: dict[IRPath, IRPath] = {}
+
+    def root(p: IRPath) -> IRPath:
+        while p in alias:
+            p = alias[p]
+        return p
+    for t in same:
+        a, b = root(t.path), root(t.other)
+        if a != b:
+            alias[a] = b
+    seen = {replace(t, path=root(t.path)) for t in head}
+    rest: list[Test] = []
+    for t in mid:
+        if isinstance(t, SameTest):
+            continue
+        key = replace(t, path=root(t.path))
+        if key not in seen:
+            seen.add(key)
+            rest.append(t)
+    slow = [t for t in rest if isinstance(t, DTypeTest) and len(t.dtypes) > 1]
+    return head + same + [t for t in rest if t not in slow] + slow + tail
 
 
 def _unpack_first(body: list[str]) -> list[str]:

@@ -12,8 +12,10 @@ Out: a `RuleMatcher` with the interface the rewrite engine wants (`rewrite`, `re
 Per-rule statistics (tinygrad's TRACK_MATCH_STATS): with `RULEGRAD_MATCH_STATS=1` in the
 environment when a rules module is imported, `match_stats` gives each block a `MatchStats` and
 the matching code counts, per rule, its attempts (structural test passed) in place; matches are
-counted as they are returned. A table per block is printed at exit. When the flag is off,
-`match_stats` is None and the only cost is one test of it per attempt.
+counted as they are returned. A table per block is printed at exit. A generated module's
+counting lines are comments (`COUNT_MARK`), so they cost nothing while statistics are off; when
+a block's counting is switched on, `count_attempts` gives the module's functions the code of
+the same source with those lines in force.
 """
 
 from __future__ import annotations
@@ -23,10 +25,11 @@ import hashlib
 import importlib
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
 from .dtype import DType, dtypes
@@ -80,7 +83,51 @@ def _enable(home: Home) -> MatchStats:
         st = space[var] = MatchStats(name, rules)
         for k, r in enumerate(rules):
             _stats_of_rule[id(r)] = (st, k)
+        count_attempts(space)
     return st
+
+
+# the prefix of a generated line that counts an attempt: `#+ if _x_st: _x_st.attempts[3] += 1`
+COUNT_MARK = "#+ "
+_COUNTING_LINE = re.compile(rf"^(\s*){re.escape(COUNT_MARK)}", re.M)
+# a generated file -> its functions' code as generated and with the counting lines in force,
+# by (name, first line)
+_counting_codes: dict[str, tuple[dict[tuple[str, int], CodeType],
+                                 dict[tuple[str, int], CodeType]]] = {}
+
+
+def _functions_of(module_code: CodeType) -> dict[tuple[str, int], CodeType]:
+    return {(c.co_name, c.co_firstlineno): c for c in module_code.co_consts
+            if isinstance(c, CodeType)}
+
+
+def count_attempts(space: dict) -> None:
+    """Give the functions of the generated module `space` (its globals) the code that counts
+    attempts: its own source with the `COUNT_MARK` lines in force (each tests its block's
+    counters, None while that block is not counted). The function objects stay, so every table
+    and composed matcher holding them counts from now on. A namespace that is not a generated
+    module (the interpreter's) is left alone; so is a function that already counts."""
+    path = space.get("__file__")
+    if not isinstance(path, str) or not path.endswith(".py"):
+        return
+    codes = _counting_codes.get(path)
+    if codes is None:
+        text = Path(path).read_text()  # (dont_inherit: not this module's __future__ flags)
+        codes = _counting_codes[path] = (
+            _functions_of(compile(text, path, "exec", dont_inherit=True)),
+            _functions_of(compile(_COUNTING_LINE.sub(r"\1", text), path, "exec",
+                                  dont_inherit=True)))
+    plain, counting = codes
+    for f in list(space.values()):
+        if not isinstance(f, FunctionType) or f.__code__.co_filename != path:
+            continue
+        key = (f.__code__.co_name, f.__code__.co_firstlineno)
+        if f.__code__ == counting.get(key):
+            continue
+        if f.__code__ != plain.get(key):  # (the file was written again since its import)
+            raise RuntimeError(f"{path} changed since it was imported: its match statistics "
+                               "need a new process")
+        f.__code__ = counting[key]
 
 
 class CombinedStats:
@@ -197,6 +244,8 @@ class RuleMatcher:
         # puts them in place of the earlier functions instead of chaining after them
         self.over = over
         self.counting = stats_enabled()  # matches are counted in `rewrite`, not in the table
+        if home is not None and home[0][home[1]] is not None:  # counted from its import on
+            count_attempts(home[0])
         # (not counting, the first `rewrite` puts the fast one in its place)
 
     @property

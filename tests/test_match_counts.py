@@ -13,8 +13,10 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 PROGRAM = r"""
-import json
+import json, sys
 from rulegrad import Ops, UOp, dtypes
 from rulegrad.rules import matcher
 
@@ -36,7 +38,7 @@ for name, node in cases.items():
     m.enable_stats()
     before = m.stats
     a0, m0 = before.attempts, before.matches
-    m.rewrite(node)
+    (m.rewrite if sys.argv[1] == "import" else m.rewrite_with_rule)(node)
     st = m.stats
     out[name] = {rule.name: [a - x, b - y]
                  for rule, a, x, b, y in zip(st.rules, st.attempts, a0, st.matches, m0)
@@ -60,9 +62,17 @@ EXPECTED = {
 }
 
 
-def test_match_stats_count_every_attempt_and_firing():
-    env = {**os.environ, "RULEGRAD_MATCH_STATS": "1"}
-    p = subprocess.run([sys.executable, "-c", PROGRAM], capture_output=True, text=True, env=env)
+@pytest.mark.parametrize("from_import", [True, False])
+def test_match_stats_count_every_attempt_and_firing(from_import):
+    # from_import: counted from the import on (the environment), else switched on at run time
+    # by `enable_stats` (a trace's way, which counts matches in `rewrite_with_rule`): the
+    # generated counting lines are comments until then, and both ways must put them in force
+    # in every function of the set
+    env = {k: v for k, v in os.environ.items() if k != "RULEGRAD_MATCH_STATS"}
+    if from_import:
+        env["RULEGRAD_MATCH_STATS"] = "1"
+    p = subprocess.run([sys.executable, "-c", PROGRAM, "import" if from_import else "run"],
+                       capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stderr
     got = json.loads(p.stdout.strip().splitlines()[-1])
     assert got == EXPECTED

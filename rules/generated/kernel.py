@@ -215,14 +215,14 @@ def _split_kernels_BUFFERIZE(n, ctx):
             n0_0, n0_1 = n0.src
             # rule store_assign at rules/kernel.rules:69
             #   store_assign: BUFFERIZE(ASSIGN(t, v), *rngs) as b -> STORE(t, v, *rngs, tag=b.tag)
-            if _split_kernels_st: _split_kernels_st.attempts[0] += 1
+            #+ if _split_kernels_st: _split_kernels_st.attempts[0] += 1
             # b = n, t = n0_0, v = n0_1
             rngs = n.src[1:]
             _r = _new(UOp, _STORE, n0_0.dtype, (n0_0, n0_1, *rngs), None, n.tag)
             if _r is not n: return _r, _split_kernels_rules[0]
         # rule to_store at rules/kernel.rules:73
         #   to_store: BUFFERIZE(v, *rngs) as b -> stored(v, rngs, b, loop_sizes(rngs))
-        if _split_kernels_st: _split_kernels_st.attempts[1] += 1
+        #+ if _split_kernels_st: _split_kernels_st.attempts[1] += 1
         # b = n, v = n0
         rngs = n.src[1:]
         _r = stored(n0, rngs, n, loop_sizes(rngs))
@@ -240,7 +240,7 @@ def _split_kernels_STORE(n, ctx):
             n0_1 = n0.src[1]
             # rule split_store at rules/kernel.rules:79
             #   split_store: STORE(INDEX(buf, off, ...), v, *rngs) as st -> ASSIGN(buf, kernel_of(v, *kernel(SINK(st))), arg=(off, rngs), tag=st.tag)
-            if _split_kernels_st: _split_kernels_st.attempts[2] += 1
+            #+ if _split_kernels_st: _split_kernels_st.attempts[2] += 1
             # buf = n0_0, off = n0_1, st = n, v = n1
             rngs = n.src[2:]
             _r = _new(UOp, _ASSIGN, n0_0.dtype, (n0_0, kernel_of(n1, *kernel(_new(UOp, _SINK, n.dtype, (n,))))), (n0_1, rngs), n.tag)
@@ -275,7 +275,7 @@ def _to_kernel_NOOP(n, ctx):
         n0 = n.src[0]
         # rule strip_marker at rules/kernel.rules:102
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
-        if _to_kernel_st: _to_kernel_st.attempts[4] += 1
+        #+ if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         # x = n0
         return n0, _to_kernel_rules[4]
     return None
@@ -285,7 +285,7 @@ def _to_kernel_CONTIGUOUS(n, ctx):
         n0 = n.src[0]
         # rule strip_marker at rules/kernel.rules:102
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
-        if _to_kernel_st: _to_kernel_st.attempts[4] += 1
+        #+ if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         # x = n0
         return n0, _to_kernel_rules[4]
     return None
@@ -295,7 +295,7 @@ def _to_kernel_COPY(n, ctx):
         n0 = n.src[0]
         # rule strip_marker at rules/kernel.rules:102
         #   strip_marker: {CONTIGUOUS, NOOP, COPY}(x, ...) -> x
-        if _to_kernel_st: _to_kernel_st.attempts[4] += 1
+        #+ if _to_kernel_st: _to_kernel_st.attempts[4] += 1
         # x = n0
         return n0, _to_kernel_rules[4]
     return None
@@ -303,7 +303,7 @@ def _to_kernel_COPY(n, ctx):
 def _to_kernel_RANGE(n, ctx):
     # rule renumber at rules/kernel.rules:118
     #   renumber: RANGE as r if r.arg[0] >= FIRST_RANGE -> ctx.number(r)
-    if _to_kernel_st: _to_kernel_st.attempts[10] += 1
+    #+ if _to_kernel_st: _to_kernel_st.attempts[10] += 1
     # r = n
     if n.arg[0] >= FIRST_RANGE:
         _r = ctx.number(n)
@@ -318,7 +318,7 @@ def _to_kernel_INDEX(n, ctx):
         if n0.op is _BUFFER:
             # rule load_input at rules/kernel.rules:92
             #   load_input: INDEX(BUFFER as b, off) -> LOAD(INDEX(g, *unmask(off))) where g = ctx.read(b)
-            if _to_kernel_st: _to_kernel_st.attempts[1] += 1
+            #+ if _to_kernel_st: _to_kernel_st.attempts[1] += 1
             # b = n0, off = n1
             g = ctx.read(n0)
             _r = _new(UOp, _LOAD, (_t1 := _new(UOp, _INDEX, g.dtype, (g, *unmask(n1)))).dtype, (_t1,))
@@ -330,7 +330,7 @@ def _to_kernel_INDEX(n, ctx):
             if n0_0.op is _BUFFER and n0_1.op is _KERNEL:
                 # rule load_kernel at rules/kernel.rules:95
                 #   load_kernel: INDEX(ASSIGN(BUFFER as b, KERNEL) as a, *at) -> LOAD(INDEX(ctx.read(b, a), *unmask(at_ranges(a.arg[0], a.arg[1], at))))
-                if _to_kernel_st: _to_kernel_st.attempts[2] += 1
+                #+ if _to_kernel_st: _to_kernel_st.attempts[2] += 1
                 # a = n0, b = n0_0
                 at = n.src[1:]
                 _r = _new(UOp, _LOAD, (_t3 := _new(UOp, _INDEX, (_t2 := ctx.read(n0_0, n0)).dtype, (_t2, *unmask(at_ranges(n0.arg[0], n0.arg[1], at))))).dtype, (_t3,))
@@ -346,7 +346,7 @@ def _to_kernel_STORE(n, ctx):
             if n0_0.op is _BUFFER:
                 # rule kernel_store at rules/kernel.rules:88
                 #   kernel_store: STORE(INDEX(BUFFER as b, off), v, *rngs) as st -> STORE(INDEX(ctx.define_global(b), unmask(off)[0]), v, *ctx.loops(in_order(st.arg, rngs)), dtype=dtypes.void)
-                if _to_kernel_st: _to_kernel_st.attempts[0] += 1
+                #+ if _to_kernel_st: _to_kernel_st.attempts[0] += 1
                 # b = n0_0, off = n0_1, st = n, v = n1
                 rngs = n.src[2:]
                 _r = _new(UOp, _STORE, dtypes.void, (_new(UOp, _INDEX, (_t4 := ctx.define_global(n0_0)).dtype, (_t4, unmask(n0_1)[0])), n1, *ctx.loops(in_order(n.arg, rngs))))
@@ -373,7 +373,7 @@ def _to_kernel_REDUCE(n, ctx):
                                     if n0_1_0_1_0.op is _RANGE:
                                         # rule pick_acc at rules/kernel.rules:110
                                         #   pick_acc: REDUCE(ADD(acc:DEFINE_REG, WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
-                                        if _to_kernel_st: _to_kernel_st.attempts[7] += 1
+                                        #+ if _to_kernel_st: _to_kernel_st.attempts[7] += 1
                                         # a = n0_1_0_0, acc = n0_0, q = n0_1_0_1, r = n0_1_0_1_0, red = n, t = n0_1
                                         if acc_picks(n, n0_0, n0_1_0_0, n0_1_0_1_0, n0_1_0_1, n0_1):
                                             _r = drop_acc(n, n0_0, n0_1_0_1_0, at_pick(n0_1, n0_1_0_0, n0_1_0_1_0))
@@ -385,7 +385,7 @@ def _to_kernel_REDUCE(n, ctx):
                                     if n0_1_0_0_0.op is _RANGE:
                                         # rule pick_acc at rules/kernel.rules:110
                                         #   pick_acc: REDUCE(ADD(acc:DEFINE_REG, WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
-                                        if _to_kernel_st: _to_kernel_st.attempts[7] += 1
+                                        #+ if _to_kernel_st: _to_kernel_st.attempts[7] += 1
                                         # a = n0_1_0_1, acc = n0_0, q = n0_1_0_0, r = n0_1_0_0_0, red = n, t = n0_1
                                         if acc_picks(n, n0_0, n0_1_0_1, n0_1_0_0_0, n0_1_0_0, n0_1):
                                             _r = drop_acc(n, n0_0, n0_1_0_0_0, at_pick(n0_1, n0_1_0_1, n0_1_0_0_0))
@@ -402,7 +402,7 @@ def _to_kernel_REDUCE(n, ctx):
                                         if n0_1_0_0_1_0.op is _RANGE:
                                             # rule pick_acc_and at rules/kernel.rules:115
                                             #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
-                                            if _to_kernel_st: _to_kernel_st.attempts[9] += 1
+                                            #+ if _to_kernel_st: _to_kernel_st.attempts[9] += 1
                                             # a = n0_1_0_0_0, acc = n0_0, q = n0_1_0_0_1, r = n0_1_0_0_1_0, red = n, t = n0_1
                                             if acc_picks(n, n0_0, n0_1_0_0_0, n0_1_0_0_1_0, n0_1_0_0_1, n0_1):
                                                 _r = drop_acc(n, n0_0, n0_1_0_0_1_0, at_pick(n0_1, n0_1_0_0_0, n0_1_0_0_1_0))
@@ -414,7 +414,7 @@ def _to_kernel_REDUCE(n, ctx):
                                         if n0_1_0_0_0_0.op is _RANGE:
                                             # rule pick_acc_and at rules/kernel.rules:115
                                             #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
-                                            if _to_kernel_st: _to_kernel_st.attempts[9] += 1
+                                            #+ if _to_kernel_st: _to_kernel_st.attempts[9] += 1
                                             # a = n0_1_0_0_1, acc = n0_0, q = n0_1_0_0_0, r = n0_1_0_0_0_0, red = n, t = n0_1
                                             if acc_picks(n, n0_0, n0_1_0_0_1, n0_1_0_0_0_0, n0_1_0_0_0, n0_1):
                                                 _r = drop_acc(n, n0_0, n0_1_0_0_0_0, at_pick(n0_1, n0_1_0_0_1, n0_1_0_0_0_0))
@@ -428,7 +428,7 @@ def _to_kernel_REDUCE(n, ctx):
                                         if n0_1_0_1_1_0.op is _RANGE:
                                             # rule pick_acc_and at rules/kernel.rules:115
                                             #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
-                                            if _to_kernel_st: _to_kernel_st.attempts[9] += 1
+                                            #+ if _to_kernel_st: _to_kernel_st.attempts[9] += 1
                                             # a = n0_1_0_1_0, acc = n0_0, q = n0_1_0_1_1, r = n0_1_0_1_1_0, red = n, t = n0_1
                                             if acc_picks(n, n0_0, n0_1_0_1_0, n0_1_0_1_1_0, n0_1_0_1_1, n0_1):
                                                 _r = drop_acc(n, n0_0, n0_1_0_1_1_0, at_pick(n0_1, n0_1_0_1_0, n0_1_0_1_1_0))
@@ -440,7 +440,7 @@ def _to_kernel_REDUCE(n, ctx):
                                         if n0_1_0_1_0_0.op is _RANGE:
                                             # rule pick_acc_and at rules/kernel.rules:115
                                             #   pick_acc_and: REDUCE(ADD(acc:DEFINE_REG, WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
-                                            if _to_kernel_st: _to_kernel_st.attempts[9] += 1
+                                            #+ if _to_kernel_st: _to_kernel_st.attempts[9] += 1
                                             # a = n0_1_0_1_1, acc = n0_0, q = n0_1_0_1_0, r = n0_1_0_1_0_0, red = n, t = n0_1
                                             if acc_picks(n, n0_0, n0_1_0_1_1, n0_1_0_1_0_0, n0_1_0_1_0, n0_1):
                                                 _r = drop_acc(n, n0_0, n0_1_0_1_0_0, at_pick(n0_1, n0_1_0_1_1, n0_1_0_1_0_0))
@@ -460,7 +460,7 @@ def _to_kernel_REDUCE(n, ctx):
                                         if n0_1_0_0_1_0.op is _RANGE:
                                             # rule pick_acc_cast at rules/kernel.rules:113
                                             #   pick_acc_cast: REDUCE(ADD(acc:DEFINE_REG, CAST(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0)) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
-                                            if _to_kernel_st: _to_kernel_st.attempts[8] += 1
+                                            #+ if _to_kernel_st: _to_kernel_st.attempts[8] += 1
                                             # a = n0_1_0_0_0, acc = n0_0, q = n0_1_0_0_1, r = n0_1_0_0_1_0, red = n, t = n0_1
                                             if acc_picks(n, n0_0, n0_1_0_0_0, n0_1_0_0_1_0, n0_1_0_0_1, n0_1):
                                                 _r = drop_acc(n, n0_0, n0_1_0_0_1_0, at_pick(n0_1, n0_1_0_0_0, n0_1_0_0_1_0))
@@ -472,7 +472,7 @@ def _to_kernel_REDUCE(n, ctx):
                                         if n0_1_0_0_0_0.op is _RANGE:
                                             # rule pick_acc_cast at rules/kernel.rules:113
                                             #   pick_acc_cast: REDUCE(ADD(acc:DEFINE_REG, CAST(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0)) as t), ..., arg=Ops.ADD) as red if acc_picks(red, acc, a, r, q, t) -> drop_acc(red, acc, r, at_pick(t, a, r))
-                                            if _to_kernel_st: _to_kernel_st.attempts[8] += 1
+                                            #+ if _to_kernel_st: _to_kernel_st.attempts[8] += 1
                                             # a = n0_1_0_0_1, acc = n0_0, q = n0_1_0_0_0, r = n0_1_0_0_0_0, red = n, t = n0_1
                                             if acc_picks(n, n0_0, n0_1_0_0_1, n0_1_0_0_0_0, n0_1_0_0_0, n0_1):
                                                 _r = drop_acc(n, n0_0, n0_1_0_0_0_0, at_pick(n0_1, n0_1_0_0_1, n0_1_0_0_0_0))
@@ -493,7 +493,7 @@ def _to_kernel_REDUCE(n, ctx):
                                 if n0_0_1_0.op is _RANGE:
                                     # rule pick_load at rules/kernel.rules:106
                                     #   pick_load: REDUCE(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
-                                    if _to_kernel_st: _to_kernel_st.attempts[5] += 1
+                                    #+ if _to_kernel_st: _to_kernel_st.attempts[5] += 1
                                     # a = n0_0_0, q = n0_0_1, r = n0_0_1_0, red = n, t = n0
                                     if picks(n, n0_0_0, n0_0_1_0, n0_0_1, n0):
                                         _r = drop_range(n, n0_0_1_0, at_pick(n0, n0_0_0, n0_0_1_0))
@@ -505,7 +505,7 @@ def _to_kernel_REDUCE(n, ctx):
                                 if n0_0_0_0.op is _RANGE:
                                     # rule pick_load at rules/kernel.rules:106
                                     #   pick_load: REDUCE(WHERE(CMPEQ[a, CAST(r:RANGE) as q], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
-                                    if _to_kernel_st: _to_kernel_st.attempts[5] += 1
+                                    #+ if _to_kernel_st: _to_kernel_st.attempts[5] += 1
                                     # a = n0_0_1, q = n0_0_0, r = n0_0_0_0, red = n, t = n0
                                     if picks(n, n0_0_1, n0_0_0_0, n0_0_0, n0):
                                         _r = drop_range(n, n0_0_0_0, at_pick(n0, n0_0_1, n0_0_0_0))
@@ -522,7 +522,7 @@ def _to_kernel_REDUCE(n, ctx):
                                     if n0_0_0_1_0.op is _RANGE:
                                         # rule pick_load_and at rules/kernel.rules:108
                                         #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
-                                        if _to_kernel_st: _to_kernel_st.attempts[6] += 1
+                                        #+ if _to_kernel_st: _to_kernel_st.attempts[6] += 1
                                         # a = n0_0_0_0, q = n0_0_0_1, r = n0_0_0_1_0, red = n, t = n0
                                         if picks(n, n0_0_0_0, n0_0_0_1_0, n0_0_0_1, n0):
                                             _r = drop_range(n, n0_0_0_1_0, at_pick(n0, n0_0_0_0, n0_0_0_1_0))
@@ -534,7 +534,7 @@ def _to_kernel_REDUCE(n, ctx):
                                     if n0_0_0_0_0.op is _RANGE:
                                         # rule pick_load_and at rules/kernel.rules:108
                                         #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
-                                        if _to_kernel_st: _to_kernel_st.attempts[6] += 1
+                                        #+ if _to_kernel_st: _to_kernel_st.attempts[6] += 1
                                         # a = n0_0_0_1, q = n0_0_0_0, r = n0_0_0_0_0, red = n, t = n0
                                         if picks(n, n0_0_0_1, n0_0_0_0_0, n0_0_0_0, n0):
                                             _r = drop_range(n, n0_0_0_0_0, at_pick(n0, n0_0_0_1, n0_0_0_0_0))
@@ -548,7 +548,7 @@ def _to_kernel_REDUCE(n, ctx):
                                     if n0_0_1_1_0.op is _RANGE:
                                         # rule pick_load_and at rules/kernel.rules:108
                                         #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
-                                        if _to_kernel_st: _to_kernel_st.attempts[6] += 1
+                                        #+ if _to_kernel_st: _to_kernel_st.attempts[6] += 1
                                         # a = n0_0_1_0, q = n0_0_1_1, r = n0_0_1_1_0, red = n, t = n0
                                         if picks(n, n0_0_1_0, n0_0_1_1_0, n0_0_1_1, n0):
                                             _r = drop_range(n, n0_0_1_1_0, at_pick(n0, n0_0_1_0, n0_0_1_1_0))
@@ -560,7 +560,7 @@ def _to_kernel_REDUCE(n, ctx):
                                     if n0_0_1_0_0.op is _RANGE:
                                         # rule pick_load_and at rules/kernel.rules:108
                                         #   pick_load_and: REDUCE(WHERE(AND[CMPEQ[a, CAST(r:RANGE) as q], _], _, 0) as t, ..., arg=Ops.ADD) as red if picks(red, a, r, q, t) -> drop_range(red, r, at_pick(t, a, r))
-                                        if _to_kernel_st: _to_kernel_st.attempts[6] += 1
+                                        #+ if _to_kernel_st: _to_kernel_st.attempts[6] += 1
                                         # a = n0_0_1_1, q = n0_0_1_0, r = n0_0_1_0_0, red = n, t = n0
                                         if picks(n, n0_0_1_1, n0_0_1_0_0, n0_0_1_0, n0):
                                             _r = drop_range(n, n0_0_1_0_0, at_pick(n0, n0_0_1_1, n0_0_1_0_0))
@@ -576,7 +576,7 @@ def _to_kernel_WHERE(n, ctx):
         if n2.op is _INVALID:
             # rule unmask_value at rules/kernel.rules:100
             #   unmask_value: WHERE(_, e, INVALID) -> e
-            if _to_kernel_st: _to_kernel_st.attempts[3] += 1
+            #+ if _to_kernel_st: _to_kernel_st.attempts[3] += 1
             # e = n1
             return n1, _to_kernel_rules[3]
     return None

@@ -257,7 +257,7 @@ def _do_fuse_FUSE(n, ctx):
         if o0 is _REDUCE_AXIS:
             # rule fuse_reduce at rules/kernelize.rules:85
             #   fuse_reduce: FUSE(REDUCE_AXIS as r) -> r.replace(src=(r.src[0].f(Ops.FUSE),), tag=FUSED)
-            if _do_fuse_st: _do_fuse_st.attempts[0] += 1
+            #+ if _do_fuse_st: _do_fuse_st.attempts[0] += 1
             # r = n0
             _r = n0.replace(src=(n0.src[0].f(_FUSE),), tag=FUSED)
             if _r is not None:
@@ -266,7 +266,7 @@ def _do_fuse_FUSE(n, ctx):
         elif o0 in _OPS0:
             # rule fuse_push at rules/kernelize.rules:86
             #   fuse_push: FUSE({Elementwise, Movement, DETACH, CONTIGUOUS_BACKWARD} as x) -> x.replace(src=tuple(s.f(Ops.FUSE) for s in x.src))
-            if _do_fuse_st: _do_fuse_st.attempts[1] += 1
+            #+ if _do_fuse_st: _do_fuse_st.attempts[1] += 1
             # x = n0
             _r = n0.replace(src=tuple(s.f(_FUSE) for s in n0.src))
             if _r is not None:
@@ -274,7 +274,7 @@ def _do_fuse_FUSE(n, ctx):
                 if _r is not n: return _r, _do_fuse_rules[1]
         # rule fuse_stop at rules/kernelize.rules:87
         #   fuse_stop: FUSE(x) if stops_fuse(x) -> x
-        if _do_fuse_st: _do_fuse_st.attempts[2] += 1
+        #+ if _do_fuse_st: _do_fuse_st.attempts[2] += 1
         # x = n0
         if stops_fuse(n0):
             return n0, _do_fuse_rules[2]
@@ -283,7 +283,7 @@ def _do_fuse_FUSE(n, ctx):
 def _do_fuse_REDUCE_AXIS(n, ctx):
     # rule fuse_arange at rules/kernelize.rules:89
     #   fuse_arange: REDUCE_AXIS as r if ctx.fuse_arange and r.tag is None and constants_only(r.src[0]) -> r.replace(tag=FUSED)
-    if _do_fuse_st: _do_fuse_st.attempts[3] += 1
+    #+ if _do_fuse_st: _do_fuse_st.attempts[3] += 1
     # r = n
     if ctx.fuse_arange and n.tag is None and constants_only(n.src[0]):
         _r = n.replace(tag=FUSED)
@@ -324,12 +324,12 @@ def _merge_views_RESHAPE(n, ctx):
             n0_0 = n0.src[0]
             # rule mop_on_view at rules/kernelize.rules:96
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
-            if _merge_views_st: _merge_views_st.attempts[0] += 1
+            #+ if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
         # rule mop_to_view at rules/kernelize.rules:97
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
-        if _merge_views_st: _merge_views_st.attempts[1] += 1
+        #+ if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
         if _r is not None and _r is not n: return _r, _merge_views_rules[1]
     return None
@@ -341,12 +341,12 @@ def _merge_views_PERMUTE(n, ctx):
             n0_0 = n0.src[0]
             # rule mop_on_view at rules/kernelize.rules:96
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
-            if _merge_views_st: _merge_views_st.attempts[0] += 1
+            #+ if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
         # rule mop_to_view at rules/kernelize.rules:97
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
-        if _merge_views_st: _merge_views_st.attempts[1] += 1
+        #+ if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
         if _r is not None and _r is not n: return _r, _merge_views_rules[1]
     return None
@@ -358,12 +358,12 @@ def _merge_views_EXPAND(n, ctx):
             n0_0 = n0.src[0]
             # rule mop_on_view at rules/kernelize.rules:96
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
-            if _merge_views_st: _merge_views_st.attempts[0] += 1
+            #+ if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
         # rule mop_to_view at rules/kernelize.rules:97
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
-        if _merge_views_st: _merge_views_st.attempts[1] += 1
+        #+ if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
         if _r is not None and _r is not n: return _r, _merge_views_rules[1]
     return None
@@ -375,12 +375,12 @@ def _merge_views_PAD(n, ctx):
             n0_0 = n0.src[0]
             # rule mop_on_view at rules/kernelize.rules:96
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
-            if _merge_views_st: _merge_views_st.attempts[0] += 1
+            #+ if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
         # rule mop_to_view at rules/kernelize.rules:97
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
-        if _merge_views_st: _merge_views_st.attempts[1] += 1
+        #+ if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
         if _r is not None and _r is not n: return _r, _merge_views_rules[1]
     return None
@@ -392,12 +392,12 @@ def _merge_views_SHRINK(n, ctx):
             n0_0 = n0.src[0]
             # rule mop_on_view at rules/kernelize.rules:96
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
-            if _merge_views_st: _merge_views_st.attempts[0] += 1
+            #+ if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
         # rule mop_to_view at rules/kernelize.rules:97
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
-        if _merge_views_st: _merge_views_st.attempts[1] += 1
+        #+ if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
         if _r is not None and _r is not n: return _r, _merge_views_rules[1]
     return None
@@ -409,12 +409,12 @@ def _merge_views_FLIP(n, ctx):
             n0_0 = n0.src[0]
             # rule mop_on_view at rules/kernelize.rules:96
             #   mop_on_view: Movement(VIEW(y) as x) as m -> VIEW(y, arg=x.arg.apply(m.op.name, m.arg), dtype=m.dtype)
-            if _merge_views_st: _merge_views_st.attempts[0] += 1
+            #+ if _merge_views_st: _merge_views_st.attempts[0] += 1
             _r = _merge_views_r0(n, ctx, n, n0, n0_0)
             if _r is not None and _r is not n: return _r, _merge_views_rules[0]
         # rule mop_to_view at rules/kernelize.rules:97
         #   mop_to_view: Movement(x) as m -> VIEW(x, arg=ShapeTracker.from_shape(x.shape).apply(m.op.name, m.arg), dtype=m.dtype)
-        if _merge_views_st: _merge_views_st.attempts[1] += 1
+        #+ if _merge_views_st: _merge_views_st.attempts[1] += 1
         _r = _merge_views_r1(n, ctx, n, n0)
         if _r is not None and _r is not n: return _r, _merge_views_rules[1]
     return None
@@ -424,7 +424,7 @@ def _merge_views_VIEW(n, ctx):
         n0 = n.src[0]
         # rule view_noop at rules/kernelize.rules:99
         #   view_noop: VIEW(x) as v if v.arg.is_contiguous and v.shape == x.shape -> x
-        if _merge_views_st: _merge_views_st.attempts[2] += 1
+        #+ if _merge_views_st: _merge_views_st.attempts[2] += 1
         # v = n, x = n0
         if n.arg.is_contiguous and n.shape == n0.shape:
             return n0, _merge_views_rules[2]
@@ -454,7 +454,7 @@ _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless cou
 def _do_realize_SINK(n, ctx):
     # rule realize_roots at rules/kernelize.rules:107
     #   realize_roots: SINK as s -> ctx.realizes.update((root_value(x), None) for x in s.src if not row_major_buffer(x))
-    if _do_realize_st: _do_realize_st.attempts[0] += 1
+    #+ if _do_realize_st: _do_realize_st.attempts[0] += 1
     # s = n
     _r = ctx.realizes.update((root_value(x), None) for x in n.src if not row_major_buffer(x))
     if _r is not None:
@@ -465,7 +465,7 @@ def _do_realize_SINK(n, ctx):
 def _do_realize_CONTIGUOUS(n, ctx):
     # rule realize_effect at rules/kernelize.rules:108
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
-    if _do_realize_st: _do_realize_st.attempts[1] += 1
+    #+ if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
     _r = ctx.realize(n)
     if _r is not None:
@@ -476,7 +476,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
 def _do_realize_COPY(n, ctx):
     # rule realize_effect at rules/kernelize.rules:108
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
-    if _do_realize_st: _do_realize_st.attempts[1] += 1
+    #+ if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
     _r = ctx.realize(n)
     if _r is not None:
@@ -487,7 +487,7 @@ def _do_realize_COPY(n, ctx):
 def _do_realize_BUFFER_VIEW(n, ctx):
     # rule realize_effect at rules/kernelize.rules:108
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
-    if _do_realize_st: _do_realize_st.attempts[1] += 1
+    #+ if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
     _r = ctx.realize(n)
     if _r is not None:
@@ -498,7 +498,7 @@ def _do_realize_BUFFER_VIEW(n, ctx):
 def _do_realize_ASSIGN(n, ctx):
     # rule realize_effect at rules/kernelize.rules:108
     #   realize_effect: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize(x)
-    if _do_realize_st: _do_realize_st.attempts[1] += 1
+    #+ if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
     _r = ctx.realize(n)
     if _r is not None:
@@ -511,7 +511,7 @@ def _do_realize_VIEW(n, ctx):
         n0 = n.src[0]
         # rule realize_pad at rules/kernelize.rules:110
         #   realize_pad: VIEW(x) as v if is_computed(x) and x.tag != FUSED and v.arg.masked and not can_pad(ctx.realizes, x) -> ctx.realize(x)
-        if _do_realize_st: _do_realize_st.attempts[2] += 1
+        #+ if _do_realize_st: _do_realize_st.attempts[2] += 1
         # v = n, x = n0
         if is_computed(n0) and n0.tag != FUSED and n.arg.masked and not can_pad(ctx.realizes, n0):
             _r = ctx.realize(n0)
@@ -520,7 +520,7 @@ def _do_realize_VIEW(n, ctx):
                 if _r is not n: return _r, _do_realize_rules[2]
         # rule realize_expand at rules/kernelize.rules:112
         #   realize_expand: VIEW(x) as v if is_computed(x) and x.tag != FUSED and ctx.expands(v, x) -> ctx.realize(x)
-        if _do_realize_st: _do_realize_st.attempts[3] += 1
+        #+ if _do_realize_st: _do_realize_st.attempts[3] += 1
         # v = n, x = n0
         if is_computed(n0) and n0.tag != FUSED and ctx.expands(n, n0):
             _r = ctx.realize(n0)
@@ -551,7 +551,7 @@ _group_st = match_stats('group', _group_rules)  # None unless counting
 def _group_REDUCE_AXIS(n, ctx):
     # rule group_off at rules/kernelize.rules:121
     #   group_off: REDUCE_AXIS as r if r.tag != FUSED and ctx.dont_group_reduces -> ctx.realize(r)
-    if _group_st: _group_st.attempts[0] += 1
+    #+ if _group_st: _group_st.attempts[0] += 1
     # r = n
     if n.tag != FUSED and ctx.dont_group_reduces:
         _r = ctx.realize(n)
@@ -560,7 +560,7 @@ def _group_REDUCE_AXIS(n, ctx):
             if _r is not n: return _r, _group_rules[0]
     # rule group_join at rules/kernelize.rules:122
     #   group_join: REDUCE_AXIS as r if ctx.undecided(r) and ctx.fits(reads) -> ctx.join(r, *reads) where reads = kernel_reads(ctx.children, ctx.realizes, r)
-    if _group_st: _group_st.attempts[1] += 1
+    #+ if _group_st: _group_st.attempts[1] += 1
     # r = n
     if ctx.undecided(n):
         reads = kernel_reads(ctx.children, ctx.realizes, n)
@@ -571,7 +571,7 @@ def _group_REDUCE_AXIS(n, ctx):
                 if _r is not n: return _r, _group_rules[1]
     # rule group_alone at rules/kernelize.rules:123
     #   group_alone: REDUCE_AXIS as r if ctx.undecided(r) -> ctx.alone(r)
-    if _group_st: _group_st.attempts[2] += 1
+    #+ if _group_st: _group_st.attempts[2] += 1
     # r = n
     if ctx.undecided(n):
         _r = ctx.alone(n)
@@ -595,7 +595,7 @@ _add_contiguous_st = match_stats('add_contiguous', _add_contiguous_rules)  # Non
 def _add_contiguous_any0(n, ctx):
     # rule add_realize at rules/kernelize.rules:129
     #   add_realize: x if x in ctx.realizes and x.tag != "realized" -> ctx.wrap(x)
-    if _add_contiguous_st: _add_contiguous_st.attempts[0] += 1
+    #+ if _add_contiguous_st: _add_contiguous_st.attempts[0] += 1
     # x = n
     if n in ctx.realizes and n.tag != 'realized':
         _r = ctx.wrap(n)
@@ -619,7 +619,7 @@ _finalize_contiguous_st = match_stats('finalize_contiguous', _finalize_contiguou
 def _finalize_contiguous_any0(n, ctx):
     # rule remove_tags at rules/kernelize.rules:135
     #   remove_tags: x if x.tag is not None -> x.replace(tag=None)
-    if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
+    #+ if _finalize_contiguous_st: _finalize_contiguous_st.attempts[0] += 1
     # x = n
     if n.tag is not None:
         _r = n.replace(tag=None)
@@ -649,7 +649,7 @@ def _create_kernels_REALIZE(n, ctx):
             n0_0, n0_1 = n0.src
             # rule create_assign at rules/kernelize.rules:168
             #   create_assign: REALIZE(ASSIGN(t, v) as x, ...) as r -> assign_view(r, x, t, store(tgt, ast_passes(INDEX(v, *rngs), ctx), rngs)) where rngs = ctx.loops(x.shape), tgt = ast_passes(INDEX(t, *rngs), ctx)
-            if _create_kernels_st: _create_kernels_st.attempts[0] += 1
+            #+ if _create_kernels_st: _create_kernels_st.attempts[0] += 1
             # r = n, t = n0_0, v = n0_1, x = n0
             rngs = ctx.loops(n0.shape)
             tgt = ast_passes(_new(UOp, _INDEX, n0_0.dtype, (n0_0, *rngs)), ctx)
@@ -659,7 +659,7 @@ def _create_kernels_REALIZE(n, ctx):
                 if _r is not n: return _r, _create_kernels_rules[0]
         # rule create_kernel at rules/kernelize.rules:172
         #   create_kernel: REALIZE(x, ...) as r -> kernel_view(r, x, new_store(out_buffer(x), x, rngs, ast_passes(INDEX(x, *rngs), ctx))) where rngs = ctx.loops(x.shape)
-        if _create_kernels_st: _create_kernels_st.attempts[1] += 1
+        #+ if _create_kernels_st: _create_kernels_st.attempts[1] += 1
         # r = n, x = n0
         rngs = ctx.loops(n0.shape)
         _r = kernel_view(n, n0, new_store(out_buffer(n0), n0, rngs, ast_passes(_new(UOp, _INDEX, n0.dtype, (n0, *rngs)), ctx)))
@@ -675,7 +675,7 @@ def _create_kernels_VIEW(n, ctx):
             n0_0 = n0.src[0]
             # rule view_view at rules/kernelize.rules:174
             #   view_view: VIEW(VIEW(y) as a) as b -> VIEW(y, arg=a.arg + b.arg, dtype=b.dtype)
-            if _create_kernels_st: _create_kernels_st.attempts[2] += 1
+            #+ if _create_kernels_st: _create_kernels_st.attempts[2] += 1
             # a = n0, b = n, y = n0_0
             _r = _new(UOp, _VIEW, n.dtype, (n0_0,), n0.arg + n.arg)
             if _r is not n: return _r, _create_kernels_rules[2]
@@ -710,7 +710,7 @@ def _create_ast_INDEX(n, ctx):
                 if o0_0 is _CONST:
                     # rule ast_view_const at rules/kernelize.rules:196
                     #   ast_view_const: INDEX(VIEW(c:CONST) as v, ...) as idx -> or_zero(at[1], c) where at = view_at(v, idx)
-                    if _create_ast_st: _create_ast_st.attempts[0] += 1
+                    #+ if _create_ast_st: _create_ast_st.attempts[0] += 1
                     # c = n0_0, idx = n, v = n0
                     at = view_at(n0, n)
                     _r = or_zero(at[1], n0_0)
@@ -720,7 +720,7 @@ def _create_ast_INDEX(n, ctx):
                 elif o0_0 in _OPS1:
                     # rule ast_view_mem at rules/kernelize.rules:198
                     #   ast_view_mem: INDEX(VIEW({BUFFER, ASSIGN} as b) as v, ...) as idx if b.op is Ops.BUFFER or b.src[1].op is Ops.KERNEL -> INDEX(b, masked(at[1], as_index(at[0]))) where at = view_at(v, idx)
-                    if _create_ast_st: _create_ast_st.attempts[1] += 1
+                    #+ if _create_ast_st: _create_ast_st.attempts[1] += 1
                     # b = n0_0, idx = n, v = n0
                     if n0_0.op is _BUFFER or n0_0.src[1].op is _KERNEL:
                         at = view_at(n0, n)
@@ -728,7 +728,7 @@ def _create_ast_INDEX(n, ctx):
                         if _r is not n: return _r, _create_ast_rules[1]
                 # rule ast_view at rules/kernelize.rules:202
                 #   ast_view: INDEX(VIEW(b) as v, ...) as idx -> or_zero(at[1], INDEX(b, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), b.shape)])) where at = view_at(v, idx)
-                if _create_ast_st: _create_ast_st.attempts[2] += 1
+                #+ if _create_ast_st: _create_ast_st.attempts[2] += 1
                 # b = n0_0, idx = n, v = n0
                 at = view_at(n0, n)
                 _r = or_zero(at[1], _new(UOp, _INDEX, n0_0.dtype, (n0_0, *[masked(at[1], as_index(i)) for i in unflatten(as_index(at[0]), n0_0.shape)])))
@@ -741,7 +741,7 @@ def _create_ast_INDEX(n, ctx):
                 if o0 in _OPS2:
                     # rule ast_alu at rules/kernelize.rules:204
                     #   ast_alu: INDEX(Elementwise as x, *at) as idx -> x.replace(src=tuple(INDEX(s, *at, arg=idx.arg, dtype=s.dtype) for s in x.src))
-                    if _create_ast_st: _create_ast_st.attempts[3] += 1
+                    #+ if _create_ast_st: _create_ast_st.attempts[3] += 1
                     # idx = n, x = n0
                     at = n.src[1:]
                     _r = n0.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *at), n.arg) for s in n0.src))
@@ -751,7 +751,7 @@ def _create_ast_INDEX(n, ctx):
                 elif o0 in _OPS3:
                     # rule ast_marker at rules/kernelize.rules:206
                     #   ast_marker: INDEX({CONTIGUOUS, COPY} as x, *at) as idx -> x.replace(src=(INDEX(x.src[0], *at, arg=idx.arg, dtype=x.src[0].dtype),) + x.src[1:])
-                    if _create_ast_st: _create_ast_st.attempts[4] += 1
+                    #+ if _create_ast_st: _create_ast_st.attempts[4] += 1
                     # idx = n, x = n0
                     at = n.src[1:]
                     _r = n0.replace(src=(_new(UOp, _INDEX, n0.src[0].dtype, (n0.src[0], *at), n.arg),) + n0.src[1:])
@@ -761,7 +761,7 @@ def _create_ast_INDEX(n, ctx):
                 elif o0 is _REDUCE_AXIS:
                     # rule ast_reduce at rules/kernelize.rules:209
                     #   ast_reduce: INDEX(REDUCE_AXIS as r, ...) as idx -> reduce_of(r, reduce_at(idx, r.arg[1], rngs), rngs) where rngs = [ctx.new_range(r.src[0].shape[a], "reduce") for a in r.arg[1]]
-                    if _create_ast_st: _create_ast_st.attempts[5] += 1
+                    #+ if _create_ast_st: _create_ast_st.attempts[5] += 1
                     # idx = n, r = n0
                     rngs = [ctx.new_range(n0.src[0].shape[a], 'reduce') for a in n0.arg[1]]
                     _r = reduce_of(n0, reduce_at(n, n0.arg[1], rngs), rngs)
@@ -771,7 +771,7 @@ def _create_ast_INDEX(n, ctx):
                 elif o0 is _CONST:
                     # rule ast_const at rules/kernelize.rules:211
                     #   ast_const: INDEX(c:CONST, ...) -> c
-                    if _create_ast_st: _create_ast_st.attempts[6] += 1
+                    #+ if _create_ast_st: _create_ast_st.attempts[6] += 1
                     # c = n0
                     return n0, _create_ast_rules[6]
     return None

@@ -45,7 +45,7 @@ _lower_const_st = match_stats('lower_const', _lower_const_rules)  # None unless 
 def _lower_const_REDUCE(n, ctx):
     # rule reduce_const at rules/lower.rules:17
     #   reduce_const: REDUCE as r if v is not None -> v where v = constant_reduce(r)
-    if _lower_const_st: _lower_const_st.attempts[0] += 1
+    #+ if _lower_const_st: _lower_const_st.attempts[0] += 1
     # r = n
     v = constant_reduce(n)
     if v is not None:
@@ -86,7 +86,7 @@ def _lower_half_REDUCE(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_sum at rules/lower.rules:30
             #   half_sum: REDUCE(_:float16, ...) as r if r.arg in (Ops.ADD, Ops.MAX, Ops.MIN) -> in_float32(r)
-            if _lower_half_st: _lower_half_st.attempts[2] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[2] += 1
             # r = n
             if n.arg in (_ADD, _MAX, _MIN):
                 _r = in_float32(n)
@@ -103,7 +103,7 @@ def _lower_half_CAST(n, ctx):
             if n0.dtype is _dt_float32 and n0_0.dtype is _dt_float16:
                 # rule half_roundtrip at rules/lower.rules:33
                 #   half_roundtrip: CAST(CAST(x:float16, dtype=dtypes.float32), dtype=dtypes.float16) -> x
-                if _lower_half_st: _lower_half_st.attempts[3] += 1
+                #+ if _lower_half_st: _lower_half_st.attempts[3] += 1
                 # x = n0_0
                 return n0_0, _lower_half_rules[3]
     return None
@@ -114,7 +114,7 @@ def _lower_half_NEG(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[0] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
             if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
@@ -125,7 +125,7 @@ def _lower_half_EXP(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[0] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
             if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
@@ -136,7 +136,7 @@ def _lower_half_LOG(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[0] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
             if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
@@ -147,7 +147,7 @@ def _lower_half_EXP2(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[0] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
             if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
@@ -158,7 +158,7 @@ def _lower_half_LOG2(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[0] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
             if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
@@ -169,7 +169,7 @@ def _lower_half_SIN(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[0] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
             if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
@@ -180,7 +180,7 @@ def _lower_half_SQRT(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[0] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
             if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
@@ -191,7 +191,7 @@ def _lower_half_RECIPROCAL(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[0] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
             if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
@@ -202,7 +202,7 @@ def _lower_half_TRUNC(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[0] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
             if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
@@ -213,7 +213,7 @@ def _lower_half_ADD(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[1] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
             if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
@@ -224,7 +224,7 @@ def _lower_half_SUB(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[1] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
             if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
@@ -235,7 +235,7 @@ def _lower_half_MUL(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[1] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
             if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
@@ -246,7 +246,7 @@ def _lower_half_FDIV(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[1] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
             if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
@@ -257,7 +257,7 @@ def _lower_half_IDIV(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[1] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
             if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
@@ -268,7 +268,7 @@ def _lower_half_MOD(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[1] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
             if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
@@ -279,7 +279,7 @@ def _lower_half_MAX(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[1] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
             if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
@@ -290,7 +290,7 @@ def _lower_half_MIN(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[1] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
             if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
@@ -301,7 +301,7 @@ def _lower_half_POW(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_binary at rules/lower.rules:27
             #   half_binary: {ADD, SUB, MUL, FDIV, MAX, MIN, POW, MOD, IDIV}(_:float16, _) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[1] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[1] += 1
             _r = _lower_half_r1(n, ctx, n)
             if _r is not None and _r is not n: return _r, _lower_half_rules[1]
     return None
@@ -312,7 +312,7 @@ def _lower_half_COS(n, ctx):
         if n0.dtype is _dt_float16:
             # rule half_unary at rules/lower.rules:26
             #   half_unary: Unary(x:float16) as e -> in_float32(e)
-            if _lower_half_st: _lower_half_st.attempts[0] += 1
+            #+ if _lower_half_st: _lower_half_st.attempts[0] += 1
             _r = _lower_half_r0(n, ctx, n, n0)
             if _r is not None and _r is not n: return _r, _lower_half_rules[0]
     return None
@@ -359,7 +359,7 @@ def _lower_alu_IDIV(n, ctx):
     if n0.dtype is _dt_index and n1.op is _CONST:
         # rule idiv_pow2 at rules/lower.rules:42
         #   idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))
-        if _lower_alu_st: _lower_alu_st.attempts[1] += 1
+        #+ if _lower_alu_st: _lower_alu_st.attempts[1] += 1
         # c = n1, x = n0
         if (n0._bounds if n0._bounds is not _UNSET else n0._bounds_())[0] >= 0 and is_pow2(n1.arg):
             _r = _new(UOp, _SHR, n0.dtype, (n0, log2_int(n0, n1.arg)))
@@ -374,7 +374,7 @@ def _lower_alu_MOD(n, ctx):
     if n0.dtype is _dt_index and n1.op is _CONST:
         # rule mod_pow2 at rules/lower.rules:43
         #   mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))
-        if _lower_alu_st: _lower_alu_st.attempts[2] += 1
+        #+ if _lower_alu_st: _lower_alu_st.attempts[2] += 1
         # c = n1, x = n0
         if (n0._bounds if n0._bounds is not _UNSET else n0._bounds_())[0] >= 0 and is_pow2(n1.arg):
             _r = _new(UOp, _AND, n0.dtype, (n0, n0.const_like(n1.arg - 1)))
@@ -388,7 +388,7 @@ def _lower_alu_MULACC(n, ctx):
         return None
     # rule mulacc at rules/lower.rules:38
     #   mulacc: MULACC(a, b, c) -> a * b + c
-    if _lower_alu_st: _lower_alu_st.attempts[0] += 1
+    #+ if _lower_alu_st: _lower_alu_st.attempts[0] += 1
     # a = n0, b = n1, c = n2
     _r = n0 * n1 + n2
     if _r is not None:
@@ -419,7 +419,7 @@ def _lower_valid_INDEX(n, ctx):
     if n2.op is _CONST and n2.arg == True:
         # rule valid_true at rules/lower.rules:50
         #   valid_true: INDEX(b, off, True) -> INDEX(b, off, dtype=b.dtype)
-        if _lower_valid_st: _lower_valid_st.attempts[0] += 1
+        #+ if _lower_valid_st: _lower_valid_st.attempts[0] += 1
         # b = n0, off = n1
         _r = _new(UOp, _INDEX, n0.dtype, (n0, n1))
         if _r is not n: return _r, _lower_valid_rules[0]
@@ -433,7 +433,7 @@ def _lower_valid_LOAD(n, ctx):
             if n0_2.op is _CONST and n0_2.arg == False:
                 # rule valid_false at rules/lower.rules:51
                 #   valid_false: LOAD(INDEX(_, _, False)) -> 0
-                if _lower_valid_st: _lower_valid_st.attempts[1] += 1
+                #+ if _lower_valid_st: _lower_valid_st.attempts[1] += 1
                 _r = n.const_like(0)
                 if _r is not n: return _r, _lower_valid_rules[1]
     return None
@@ -458,7 +458,7 @@ def _lower_load_LOAD(n, ctx):
             n0_2 = n0.src[2]
             # rule guarded_load at rules/lower.rules:59
             #   guarded_load: LOAD(INDEX(_, _, valid) as idx) as ld if valid.op is not Ops.CONST -> gated_load(ld, idx)
-            if _lower_load_st: _lower_load_st.attempts[0] += 1
+            #+ if _lower_load_st: _lower_load_st.attempts[0] += 1
             # idx = n0, ld = n, valid = n0_2
             if n0_2.op is not _CONST:
                 _r = gated_load(n, n0)
@@ -482,7 +482,7 @@ _lower_reduce_st = match_stats('lower_reduce', _lower_reduce_rules)  # None unle
 def _lower_reduce_REDUCE(n, ctx):
     # rule reduce_to_loop at rules/lower.rules:68
     #   reduce_to_loop: REDUCE as r if not is_loop(r) -> reduce_loop(r)
-    if _lower_reduce_st: _lower_reduce_st.attempts[0] += 1
+    #+ if _lower_reduce_st: _lower_reduce_st.attempts[0] += 1
     # r = n
     if not is_loop(n):
         _r = reduce_loop(n)

@@ -43,7 +43,7 @@ def _double_reshape_RESHAPE(n, ctx):
             n0_0 = n0.src[0]
             # rule reshape_reshape at rules/movement.rules:11
             #   reshape_reshape: RESHAPE(RESHAPE(x)) as r -> x.reshape(r.arg)
-            if _double_reshape_st: _double_reshape_st.attempts[0] += 1
+            #+ if _double_reshape_st: _double_reshape_st.attempts[0] += 1
             # r = n, x = n0_0
             _r = n0_0.reshape(n.arg)
             if _r is not None:
@@ -80,7 +80,7 @@ def _mop_cleanup_RESHAPE(n, ctx):
             n0_0 = n0.src[0]
             # rule reshape_reshape at rules/movement.rules:11
             #   reshape_reshape: RESHAPE(RESHAPE(x)) as r -> x.reshape(r.arg)
-            if _double_reshape_st: _double_reshape_st.attempts[0] += 1
+            #+ if _double_reshape_st: _double_reshape_st.attempts[0] += 1
             # r = n, x = n0_0
             _r = n0_0.reshape(n.arg)
             if _r is not None:
@@ -88,7 +88,7 @@ def _mop_cleanup_RESHAPE(n, ctx):
                 if _r is not n: return _r, _double_reshape_rules[0]
         # rule reshape_noop at rules/movement.rules:16
         #   reshape_noop: RESHAPE(x) as r if x.shape == r.arg -> x
-        if _mop_cleanup_st: _mop_cleanup_st.attempts[0] += 1
+        #+ if _mop_cleanup_st: _mop_cleanup_st.attempts[0] += 1
         # r = n, x = n0
         if n0.shape == n.arg:
             return n0, _mop_cleanup_rules[0]
@@ -99,7 +99,7 @@ def _mop_cleanup_PERMUTE(n, ctx):
         n0 = n.src[0]
         # rule permute_noop at rules/movement.rules:18
         #   permute_noop: PERMUTE(x) as p if is_identity(p.arg) -> x
-        if _mop_cleanup_st: _mop_cleanup_st.attempts[2] += 1
+        #+ if _mop_cleanup_st: _mop_cleanup_st.attempts[2] += 1
         # p = n, x = n0
         if is_identity(n.arg):
             return n0, _mop_cleanup_rules[2]
@@ -107,7 +107,7 @@ def _mop_cleanup_PERMUTE(n, ctx):
             n0_0 = n0.src[0]
             # rule permute_permute at rules/movement.rules:25
             #   permute_permute: PERMUTE(PERMUTE(x) as p) as q -> x.permute(compose_permute(p.arg, q.arg))
-            if _mop_cleanup_st: _mop_cleanup_st.attempts[6] += 1
+            #+ if _mop_cleanup_st: _mop_cleanup_st.attempts[6] += 1
             # p = n0, q = n, x = n0_0
             _r = n0_0.permute(compose_permute(n0.arg, n.arg))
             if _r is not None:
@@ -120,7 +120,7 @@ def _mop_cleanup_EXPAND(n, ctx):
         n0 = n.src[0]
         # rule expand_noop at rules/movement.rules:17
         #   expand_noop: EXPAND(x) as e if x.shape == e.arg -> x
-        if _mop_cleanup_st: _mop_cleanup_st.attempts[1] += 1
+        #+ if _mop_cleanup_st: _mop_cleanup_st.attempts[1] += 1
         # e = n, x = n0
         if n0.shape == n.arg:
             return n0, _mop_cleanup_rules[1]
@@ -128,7 +128,7 @@ def _mop_cleanup_EXPAND(n, ctx):
             n0_0 = n0.src[0]
             # rule expand_expand at rules/movement.rules:27
             #   expand_expand: EXPAND(EXPAND(x)) as e -> x.expand(e.arg)
-            if _mop_cleanup_st: _mop_cleanup_st.attempts[7] += 1
+            #+ if _mop_cleanup_st: _mop_cleanup_st.attempts[7] += 1
             # e = n, x = n0_0
             _r = n0_0.expand(n.arg)
             if _r is not None:
@@ -141,7 +141,7 @@ def _mop_cleanup_PAD(n, ctx):
         n0 = n.src[0]
         # rule pad_noop at rules/movement.rules:20
         #   pad_noop: PAD(x) as p if no_padding(p.arg) -> x
-        if _mop_cleanup_st: _mop_cleanup_st.attempts[4] += 1
+        #+ if _mop_cleanup_st: _mop_cleanup_st.attempts[4] += 1
         # p = n, x = n0
         if no_padding(n.arg):
             return n0, _mop_cleanup_rules[4]
@@ -149,7 +149,7 @@ def _mop_cleanup_PAD(n, ctx):
             n0_0 = n0.src[0]
             # rule pad_pad at rules/movement.rules:29
             #   pad_pad: PAD(PAD(x) as a) as b -> x.pad(compose_pad(a.arg, b.arg))
-            if _mop_cleanup_st: _mop_cleanup_st.attempts[9] += 1
+            #+ if _mop_cleanup_st: _mop_cleanup_st.attempts[9] += 1
             # a = n0, b = n, x = n0_0
             _r = n0_0.pad(compose_pad(n0.arg, n.arg))
             if _r is not None:
@@ -162,7 +162,7 @@ def _mop_cleanup_SHRINK(n, ctx):
         n0 = n.src[0]
         # rule shrink_noop at rules/movement.rules:19
         #   shrink_noop: SHRINK(x) as s if s.shape == x.shape -> x
-        if _mop_cleanup_st: _mop_cleanup_st.attempts[3] += 1
+        #+ if _mop_cleanup_st: _mop_cleanup_st.attempts[3] += 1
         # s = n, x = n0
         if n.shape == n0.shape:
             return n0, _mop_cleanup_rules[3]
@@ -170,7 +170,7 @@ def _mop_cleanup_SHRINK(n, ctx):
             n0_0 = n0.src[0]
             # rule shrink_shrink at rules/movement.rules:28
             #   shrink_shrink: SHRINK(SHRINK(x) as a) as b -> x.shrink(compose_shrink(a.arg, b.arg))
-            if _mop_cleanup_st: _mop_cleanup_st.attempts[8] += 1
+            #+ if _mop_cleanup_st: _mop_cleanup_st.attempts[8] += 1
             # a = n0, b = n, x = n0_0
             _r = n0_0.shrink(compose_shrink(n0.arg, n.arg))
             if _r is not None:
@@ -183,7 +183,7 @@ def _mop_cleanup_FLIP(n, ctx):
         n0 = n.src[0]
         # rule flip_noop at rules/movement.rules:21
         #   flip_noop: FLIP(x) as f if not any(f.arg) -> x
-        if _mop_cleanup_st: _mop_cleanup_st.attempts[5] += 1
+        #+ if _mop_cleanup_st: _mop_cleanup_st.attempts[5] += 1
         # f = n, x = n0
         if not any(n.arg):
             return n0, _mop_cleanup_rules[5]
@@ -191,7 +191,7 @@ def _mop_cleanup_FLIP(n, ctx):
             n0_0 = n0.src[0]
             # rule flip_flip at rules/movement.rules:30
             #   flip_flip: FLIP(FLIP(x) as a) as b -> x.flip(compose_flip(a.arg, b.arg))
-            if _mop_cleanup_st: _mop_cleanup_st.attempts[10] += 1
+            #+ if _mop_cleanup_st: _mop_cleanup_st.attempts[10] += 1
             # a = n0, b = n, x = n0_0
             _r = n0_0.flip(compose_flip(n0.arg, n.arg))
             if _r is not None:

@@ -48,7 +48,7 @@ def _multi_pm_r2(n, ctx, m, x):
 def _multi_pm_any0(n, ctx):
     # rule alu_multi at rules/multi.rules:15
     #   alu_multi: Elementwise as x if has_multi(x) -> alu_multi(x)
-    if _multi_pm_st: _multi_pm_st.attempts[0] += 1
+    #+ if _multi_pm_st: _multi_pm_st.attempts[0] += 1
     # x = n
     if has_multi(n):
         _r = alu_multi(n)
@@ -63,7 +63,7 @@ def _multi_pm_RESHAPE(n, ctx):
         if n0.op is _MULTI:
             # rule mop_multi at rules/multi.rules:21
             #   mop_multi: Movement(MULTI as m) as x -> mop_multi(x, m)
-            if _multi_pm_st: _multi_pm_st.attempts[2] += 1
+            #+ if _multi_pm_st: _multi_pm_st.attempts[2] += 1
             _r = _multi_pm_r2(n, ctx, n0, n)
             if _r is not None and _r is not n: return _r, _multi_pm_rules[2]
     return None
@@ -74,7 +74,7 @@ def _multi_pm_PERMUTE(n, ctx):
         if n0.op is _MULTI:
             # rule mop_multi at rules/multi.rules:21
             #   mop_multi: Movement(MULTI as m) as x -> mop_multi(x, m)
-            if _multi_pm_st: _multi_pm_st.attempts[2] += 1
+            #+ if _multi_pm_st: _multi_pm_st.attempts[2] += 1
             _r = _multi_pm_r2(n, ctx, n0, n)
             if _r is not None and _r is not n: return _r, _multi_pm_rules[2]
     return None
@@ -85,7 +85,7 @@ def _multi_pm_EXPAND(n, ctx):
         if n0.op is _MULTI:
             # rule mop_multi at rules/multi.rules:21
             #   mop_multi: Movement(MULTI as m) as x -> mop_multi(x, m)
-            if _multi_pm_st: _multi_pm_st.attempts[2] += 1
+            #+ if _multi_pm_st: _multi_pm_st.attempts[2] += 1
             _r = _multi_pm_r2(n, ctx, n0, n)
             if _r is not None and _r is not n: return _r, _multi_pm_rules[2]
     return None
@@ -96,7 +96,7 @@ def _multi_pm_PAD(n, ctx):
         if n0.op is _MULTI:
             # rule mop_multi at rules/multi.rules:21
             #   mop_multi: Movement(MULTI as m) as x -> mop_multi(x, m)
-            if _multi_pm_st: _multi_pm_st.attempts[2] += 1
+            #+ if _multi_pm_st: _multi_pm_st.attempts[2] += 1
             _r = _multi_pm_r2(n, ctx, n0, n)
             if _r is not None and _r is not n: return _r, _multi_pm_rules[2]
     return None
@@ -107,7 +107,7 @@ def _multi_pm_SHRINK(n, ctx):
         if n0.op is _MULTI:
             # rule mop_multi at rules/multi.rules:21
             #   mop_multi: Movement(MULTI as m) as x -> mop_multi(x, m)
-            if _multi_pm_st: _multi_pm_st.attempts[2] += 1
+            #+ if _multi_pm_st: _multi_pm_st.attempts[2] += 1
             _r = _multi_pm_r2(n, ctx, n0, n)
             if _r is not None and _r is not n: return _r, _multi_pm_rules[2]
     return None
@@ -118,7 +118,7 @@ def _multi_pm_FLIP(n, ctx):
         if n0.op is _MULTI:
             # rule mop_multi at rules/multi.rules:21
             #   mop_multi: Movement(MULTI as m) as x -> mop_multi(x, m)
-            if _multi_pm_st: _multi_pm_st.attempts[2] += 1
+            #+ if _multi_pm_st: _multi_pm_st.attempts[2] += 1
             _r = _multi_pm_r2(n, ctx, n0, n)
             if _r is not None and _r is not n: return _r, _multi_pm_rules[2]
     return None
@@ -129,7 +129,7 @@ def _multi_pm_CONTIGUOUS(n, ctx):
         if n0.op is _MULTI:
             # rule marker_multi at rules/multi.rules:23
             #   marker_multi: {CONTIGUOUS, DETACH, CONTIGUOUS_BACKWARD, FUSE}(MULTI as m) as x -> multi_like(x, m)
-            if _multi_pm_st: _multi_pm_st.attempts[3] += 1
+            #+ if _multi_pm_st: _multi_pm_st.attempts[3] += 1
             # m = n0, x = n
             _r = multi_like(n, n0)
             if _r is not None:
@@ -143,7 +143,7 @@ def _multi_pm_CONTIGUOUS_BACKWARD(n, ctx):
         if n0.op is _MULTI:
             # rule marker_multi at rules/multi.rules:23
             #   marker_multi: {CONTIGUOUS, DETACH, CONTIGUOUS_BACKWARD, FUSE}(MULTI as m) as x -> multi_like(x, m)
-            if _multi_pm_st: _multi_pm_st.attempts[3] += 1
+            #+ if _multi_pm_st: _multi_pm_st.attempts[3] += 1
             # m = n0, x = n
             _r = multi_like(n, n0)
             if _r is not None:
@@ -157,7 +157,7 @@ def _multi_pm_DETACH(n, ctx):
         if n0.op is _MULTI:
             # rule marker_multi at rules/multi.rules:23
             #   marker_multi: {CONTIGUOUS, DETACH, CONTIGUOUS_BACKWARD, FUSE}(MULTI as m) as x -> multi_like(x, m)
-            if _multi_pm_st: _multi_pm_st.attempts[3] += 1
+            #+ if _multi_pm_st: _multi_pm_st.attempts[3] += 1
             # m = n0, x = n
             _r = multi_like(n, n0)
             if _r is not None:
@@ -171,7 +171,7 @@ def _multi_pm_FUSE(n, ctx):
         if n0.op is _MULTI:
             # rule marker_multi at rules/multi.rules:23
             #   marker_multi: {CONTIGUOUS, DETACH, CONTIGUOUS_BACKWARD, FUSE}(MULTI as m) as x -> multi_like(x, m)
-            if _multi_pm_st: _multi_pm_st.attempts[3] += 1
+            #+ if _multi_pm_st: _multi_pm_st.attempts[3] += 1
             # m = n0, x = n
             _r = multi_like(n, n0)
             if _r is not None:
@@ -187,7 +187,7 @@ def _multi_pm_COPY(n, ctx):
     if n0.op is _MULTI:
         # rule copy_multi at rules/multi.rules:25
         #   copy_multi: COPY(MULTI as m, d) -> gather(m, d)
-        if _multi_pm_st: _multi_pm_st.attempts[4] += 1
+        #+ if _multi_pm_st: _multi_pm_st.attempts[4] += 1
         # d = n1, m = n0
         _r = gather(n0, n1)
         if _r is not None:
@@ -203,7 +203,7 @@ def _multi_pm_ASSIGN(n, ctx):
     if n0.op is _MULTI:
         # rule assign_multi at rules/multi.rules:29
         #   assign_multi: ASSIGN(MULTI as t, v) as a -> assign_multi(a, t, v)
-        if _multi_pm_st: _multi_pm_st.attempts[5] += 1
+        #+ if _multi_pm_st: _multi_pm_st.attempts[5] += 1
         # a = n, t = n0, v = n1
         _r = assign_multi(n, n0, n1)
         if _r is not None:
@@ -217,7 +217,7 @@ def _multi_pm_REDUCE_AXIS(n, ctx):
         if n0.op is _MULTI:
             # rule reduce_multi at rules/multi.rules:18
             #   reduce_multi: REDUCE_AXIS(MULTI as m) as r -> reduce_multi(r, m)
-            if _multi_pm_st: _multi_pm_st.attempts[1] += 1
+            #+ if _multi_pm_st: _multi_pm_st.attempts[1] += 1
             # m = n0, r = n
             _r = reduce_multi(n, n0)
             if _r is not None:
@@ -287,7 +287,7 @@ def _pm_mselect_MSELECT(n, ctx):
         if n0.op is _MSTACK:
             # rule mselect_mstack at rules/multi.rules:35
             #   mselect_mstack: MSELECT(MSTACK as s) as m -> select_part(s, m.arg)
-            if _pm_mselect_st: _pm_mselect_st.attempts[0] += 1
+            #+ if _pm_mselect_st: _pm_mselect_st.attempts[0] += 1
             # m = n, s = n0
             _r = select_part(n0, n.arg)
             if _r is not None:
@@ -295,7 +295,7 @@ def _pm_mselect_MSELECT(n, ctx):
                 if _r is not n: return _r, _pm_mselect_rules[0]
         # rule mselect_push at rules/multi.rules:38
         #   mselect_push: MSELECT(x) as m if x.op is not Ops.MSTACK -> push_mselect(x, m.arg)
-        if _pm_mselect_st: _pm_mselect_st.attempts[1] += 1
+        #+ if _pm_mselect_st: _pm_mselect_st.attempts[1] += 1
         # m = n, x = n0
         if n0.op is not _MSTACK:
             _r = push_mselect(n0, n.arg)

@@ -90,7 +90,7 @@ _opt_actions_st = match_stats('opt_actions', _opt_actions_rules)  # None unless 
 def _opt_actions_SINK(n, ctx):
     # rule rows_across at rules/opt.rules:127
     #   rows_across: SINK as s if p is not None -> p where p = across(s)
-    if _opt_actions_st: _opt_actions_st.attempts[15] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[15] += 1
     # s = n
     p = across(n)
     if p is not None:
@@ -100,7 +100,7 @@ def _opt_actions_SINK(n, ctx):
             if _r is not n: return _r, _opt_actions_rules[15]
     # rule stage_operands at rules/opt.rules:133
     #   stage_operands: SINK as s if p is not None -> p where p = staged(s)
-    if _opt_actions_st: _opt_actions_st.attempts[16] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[16] += 1
     # s = n
     p = staged(n)
     if p is not None:
@@ -110,7 +110,7 @@ def _opt_actions_SINK(n, ctx):
             if _r is not n: return _r, _opt_actions_rules[16]
     # rule peel_loops at rules/opt.rules:140
     #   peel_loops: SINK as s if p is not None -> p where p = peeled(s)
-    if _opt_actions_st: _opt_actions_st.attempts[17] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[17] += 1
     # s = n
     p = peeled(n)
     if p is not None:
@@ -120,7 +120,7 @@ def _opt_actions_SINK(n, ctx):
             if _r is not n: return _r, _opt_actions_rules[17]
     # rule block_rows at rules/opt.rules:149
     #   block_rows: SINK as s if p is not None -> p where p = row_blocked(s)
-    if _opt_actions_st: _opt_actions_st.attempts[18] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[18] += 1
     # s = n
     p = row_blocked(n)
     if p is not None:
@@ -130,7 +130,7 @@ def _opt_actions_SINK(n, ctx):
             if _r is not n: return _r, _opt_actions_rules[18]
     # rule parallel_loops at rules/opt.rules:155
     #   parallel_loops: SINK as s -> parallel(s)
-    if _opt_actions_st: _opt_actions_st.attempts[19] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[19] += 1
     # s = n
     _r = parallel(n)
     if _r is not None:
@@ -141,7 +141,7 @@ def _opt_actions_SINK(n, ctx):
 def _opt_actions_STORE(n, ctx):
     # rule merge_store at rules/opt.rules:42
     #   merge_store: STORE as st -> merged_store(st)
-    if _opt_actions_st: _opt_actions_st.attempts[2] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[2] += 1
     # st = n
     _r = merged_store(n)
     if _r is not None:
@@ -149,7 +149,7 @@ def _opt_actions_STORE(n, ctx):
         if _r is not n: return _r, _opt_actions_rules[2]
     # rule scan_store at rules/opt.rules:49
     #   scan_store: STORE as st if p is not None -> p where p = scanned(st)
-    if _opt_actions_st: _opt_actions_st.attempts[3] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[3] += 1
     # st = n
     p = scanned(n)
     if p is not None:
@@ -159,7 +159,7 @@ def _opt_actions_STORE(n, ctx):
             if _r is not n: return _r, _opt_actions_rules[3]
     # rule upcast_store at rules/opt.rules:86
     #   upcast_store: STORE as st if p is not None -> p where p = upcast(st)
-    if _opt_actions_st: _opt_actions_st.attempts[10] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[10] += 1
     # st = n
     p = upcast(n)
     if p is not None:
@@ -169,7 +169,7 @@ def _opt_actions_STORE(n, ctx):
             if _r is not n: return _r, _opt_actions_rules[10]
     # rule flash_store at rules/opt.rules:95
     #   flash_store: STORE as st if p is not None -> p where p = flashed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[11] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[11] += 1
     # st = n
     p = flashed(n)
     if p is not None:
@@ -179,7 +179,7 @@ def _opt_actions_STORE(n, ctx):
             if _r is not n: return _r, _opt_actions_rules[11]
     # rule pack_store at rules/opt.rules:101
     #   pack_store: STORE as st if p is not None -> p where p = packed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[12] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[12] += 1
     # st = n
     p = packed(n)
     if p is not None:
@@ -189,7 +189,7 @@ def _opt_actions_STORE(n, ctx):
             if _r is not n: return _r, _opt_actions_rules[12]
     # rule interchange_store at rules/opt.rules:112
     #   interchange_store: STORE as st if p is not None -> p where p = interchanged(st)
-    if _opt_actions_st: _opt_actions_st.attempts[13] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[13] += 1
     # st = n
     p = interchanged(n)
     if p is not None:
@@ -199,7 +199,7 @@ def _opt_actions_STORE(n, ctx):
             if _r is not n: return _r, _opt_actions_rules[13]
     # rule transpose_store at rules/opt.rules:119
     #   transpose_store: STORE as st if p is not None -> p where p = transposed(st)
-    if _opt_actions_st: _opt_actions_st.attempts[14] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[14] += 1
     # st = n
     p = transposed(n)
     if p is not None:
@@ -212,7 +212,7 @@ def _opt_actions_STORE(n, ctx):
 def _opt_actions_REDUCE(n, ctx):
     # rule unnest_reduce at rules/opt.rules:34
     #   unnest_reduce: REDUCE as r if p is not None -> p where p = unnested(r)
-    if _opt_actions_st: _opt_actions_st.attempts[0] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[0] += 1
     # r = n
     p = unnested(n)
     if p is not None:
@@ -222,7 +222,7 @@ def _opt_actions_REDUCE(n, ctx):
             if _r is not n: return _r, _opt_actions_rules[0]
     # rule merge_reduce at rules/opt.rules:39
     #   merge_reduce: REDUCE as r -> merged(r)
-    if _opt_actions_st: _opt_actions_st.attempts[1] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[1] += 1
     # r = n
     _r = merged(n)
     if _r is not None:
@@ -230,7 +230,7 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not n: return _r, _opt_actions_rules[1]
     # rule unroll_reduce at rules/opt.rules:53
     #   unroll_reduce: REDUCE as r if small_reduce(r) -> unrolled(r)
-    if _opt_actions_st: _opt_actions_st.attempts[4] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[4] += 1
     # r = n
     if small_reduce(n):
         _r = unrolled(n)
@@ -239,7 +239,7 @@ def _opt_actions_REDUCE(n, ctx):
             if _r is not n: return _r, _opt_actions_rules[4]
     # rule split_reduce at rules/opt.rules:60
     #   split_reduce: REDUCE as r if p is not None -> p where p = blocked(r)
-    if _opt_actions_st: _opt_actions_st.attempts[5] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[5] += 1
     # r = n
     p = blocked(n)
     if p is not None:
@@ -249,7 +249,7 @@ def _opt_actions_REDUCE(n, ctx):
             if _r is not n: return _r, _opt_actions_rules[5]
     # rule thread_reduce at rules/opt.rules:65
     #   thread_reduce: REDUCE as r if threadable(r) -> threaded(r)
-    if _opt_actions_st: _opt_actions_st.attempts[6] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[6] += 1
     # r = n
     if threadable(n):
         _r = threaded(n)
@@ -258,7 +258,7 @@ def _opt_actions_REDUCE(n, ctx):
             if _r is not n: return _r, _opt_actions_rules[6]
     # rule max_scale at rules/opt.rules:69
     #   max_scale: REDUCE as r -> unscaled(r)
-    if _opt_actions_st: _opt_actions_st.attempts[7] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[7] += 1
     # r = n
     _r = unscaled(n)
     if _r is not None:
@@ -266,7 +266,7 @@ def _opt_actions_REDUCE(n, ctx):
         if _r is not n: return _r, _opt_actions_rules[7]
     # rule fill_reduce at rules/opt.rules:77
     #   fill_reduce: REDUCE as r if p is not None -> p where p = filled(r)
-    if _opt_actions_st: _opt_actions_st.attempts[8] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[8] += 1
     # r = n
     p = filled(n)
     if p is not None:
@@ -276,7 +276,7 @@ def _opt_actions_REDUCE(n, ctx):
             if _r is not n: return _r, _opt_actions_rules[8]
     # rule vector_reduce at rules/opt.rules:81
     #   vector_reduce: REDUCE as r if vector_reducible(r) -> vector_reduce(r)
-    if _opt_actions_st: _opt_actions_st.attempts[9] += 1
+    #+ if _opt_actions_st: _opt_actions_st.attempts[9] += 1
     # r = n
     if vector_reducible(n):
         _r = vector_reduce(n)
@@ -313,7 +313,7 @@ def _mask_actions_EXP(n, ctx):
                     if n0_0_2.op is _CONST:
                         # rule exp_where_else at rules/opt.rules:172
                         #   exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))
-                        if _mask_actions_st: _mask_actions_st.attempts[0] += 1
+                        #+ if _mask_actions_st: _mask_actions_st.attempts[0] += 1
                         # a = n0_0_1, c = n0_0_0, k = n0_0_2, y = n0_1
                         _r = n0_0_0.where(_new(UOp, _EXP, (_t3 := n0_0_1 - n0_1).dtype, (_t3,)), _new(UOp, _EXP, (_t4 := n0_0_2 - n0_1).dtype, (_t4,)))
                         if _r is not None:
@@ -322,7 +322,7 @@ def _mask_actions_EXP(n, ctx):
                     if n0_0_1.op is _CONST:
                         # rule exp_where_then at rules/opt.rules:173
                         #   exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))
-                        if _mask_actions_st: _mask_actions_st.attempts[1] += 1
+                        #+ if _mask_actions_st: _mask_actions_st.attempts[1] += 1
                         # b = n0_0_2, c = n0_0_0, k = n0_0_1, y = n0_1
                         _r = n0_0_0.where(_new(UOp, _EXP, (_t7 := n0_0_1 - n0_1).dtype, (_t7,)), _new(UOp, _EXP, (_t8 := n0_0_2 - n0_1).dtype, (_t8,)))
                         if _r is not None:
@@ -343,7 +343,7 @@ def _mask_actions_EXP(n, ctx):
                                     if n0_0_0_0_0_2.op is _CONST:
                                         # rule exp_where_half_else at rules/opt.rules:177
                                         #   exp_where_half_else: EXP(CAST(CAST(SUB(CAST(WHERE(c, a, k:CONST)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(a.cast(w.dtype) - y, h, f), exp_rounded(w.const_like(k.arg) - y, h, f))
-                                        if _mask_actions_st: _mask_actions_st.attempts[2] += 1
+                                        #+ if _mask_actions_st: _mask_actions_st.attempts[2] += 1
                                         # a = n0_0_0_0_0_1, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_2, w = n0_0_0_0, y = n0_0_0_1
                                         if widens(n0_0_0_0, n0_0_0_0_0_2):
                                             _r = n0_0_0_0_0_0.where(exp_rounded(n0_0_0_0_0_1.cast(n0_0_0_0.dtype) - n0_0_0_1, n0_0, n0), exp_rounded(n0_0_0_0.const_like(n0_0_0_0_0_2.arg) - n0_0_0_1, n0_0, n0))
@@ -353,7 +353,7 @@ def _mask_actions_EXP(n, ctx):
                                     if n0_0_0_0_0_1.op is _CONST:
                                         # rule exp_where_half_then at rules/opt.rules:179
                                         #   exp_where_half_then: EXP(CAST(CAST(SUB(CAST(WHERE(c, k:CONST, b)) as w, y)) as h) as f) if widens(w, k) -> c.where(exp_rounded(w.const_like(k.arg) - y, h, f), exp_rounded(b.cast(w.dtype) - y, h, f))
-                                        if _mask_actions_st: _mask_actions_st.attempts[3] += 1
+                                        #+ if _mask_actions_st: _mask_actions_st.attempts[3] += 1
                                         # b = n0_0_0_0_0_2, c = n0_0_0_0_0_0, f = n0, h = n0_0, k = n0_0_0_0_0_1, w = n0_0_0_0, y = n0_0_0_1
                                         if widens(n0_0_0_0, n0_0_0_0_0_1):
                                             _r = n0_0_0_0_0_0.where(exp_rounded(n0_0_0_0.const_like(n0_0_0_0_0_1.arg) - n0_0_0_1, n0_0, n0), exp_rounded(n0_0_0_0_0_2.cast(n0_0_0_0.dtype) - n0_0_0_1, n0_0, n0))

@@ -847,7 +847,7 @@ def _limit_buffers_r0(n, ctx, c_n):
 def _limit_buffers_ADD(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -855,7 +855,7 @@ def _limit_buffers_ADD(n, ctx):
 def _limit_buffers_SUB(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -863,7 +863,7 @@ def _limit_buffers_SUB(n, ctx):
 def _limit_buffers_MUL(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -871,7 +871,7 @@ def _limit_buffers_MUL(n, ctx):
 def _limit_buffers_FDIV(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -879,7 +879,7 @@ def _limit_buffers_FDIV(n, ctx):
 def _limit_buffers_IDIV(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -887,7 +887,7 @@ def _limit_buffers_IDIV(n, ctx):
 def _limit_buffers_MOD(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -895,7 +895,7 @@ def _limit_buffers_MOD(n, ctx):
 def _limit_buffers_MAX(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -903,7 +903,7 @@ def _limit_buffers_MAX(n, ctx):
 def _limit_buffers_MIN(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -911,7 +911,7 @@ def _limit_buffers_MIN(n, ctx):
 def _limit_buffers_POW(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -919,7 +919,7 @@ def _limit_buffers_POW(n, ctx):
 def _limit_buffers_CMPLT(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -927,7 +927,7 @@ def _limit_buffers_CMPLT(n, ctx):
 def _limit_buffers_CMPNE(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -935,7 +935,7 @@ def _limit_buffers_CMPNE(n, ctx):
 def _limit_buffers_CMPEQ(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -943,7 +943,7 @@ def _limit_buffers_CMPEQ(n, ctx):
 def _limit_buffers_AND(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -951,7 +951,7 @@ def _limit_buffers_AND(n, ctx):
 def _limit_buffers_OR(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -959,7 +959,7 @@ def _limit_buffers_OR(n, ctx):
 def _limit_buffers_XOR(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -967,7 +967,7 @@ def _limit_buffers_XOR(n, ctx):
 def _limit_buffers_SHL(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -975,7 +975,7 @@ def _limit_buffers_SHL(n, ctx):
 def _limit_buffers_SHR(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -983,7 +983,7 @@ def _limit_buffers_SHR(n, ctx):
 def _limit_buffers_WHERE(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -991,7 +991,7 @@ def _limit_buffers_WHERE(n, ctx):
 def _limit_buffers_MULACC(n, ctx):
     # rule limit_buffers at rules/rangeify.rules:183
     #   limit_buffers: {Binary, Ternary} as n if len(buffers_loaded(ctx, n)) > ctx.limit - 1 -> n.replace(src=tuple(s.f(ctx.wrap) if len(buffers_loaded(ctx, s)) > 1 else s for s in n.src))
-    if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
+    #+ if _limit_buffers_st: _limit_buffers_st.attempts[0] += 1
     _r = _limit_buffers_r0(n, ctx, n)
     if _r is not None and _r is not n: return _r, _limit_buffers_rules[0]
     return None
@@ -1048,7 +1048,7 @@ def _earliest_rewrites_r2(n, ctx, m):
 def _earliest_rewrites_any0(n, ctx):
     # rule size_zero at rules/rangeify.rules:433
     #   size_zero: {Movement, Elementwise, REDUCE_AXIS, CONTIGUOUS} as x if x.size == 0 and x.base.op is not Ops.BUFFER -> x.const_like(0)
-    if _earliest_rewrites_st: _earliest_rewrites_st.attempts[3] += 1
+    #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[3] += 1
     # x = n
     if n.size == 0 and n.base.op is not _BUFFER:
         _r = n.const_like(0)
@@ -1060,7 +1060,7 @@ def _earliest_rewrites_any0(n, ctx):
 def _earliest_rewrites_SINK(n, ctx):
     # rule libm_stored at rules/rangeify.rules:496
     #   libm_stored: SINK as s if xs -> s.substitute(dict((x, x.f(Ops.CONTIGUOUS)) for x in xs)) where xs = read_twice(s)
-    if _earliest_rewrites_st: _earliest_rewrites_st.attempts[13] += 1
+    #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[13] += 1
     # s = n
     xs = read_twice(n)
     if xs:
@@ -1075,13 +1075,13 @@ def _earliest_rewrites_RESHAPE(n, ctx):
         n0 = n.src[0]
         # rule variable_noop at rules/rangeify.rules:429
         #   variable_noop: RESHAPE(x) as r if r.tag is not None and x.shape == r.arg -> x
-        if _earliest_rewrites_st: _earliest_rewrites_st.attempts[1] += 1
+        #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[1] += 1
         # r = n, x = n0
         if n.tag is not None and n0.shape == n.arg:
             return n0, _earliest_rewrites_rules[1]
     # rule variable_mark at rules/rangeify.rules:430
     #   variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)
-    if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
+    #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
     _h = _earliest_rewrites_any0(n, ctx)
@@ -1091,7 +1091,7 @@ def _earliest_rewrites_RESHAPE(n, ctx):
 def _earliest_rewrites_PERMUTE(n, ctx):
     # rule variable_mark at rules/rangeify.rules:430
     #   variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)
-    if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
+    #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
     _h = _earliest_rewrites_any0(n, ctx)
@@ -1101,7 +1101,7 @@ def _earliest_rewrites_PERMUTE(n, ctx):
 def _earliest_rewrites_EXPAND(n, ctx):
     # rule variable_mark at rules/rangeify.rules:430
     #   variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)
-    if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
+    #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
     _h = _earliest_rewrites_any0(n, ctx)
@@ -1111,7 +1111,7 @@ def _earliest_rewrites_EXPAND(n, ctx):
 def _earliest_rewrites_PAD(n, ctx):
     # rule variable_mark at rules/rangeify.rules:430
     #   variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)
-    if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
+    #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
     _h = _earliest_rewrites_any0(n, ctx)
@@ -1121,7 +1121,7 @@ def _earliest_rewrites_PAD(n, ctx):
 def _earliest_rewrites_SHRINK(n, ctx):
     # rule variable_mark at rules/rangeify.rules:430
     #   variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)
-    if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
+    #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
     _h = _earliest_rewrites_any0(n, ctx)
@@ -1131,7 +1131,7 @@ def _earliest_rewrites_SHRINK(n, ctx):
 def _earliest_rewrites_FLIP(n, ctx):
     # rule variable_mark at rules/rangeify.rules:430
     #   variable_mark: {Movement} as m if m.tag is not None -> m.replace(tag=None)
-    if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
+    #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[2] += 1
     _r = _earliest_rewrites_r2(n, ctx, n)
     if _r is not None and _r is not n: return _r, _earliest_rewrites_rules[2]
     _h = _earliest_rewrites_any0(n, ctx)
@@ -1143,7 +1143,7 @@ def _earliest_rewrites_CONTIGUOUS_BACKWARD(n, ctx):
         n0 = n.src[0]
         # rule drop_marker at rules/rangeify.rules:426
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
-        if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
+        #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         # x = n0
         return n0, _earliest_rewrites_rules[0]
     return None
@@ -1153,7 +1153,7 @@ def _earliest_rewrites_DETACH(n, ctx):
         n0 = n.src[0]
         # rule drop_marker at rules/rangeify.rules:426
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
-        if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
+        #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         # x = n0
         return n0, _earliest_rewrites_rules[0]
     return None
@@ -1163,7 +1163,7 @@ def _earliest_rewrites_FUSE(n, ctx):
         n0 = n.src[0]
         # rule drop_marker at rules/rangeify.rules:426
         #   drop_marker: {DETACH, CONTIGUOUS_BACKWARD, FUSE}(x) -> x
-        if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
+        #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[0] += 1
         # x = n0
         return n0, _earliest_rewrites_rules[0]
     return None
@@ -1178,7 +1178,7 @@ def _earliest_rewrites_COPY(n, ctx):
                 if n0_0_0.op is _CONST:
                     # rule copy_const at rules/rangeify.rules:485
                     #   copy_const: COPY(EXPAND(RESHAPE(c:CONST)) as e, ...) -> e
-                    if _earliest_rewrites_st: _earliest_rewrites_st.attempts[11] += 1
+                    #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[11] += 1
                     # c = n0_0_0, e = n0
                     return n0, _earliest_rewrites_rules[11]
     return None
@@ -1190,7 +1190,7 @@ def _earliest_rewrites_ASSIGN(n, ctx):
         return None
     # rule assign_hazard at rules/rangeify.rules:490
     #   assign_hazard: ASSIGN(t, x) as a if x.op is not Ops.CONTIGUOUS and reads_moved(t, x) -> a.replace(src=(t, x.f(Ops.CONTIGUOUS)))
-    if _earliest_rewrites_st: _earliest_rewrites_st.attempts[12] += 1
+    #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[12] += 1
     # a = n, t = n0, x = n1
     if n1.op is not _CONTIGUOUS and reads_moved(n0, n1):
         _r = n.replace(src=(n0, n1.f(_CONTIGUOUS)))
@@ -1206,7 +1206,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
         n0 = n.src[0]
         # rule reduce_empty at rules/rangeify.rules:435
         #   reduce_empty: REDUCE_AXIS(x) as red if x.size == 0 and red.size != 0 -> red.const_like(reduce_from(red.arg, red.dtype))
-        if _earliest_rewrites_st: _earliest_rewrites_st.attempts[4] += 1
+        #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[4] += 1
         # red = n, x = n0
         if n0.size == 0 and n.size != 0:
             _r = n.const_like(reduce_from(n.arg, n.dtype))
@@ -1217,7 +1217,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
             n0_0 = n0.src[0]
             # rule reduce_expand at rules/rangeify.rules:444
             #   reduce_expand: REDUCE_AXIS(EXPAND(x) as e) as red if red.arg[0] is not Ops.MUL and reduced(e.shape, red.arg[1]) != 0 and flat(x, red.arg[1]) -> repeated(x, e, red)
-            if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
+            #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[5] += 1
             # e = n0, red = n, x = n0_0
             if n.arg[0] is not _MUL and reduced(n0.shape, n.arg[1]) != 0 and flat(n0_0, n.arg[1]):
                 _r = repeated(n0_0, n0, n)
@@ -1226,7 +1226,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                     if _r is not n: return _r, _earliest_rewrites_rules[5]
         # rule reduce_stack at rules/rangeify.rules:450
         #   reduce_stack: REDUCE_AXIS(x) as red if red.arg[0] is Ops.MAX and red.arg[1] == (len(x.shape) - 1,) and m is not None -> m.reshape(red.shape) where m = parts_max(x)
-        if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
+        #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[6] += 1
         # red = n, x = n0
         if n.arg[0] is _MAX and n.arg[1] == (len(n0.shape) - 1,):
             m = parts_max(n0)
@@ -1237,7 +1237,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                     if _r is not n: return _r, _earliest_rewrites_rules[6]
         # rule narrow_reduce at rules/rangeify.rules:461
         #   narrow_reduce: REDUCE_AXIS(x) as red if narrow(x, red) and p is not None -> p where p = narrow_split(x, red)
-        if _earliest_rewrites_st: _earliest_rewrites_st.attempts[7] += 1
+        #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[7] += 1
         # red = n, x = n0
         if narrow(n0, n):
             p = narrow_split(n0, n)
@@ -1248,7 +1248,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                     if _r is not n: return _r, _earliest_rewrites_rules[7]
         # rule split_reduceop at rules/rangeify.rules:470
         #   split_reduceop: REDUCE_AXIS(x) as red if splits_worth(x, red) and s -> over_last(partials_apart(partials(x, red, *s[0]), x, red), red).reshape(red.shape) where s = splits(x, red)
-        if _earliest_rewrites_st: _earliest_rewrites_st.attempts[8] += 1
+        #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[8] += 1
         # red = n, x = n0
         if splits_worth(n0, n):
             s = splits(n0, n)
@@ -1259,7 +1259,7 @@ def _earliest_rewrites_REDUCE_AXIS(n, ctx):
                     if _r is not n: return _r, _earliest_rewrites_rules[8]
         # rule split_tail at rules/rangeify.rules:474
         #   split_tail: REDUCE_AXIS(x) as red if splits_worth(x, red) and not splits(x, red) and t -> head_tail(x, red, *t[0]) where t = tail_parts(x, red)
-        if _earliest_rewrites_st: _earliest_rewrites_st.attempts[9] += 1
+        #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[9] += 1
         # red = n, x = n0
         if splits_worth(n0, n) and not splits(n0, n):
             t = tail_parts(n0, n)
@@ -1279,7 +1279,7 @@ def _earliest_rewrites_RECIPROCAL(n, ctx):
             n0_0 = n0.src[0]
             # rule recip_column at rules/rangeify.rules:483
             #   recip_column: RECIPROCAL(EXPAND(x) as e) if per_column(x, e) -> x.alu(Ops.RECIPROCAL).f(Ops.CONTIGUOUS).expand(e.arg)
-            if _earliest_rewrites_st: _earliest_rewrites_st.attempts[10] += 1
+            #+ if _earliest_rewrites_st: _earliest_rewrites_st.attempts[10] += 1
             # e = n0, x = n0_0
             if per_column(n0_0, n0):
                 _r = n0_0.alu(_RECIPROCAL).f(_CONTIGUOUS).expand(n0.arg)
@@ -1350,7 +1350,7 @@ _do_realize_st = match_stats('do_realize', _do_realize_rules)  # None unless cou
 def _do_realize_SINK(n, ctx):
     # rule realize_roots at rules/rangeify.rules:504
     #   realize_roots: SINK as s -> ctx.realize.update(x for x in s.src if x.op is not Ops.BUFFER and not (x.op is Ops.RESHAPE and x.src[0].op is Ops.BUFFER))
-    if _do_realize_st: _do_realize_st.attempts[0] += 1
+    #+ if _do_realize_st: _do_realize_st.attempts[0] += 1
     # s = n
     _r = ctx.realize.update(x for x in n.src if x.op is not _BUFFER and not (x.op is _RESHAPE and x.src[0].op is _BUFFER))
     if _r is not None:
@@ -1361,7 +1361,7 @@ def _do_realize_SINK(n, ctx):
 def _do_realize_CONTIGUOUS(n, ctx):
     # rule realize_effects at rules/rangeify.rules:507
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
-    if _do_realize_st: _do_realize_st.attempts[1] += 1
+    #+ if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
     _r = ctx.realize.add(n)
     if _r is not None:
@@ -1372,7 +1372,7 @@ def _do_realize_CONTIGUOUS(n, ctx):
 def _do_realize_COPY(n, ctx):
     # rule realize_effects at rules/rangeify.rules:507
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
-    if _do_realize_st: _do_realize_st.attempts[1] += 1
+    #+ if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
     _r = ctx.realize.add(n)
     if _r is not None:
@@ -1382,7 +1382,7 @@ def _do_realize_COPY(n, ctx):
         n0 = n.src[0]
         # rule realize_copy_src at rules/rangeify.rules:510
         #   realize_copy_src: COPY(x, ...) if x.base.op not in (Ops.BUFFER, Ops.CONST) -> ctx.realize.add(x)
-        if _do_realize_st: _do_realize_st.attempts[2] += 1
+        #+ if _do_realize_st: _do_realize_st.attempts[2] += 1
         # x = n0
         if n0.base.op not in (_BUFFER, _CONST):
             _r = ctx.realize.add(n0)
@@ -1394,7 +1394,7 @@ def _do_realize_COPY(n, ctx):
 def _do_realize_BUFFER_VIEW(n, ctx):
     # rule realize_effects at rules/rangeify.rules:507
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
-    if _do_realize_st: _do_realize_st.attempts[1] += 1
+    #+ if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
     _r = ctx.realize.add(n)
     if _r is not None:
@@ -1405,7 +1405,7 @@ def _do_realize_BUFFER_VIEW(n, ctx):
 def _do_realize_ASSIGN(n, ctx):
     # rule realize_effects at rules/rangeify.rules:507
     #   realize_effects: {ASSIGN, COPY, BUFFER_VIEW, CONTIGUOUS} as x -> ctx.realize.add(x)
-    if _do_realize_st: _do_realize_st.attempts[1] += 1
+    #+ if _do_realize_st: _do_realize_st.attempts[1] += 1
     # x = n
     _r = ctx.realize.add(n)
     if _r is not None:
@@ -1415,7 +1415,7 @@ def _do_realize_ASSIGN(n, ctx):
         n1 = n.src[1]
         # rule realize_assign at rules/rangeify.rules:513
         #   realize_assign: ASSIGN(_, v, ...) if v.op not in (Ops.CONTIGUOUS, Ops.ASSIGN, Ops.COPY, Ops.BUFFER, Ops.BUFFER_VIEW, Ops.CONST, Ops.BIND, Ops.DEVICE, Ops.DEFINE_VAR) -> ctx.realize.add(v)
-        if _do_realize_st: _do_realize_st.attempts[3] += 1
+        #+ if _do_realize_st: _do_realize_st.attempts[3] += 1
         # v = n1
         if n1.op not in (_CONTIGUOUS, _ASSIGN, _COPY, _BUFFER, _BUFFER_VIEW, _CONST, _BIND, _DEVICE, _DEFINE_VAR):
             _r = ctx.realize.add(n1)
@@ -1443,7 +1443,7 @@ _add_realize_st = match_stats('add_realize', _add_realize_rules)  # None unless 
 def _add_realize_any0(n, ctx):
     # rule add_realize at rules/rangeify.rules:517
     #   add_realize: x if x in ctx.realize and x.tag is None -> REALIZE(x.replace(tag="realized"), tag=(ctx.order.setdefault(x, len(ctx.order)),))
-    if _add_realize_st: _add_realize_st.attempts[0] += 1
+    #+ if _add_realize_st: _add_realize_st.attempts[0] += 1
     # x = n
     if n in ctx.realize and n.tag is None:
         _r = _new(UOp, _REALIZE, (_t1 := n.replace(tag='realized')).dtype, (_t1,), None, (ctx.order.setdefault(n, len(ctx.order)),))
@@ -1466,7 +1466,7 @@ _pm_children_st = match_stats('pm_children', _pm_children_rules)  # None unless 
 def _pm_children_any0(n, ctx):
     # rule mark_children at rules/rangeify.rules:526
     #   mark_children: x if ctx.children and x.op not in (Ops.CHILD, Ops.CHILDREN) and any(s in ctx.children for s in x.src) -> x.replace(src=tuple(ctx.child(x, s) for s in x.src))
-    if _pm_children_st: _pm_children_st.attempts[0] += 1
+    #+ if _pm_children_st: _pm_children_st.attempts[0] += 1
     # x = n
     if ctx.children and n.op not in (_CHILD, _CHILDREN) and any(s in ctx.children for s in n.src):
         _r = n.replace(src=tuple(ctx.child(n, s) for s in n.src))
@@ -1475,7 +1475,7 @@ def _pm_children_any0(n, ctx):
             if _r is not n: return _r, _pm_children_rules[0]
     # rule unmark at rules/rangeify.rules:530
     #   unmark: x if x.tag == "realized" -> x.replace(tag=None)
-    if _pm_children_st: _pm_children_st.attempts[1] += 1
+    #+ if _pm_children_st: _pm_children_st.attempts[1] += 1
     # x = n
     if n.tag == 'realized':
         _r = n.replace(tag=None)
@@ -1509,7 +1509,7 @@ def _pm_mops_INDEX(n, ctx):
             if o0 is _SHRINK:
                 # rule index_shrink at rules/rangeify.rules:568
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
-                if _pm_mops_st: _pm_mops_st.attempts[0] += 1
+                #+ if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 # i = n, r = n0
                 idx = n.src[1:]
                 _r = _new(UOp, _INDEX, (_t1 := n0.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, n0.arg)]), n.arg)
@@ -1517,7 +1517,7 @@ def _pm_mops_INDEX(n, ctx):
             elif o0 is _PERMUTE:
                 # rule index_permute at rules/rangeify.rules:570
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
-                if _pm_mops_st: _pm_mops_st.attempts[1] += 1
+                #+ if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 # i = n, r = n0
                 idx = n.src[1:]
                 _r = _new(UOp, _INDEX, (_t2 := n0.src[0]).dtype, (_t2, *[idx[n0.arg.index(k)] for k in range(len(idx))]), n.arg)
@@ -1525,7 +1525,7 @@ def _pm_mops_INDEX(n, ctx):
             elif o0 is _FLIP:
                 # rule index_flip at rules/rangeify.rules:572
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
-                if _pm_mops_st: _pm_mops_st.attempts[2] += 1
+                #+ if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 # i = n, r = n0
                 idx = n.src[1:]
                 _r = _new(UOp, _INDEX, (_t3 := n0.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, n0.shape, n0.arg)]), n.arg)
@@ -1533,7 +1533,7 @@ def _pm_mops_INDEX(n, ctx):
             elif o0 is _EXPAND:
                 # rule index_expand at rules/rangeify.rules:575
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
-                if _pm_mops_st: _pm_mops_st.attempts[3] += 1
+                #+ if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 # i = n, r = n0
                 idx = n.src[1:]
                 _r = _new(UOp, _INDEX, (_t4 := n0.src[0]).dtype, (_t4, *unexpand(idx, n0)), dropped(n.arg or (), idx, n0))
@@ -1542,7 +1542,7 @@ def _pm_mops_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 # rule index_pad at rules/rangeify.rules:578
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
-                if _pm_mops_st: _pm_mops_st.attempts[4] += 1
+                #+ if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 # i = n, r = n0, x = n0_0
                 idx = n.src[1:]
                 cs = pad_conds(idx, n0)
@@ -1554,7 +1554,7 @@ def _pm_mops_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 # rule index_reshape at rules/rangeify.rules:584
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
-                if _pm_mops_st: _pm_mops_st.attempts[5] += 1
+                #+ if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 # i = n, r = n0, x = n0_0
                 idx = n.src[1:]
                 _r = _new(UOp, _INDEX, n0_0.dtype, (n0_0, *simplified(unreshape(idx, n0, n0_0))), n.arg)
@@ -1590,7 +1590,7 @@ _pm_rangeify_st = match_stats('pm_rangeify', _pm_rangeify_rules)  # None unless 
 def _pm_rangeify_REALIZE(n, ctx):
     # rule realize at rules/rangeify.rules:621
     #   realize: REALIZE as r -> BUFFERIZE(INDEX(x, *rngs), *rngs, arg=ctx.placed(x, rngs), tag=r.tag) where x = r.src[0], rngs = ctx.new_ranges(x.shape)
-    if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
+    #+ if _pm_rangeify_st: _pm_rangeify_st.attempts[0] += 1
     # r = n
     x = n.src[0]
     rngs = ctx.new_ranges(x.shape)
@@ -1606,7 +1606,7 @@ def _pm_rangeify_INDEX(n, ctx):
             if o0 is _SHRINK:
                 # rule index_shrink at rules/rangeify.rules:568
                 #   index_shrink: INDEX(SHRINK as r, *idx) as i -> INDEX(r.src[0], *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, r.arg)], arg=i.arg)
-                if _pm_mops_st: _pm_mops_st.attempts[0] += 1
+                #+ if _pm_mops_st: _pm_mops_st.attempts[0] += 1
                 # i = n, r = n0
                 idx = n.src[1:]
                 _r = _new(UOp, _INDEX, (_t1 := n0.src[0]).dtype, (_t1, *[a + s[0] if s[0] != 0 else a for a, s in zip(idx, n0.arg)]), n.arg)
@@ -1614,7 +1614,7 @@ def _pm_rangeify_INDEX(n, ctx):
             elif o0 is _PERMUTE:
                 # rule index_permute at rules/rangeify.rules:570
                 #   index_permute: INDEX(PERMUTE as r, *idx) as i -> INDEX(r.src[0], *[idx[r.arg.index(k)] for k in range(len(idx))], arg=i.arg)
-                if _pm_mops_st: _pm_mops_st.attempts[1] += 1
+                #+ if _pm_mops_st: _pm_mops_st.attempts[1] += 1
                 # i = n, r = n0
                 idx = n.src[1:]
                 _r = _new(UOp, _INDEX, (_t2 := n0.src[0]).dtype, (_t2, *[idx[n0.arg.index(k)] for k in range(len(idx))]), n.arg)
@@ -1622,7 +1622,7 @@ def _pm_rangeify_INDEX(n, ctx):
             elif o0 is _FLIP:
                 # rule index_flip at rules/rangeify.rules:572
                 #   index_flip: INDEX(FLIP as r, *idx) as i -> INDEX(r.src[0], *[(s - 1) - a if f else a for a, s, f in zip(idx, r.shape, r.arg)], arg=i.arg)
-                if _pm_mops_st: _pm_mops_st.attempts[2] += 1
+                #+ if _pm_mops_st: _pm_mops_st.attempts[2] += 1
                 # i = n, r = n0
                 idx = n.src[1:]
                 _r = _new(UOp, _INDEX, (_t3 := n0.src[0]).dtype, (_t3, *[s - 1 - a if f else a for a, s, f in zip(idx, n0.shape, n0.arg)]), n.arg)
@@ -1630,7 +1630,7 @@ def _pm_rangeify_INDEX(n, ctx):
             elif o0 is _EXPAND:
                 # rule index_expand at rules/rangeify.rules:575
                 #   index_expand: INDEX(EXPAND as r, *idx) as i -> INDEX(r.src[0], *unexpand(idx, r), arg=dropped(i.arg or (), idx, r))
-                if _pm_mops_st: _pm_mops_st.attempts[3] += 1
+                #+ if _pm_mops_st: _pm_mops_st.attempts[3] += 1
                 # i = n, r = n0
                 idx = n.src[1:]
                 _r = _new(UOp, _INDEX, (_t4 := n0.src[0]).dtype, (_t4, *unexpand(idx, n0)), dropped(n.arg or (), idx, n0))
@@ -1639,7 +1639,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 # rule index_pad at rules/rangeify.rules:578
                 #   index_pad: INDEX(PAD(x) as r, *idx) as i -> v if ok is None else ok.where(v, UOp.const(r.dtype, 0)) where cs = pad_conds(idx, r), v = INDEX(x, *unpadded(idx, cs, r), arg=i.arg), ok = all_of(cs)
-                if _pm_mops_st: _pm_mops_st.attempts[4] += 1
+                #+ if _pm_mops_st: _pm_mops_st.attempts[4] += 1
                 # i = n, r = n0, x = n0_0
                 idx = n.src[1:]
                 cs = pad_conds(idx, n0)
@@ -1651,7 +1651,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 # rule index_reshape at rules/rangeify.rules:584
                 #   index_reshape: INDEX(RESHAPE(x) as r, *idx) as i -> INDEX(x, *simplified(unreshape(idx, r, x)), arg=i.arg)
-                if _pm_mops_st: _pm_mops_st.attempts[5] += 1
+                #+ if _pm_mops_st: _pm_mops_st.attempts[5] += 1
                 # i = n, r = n0, x = n0_0
                 idx = n.src[1:]
                 _r = _new(UOp, _INDEX, n0_0.dtype, (n0_0, *simplified(unreshape(idx, n0, n0_0))), n.arg)
@@ -1663,7 +1663,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 n0_0 = n0.src[0]
                 # rule local_array at rules/rangeify.rules:653
                 #   local_array: INDEX(REDUCE_AXIS(s) as x, ...) as idx if x not in ctx.force and ctx.wants_buffer(x, idx) and s.size != x.size and arr -> ctx.array_read(x, idx, *arr) where arr = ctx.array(x, idx)
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
+                #+ if _pm_rangeify_st: _pm_rangeify_st.attempts[6] += 1
                 # idx = n, s = n0_0, x = n0
                 if n0 not in ctx.force and ctx.wants_buffer(n0, n) and n0_0.size != n0.size:
                     arr = ctx.array(n0, n)
@@ -1674,7 +1674,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r is not n: return _r, _pm_rangeify_rules[6]
                 # rule local_reduce at rules/rangeify.rules:674
                 #   local_reduce: INDEX(REDUCE_AXIS(x) as red, *at) as idx if (idx.arg or red in ctx.reads) and ctx.reduce_local(red, x, idx, at) -> ctx.reduce_row(red, idx)
-                if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
+                #+ if _pm_rangeify_st: _pm_rangeify_st.attempts[9] += 1
                 # idx = n, red = n0, x = n0_0
                 at = n.src[1:]
                 if (n.arg or n0 in ctx.reads) and ctx.reduce_local(n0, n0_0, n, at):
@@ -1684,7 +1684,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         if _r is not n: return _r, _pm_rangeify_rules[9]
             # rule reduce_buffer at rules/rangeify.rules:679
             #   reduce_buffer: INDEX(REDUCE_AXIS as red, *at) as idx if not ctx.fills(red, idx) and (red in ctx.force or ctx.wants_buffer(red, idx)) -> INDEX(ctx.buffer(red), *at)
-            if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
+            #+ if _pm_rangeify_st: _pm_rangeify_st.attempts[10] += 1
             # idx = n, red = n0
             at = n.src[1:]
             if not ctx.fills(n0, n) and (n0 in ctx.force or ctx.wants_buffer(n0, n)):
@@ -1692,7 +1692,7 @@ def _pm_rangeify_INDEX(n, ctx):
                 if _r is not n: return _r, _pm_rangeify_rules[10]
             # rule index_reduce at rules/rangeify.rules:682
             #   index_reduce: INDEX(REDUCE_AXIS as red, ...) as idx -> map_reduce(ctx, red, idx)
-            if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
+            #+ if _pm_rangeify_st: _pm_rangeify_st.attempts[11] += 1
             # idx = n, red = n0
             _r = map_reduce(ctx, n0, n)
             if _r is not None:
@@ -1706,7 +1706,7 @@ def _pm_rangeify_INDEX(n, ctx):
                         n0_0_0 = n0_0.src[0]
                         # rule child_buffer at rules/rangeify.rules:625
                         #   child_buffer: INDEX(CHILD(CHILDREN(c)), *at) if c in ctx.force -> INDEX(ctx.buffer(c), *at)
-                        if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
+                        #+ if _pm_rangeify_st: _pm_rangeify_st.attempts[1] += 1
                         # c = n0_0_0
                         at = n.src[1:]
                         if n0_0_0 in ctx.force:
@@ -1714,7 +1714,7 @@ def _pm_rangeify_INDEX(n, ctx):
                             if _r is not n: return _r, _pm_rangeify_rules[1]
                         # rule index_child at rules/rangeify.rules:628
                         #   index_child: INDEX(CHILD(CHILDREN(c)), *at) as idx -> INDEX(c, *at, arg=idx.arg) where read = ctx.reads.setdefault(c, set()).add(ctx.read_at(at, idx)), inlined = ctx.inlined.add(c)
-                        if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
+                        #+ if _pm_rangeify_st: _pm_rangeify_st.attempts[2] += 1
                         # c = n0_0_0, idx = n
                         at = n.src[1:]
                         read = ctx.reads.setdefault(n0_0_0, set()).add(ctx.read_at(at, n))
@@ -1727,13 +1727,13 @@ def _pm_rangeify_INDEX(n, ctx):
                     if o0 in _OPS1:
                         # rule index_const at rules/rangeify.rules:631
                         #   index_const: INDEX({CONST, DEFINE_VAR} as c, ...) -> c
-                        if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
+                        #+ if _pm_rangeify_st: _pm_rangeify_st.attempts[3] += 1
                         # c = n0
                         return n0, _pm_rangeify_rules[3]
                     elif o0 is _ASSIGN:
                         # rule index_assign at rules/rangeify.rules:633
                         #   index_assign: INDEX(ASSIGN as a, *idx) as i -> a.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in a.src))
-                        if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
+                        #+ if _pm_rangeify_st: _pm_rangeify_st.attempts[4] += 1
                         # a = n0, i = n
                         idx = n.src[1:]
                         _r = n0.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), n.arg) for s in n0.src))
@@ -1743,7 +1743,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     elif o0 in _OPS2:
                         # rule local_value at rules/rangeify.rules:646
                         #   local_value: INDEX(Elementwise as x, ...) as idx if x in ctx.local_values and row -> ctx.array_read(x, idx, row, ctx.local_values[x]) where row = ctx.value_row(x, idx)
-                        if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
+                        #+ if _pm_rangeify_st: _pm_rangeify_st.attempts[5] += 1
                         # idx = n, x = n0
                         if n0 in ctx.local_values:
                             row = ctx.value_row(n0, n)
@@ -1754,7 +1754,7 @@ def _pm_rangeify_INDEX(n, ctx):
                                     if _r is not n: return _r, _pm_rangeify_rules[5]
                         # rule index_alu at rules/rangeify.rules:656
                         #   index_alu: INDEX(Elementwise as x, *idx) as i -> x.replace(src=tuple(INDEX(s, *idx, arg=i.arg) for s in x.src))
-                        if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
+                        #+ if _pm_rangeify_st: _pm_rangeify_st.attempts[7] += 1
                         # i = n, x = n0
                         idx = n.src[1:]
                         _r = n0.replace(src=tuple(_new(UOp, _INDEX, s.dtype, (s, *idx), n.arg) for s in n0.src))
@@ -1764,7 +1764,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     elif o0 in _OPS3:
                         # rule index_marker at rules/rangeify.rules:658
                         #   index_marker: INDEX({CONTIGUOUS, COPY, NOOP} as x, *idx) as i -> x.replace(src=(INDEX(x.src[0], *idx, arg=i.arg),) + x.src[1:])
-                        if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
+                        #+ if _pm_rangeify_st: _pm_rangeify_st.attempts[8] += 1
                         # i = n, x = n0
                         idx = n.src[1:]
                         _r = n0.replace(src=(_new(UOp, _INDEX, (_t5 := n0.src[0]).dtype, (_t5, *idx), n.arg),) + n0.src[1:])
@@ -1776,7 +1776,7 @@ def _pm_rangeify_INDEX(n, ctx):
         if n0.op is _BUFFER:
             # rule index_positions at rules/rangeify.rules:686
             #   index_positions: INDEX(b:BUFFER, i) if b.arg.positions -> i.cast(b.dtype)
-            if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
+            #+ if _pm_rangeify_st: _pm_rangeify_st.attempts[12] += 1
             # b = n0, i = n1
             if n0.arg.positions:
                 _r = n1.cast(n0.dtype)
@@ -1788,7 +1788,7 @@ def _pm_rangeify_INDEX(n, ctx):
         if n0.op in _OPS5:
             # rule index_memory at rules/rangeify.rules:688
             #   index_memory: INDEX({BUFFER, BUFFERIZE, REALIZE}, ...) as idx if idx.arg is not None -> idx.replace(arg=None)
-            if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
+            #+ if _pm_rangeify_st: _pm_rangeify_st.attempts[13] += 1
             # idx = n
             if n.arg is not None:
                 _r = n.replace(arg=None)
@@ -1797,7 +1797,7 @@ def _pm_rangeify_INDEX(n, ctx):
                     if _r is not n: return _r, _pm_rangeify_rules[13]
         # rule index_other at rules/rangeify.rules:690
         #   index_other: INDEX(x, ...) if x.op not in (Ops.REALIZE, Ops.BUFFERIZE, Ops.BUFFER, Ops.DEFINE_LOCAL) -> error "rangeify: no rule pushes an INDEX through " + x.op.name
-        if _pm_rangeify_st: _pm_rangeify_st.attempts[14] += 1
+        #+ if _pm_rangeify_st: _pm_rangeify_st.attempts[14] += 1
         # x = n0
         if n0.op not in (_REALIZE, _BUFFERIZE, _BUFFER, _DEFINE_LOCAL):
             raise RuntimeError('rangeify: no rule pushes an INDEX through ' + n0.op.name)
@@ -1827,7 +1827,7 @@ def _pm_cleanups_COPY(n, ctx):
         if o0 is _CONST:
             # rule copy_const_idx at rules/rangeify.rules:711
             #   copy_const_idx: COPY(c:CONST, ...) -> c
-            if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
+            #+ if _pm_cleanups_st: _pm_cleanups_st.attempts[3] += 1
             # c = n0
             return n0, _pm_cleanups_rules[3]
         elif o0 is _INDEX and len(n0.src) >= 1:
@@ -1836,7 +1836,7 @@ def _pm_cleanups_COPY(n, ctx):
                 n0_0_0 = n0_0.src[0]
                 # rule copy_keeps_src at rules/rangeify.rules:716
                 #   copy_keeps_src: COPY(INDEX(BUFFERIZE(x, ...) as b, ...) as idx, ...) as c if x.op not in (Ops.CONTIGUOUS, Ops.COPY, Ops.CONST, Ops.ASSIGN) -> with_src(c, with_src(idx, with_src(b, CONTIGUOUS(x))))
-                if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
+                #+ if _pm_cleanups_st: _pm_cleanups_st.attempts[4] += 1
                 # b = n0_0, c = n, idx = n0, x = n0_0_0
                 if n0_0_0.op not in (_CONTIGUOUS, _COPY, _CONST, _ASSIGN):
                     _r = with_src(n, with_src(n0, with_src(n0_0, _new(UOp, _CONTIGUOUS, n0_0_0.dtype, (n0_0_0,)))))
@@ -1853,7 +1853,7 @@ def _pm_cleanups_BUFFERIZE(n, ctx):
             if n0_0.op is _BUFFERIZE:
                 # rule noop_buffer at rules/rangeify.rules:703
                 #   noop_buffer: BUFFERIZE(INDEX(b:BUFFERIZE, ...) as idx, ...) as b2 if same_buffer(b, idx, b2) -> b.replace(tag=((b.tag or ()) + (b2.tag or ())) or None)
-                if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
+                #+ if _pm_cleanups_st: _pm_cleanups_st.attempts[0] += 1
                 # b = n0_0, b2 = n, idx = n0
                 if same_buffer(n0_0, n0, n):
                     _r = n0_0.replace(tag=(n0_0.tag or ()) + (n.tag or ()) or None)
@@ -1871,12 +1871,12 @@ def _pm_cleanups_INDEX(n, ctx):
                 if n0_0.op is _CONST:
                     # rule const_buffer at rules/rangeify.rules:705
                     #   const_buffer: INDEX(BUFFERIZE(c:CONST, ...), ...) -> c
-                    if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
+                    #+ if _pm_cleanups_st: _pm_cleanups_st.attempts[1] += 1
                     # c = n0_0
                     return n0_0, _pm_cleanups_rules[1]
                 # rule remove_buffer at rules/rangeify.rules:708
                 #   remove_buffer: INDEX(BUFFERIZE(src, *rngs), *at) if src.op is not Ops.CONTIGUOUS and not expensive(src) -> src.substitute(dict((r, i) for r, i in zip(rngs, at) if r.op is Ops.RANGE))
-                if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
+                #+ if _pm_cleanups_st: _pm_cleanups_st.attempts[2] += 1
                 # src = n0_0
                 at = n.src[1:]
                 rngs = n0.src[1:]
@@ -1904,7 +1904,7 @@ _keep_buffers_st = match_stats('keep_buffers', _keep_buffers_rules)  # None unle
 def _keep_buffers_SINK(n, ctx):
     # rule tagged_buffers at rules/rangeify.rules:724
     #   tagged_buffers: SINK as s -> SINK(*[x for x in s.toposort() if x.op is Ops.BUFFERIZE and x.tag is not None], dtype=dtypes.void)
-    if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
+    #+ if _keep_buffers_st: _keep_buffers_st.attempts[0] += 1
     # s = n
     _r = _new(UOp, _SINK, dtypes.void, (*[x for x in n.toposort() if x.op is _BUFFERIZE and x.tag is not None],))
     if _r is not n: return _r, _keep_buffers_rules[0]

@@ -64,7 +64,7 @@ def _symbolic_simple_CAST(n, ctx):
         if n0.op is _CONST:
             # rule fold_cast at rules/symbolic.rules:40
             #   fold_cast: CAST(a:CONST) as e -> cast_value(e.dtype, a.dtype, a.arg)
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[15] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[15] += 1
             # a = n0, e = n
             _r = cast_value(n.dtype, n0.dtype, n0.arg)
             if _r is not None:
@@ -80,13 +80,13 @@ def _symbolic_simple_NEG(n, ctx):
             n0_0 = n0.src[0]
             # rule neg_neg at rules/symbolic.rules:18
             #   neg_neg: NEG(NEG(x)) -> x
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[3] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[3] += 1
             # x = n0_0
             return n0_0, _symbolic_simple_rules[3]
         elif o0 is _CONST:
             # rule fold_unary at rules/symbolic.rules:39
             #   fold_unary: NEG(a:CONST) as e -> fold_alu(e.op, a.dtype, a.arg)
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[14] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[14] += 1
             # a = n0, e = n
             _r = fold_alu(n.op, n0.dtype, n0.arg)
             if _r is not None:
@@ -106,27 +106,27 @@ def _symbolic_simple_ADD(n, ctx):
             if n1.arg == 0 and n0.dtype in _DT0:
                 # rule add_zero at rules/symbolic.rules:15
                 #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
                 # x = n0
                 if n0.op is not _DEFINE_REG:
                     return n0, _symbolic_simple_rules[0]
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule add_zero at rules/symbolic.rules:15
                 #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
                 # x = n1
                 if n1.op is not _DEFINE_REG:
                     return n1, _symbolic_simple_rules[0]
             # rule fold_binary at rules/symbolic.rules:38
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         else:
             if n1.arg == 0 and n0.dtype in _DT0:
                 # rule add_zero at rules/symbolic.rules:15
                 #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
                 # x = n0
                 if n0.op is not _DEFINE_REG:
                     return n0, _symbolic_simple_rules[0]
@@ -134,7 +134,7 @@ def _symbolic_simple_ADD(n, ctx):
         if n0.op is _CONST and n0.arg == 0 and n1.dtype in _DT0:
             # rule add_zero at rules/symbolic.rules:15
             #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
             # x = n1
             if n1.op is not _DEFINE_REG:
                 return n1, _symbolic_simple_rules[0]
@@ -150,27 +150,27 @@ def _symbolic_simple_SUB(n, ctx):
             if n1.arg == 0:
                 # rule sub_zero at rules/symbolic.rules:16
                 #   sub_zero: SUB(x:ints, 0) -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
                 # x = n0
                 return n0, _symbolic_simple_rules[1]
             if n1 is n0 and n1.dtype in _DT0:
                 # rule sub_self at rules/symbolic.rules:17
                 #   sub_self: SUB(x:ints, x) -> 0
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
                 # x = n0
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[2]
         if n0.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:38
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     else:
-        if n1 is n0 and n0.dtype in _DT0 and n1.dtype in _DT0:
+        if n1 is n0 and n0.dtype in _DT0:
             # rule sub_self at rules/symbolic.rules:17
             #   sub_self: SUB(x:ints, x) -> 0
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
             # x = n0
             _r = n.const_like(0)
             if _r is not n: return _r, _symbolic_simple_rules[2]
@@ -188,21 +188,21 @@ def _symbolic_simple_MUL(n, ctx):
             if n1.arg == 1:
                 # rule mul_one at rules/symbolic.rules:21
                 #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n0
                 if n0.op is not _DEFINE_REG:
                     return n0, _symbolic_simple_rules[4]
             if n0.arg == 1:
                 # rule mul_one at rules/symbolic.rules:21
                 #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n1
                 if n1.op is not _DEFINE_REG:
                     return n1, _symbolic_simple_rules[4]
             if n1.arg == 0 and n0.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:22
                 #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n0
                 if n0.op is not _DEFINE_REG:
                     _r = n.const_like(0)
@@ -210,28 +210,28 @@ def _symbolic_simple_MUL(n, ctx):
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:22
                 #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n1
                 if n1.op is not _DEFINE_REG:
                     _r = n.const_like(0)
                     if _r is not n: return _r, _symbolic_simple_rules[5]
             # rule fold_binary at rules/symbolic.rules:38
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         else:
             if n1.arg == 1:
                 # rule mul_one at rules/symbolic.rules:21
                 #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n0
                 if n0.op is not _DEFINE_REG:
                     return n0, _symbolic_simple_rules[4]
             if n1.arg == 0 and n0.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:22
                 #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n0
                 if n0.op is not _DEFINE_REG:
                     _r = n.const_like(0)
@@ -241,14 +241,14 @@ def _symbolic_simple_MUL(n, ctx):
             if n0.arg == 1:
                 # rule mul_one at rules/symbolic.rules:21
                 #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n1
                 if n1.op is not _DEFINE_REG:
                     return n1, _symbolic_simple_rules[4]
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:22
                 #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n1
                 if n1.op is not _DEFINE_REG:
                     _r = n.const_like(0)
@@ -263,7 +263,7 @@ def _symbolic_simple_FDIV(n, ctx):
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
@@ -278,13 +278,13 @@ def _symbolic_simple_IDIV(n, ctx):
     if n1.arg == 1 and n0.dtype in _DT0:
         # rule idiv_one at rules/symbolic.rules:23
         #   idiv_one: IDIV(x:ints, 1) -> x
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
         # x = n0
         return n0, _symbolic_simple_rules[6]
     if n0.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
@@ -299,14 +299,14 @@ def _symbolic_simple_MOD(n, ctx):
     if n1.arg == 1 and n0.dtype in _DT0:
         # rule mod_one at rules/symbolic.rules:24
         #   mod_one: MOD(x:ints, 1) -> 0
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
         # x = n0
         _r = n.const_like(0)
         if _r is not n: return _r, _symbolic_simple_rules[7]
     if n0.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
@@ -319,13 +319,13 @@ def _symbolic_simple_MAX(n, ctx):
     if n1 is n0:
         # rule max_self at rules/symbolic.rules:27
         #   max_self: MAX(x, x) -> x
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[8] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[8] += 1
         # x = n0
         return n0, _symbolic_simple_rules[8]
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
@@ -338,13 +338,13 @@ def _symbolic_simple_MIN(n, ctx):
     if n1 is n0:
         # rule min_self at rules/symbolic.rules:28
         #   min_self: MIN(x, x) -> x
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[9] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[9] += 1
         # x = n0
         return n0, _symbolic_simple_rules[9]
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
@@ -357,7 +357,7 @@ def _symbolic_simple_POW(n, ctx):
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
@@ -370,7 +370,7 @@ def _symbolic_simple_CMPLT(n, ctx):
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
@@ -383,7 +383,7 @@ def _symbolic_simple_CMPNE(n, ctx):
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
@@ -396,7 +396,7 @@ def _symbolic_simple_CMPEQ(n, ctx):
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
@@ -409,7 +409,7 @@ def _symbolic_simple_AND(n, ctx):
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
@@ -422,7 +422,7 @@ def _symbolic_simple_OR(n, ctx):
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
@@ -435,7 +435,7 @@ def _symbolic_simple_XOR(n, ctx):
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
@@ -448,7 +448,7 @@ def _symbolic_simple_SHL(n, ctx):
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
@@ -461,7 +461,7 @@ def _symbolic_simple_SHR(n, ctx):
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     return None
@@ -475,26 +475,26 @@ def _symbolic_simple_WHERE(n, ctx):
         if n0.arg == True:
             # rule where_true at rules/symbolic.rules:31
             #   where_true: WHERE(True, a, b) -> a
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[10] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[10] += 1
             # a = n1, b = n2
             return n1, _symbolic_simple_rules[10]
         if n0.arg == False:
             # rule where_false at rules/symbolic.rules:32
             #   where_false: WHERE(False, a, b) -> b
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[11] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[11] += 1
             # a = n1, b = n2
             return n2, _symbolic_simple_rules[11]
         if n2 is n1:
             # rule where_same at rules/symbolic.rules:33
             #   where_same: WHERE(_, a, a) -> a
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[12] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[12] += 1
             # a = n1
             return n1, _symbolic_simple_rules[12]
     else:
         if n2 is n1:
             # rule where_same at rules/symbolic.rules:33
             #   where_same: WHERE(_, a, a) -> a
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[12] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[12] += 1
             # a = n1
             return n1, _symbolic_simple_rules[12]
     return None
@@ -585,27 +585,27 @@ def _sym_ADD(n, ctx):
             if n1.arg == 0 and n0.dtype in _DT0:
                 # rule add_zero at rules/symbolic.rules:15
                 #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
                 # x = n0
                 if n0.op is not _DEFINE_REG:
                     return n0, _symbolic_simple_rules[0]
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule add_zero at rules/symbolic.rules:15
                 #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
                 # x = n1
                 if n1.op is not _DEFINE_REG:
                     return n1, _symbolic_simple_rules[0]
             # rule fold_binary at rules/symbolic.rules:38
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         else:
             if n1.arg == 0 and n0.dtype in _DT0:
                 # rule add_zero at rules/symbolic.rules:15
                 #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
                 # x = n0
                 if n0.op is not _DEFINE_REG:
                     return n0, _symbolic_simple_rules[0]
@@ -613,7 +613,7 @@ def _sym_ADD(n, ctx):
         if n0.op is _CONST and n0.arg == 0 and n1.dtype in _DT0:
             # rule add_zero at rules/symbolic.rules:15
             #   add_zero: ADD[x:ints, 0] if x.op is not Ops.DEFINE_REG -> x
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[0] += 1
             # x = n1
             if n1.op is not _DEFINE_REG:
                 return n1, _symbolic_simple_rules[0]
@@ -633,18 +633,18 @@ def _sym_ADD(n, ctx):
                                     o1_0_0 = n1_0_0.op
                                     if o1_0_0 is _MOD and len(n1_0_0.src) == 2:
                                         n1_0_0_0, n1_0_0_1 = n1_0_0.src
-                                        if n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_0 is n0_0_0 and n1_0_0_1.op is _CONST and n1_0_0_1 is n0_0_1:
+                                        if n1_0_0_0 is n0_0_0 and n1_0_0_1 is n0_0_1 and n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_1.op is _CONST:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            #+ if _sym_st: _sym_st.attempts[8] += 1
                                             _r = _sym_r8(n, ctx, n0_0_1, n1_0_1, n0_1, n0_0_0, n1_1)
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                                     elif o1_0_0 is _CONST and n1_0_1.op is _MOD and len(n1_0_1.src) == 2:
                                         n1_0_1_0, n1_0_1_1 = n1_0_1.src
-                                        if n1_0_1_0.dtype is _dt_index and n1_0_1_0 is n0_0_0 and n1_0_1_1.op is _CONST and n1_0_1_1 is n0_0_1:
+                                        if n1_0_1_0 is n0_0_0 and n1_0_1_1 is n0_0_1 and n1_0_1_0.dtype is _dt_index and n1_0_1_1.op is _CONST:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            #+ if _sym_st: _sym_st.attempts[8] += 1
                                             _r = _sym_r8(n, ctx, n0_0_1, n1_0_0, n0_1, n0_0_0, n1_1)
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                             if n1_1.op is _MUL and len(n1_1.src) == 2:
@@ -653,34 +653,34 @@ def _sym_ADD(n, ctx):
                                     o1_1_0 = n1_1_0.op
                                     if o1_1_0 is _MOD and len(n1_1_0.src) == 2:
                                         n1_1_0_0, n1_1_0_1 = n1_1_0.src
-                                        if n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_0 is n0_0_0 and n1_1_0_1.op is _CONST and n1_1_0_1 is n0_0_1:
+                                        if n1_1_0_0 is n0_0_0 and n1_1_0_1 is n0_0_1 and n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_1.op is _CONST:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            #+ if _sym_st: _sym_st.attempts[8] += 1
                                             _r = _sym_r8(n, ctx, n0_0_1, n1_1_1, n0_1, n0_0_0, n1_0)
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                                     elif o1_1_0 is _CONST and n1_1_1.op is _MOD and len(n1_1_1.src) == 2:
                                         n1_1_1_0, n1_1_1_1 = n1_1_1.src
-                                        if n1_1_1_0.dtype is _dt_index and n1_1_1_0 is n0_0_0 and n1_1_1_1.op is _CONST and n1_1_1_1 is n0_0_1:
+                                        if n1_1_1_0 is n0_0_0 and n1_1_1_1 is n0_0_1 and n1_1_1_0.dtype is _dt_index and n1_1_1_1.op is _CONST:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            #+ if _sym_st: _sym_st.attempts[8] += 1
                                             _r = _sym_r8(n, ctx, n0_0_1, n1_1_0, n0_1, n0_0_0, n1_0)
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                             if n1_0.op is _MOD and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_0_0.dtype is _dt_index and n1_0_0 is n0_0_0 and n1_0_1.op is _CONST and n1_0_1 is n0_0_1:
+                                if n0_1 is n0_0_1 and n1_0_0 is n0_0_0 and n1_0_1 is n0_0_1 and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
                                     # rule divmod_offset_in at rules/symbolic.rules:67
                                     #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                    if _sym_st: _sym_st.attempts[10] += 1
+                                    #+ if _sym_st: _sym_st.attempts[10] += 1
                                     _r = _sym_r10(n, ctx, n0_0_1, n0_0_0, n1_1)
                                     if _r is not None and _r is not n: return _r, _sym_rules[10]
                             if n1_1.op is _MOD and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1_0.dtype is _dt_index and n1_1_0 is n0_0_0 and n1_1_1.op is _CONST and n1_1_1 is n0_0_1:
+                                if n0_1 is n0_0_1 and n1_1_0 is n0_0_0 and n1_1_1 is n0_0_1 and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
                                     # rule divmod_offset_in at rules/symbolic.rules:67
                                     #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                    if _sym_st: _sym_st.attempts[10] += 1
+                                    #+ if _sym_st: _sym_st.attempts[10] += 1
                                     _r = _sym_r10(n, ctx, n0_0_1, n0_0_0, n1_0)
                                     if _r is not None and _r is not n: return _r, _sym_rules[10]
                     elif o0_0 is _CONST:
@@ -693,18 +693,18 @@ def _sym_ADD(n, ctx):
                                     o1_0_0 = n1_0_0.op
                                     if o1_0_0 is _MOD and len(n1_0_0.src) == 2:
                                         n1_0_0_0, n1_0_0_1 = n1_0_0.src
-                                        if n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_0 is n0_1_0 and n1_0_0_1.op is _CONST and n1_0_0_1 is n0_1_1:
+                                        if n1_0_0_0 is n0_1_0 and n1_0_0_1 is n0_1_1 and n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_1.op is _CONST:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            #+ if _sym_st: _sym_st.attempts[8] += 1
                                             _r = _sym_r8(n, ctx, n0_1_1, n1_0_1, n0_0, n0_1_0, n1_1)
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                                     elif o1_0_0 is _CONST and n1_0_1.op is _MOD and len(n1_0_1.src) == 2:
                                         n1_0_1_0, n1_0_1_1 = n1_0_1.src
-                                        if n1_0_1_0.dtype is _dt_index and n1_0_1_0 is n0_1_0 and n1_0_1_1.op is _CONST and n1_0_1_1 is n0_1_1:
+                                        if n1_0_1_0 is n0_1_0 and n1_0_1_1 is n0_1_1 and n1_0_1_0.dtype is _dt_index and n1_0_1_1.op is _CONST:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            #+ if _sym_st: _sym_st.attempts[8] += 1
                                             _r = _sym_r8(n, ctx, n0_1_1, n1_0_0, n0_0, n0_1_0, n1_1)
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                             if n1_1.op is _MUL and len(n1_1.src) == 2:
@@ -713,34 +713,34 @@ def _sym_ADD(n, ctx):
                                     o1_1_0 = n1_1_0.op
                                     if o1_1_0 is _MOD and len(n1_1_0.src) == 2:
                                         n1_1_0_0, n1_1_0_1 = n1_1_0.src
-                                        if n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_0 is n0_1_0 and n1_1_0_1.op is _CONST and n1_1_0_1 is n0_1_1:
+                                        if n1_1_0_0 is n0_1_0 and n1_1_0_1 is n0_1_1 and n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_1.op is _CONST:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            #+ if _sym_st: _sym_st.attempts[8] += 1
                                             _r = _sym_r8(n, ctx, n0_1_1, n1_1_1, n0_0, n0_1_0, n1_0)
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                                     elif o1_1_0 is _CONST and n1_1_1.op is _MOD and len(n1_1_1.src) == 2:
                                         n1_1_1_0, n1_1_1_1 = n1_1_1.src
-                                        if n1_1_1_0.dtype is _dt_index and n1_1_1_0 is n0_1_0 and n1_1_1_1.op is _CONST and n1_1_1_1 is n0_1_1:
+                                        if n1_1_1_0 is n0_1_0 and n1_1_1_1 is n0_1_1 and n1_1_1_0.dtype is _dt_index and n1_1_1_1.op is _CONST:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[8] += 1
+                                            #+ if _sym_st: _sym_st.attempts[8] += 1
                                             _r = _sym_r8(n, ctx, n0_1_1, n1_1_0, n0_0, n0_1_0, n1_0)
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                             if n1_0.op is _MOD and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_0_0.dtype is _dt_index and n1_0_0 is n0_1_0 and n1_0_1.op is _CONST and n1_0_1 is n0_1_1:
+                                if n0_0 is n0_1_1 and n1_0_0 is n0_1_0 and n1_0_1 is n0_1_1 and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
                                     # rule divmod_offset_in at rules/symbolic.rules:67
                                     #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                    if _sym_st: _sym_st.attempts[10] += 1
+                                    #+ if _sym_st: _sym_st.attempts[10] += 1
                                     _r = _sym_r10(n, ctx, n0_1_1, n0_1_0, n1_1)
                                     if _r is not None and _r is not n: return _r, _sym_rules[10]
                             if n1_1.op is _MOD and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1_0.dtype is _dt_index and n1_1_0 is n0_1_0 and n1_1_1.op is _CONST and n1_1_1 is n0_1_1:
+                                if n0_0 is n0_1_1 and n1_1_0 is n0_1_0 and n1_1_1 is n0_1_1 and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
                                     # rule divmod_offset_in at rules/symbolic.rules:67
                                     #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                    if _sym_st: _sym_st.attempts[10] += 1
+                                    #+ if _sym_st: _sym_st.attempts[10] += 1
                                     _r = _sym_r10(n, ctx, n0_1_1, n0_1_0, n1_0)
                                     if _r is not None and _r is not n: return _r, _sym_rules[10]
                         elif o0_1 is _MOD and len(n0_1.src) == 2:
@@ -751,18 +751,18 @@ def _sym_ADD(n, ctx):
                                     o1_0_0 = n1_0_0.op
                                     if o1_0_0 is _IDIV and len(n1_0_0.src) == 2:
                                         n1_0_0_0, n1_0_0_1 = n1_0_0.src
-                                        if n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_0 is n0_1_0 and n1_0_0_1.op is _CONST and n1_0_0_1 is n0_1_1:
+                                        if n1_0_0_0 is n0_1_0 and n1_0_0_1 is n0_1_1 and n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_1.op is _CONST:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            #+ if _sym_st: _sym_st.attempts[9] += 1
                                             _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_0_1, n0_1_0, n1_1)
                                             if _r is not None and _r is not n: return _r, _sym_rules[9]
                                     elif o1_0_0 is _CONST and n1_0_1.op is _IDIV and len(n1_0_1.src) == 2:
                                         n1_0_1_0, n1_0_1_1 = n1_0_1.src
-                                        if n1_0_1_0.dtype is _dt_index and n1_0_1_0 is n0_1_0 and n1_0_1_1.op is _CONST and n1_0_1_1 is n0_1_1:
+                                        if n1_0_1_0 is n0_1_0 and n1_0_1_1 is n0_1_1 and n1_0_1_0.dtype is _dt_index and n1_0_1_1.op is _CONST:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            #+ if _sym_st: _sym_st.attempts[9] += 1
                                             _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_0_0, n0_1_0, n1_1)
                                             if _r is not None and _r is not n: return _r, _sym_rules[9]
                             if n1_1.op is _MUL and len(n1_1.src) == 2:
@@ -771,18 +771,18 @@ def _sym_ADD(n, ctx):
                                     o1_1_0 = n1_1_0.op
                                     if o1_1_0 is _IDIV and len(n1_1_0.src) == 2:
                                         n1_1_0_0, n1_1_0_1 = n1_1_0.src
-                                        if n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_0 is n0_1_0 and n1_1_0_1.op is _CONST and n1_1_0_1 is n0_1_1:
+                                        if n1_1_0_0 is n0_1_0 and n1_1_0_1 is n0_1_1 and n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_1.op is _CONST:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            #+ if _sym_st: _sym_st.attempts[9] += 1
                                             _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_1_1, n0_1_0, n1_0)
                                             if _r is not None and _r is not n: return _r, _sym_rules[9]
                                     elif o1_1_0 is _CONST and n1_1_1.op is _IDIV and len(n1_1_1.src) == 2:
                                         n1_1_1_0, n1_1_1_1 = n1_1_1.src
-                                        if n1_1_1_0.dtype is _dt_index and n1_1_1_0 is n0_1_0 and n1_1_1_1.op is _CONST and n1_1_1_1 is n0_1_1:
+                                        if n1_1_1_0 is n0_1_0 and n1_1_1_1 is n0_1_1 and n1_1_1_0.dtype is _dt_index and n1_1_1_1.op is _CONST:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            #+ if _sym_st: _sym_st.attempts[9] += 1
                                             _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_1_0, n0_1_0, n1_0)
                                             if _r is not None and _r is not n: return _r, _sym_rules[9]
                     elif o0_0 is _MOD and len(n0_0.src) == 2:
@@ -794,18 +794,18 @@ def _sym_ADD(n, ctx):
                                     o1_0_0 = n1_0_0.op
                                     if o1_0_0 is _IDIV and len(n1_0_0.src) == 2:
                                         n1_0_0_0, n1_0_0_1 = n1_0_0.src
-                                        if n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_0 is n0_0_0 and n1_0_0_1.op is _CONST and n1_0_0_1 is n0_0_1:
+                                        if n1_0_0_0 is n0_0_0 and n1_0_0_1 is n0_0_1 and n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_1.op is _CONST:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            #+ if _sym_st: _sym_st.attempts[9] += 1
                                             _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_0_1, n0_0_0, n1_1)
                                             if _r is not None and _r is not n: return _r, _sym_rules[9]
                                     elif o1_0_0 is _CONST and n1_0_1.op is _IDIV and len(n1_0_1.src) == 2:
                                         n1_0_1_0, n1_0_1_1 = n1_0_1.src
-                                        if n1_0_1_0.dtype is _dt_index and n1_0_1_0 is n0_0_0 and n1_0_1_1.op is _CONST and n1_0_1_1 is n0_0_1:
+                                        if n1_0_1_0 is n0_0_0 and n1_0_1_1 is n0_0_1 and n1_0_1_0.dtype is _dt_index and n1_0_1_1.op is _CONST:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            #+ if _sym_st: _sym_st.attempts[9] += 1
                                             _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_0_0, n0_0_0, n1_1)
                                             if _r is not None and _r is not n: return _r, _sym_rules[9]
                             if n1_1.op is _MUL and len(n1_1.src) == 2:
@@ -814,18 +814,18 @@ def _sym_ADD(n, ctx):
                                     o1_1_0 = n1_1_0.op
                                     if o1_1_0 is _IDIV and len(n1_1_0.src) == 2:
                                         n1_1_0_0, n1_1_0_1 = n1_1_0.src
-                                        if n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_0 is n0_0_0 and n1_1_0_1.op is _CONST and n1_1_0_1 is n0_0_1:
+                                        if n1_1_0_0 is n0_0_0 and n1_1_0_1 is n0_0_1 and n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_1.op is _CONST:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            #+ if _sym_st: _sym_st.attempts[9] += 1
                                             _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_1_1, n0_0_0, n1_0)
                                             if _r is not None and _r is not n: return _r, _sym_rules[9]
                                     elif o1_1_0 is _CONST and n1_1_1.op is _IDIV and len(n1_1_1.src) == 2:
                                         n1_1_1_0, n1_1_1_1 = n1_1_1.src
-                                        if n1_1_1_0.dtype is _dt_index and n1_1_1_0 is n0_0_0 and n1_1_1_1.op is _CONST and n1_1_1_1 is n0_0_1:
+                                        if n1_1_1_0 is n0_0_0 and n1_1_1_1 is n0_0_1 and n1_1_1_0.dtype is _dt_index and n1_1_1_1.op is _CONST:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            if _sym_st: _sym_st.attempts[9] += 1
+                                            #+ if _sym_st: _sym_st.attempts[9] += 1
                                             _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_1_0, n0_0_0, n1_0)
                                             if _r is not None and _r is not n: return _r, _sym_rules[9]
         else:
@@ -838,33 +838,33 @@ def _sym_ADD(n, ctx):
                     if o0_0 is _IDIV and len(n0_0.src) == 2:
                         n0_0_0, n0_0_1 = n0_0.src
                         if n0_1.op is _CONST:
-                            if n1_1.op is _CONST and n1_0 is n0_0_0 and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1 and n1_0.dtype in _DT0 and n0_0_0.dtype in _DT0:
+                            if n1_0 is n0_0_0 and n0_1 is n0_0_1 and n1_1 is n0_0_1 and n1_1.op is _CONST and n1_0.dtype in _DT0:
                                 # rule divmod_recombine at rules/symbolic.rules:56
                                 #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
-                                if _sym_st: _sym_st.attempts[5] += 1
+                                #+ if _sym_st: _sym_st.attempts[5] += 1
                                 # c = n0_0_1, x = n0_0_0
                                 if n0_0_1.arg > 0:
                                     return n0_0_0, _sym_rules[5]
-                            if n1_1.op is _CONST and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n0_1 is n0_0_1 and n1_1 is n0_0_1:
+                            if n0_1 is n0_0_1 and n1_1 is n0_0_1 and n1_1.op is _CONST and n0_0_0.dtype is _dt_index:
                                 # rule divmod_recombine_sum at rules/symbolic.rules:59
                                 #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
-                                if _sym_st: _sym_st.attempts[6] += 1
+                                #+ if _sym_st: _sym_st.attempts[6] += 1
                                 # c = n0_0_1, x = n0_0_0, y = n1_0
                                 if n0_0_1.arg > 0 and congruent(n0_0_0, n1_0, n0_0_1.arg):
                                     return n0_0_0, _sym_rules[6]
                     elif o0_0 is _CONST and n0_1.op is _IDIV and len(n0_1.src) == 2:
                         n0_1_0, n0_1_1 = n0_1.src
-                        if n1_1.op is _CONST and n1_0 is n0_1_0 and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1 and n1_0.dtype in _DT0 and n0_1_0.dtype in _DT0:
+                        if n1_0 is n0_1_0 and n0_0 is n0_1_1 and n1_1 is n0_1_1 and n1_1.op is _CONST and n1_0.dtype in _DT0:
                             # rule divmod_recombine at rules/symbolic.rules:56
                             #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
-                            if _sym_st: _sym_st.attempts[5] += 1
+                            #+ if _sym_st: _sym_st.attempts[5] += 1
                             # c = n0_1_1, x = n0_1_0
                             if n0_1_1.arg > 0:
                                 return n0_1_0, _sym_rules[5]
-                        if n1_1.op is _CONST and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n0_0 is n0_1_1 and n1_1 is n0_1_1:
+                        if n0_0 is n0_1_1 and n1_1 is n0_1_1 and n1_1.op is _CONST and n0_1_0.dtype is _dt_index:
                             # rule divmod_recombine_sum at rules/symbolic.rules:59
                             #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
-                            if _sym_st: _sym_st.attempts[6] += 1
+                            #+ if _sym_st: _sym_st.attempts[6] += 1
                             # c = n0_1_1, x = n0_1_0, y = n1_0
                             if n0_1_1.arg > 0 and congruent(n0_1_0, n1_0, n0_1_1.arg):
                                 return n0_1_0, _sym_rules[6]
@@ -877,18 +877,18 @@ def _sym_ADD(n, ctx):
                             o1_0 = n1_0.op
                             if o1_0 is _MOD and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n1_1.op is _CONST and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_0 is n0_0_0 and n1_0_1.op is _CONST and n1_0_1 is n0_0_1:
+                                if n1_0_0 is n0_0_0 and n1_0_1 is n0_0_1 and n1_1.op is _CONST and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    #+ if _sym_st: _sym_st.attempts[7] += 1
                                     _r = _sym_r7(n, ctx, n0_0_1, n1_1, n0_1, n0_0_0)
                                     if _r is not None and _r is not n: return _r, _sym_rules[7]
                             elif o1_0 is _CONST and n1_1.op is _MOD and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_0 is n0_0_0 and n1_1_1.op is _CONST and n1_1_1 is n0_0_1:
+                                if n1_1_0 is n0_0_0 and n1_1_1 is n0_0_1 and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    #+ if _sym_st: _sym_st.attempts[7] += 1
                                     _r = _sym_r7(n, ctx, n0_0_1, n1_0, n0_1, n0_0_0)
                                     if _r is not None and _r is not n: return _r, _sym_rules[7]
                     elif o0_0 is _CONST:
@@ -898,18 +898,18 @@ def _sym_ADD(n, ctx):
                             o1_0 = n1_0.op
                             if o1_0 is _MOD and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n1_1.op is _CONST and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_0 is n0_1_0 and n1_0_1.op is _CONST and n1_0_1 is n0_1_1:
+                                if n1_0_0 is n0_1_0 and n1_0_1 is n0_1_1 and n1_1.op is _CONST and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    #+ if _sym_st: _sym_st.attempts[7] += 1
                                     _r = _sym_r7(n, ctx, n0_1_1, n1_1, n0_0, n0_1_0)
                                     if _r is not None and _r is not n: return _r, _sym_rules[7]
                             elif o1_0 is _CONST and n1_1.op is _MOD and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_0 is n0_1_0 and n1_1_1.op is _CONST and n1_1_1 is n0_1_1:
+                                if n1_1_0 is n0_1_0 and n1_1_1 is n0_1_1 and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    #+ if _sym_st: _sym_st.attempts[7] += 1
                                     _r = _sym_r7(n, ctx, n0_1_1, n1_0, n0_0, n0_1_0)
                                     if _r is not None and _r is not n: return _r, _sym_rules[7]
                         elif o0_1 is _MOD and len(n0_1.src) == 2:
@@ -917,18 +917,18 @@ def _sym_ADD(n, ctx):
                             o1_0 = n1_0.op
                             if o1_0 is _IDIV and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n1_1.op is _CONST and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n1_0_0.dtype is _dt_index and n0_1_0 is n1_0_0 and n1_0_1.op is _CONST and n0_1_1 is n1_0_1:
+                                if n0_1_0 is n1_0_0 and n0_1_1 is n1_0_1 and n1_1.op is _CONST and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    #+ if _sym_st: _sym_st.attempts[7] += 1
                                     _r = _sym_r7(n, ctx, n1_0_1, n0_0, n1_1, n1_0_0)
                                     if _r is not None and _r is not n: return _r, _sym_rules[7]
                             elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n1_1_0.dtype is _dt_index and n0_1_0 is n1_1_0 and n1_1_1.op is _CONST and n0_1_1 is n1_1_1:
+                                if n0_1_0 is n1_1_0 and n0_1_1 is n1_1_1 and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    #+ if _sym_st: _sym_st.attempts[7] += 1
                                     _r = _sym_r7(n, ctx, n1_1_1, n0_0, n1_0, n1_1_0)
                                     if _r is not None and _r is not n: return _r, _sym_rules[7]
                     elif o0_0 is _MOD and len(n0_0.src) == 2:
@@ -937,18 +937,18 @@ def _sym_ADD(n, ctx):
                             o1_0 = n1_0.op
                             if o1_0 is _IDIV and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n1_1.op is _CONST and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n1_0_0.dtype is _dt_index and n0_0_0 is n1_0_0 and n1_0_1.op is _CONST and n0_0_1 is n1_0_1:
+                                if n0_0_0 is n1_0_0 and n0_0_1 is n1_0_1 and n1_1.op is _CONST and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    #+ if _sym_st: _sym_st.attempts[7] += 1
                                     _r = _sym_r7(n, ctx, n1_0_1, n0_1, n1_1, n1_0_0)
                                     if _r is not None and _r is not n: return _r, _sym_rules[7]
                             elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n1_1_0.dtype is _dt_index and n0_0_0 is n1_1_0 and n1_1_1.op is _CONST and n0_0_1 is n1_1_1:
+                                if n0_0_0 is n1_1_0 and n0_0_1 is n1_1_1 and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    if _sym_st: _sym_st.attempts[7] += 1
+                                    #+ if _sym_st: _sym_st.attempts[7] += 1
                                     _r = _sym_r7(n, ctx, n1_1_1, n0_1, n1_0, n1_1_0)
                                     if _r is not None and _r is not n: return _r, _sym_rules[7]
     else:
@@ -959,7 +959,7 @@ def _sym_ADD(n, ctx):
                     if n0_1.op is _CONST:
                         # rule add_consts at rules/symbolic.rules:46
                         #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
-                        if _sym_st: _sym_st.attempts[0] += 1
+                        #+ if _sym_st: _sym_st.attempts[0] += 1
                         # c1 = n0_1, c2 = n1, x = n0_0
                         _r = n0_0 + fold_alu(_ADD, n0_0.dtype, n0_1.arg, n1.arg)
                         if _r is not None:
@@ -968,7 +968,7 @@ def _sym_ADD(n, ctx):
                     if n0_0.op is _CONST:
                         # rule add_consts at rules/symbolic.rules:46
                         #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
-                        if _sym_st: _sym_st.attempts[0] += 1
+                        #+ if _sym_st: _sym_st.attempts[0] += 1
                         # c1 = n0_0, c2 = n1, x = n0_1
                         _r = n0_1 + fold_alu(_ADD, n0_1.dtype, n0_0.arg, n1.arg)
                         if _r is not None:
@@ -988,18 +988,18 @@ def _sym_ADD(n, ctx):
                                 o0_0_0 = n0_0_0.op
                                 if o0_0_0 is _MOD and len(n0_0_0.src) == 2:
                                     n0_0_0_0, n0_0_0_1 = n0_0_0.src
-                                    if n0_0_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_0_0_0.dtype is _dt_index and n0_0_0_0 is n1_0_0 and n0_0_0_1.op is _CONST and n0_0_0_1 is n1_0_1:
+                                    if n0_0_0_0 is n1_0_0 and n0_0_0_1 is n1_0_1 and n0_0_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        #+ if _sym_st: _sym_st.attempts[8] += 1
                                         _r = _sym_r8(n, ctx, n1_0_1, n0_0_1, n1_1, n1_0_0, n0_1)
                                         if _r is not None and _r is not n: return _r, _sym_rules[8]
                                 elif o0_0_0 is _CONST and n0_0_1.op is _MOD and len(n0_0_1.src) == 2:
                                     n0_0_1_0, n0_0_1_1 = n0_0_1.src
-                                    if n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_0_1_0.dtype is _dt_index and n0_0_1_0 is n1_0_0 and n0_0_1_1.op is _CONST and n0_0_1_1 is n1_0_1:
+                                    if n0_0_1_0 is n1_0_0 and n0_0_1_1 is n1_0_1 and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        #+ if _sym_st: _sym_st.attempts[8] += 1
                                         _r = _sym_r8(n, ctx, n1_0_1, n0_0_0, n1_1, n1_0_0, n0_1)
                                         if _r is not None and _r is not n: return _r, _sym_rules[8]
                         elif o1_0 is _CONST:
@@ -1009,18 +1009,18 @@ def _sym_ADD(n, ctx):
                                 o0_0_0 = n0_0_0.op
                                 if o0_0_0 is _MOD and len(n0_0_0.src) == 2:
                                     n0_0_0_0, n0_0_0_1 = n0_0_0.src
-                                    if n0_0_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_0_0_0.dtype is _dt_index and n0_0_0_0 is n1_1_0 and n0_0_0_1.op is _CONST and n0_0_0_1 is n1_1_1:
+                                    if n0_0_0_0 is n1_1_0 and n0_0_0_1 is n1_1_1 and n0_0_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        #+ if _sym_st: _sym_st.attempts[8] += 1
                                         _r = _sym_r8(n, ctx, n1_1_1, n0_0_1, n1_0, n1_1_0, n0_1)
                                         if _r is not None and _r is not n: return _r, _sym_rules[8]
                                 elif o0_0_0 is _CONST and n0_0_1.op is _MOD and len(n0_0_1.src) == 2:
                                     n0_0_1_0, n0_0_1_1 = n0_0_1.src
-                                    if n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_0_1_0.dtype is _dt_index and n0_0_1_0 is n1_1_0 and n0_0_1_1.op is _CONST and n0_0_1_1 is n1_1_1:
+                                    if n0_0_1_0 is n1_1_0 and n0_0_1_1 is n1_1_1 and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        #+ if _sym_st: _sym_st.attempts[8] += 1
                                         _r = _sym_r8(n, ctx, n1_1_1, n0_0_0, n1_0, n1_1_0, n0_1)
                                         if _r is not None and _r is not n: return _r, _sym_rules[8]
                             elif o1_1 is _MOD and len(n1_1.src) == 2:
@@ -1028,18 +1028,18 @@ def _sym_ADD(n, ctx):
                                 o0_0_0 = n0_0_0.op
                                 if o0_0_0 is _IDIV and len(n0_0_0.src) == 2:
                                     n0_0_0_0, n0_0_0_1 = n0_0_0.src
-                                    if n0_0_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_0_0_0.dtype is _dt_index and n0_0_0_0 is n1_1_0 and n0_0_0_1.op is _CONST and n0_0_0_1 is n1_1_1:
+                                    if n0_0_0_0 is n1_1_0 and n0_0_0_1 is n1_1_1 and n0_0_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        #+ if _sym_st: _sym_st.attempts[9] += 1
                                         _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_0_1, n1_1_0, n0_1)
                                         if _r is not None and _r is not n: return _r, _sym_rules[9]
                                 elif o0_0_0 is _CONST and n0_0_1.op is _IDIV and len(n0_0_1.src) == 2:
                                     n0_0_1_0, n0_0_1_1 = n0_0_1.src
-                                    if n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_0_1_0.dtype is _dt_index and n0_0_1_0 is n1_1_0 and n0_0_1_1.op is _CONST and n0_0_1_1 is n1_1_1:
+                                    if n0_0_1_0 is n1_1_0 and n0_0_1_1 is n1_1_1 and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        #+ if _sym_st: _sym_st.attempts[9] += 1
                                         _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_0_0, n1_1_0, n0_1)
                                         if _r is not None and _r is not n: return _r, _sym_rules[9]
                         elif o1_0 is _MOD and len(n1_0.src) == 2:
@@ -1048,18 +1048,18 @@ def _sym_ADD(n, ctx):
                                 o0_0_0 = n0_0_0.op
                                 if o0_0_0 is _IDIV and len(n0_0_0.src) == 2:
                                     n0_0_0_0, n0_0_0_1 = n0_0_0.src
-                                    if n0_0_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_0_0_0.dtype is _dt_index and n0_0_0_0 is n1_0_0 and n0_0_0_1.op is _CONST and n0_0_0_1 is n1_0_1:
+                                    if n0_0_0_0 is n1_0_0 and n0_0_0_1 is n1_0_1 and n0_0_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        #+ if _sym_st: _sym_st.attempts[9] += 1
                                         _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_0_1, n1_0_0, n0_1)
                                         if _r is not None and _r is not n: return _r, _sym_rules[9]
                                 elif o0_0_0 is _CONST and n0_0_1.op is _IDIV and len(n0_0_1.src) == 2:
                                     n0_0_1_0, n0_0_1_1 = n0_0_1.src
-                                    if n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_0_1_0.dtype is _dt_index and n0_0_1_0 is n1_0_0 and n0_0_1_1.op is _CONST and n0_0_1_1 is n1_0_1:
+                                    if n0_0_1_0 is n1_0_0 and n0_0_1_1 is n1_0_1 and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        #+ if _sym_st: _sym_st.attempts[9] += 1
                                         _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_0_0, n1_0_0, n0_1)
                                         if _r is not None and _r is not n: return _r, _sym_rules[9]
                     if n0_1.op is _MUL and len(n0_1.src) == 2:
@@ -1071,18 +1071,18 @@ def _sym_ADD(n, ctx):
                                 o0_1_0 = n0_1_0.op
                                 if o0_1_0 is _MOD and len(n0_1_0.src) == 2:
                                     n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                                    if n0_1_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_1_0_0.dtype is _dt_index and n0_1_0_0 is n1_0_0 and n0_1_0_1.op is _CONST and n0_1_0_1 is n1_0_1:
+                                    if n0_1_0_0 is n1_0_0 and n0_1_0_1 is n1_0_1 and n0_1_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        #+ if _sym_st: _sym_st.attempts[8] += 1
                                         _r = _sym_r8(n, ctx, n1_0_1, n0_1_1, n1_1, n1_0_0, n0_0)
                                         if _r is not None and _r is not n: return _r, _sym_rules[8]
                                 elif o0_1_0 is _CONST and n0_1_1.op is _MOD and len(n0_1_1.src) == 2:
                                     n0_1_1_0, n0_1_1_1 = n0_1_1.src
-                                    if n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_1_1_0.dtype is _dt_index and n0_1_1_0 is n1_0_0 and n0_1_1_1.op is _CONST and n0_1_1_1 is n1_0_1:
+                                    if n0_1_1_0 is n1_0_0 and n0_1_1_1 is n1_0_1 and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        #+ if _sym_st: _sym_st.attempts[8] += 1
                                         _r = _sym_r8(n, ctx, n1_0_1, n0_1_0, n1_1, n1_0_0, n0_0)
                                         if _r is not None and _r is not n: return _r, _sym_rules[8]
                         elif o1_0 is _CONST:
@@ -1092,18 +1092,18 @@ def _sym_ADD(n, ctx):
                                 o0_1_0 = n0_1_0.op
                                 if o0_1_0 is _MOD and len(n0_1_0.src) == 2:
                                     n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                                    if n0_1_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_1_0_0.dtype is _dt_index and n0_1_0_0 is n1_1_0 and n0_1_0_1.op is _CONST and n0_1_0_1 is n1_1_1:
+                                    if n0_1_0_0 is n1_1_0 and n0_1_0_1 is n1_1_1 and n0_1_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        #+ if _sym_st: _sym_st.attempts[8] += 1
                                         _r = _sym_r8(n, ctx, n1_1_1, n0_1_1, n1_0, n1_1_0, n0_0)
                                         if _r is not None and _r is not n: return _r, _sym_rules[8]
                                 elif o0_1_0 is _CONST and n0_1_1.op is _MOD and len(n0_1_1.src) == 2:
                                     n0_1_1_0, n0_1_1_1 = n0_1_1.src
-                                    if n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_1_1_0.dtype is _dt_index and n0_1_1_0 is n1_1_0 and n0_1_1_1.op is _CONST and n0_1_1_1 is n1_1_1:
+                                    if n0_1_1_0 is n1_1_0 and n0_1_1_1 is n1_1_1 and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[8] += 1
+                                        #+ if _sym_st: _sym_st.attempts[8] += 1
                                         _r = _sym_r8(n, ctx, n1_1_1, n0_1_0, n1_0, n1_1_0, n0_0)
                                         if _r is not None and _r is not n: return _r, _sym_rules[8]
                             elif o1_1 is _MOD and len(n1_1.src) == 2:
@@ -1111,18 +1111,18 @@ def _sym_ADD(n, ctx):
                                 o0_1_0 = n0_1_0.op
                                 if o0_1_0 is _IDIV and len(n0_1_0.src) == 2:
                                     n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                                    if n0_1_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_1_0_0.dtype is _dt_index and n0_1_0_0 is n1_1_0 and n0_1_0_1.op is _CONST and n0_1_0_1 is n1_1_1:
+                                    if n0_1_0_0 is n1_1_0 and n0_1_0_1 is n1_1_1 and n0_1_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        #+ if _sym_st: _sym_st.attempts[9] += 1
                                         _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_1_1, n1_1_0, n0_0)
                                         if _r is not None and _r is not n: return _r, _sym_rules[9]
                                 elif o0_1_0 is _CONST and n0_1_1.op is _IDIV and len(n0_1_1.src) == 2:
                                     n0_1_1_0, n0_1_1_1 = n0_1_1.src
-                                    if n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n0_1_1_0.dtype is _dt_index and n0_1_1_0 is n1_1_0 and n0_1_1_1.op is _CONST and n0_1_1_1 is n1_1_1:
+                                    if n0_1_1_0 is n1_1_0 and n0_1_1_1 is n1_1_1 and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        #+ if _sym_st: _sym_st.attempts[9] += 1
                                         _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_1_0, n1_1_0, n0_0)
                                         if _r is not None and _r is not n: return _r, _sym_rules[9]
                         elif o1_0 is _MOD and len(n1_0.src) == 2:
@@ -1131,18 +1131,18 @@ def _sym_ADD(n, ctx):
                                 o0_1_0 = n0_1_0.op
                                 if o0_1_0 is _IDIV and len(n0_1_0.src) == 2:
                                     n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                                    if n0_1_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_1_0_0.dtype is _dt_index and n0_1_0_0 is n1_0_0 and n0_1_0_1.op is _CONST and n0_1_0_1 is n1_0_1:
+                                    if n0_1_0_0 is n1_0_0 and n0_1_0_1 is n1_0_1 and n0_1_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        #+ if _sym_st: _sym_st.attempts[9] += 1
                                         _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_1_1, n1_0_0, n0_0)
                                         if _r is not None and _r is not n: return _r, _sym_rules[9]
                                 elif o0_1_0 is _CONST and n0_1_1.op is _IDIV and len(n0_1_1.src) == 2:
                                     n0_1_1_0, n0_1_1_1 = n0_1_1.src
-                                    if n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n0_1_1_0.dtype is _dt_index and n0_1_1_0 is n1_0_0 and n0_1_1_1.op is _CONST and n0_1_1_1 is n1_0_1:
+                                    if n0_1_1_0 is n1_0_0 and n0_1_1_1 is n1_0_1 and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        if _sym_st: _sym_st.attempts[9] += 1
+                                        #+ if _sym_st: _sym_st.attempts[9] += 1
                                         _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_1_0, n1_0_0, n0_0)
                                         if _r is not None and _r is not n: return _r, _sym_rules[9]
                     if n0_0.op is _MOD and len(n0_0.src) == 2:
@@ -1150,18 +1150,18 @@ def _sym_ADD(n, ctx):
                         o1_0 = n1_0.op
                         if o1_0 is _IDIV and len(n1_0.src) == 2:
                             n1_0_0, n1_0_1 = n1_0.src
-                            if n1_1.op is _CONST and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n1_0_0.dtype is _dt_index and n0_0_0 is n1_0_0 and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_0_1 is n1_0_1:
+                            if n0_0_0 is n1_0_0 and n1_1 is n1_0_1 and n0_0_1 is n1_0_1 and n1_1.op is _CONST and n0_0_0.dtype is _dt_index:
                                 # rule divmod_offset_in at rules/symbolic.rules:67
                                 #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                if _sym_st: _sym_st.attempts[10] += 1
+                                #+ if _sym_st: _sym_st.attempts[10] += 1
                                 _r = _sym_r10(n, ctx, n1_0_1, n1_0_0, n0_1)
                                 if _r is not None and _r is not n: return _r, _sym_rules[10]
                         elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
                             n1_1_0, n1_1_1 = n1_1.src
-                            if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST and n1_1_0.dtype is _dt_index and n0_0_0 is n1_1_0 and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_0_1 is n1_1_1:
+                            if n0_0_0 is n1_1_0 and n1_0 is n1_1_1 and n0_0_1 is n1_1_1 and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
                                 # rule divmod_offset_in at rules/symbolic.rules:67
                                 #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                if _sym_st: _sym_st.attempts[10] += 1
+                                #+ if _sym_st: _sym_st.attempts[10] += 1
                                 _r = _sym_r10(n, ctx, n1_1_1, n1_1_0, n0_1)
                                 if _r is not None and _r is not n: return _r, _sym_rules[10]
                     if n0_1.op is _MOD and len(n0_1.src) == 2:
@@ -1169,18 +1169,18 @@ def _sym_ADD(n, ctx):
                         o1_0 = n1_0.op
                         if o1_0 is _IDIV and len(n1_0.src) == 2:
                             n1_0_0, n1_0_1 = n1_0.src
-                            if n1_1.op is _CONST and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n1_0_0.dtype is _dt_index and n0_1_0 is n1_0_0 and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_1_1 is n1_0_1:
+                            if n0_1_0 is n1_0_0 and n1_1 is n1_0_1 and n0_1_1 is n1_0_1 and n1_1.op is _CONST and n0_1_0.dtype is _dt_index:
                                 # rule divmod_offset_in at rules/symbolic.rules:67
                                 #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                if _sym_st: _sym_st.attempts[10] += 1
+                                #+ if _sym_st: _sym_st.attempts[10] += 1
                                 _r = _sym_r10(n, ctx, n1_0_1, n1_0_0, n0_0)
                                 if _r is not None and _r is not n: return _r, _sym_rules[10]
                         elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
                             n1_1_0, n1_1_1 = n1_1.src
-                            if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST and n1_1_0.dtype is _dt_index and n0_1_0 is n1_1_0 and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_1_1 is n1_1_1:
+                            if n0_1_0 is n1_1_0 and n1_0 is n1_1_1 and n0_1_1 is n1_1_1 and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
                                 # rule divmod_offset_in at rules/symbolic.rules:67
                                 #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                if _sym_st: _sym_st.attempts[10] += 1
+                                #+ if _sym_st: _sym_st.attempts[10] += 1
                                 _r = _sym_r10(n, ctx, n1_1_1, n1_1_0, n0_0)
                                 if _r is not None and _r is not n: return _r, _sym_rules[10]
                 elif o1 is _MOD and len(n1.src) == 2:
@@ -1191,10 +1191,10 @@ def _sym_ADD(n, ctx):
                             o0_0_0 = n0_0_0.op
                             if o0_0_0 is _IDIV and len(n0_0_0.src) == 2:
                                 n0_0_0_0, n0_0_0_1 = n0_0_0.src
-                                if n0_0_1.op is _CONST and n0_0_1 is n1_1 and n0_0_0_0.dtype is _dt_index and n0_0_0_0 is n1_0 and n0_0_0_1.op is _CONST and n0_0_0_1 is n1_1:
+                                if n0_0_1 is n1_1 and n0_0_0_0 is n1_0 and n0_0_0_1 is n1_1 and n0_0_1.op is _CONST and n0_0_0_0.dtype is _dt_index:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
-                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    #+ if _sym_st: _sym_st.attempts[11] += 1
                                     # b = n1_1, y = n1_0, z = n0_1
                                     if n1_1.arg > 0:
                                         _r = n1_0 + n0_1
@@ -1203,10 +1203,10 @@ def _sym_ADD(n, ctx):
                                             if _r is not n: return _r, _sym_rules[11]
                             elif o0_0_0 is _CONST and n0_0_0 is n1_1 and n0_0_1.op is _IDIV and len(n0_0_1.src) == 2:
                                 n0_0_1_0, n0_0_1_1 = n0_0_1.src
-                                if n0_0_1_0.dtype is _dt_index and n0_0_1_0 is n1_0 and n0_0_1_1.op is _CONST and n0_0_1_1 is n1_1:
+                                if n0_0_1_0 is n1_0 and n0_0_1_1 is n1_1 and n0_0_1_0.dtype is _dt_index and n0_0_1_1.op is _CONST:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
-                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    #+ if _sym_st: _sym_st.attempts[11] += 1
                                     # b = n1_1, y = n1_0, z = n0_1
                                     if n1_1.arg > 0:
                                         _r = n1_0 + n0_1
@@ -1219,10 +1219,10 @@ def _sym_ADD(n, ctx):
                             o0_1_0 = n0_1_0.op
                             if o0_1_0 is _IDIV and len(n0_1_0.src) == 2:
                                 n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                                if n0_1_1.op is _CONST and n0_1_1 is n1_1 and n0_1_0_0.dtype is _dt_index and n0_1_0_0 is n1_0 and n0_1_0_1.op is _CONST and n0_1_0_1 is n1_1:
+                                if n0_1_1 is n1_1 and n0_1_0_0 is n1_0 and n0_1_0_1 is n1_1 and n0_1_1.op is _CONST and n0_1_0_0.dtype is _dt_index:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
-                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    #+ if _sym_st: _sym_st.attempts[11] += 1
                                     # b = n1_1, y = n1_0, z = n0_0
                                     if n1_1.arg > 0:
                                         _r = n1_0 + n0_0
@@ -1231,10 +1231,10 @@ def _sym_ADD(n, ctx):
                                             if _r is not n: return _r, _sym_rules[11]
                             elif o0_1_0 is _CONST and n0_1_0 is n1_1 and n0_1_1.op is _IDIV and len(n0_1_1.src) == 2:
                                 n0_1_1_0, n0_1_1_1 = n0_1_1.src
-                                if n0_1_1_0.dtype is _dt_index and n0_1_1_0 is n1_0 and n0_1_1_1.op is _CONST and n0_1_1_1 is n1_1:
+                                if n0_1_1_0 is n1_0 and n0_1_1_1 is n1_1 and n0_1_1_0.dtype is _dt_index and n0_1_1_1.op is _CONST:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
-                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    #+ if _sym_st: _sym_st.attempts[11] += 1
                                     # b = n1_1, y = n1_0, z = n0_0
                                     if n1_1.arg > 0:
                                         _r = n1_0 + n0_0
@@ -1247,7 +1247,7 @@ def _sym_ADD(n, ctx):
                 if n1_1.op is _CONST:
                     # rule add_consts at rules/symbolic.rules:46
                     #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
-                    if _sym_st: _sym_st.attempts[0] += 1
+                    #+ if _sym_st: _sym_st.attempts[0] += 1
                     # c1 = n1_1, c2 = n0, x = n1_0
                     _r = n1_0 + fold_alu(_ADD, n1_0.dtype, n1_1.arg, n0.arg)
                     if _r is not None:
@@ -1256,7 +1256,7 @@ def _sym_ADD(n, ctx):
                 if n1_0.op is _CONST:
                     # rule add_consts at rules/symbolic.rules:46
                     #   add_consts: ADD[ADD[x, c1:CONST], c2:CONST]:ints -> x + fold_alu(Ops.ADD, x.dtype, c1.arg, c2.arg)
-                    if _sym_st: _sym_st.attempts[0] += 1
+                    #+ if _sym_st: _sym_st.attempts[0] += 1
                     # c1 = n1_0, c2 = n0, x = n1_1
                     _r = n1_1 + fold_alu(_ADD, n1_1.dtype, n1_0.arg, n0.arg)
                     if _r is not None:
@@ -1271,19 +1271,19 @@ def _sym_ADD(n, ctx):
                         o1_0 = n1_0.op
                         if o1_0 is _IDIV and len(n1_0.src) == 2:
                             n1_0_0, n1_0_1 = n1_0.src
-                            if n1_1.op is _CONST and n0_0 is n1_0_0 and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1 and n1_0_0.dtype in _DT0:
+                            if n0_0 is n1_0_0 and n1_1 is n1_0_1 and n0_1 is n1_0_1 and n1_1.op is _CONST and n1_0_0.dtype in _DT0:
                                 # rule divmod_recombine at rules/symbolic.rules:56
                                 #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
-                                if _sym_st: _sym_st.attempts[5] += 1
+                                #+ if _sym_st: _sym_st.attempts[5] += 1
                                 # c = n1_0_1, x = n1_0_0
                                 if n1_0_1.arg > 0:
                                     return n1_0_0, _sym_rules[5]
                         elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
                             n1_1_0, n1_1_1 = n1_1.src
-                            if n0_0 is n1_1_0 and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1 and n1_1_0.dtype in _DT0:
+                            if n0_0 is n1_1_0 and n1_0 is n1_1_1 and n0_1 is n1_1_1 and n1_1_1.op is _CONST and n1_1_0.dtype in _DT0:
                                 # rule divmod_recombine at rules/symbolic.rules:56
                                 #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
-                                if _sym_st: _sym_st.attempts[5] += 1
+                                #+ if _sym_st: _sym_st.attempts[5] += 1
                                 # c = n1_1_1, x = n1_1_0
                                 if n1_1_1.arg > 0:
                                     return n1_1_0, _sym_rules[5]
@@ -1291,19 +1291,19 @@ def _sym_ADD(n, ctx):
                         o1_0 = n1_0.op
                         if o1_0 is _IDIV and len(n1_0.src) == 2:
                             n1_0_0, n1_0_1 = n1_0.src
-                            if n1_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST and n1_1 is n1_0_1 and n0_1 is n1_0_1:
+                            if n1_1 is n1_0_1 and n0_1 is n1_0_1 and n1_1.op is _CONST and n1_0_0.dtype is _dt_index:
                                 # rule divmod_recombine_sum at rules/symbolic.rules:59
                                 #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
-                                if _sym_st: _sym_st.attempts[6] += 1
+                                #+ if _sym_st: _sym_st.attempts[6] += 1
                                 # c = n1_0_1, x = n1_0_0, y = n0_0
                                 if n1_0_1.arg > 0 and congruent(n1_0_0, n0_0, n1_0_1.arg):
                                     return n1_0_0, _sym_rules[6]
                         elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
                             n1_1_0, n1_1_1 = n1_1.src
-                            if n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST and n1_0 is n1_1_1 and n0_1 is n1_1_1:
+                            if n1_0 is n1_1_1 and n0_1 is n1_1_1 and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
                                 # rule divmod_recombine_sum at rules/symbolic.rules:59
                                 #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
-                                if _sym_st: _sym_st.attempts[6] += 1
+                                #+ if _sym_st: _sym_st.attempts[6] += 1
                                 # c = n1_1_1, x = n1_1_0, y = n0_0
                                 if n1_1_1.arg > 0 and congruent(n1_1_0, n0_0, n1_1_1.arg):
                                     return n1_1_0, _sym_rules[6]
@@ -1315,10 +1315,10 @@ def _sym_ADD(n, ctx):
                             o1_0_0 = n1_0_0.op
                             if o1_0_0 is _IDIV and len(n1_0_0.src) == 2:
                                 n1_0_0_0, n1_0_0_1 = n1_0_0.src
-                                if n1_0_1.op is _CONST and n1_0_1 is n0_1 and n1_0_0_0.dtype is _dt_index and n1_0_0_0 is n0_0 and n1_0_0_1.op is _CONST and n1_0_0_1 is n0_1:
+                                if n1_0_1 is n0_1 and n1_0_0_0 is n0_0 and n1_0_0_1 is n0_1 and n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
-                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    #+ if _sym_st: _sym_st.attempts[11] += 1
                                     # b = n0_1, y = n0_0, z = n1_1
                                     if n0_1.arg > 0:
                                         _r = n0_0 + n1_1
@@ -1327,10 +1327,10 @@ def _sym_ADD(n, ctx):
                                             if _r is not n: return _r, _sym_rules[11]
                             elif o1_0_0 is _CONST and n1_0_0 is n0_1 and n1_0_1.op is _IDIV and len(n1_0_1.src) == 2:
                                 n1_0_1_0, n1_0_1_1 = n1_0_1.src
-                                if n1_0_1_0.dtype is _dt_index and n1_0_1_0 is n0_0 and n1_0_1_1.op is _CONST and n1_0_1_1 is n0_1:
+                                if n1_0_1_0 is n0_0 and n1_0_1_1 is n0_1 and n1_0_1_0.dtype is _dt_index and n1_0_1_1.op is _CONST:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
-                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    #+ if _sym_st: _sym_st.attempts[11] += 1
                                     # b = n0_1, y = n0_0, z = n1_1
                                     if n0_1.arg > 0:
                                         _r = n0_0 + n1_1
@@ -1342,10 +1342,10 @@ def _sym_ADD(n, ctx):
                             o1_1_0 = n1_1_0.op
                             if o1_1_0 is _IDIV and len(n1_1_0.src) == 2:
                                 n1_1_0_0, n1_1_0_1 = n1_1_0.src
-                                if n1_1_1.op is _CONST and n1_1_1 is n0_1 and n1_1_0_0.dtype is _dt_index and n1_1_0_0 is n0_0 and n1_1_0_1.op is _CONST and n1_1_0_1 is n0_1:
+                                if n1_1_1 is n0_1 and n1_1_0_0 is n0_0 and n1_1_0_1 is n0_1 and n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
-                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    #+ if _sym_st: _sym_st.attempts[11] += 1
                                     # b = n0_1, y = n0_0, z = n1_0
                                     if n0_1.arg > 0:
                                         _r = n0_0 + n1_0
@@ -1354,10 +1354,10 @@ def _sym_ADD(n, ctx):
                                             if _r is not n: return _r, _sym_rules[11]
                             elif o1_1_0 is _CONST and n1_1_0 is n0_1 and n1_1_1.op is _IDIV and len(n1_1_1.src) == 2:
                                 n1_1_1_0, n1_1_1_1 = n1_1_1.src
-                                if n1_1_1_0.dtype is _dt_index and n1_1_1_0 is n0_0 and n1_1_1_1.op is _CONST and n1_1_1_1 is n0_1:
+                                if n1_1_1_0 is n0_0 and n1_1_1_1 is n0_1 and n1_1_1_0.dtype is _dt_index and n1_1_1_1.op is _CONST:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
-                                    if _sym_st: _sym_st.attempts[11] += 1
+                                    #+ if _sym_st: _sym_st.attempts[11] += 1
                                     # b = n0_1, y = n0_0, z = n1_0
                                     if n0_1.arg > 0:
                                         _r = n0_0 + n1_0
@@ -1376,34 +1376,34 @@ def _sym_SUB(n, ctx):
             if n1.arg == 0:
                 # rule sub_zero at rules/symbolic.rules:16
                 #   sub_zero: SUB(x:ints, 0) -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
                 # x = n0
                 return n0, _symbolic_simple_rules[1]
             if n1 is n0 and n1.dtype in _DT0:
                 # rule sub_self at rules/symbolic.rules:17
                 #   sub_self: SUB(x:ints, x) -> 0
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
                 # x = n0
                 _r = n.const_like(0)
                 if _r is not n: return _r, _symbolic_simple_rules[2]
         if n0.op is _CONST:
             # rule fold_binary at rules/symbolic.rules:38
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     else:
-        if n1 is n0 and n0.dtype in _DT0 and n1.dtype in _DT0:
+        if n1 is n0 and n0.dtype in _DT0:
             # rule sub_self at rules/symbolic.rules:17
             #   sub_self: SUB(x:ints, x) -> 0
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
             # x = n0
             _r = n.const_like(0)
             if _r is not n: return _r, _symbolic_simple_rules[2]
     if n0.dtype is _dt_index and n1.op is _CONST:
         # rule sub_const at rules/symbolic.rules:49
         #   sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)
-        if _sym_st: _sym_st.attempts[2] += 1
+        #+ if _sym_st: _sym_st.attempts[2] += 1
         # c = n1, x = n0
         _r = n0 + -n1.arg
         if _r is not None:
@@ -1423,21 +1423,21 @@ def _sym_MUL(n, ctx):
             if n1.arg == 1:
                 # rule mul_one at rules/symbolic.rules:21
                 #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n0
                 if n0.op is not _DEFINE_REG:
                     return n0, _symbolic_simple_rules[4]
             if n0.arg == 1:
                 # rule mul_one at rules/symbolic.rules:21
                 #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n1
                 if n1.op is not _DEFINE_REG:
                     return n1, _symbolic_simple_rules[4]
             if n1.arg == 0 and n0.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:22
                 #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n0
                 if n0.op is not _DEFINE_REG:
                     _r = n.const_like(0)
@@ -1445,28 +1445,28 @@ def _sym_MUL(n, ctx):
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:22
                 #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n1
                 if n1.op is not _DEFINE_REG:
                     _r = n.const_like(0)
                     if _r is not n: return _r, _symbolic_simple_rules[5]
             # rule fold_binary at rules/symbolic.rules:38
             #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-            if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+            #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
             _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
             if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
         else:
             if n1.arg == 1:
                 # rule mul_one at rules/symbolic.rules:21
                 #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n0
                 if n0.op is not _DEFINE_REG:
                     return n0, _symbolic_simple_rules[4]
             if n1.arg == 0 and n0.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:22
                 #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n0
                 if n0.op is not _DEFINE_REG:
                     _r = n.const_like(0)
@@ -1476,14 +1476,14 @@ def _sym_MUL(n, ctx):
             if n0.arg == 1:
                 # rule mul_one at rules/symbolic.rules:21
                 #   mul_one: MUL[x, 1] if x.op is not Ops.DEFINE_REG -> x
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[4] += 1
                 # x = n1
                 if n1.op is not _DEFINE_REG:
                     return n1, _symbolic_simple_rules[4]
             if n0.arg == 0 and n1.dtype in _DT0:
                 # rule mul_zero at rules/symbolic.rules:22
                 #   mul_zero: MUL[x:ints, 0] if x.op is not Ops.DEFINE_REG -> 0
-                if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
+                #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[5] += 1
                 # x = n1
                 if n1.op is not _DEFINE_REG:
                     _r = n.const_like(0)
@@ -1495,7 +1495,7 @@ def _sym_MUL(n, ctx):
                 if n0_1.op is _CONST:
                     # rule mul_consts at rules/symbolic.rules:47
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
-                    if _sym_st: _sym_st.attempts[1] += 1
+                    #+ if _sym_st: _sym_st.attempts[1] += 1
                     # c1 = n0_1, c2 = n1, x = n0_0
                     _r = n0_0 * fold_alu(_MUL, n0_0.dtype, n0_1.arg, n1.arg)
                     if _r is not None:
@@ -1504,7 +1504,7 @@ def _sym_MUL(n, ctx):
                 if n0_0.op is _CONST:
                     # rule mul_consts at rules/symbolic.rules:47
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
-                    if _sym_st: _sym_st.attempts[1] += 1
+                    #+ if _sym_st: _sym_st.attempts[1] += 1
                     # c1 = n0_0, c2 = n1, x = n0_1
                     _r = n0_1 * fold_alu(_MUL, n0_1.dtype, n0_0.arg, n1.arg)
                     if _r is not None:
@@ -1517,7 +1517,7 @@ def _sym_MUL(n, ctx):
                 if n1_1.op is _CONST:
                     # rule mul_consts at rules/symbolic.rules:47
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
-                    if _sym_st: _sym_st.attempts[1] += 1
+                    #+ if _sym_st: _sym_st.attempts[1] += 1
                     # c1 = n1_1, c2 = n0, x = n1_0
                     _r = n1_0 * fold_alu(_MUL, n1_0.dtype, n1_1.arg, n0.arg)
                     if _r is not None:
@@ -1526,7 +1526,7 @@ def _sym_MUL(n, ctx):
                 if n1_0.op is _CONST:
                     # rule mul_consts at rules/symbolic.rules:47
                     #   mul_consts: MUL[MUL[x, c1:CONST], c2:CONST]:ints -> x * fold_alu(Ops.MUL, x.dtype, c1.arg, c2.arg)
-                    if _sym_st: _sym_st.attempts[1] += 1
+                    #+ if _sym_st: _sym_st.attempts[1] += 1
                     # c1 = n1_0, c2 = n0, x = n1_1
                     _r = n1_1 * fold_alu(_MUL, n1_1.dtype, n1_0.arg, n0.arg)
                     if _r is not None:
@@ -1544,13 +1544,13 @@ def _sym_IDIV(n, ctx):
     if n1.arg == 1 and n0.dtype in _DT0:
         # rule idiv_one at rules/symbolic.rules:23
         #   idiv_one: IDIV(x:ints, 1) -> x
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[6] += 1
         # x = n0
         return n0, _symbolic_simple_rules[6]
     if n0.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.op is _ADD:
@@ -1558,19 +1558,19 @@ def _sym_IDIV(n, ctx):
             n0_0, n0_1 = n0.src
             if n0_0.op is _MUL and len(n0_0.src) == 2:
                 n0_0_0, n0_0_1 = n0_0.src
-                if n0_0_1.op is _CONST and n1 is n0_0_1:
+                if n1 is n0_0_1 and n0_0_1.op is _CONST:
                     # rule split_idiv at rules/symbolic.rules:74
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[13] += 1
+                    #+ if _sym_st: _sym_st.attempts[13] += 1
                     # c = n0_0_1, d = n0_1, x = n0_0_0
                     if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
                             return n0_0_0, _sym_rules[13]
-                if n0_0_0.op is _CONST and n1 is n0_0_0:
+                if n1 is n0_0_0 and n0_0_0.op is _CONST:
                     # rule split_idiv at rules/symbolic.rules:74
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[13] += 1
+                    #+ if _sym_st: _sym_st.attempts[13] += 1
                     # c = n0_0_0, d = n0_1, x = n0_0_1
                     if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
@@ -1578,19 +1578,19 @@ def _sym_IDIV(n, ctx):
                             return n0_0_1, _sym_rules[13]
             if n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
-                if n0_1_1.op is _CONST and n1 is n0_1_1:
+                if n1 is n0_1_1 and n0_1_1.op is _CONST:
                     # rule split_idiv at rules/symbolic.rules:74
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[13] += 1
+                    #+ if _sym_st: _sym_st.attempts[13] += 1
                     # c = n0_1_1, d = n0_0, x = n0_1_0
                     if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
                         _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
                             return n0_1_0, _sym_rules[13]
-                if n0_1_0.op is _CONST and n1 is n0_1_0:
+                if n1 is n0_1_0 and n0_1_0.op is _CONST:
                     # rule split_idiv at rules/symbolic.rules:74
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
-                    if _sym_st: _sym_st.attempts[13] += 1
+                    #+ if _sym_st: _sym_st.attempts[13] += 1
                     # c = n0_1_0, d = n0_0, x = n0_1_1
                     if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
                         _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
@@ -1599,7 +1599,7 @@ def _sym_IDIV(n, ctx):
         if n0.dtype is _dt_index:
             # rule divmod_fold at rules/symbolic.rules:86
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-            if _sym_st: _sym_st.attempts[16] += 1
+            #+ if _sym_st: _sym_st.attempts[16] += 1
             # c = n1, e = n, x = n0
             if n1.arg > 0:
                 _r = fold_divmod(n)
@@ -1608,7 +1608,7 @@ def _sym_IDIV(n, ctx):
                     if _r is not n: return _r, _sym_rules[16]
             # rule idiv_in_range at rules/symbolic.rules:91
             #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
-            if _sym_st: _sym_st.attempts[18] += 1
+            #+ if _sym_st: _sym_st.attempts[18] += 1
             # c = n1, x = n0
             _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
             if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
@@ -1617,24 +1617,24 @@ def _sym_IDIV(n, ctx):
     else:
         if n.dtype is _dt_index and n0.op is _MUL and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            if n0_1.op is _CONST and n1 is n0_1:
+            if n1 is n0_1 and n0_1.op is _CONST:
                 # rule mul_idiv at rules/symbolic.rules:53
                 #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
-                if _sym_st: _sym_st.attempts[3] += 1
+                #+ if _sym_st: _sym_st.attempts[3] += 1
                 # c = n0_1, x = n0_0
                 if n0_1.arg != 0:
                     return n0_0, _sym_rules[3]
-            if n0_0.op is _CONST and n1 is n0_0:
+            if n1 is n0_0 and n0_0.op is _CONST:
                 # rule mul_idiv at rules/symbolic.rules:53
                 #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
-                if _sym_st: _sym_st.attempts[3] += 1
+                #+ if _sym_st: _sym_st.attempts[3] += 1
                 # c = n0_0, x = n0_1
                 if n0_0.arg != 0:
                     return n0_1, _sym_rules[3]
         if n0.dtype is _dt_index:
             # rule divmod_fold at rules/symbolic.rules:86
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-            if _sym_st: _sym_st.attempts[16] += 1
+            #+ if _sym_st: _sym_st.attempts[16] += 1
             # c = n1, e = n, x = n0
             if n1.arg > 0:
                 _r = fold_divmod(n)
@@ -1643,7 +1643,7 @@ def _sym_IDIV(n, ctx):
                     if _r is not n: return _r, _sym_rules[16]
             # rule idiv_in_range at rules/symbolic.rules:91
             #   idiv_in_range: IDIV(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> 0
-            if _sym_st: _sym_st.attempts[18] += 1
+            #+ if _sym_st: _sym_st.attempts[18] += 1
             # c = n1, x = n0
             _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
             if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
@@ -1661,14 +1661,14 @@ def _sym_MOD(n, ctx):
     if n1.arg == 1 and n0.dtype in _DT0:
         # rule mod_one at rules/symbolic.rules:24
         #   mod_one: MOD(x:ints, 1) -> 0
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[7] += 1
         # x = n0
         _r = n.const_like(0)
         if _r is not n: return _r, _symbolic_simple_rules[7]
     if n0.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.op is _ADD:
@@ -1676,19 +1676,19 @@ def _sym_MOD(n, ctx):
             n0_0, n0_1 = n0.src
             if n0_0.op is _MUL and len(n0_0.src) == 2:
                 n0_0_0, n0_0_1 = n0_0.src
-                if n0_0_1.op is _CONST and n1 is n0_0_1:
+                if n1 is n0_0_1 and n0_0_1.op is _CONST:
                     # rule split_mod at rules/symbolic.rules:75
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[14] += 1
+                    #+ if _sym_st: _sym_st.attempts[14] += 1
                     # c = n0_0_1, d = n0_1, x = n0_0_0
                     if n0_0_1.arg > 0 and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0:
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
                             return n0_1, _sym_rules[14]
-                if n0_0_0.op is _CONST and n1 is n0_0_0:
+                if n1 is n0_0_0 and n0_0_0.op is _CONST:
                     # rule split_mod at rules/symbolic.rules:75
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[14] += 1
+                    #+ if _sym_st: _sym_st.attempts[14] += 1
                     # c = n0_0_0, d = n0_1, x = n0_0_1
                     if n0_0_0.arg > 0 and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0:
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
@@ -1696,19 +1696,19 @@ def _sym_MOD(n, ctx):
                             return n0_1, _sym_rules[14]
             if n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
-                if n0_1_1.op is _CONST and n1 is n0_1_1:
+                if n1 is n0_1_1 and n0_1_1.op is _CONST:
                     # rule split_mod at rules/symbolic.rules:75
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[14] += 1
+                    #+ if _sym_st: _sym_st.attempts[14] += 1
                     # c = n0_1_1, d = n0_0, x = n0_1_0
                     if n0_1_1.arg > 0 and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0:
                         _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
                             return n0_0, _sym_rules[14]
-                if n0_1_0.op is _CONST and n1 is n0_1_0:
+                if n1 is n0_1_0 and n0_1_0.op is _CONST:
                     # rule split_mod at rules/symbolic.rules:75
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
-                    if _sym_st: _sym_st.attempts[14] += 1
+                    #+ if _sym_st: _sym_st.attempts[14] += 1
                     # c = n0_1_0, d = n0_0, x = n0_1_1
                     if n0_1_0.arg > 0 and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0:
                         _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
@@ -1719,7 +1719,7 @@ def _sym_MOD(n, ctx):
                 if n0_0_1.op is _CONST:
                     # rule mod_coeff at rules/symbolic.rules:81
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                    if _sym_st: _sym_st.attempts[15] += 1
+                    #+ if _sym_st: _sym_st.attempts[15] += 1
                     # a = n0_0_1, c = n1, d = n0_1, x = n0_0_0
                     if 0 < n1.arg < n0_0_1.arg and (n0_0_0._bounds if n0_0_0._bounds is not _UNSET else n0_0_0._bounds_())[0] >= 0 and (n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_())[0] >= 0:
                         _r = (n0_0_0 * (n0_0_1.arg % n1.arg) + n0_1) % n1
@@ -1729,7 +1729,7 @@ def _sym_MOD(n, ctx):
                 if n0_0_0.op is _CONST:
                     # rule mod_coeff at rules/symbolic.rules:81
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                    if _sym_st: _sym_st.attempts[15] += 1
+                    #+ if _sym_st: _sym_st.attempts[15] += 1
                     # a = n0_0_0, c = n1, d = n0_1, x = n0_0_1
                     if 0 < n1.arg < n0_0_0.arg and (n0_0_1._bounds if n0_0_1._bounds is not _UNSET else n0_0_1._bounds_())[0] >= 0 and (n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_())[0] >= 0:
                         _r = (n0_0_1 * (n0_0_0.arg % n1.arg) + n0_1) % n1
@@ -1741,7 +1741,7 @@ def _sym_MOD(n, ctx):
                 if n0_1_1.op is _CONST:
                     # rule mod_coeff at rules/symbolic.rules:81
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                    if _sym_st: _sym_st.attempts[15] += 1
+                    #+ if _sym_st: _sym_st.attempts[15] += 1
                     # a = n0_1_1, c = n1, d = n0_0, x = n0_1_0
                     if 0 < n1.arg < n0_1_1.arg and (n0_1_0._bounds if n0_1_0._bounds is not _UNSET else n0_1_0._bounds_())[0] >= 0 and (n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_())[0] >= 0:
                         _r = (n0_1_0 * (n0_1_1.arg % n1.arg) + n0_0) % n1
@@ -1751,7 +1751,7 @@ def _sym_MOD(n, ctx):
                 if n0_1_0.op is _CONST:
                     # rule mod_coeff at rules/symbolic.rules:81
                     #   mod_coeff: MOD(ADD[MUL[x, a:CONST], d], c:CONST):index if 0 < c.arg < a.arg and x.vmin >= 0 and d.vmin >= 0 -> (x * (a.arg % c.arg) + d) % c
-                    if _sym_st: _sym_st.attempts[15] += 1
+                    #+ if _sym_st: _sym_st.attempts[15] += 1
                     # a = n0_1_0, c = n1, d = n0_0, x = n0_1_1
                     if 0 < n1.arg < n0_1_0.arg and (n0_1_1._bounds if n0_1_1._bounds is not _UNSET else n0_1_1._bounds_())[0] >= 0 and (n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_())[0] >= 0:
                         _r = (n0_1_1 * (n0_1_0.arg % n1.arg) + n0_0) % n1
@@ -1761,7 +1761,7 @@ def _sym_MOD(n, ctx):
         if n0.dtype is _dt_index:
             # rule divmod_fold at rules/symbolic.rules:86
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-            if _sym_st: _sym_st.attempts[16] += 1
+            #+ if _sym_st: _sym_st.attempts[16] += 1
             # c = n1, e = n, x = n0
             if n1.arg > 0:
                 _r = fold_divmod(n)
@@ -1770,7 +1770,7 @@ def _sym_MOD(n, ctx):
                     if _r is not n: return _r, _sym_rules[16]
             # rule mod_in_range at rules/symbolic.rules:90
             #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
-            if _sym_st: _sym_st.attempts[17] += 1
+            #+ if _sym_st: _sym_st.attempts[17] += 1
             # c = n1, x = n0
             _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
             if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
@@ -1778,35 +1778,35 @@ def _sym_MOD(n, ctx):
     else:
         if n.dtype is _dt_index and n0.op is _MUL and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            if n0_1.op is _CONST and n1 is n0_1:
+            if n1 is n0_1 and n0_1.op is _CONST:
                 # rule mul_mod at rules/symbolic.rules:54
                 #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
-                if _sym_st: _sym_st.attempts[4] += 1
+                #+ if _sym_st: _sym_st.attempts[4] += 1
                 # c = n0_1, x = n0_0
                 if n0_1.arg != 0:
                     _r = n.const_like(0)
                     if _r is not n: return _r, _sym_rules[4]
-            if n0_0.op is _CONST and n1 is n0_0:
+            if n1 is n0_0 and n0_0.op is _CONST:
                 # rule mul_mod at rules/symbolic.rules:54
                 #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
-                if _sym_st: _sym_st.attempts[4] += 1
+                #+ if _sym_st: _sym_st.attempts[4] += 1
                 # c = n0_0, x = n0_1
                 if n0_0.arg != 0:
                     _r = n.const_like(0)
                     if _r is not n: return _r, _sym_rules[4]
         if n0.op is _MOD and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            if n0_1.op is _CONST and n1 is n0_1:
+            if n1 is n0_1 and n0_1.op is _CONST:
                 # rule mod_mod at rules/symbolic.rules:70
                 #   mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m
-                if _sym_st: _sym_st.attempts[12] += 1
+                #+ if _sym_st: _sym_st.attempts[12] += 1
                 # c = n0_1, m = n0, x = n0_0
                 if n0_1.arg != 0:
                     return n0, _sym_rules[12]
         if n0.dtype is _dt_index:
             # rule divmod_fold at rules/symbolic.rules:86
             #   divmod_fold: {IDIV, MOD}(x:index, c:CONST) as e if c.arg > 0 -> fold_divmod(e)
-            if _sym_st: _sym_st.attempts[16] += 1
+            #+ if _sym_st: _sym_st.attempts[16] += 1
             # c = n1, e = n, x = n0
             if n1.arg > 0:
                 _r = fold_divmod(n)
@@ -1815,7 +1815,7 @@ def _sym_MOD(n, ctx):
                     if _r is not n: return _r, _sym_rules[16]
             # rule mod_in_range at rules/symbolic.rules:90
             #   mod_in_range: MOD(x:index, c:CONST) if 0 <= x.vmin and x.vmax < c.arg -> x
-            if _sym_st: _sym_st.attempts[17] += 1
+            #+ if _sym_st: _sym_st.attempts[17] += 1
             # c = n1, x = n0
             _b_n0 = n0._bounds if n0._bounds is not _UNSET else n0._bounds_()
             if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
@@ -1830,13 +1830,13 @@ def _sym_CMPLT(n, ctx):
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index:
         # rule cmp_bounds at rules/symbolic.rules:93
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
-        if _sym_st: _sym_st.attempts[19] += 1
+        #+ if _sym_st: _sym_st.attempts[19] += 1
         # a = n0, b = n1, e = n
         _b_n = n._bounds if n._bounds is not _UNSET else n._bounds_()
         if _b_n[0] == _b_n[1]:
@@ -1854,13 +1854,13 @@ def _sym_CMPNE(n, ctx):
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index:
         # rule cmp_bounds at rules/symbolic.rules:93
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
-        if _sym_st: _sym_st.attempts[19] += 1
+        #+ if _sym_st: _sym_st.attempts[19] += 1
         # a = n0, b = n1, e = n
         _b_n = n._bounds if n._bounds is not _UNSET else n._bounds_()
         if _b_n[0] == _b_n[1]:
@@ -1878,13 +1878,13 @@ def _sym_CMPEQ(n, ctx):
     if n0.op is _CONST and n1.op is _CONST:
         # rule fold_binary at rules/symbolic.rules:38
         #   fold_binary: Binary(a:CONST, b:CONST) as e -> fold_alu(e.op, a.dtype, a.arg, b.arg)
-        if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
+        #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[13] += 1
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.dtype is _dt_index:
         # rule cmp_bounds at rules/symbolic.rules:93
         #   cmp_bounds: Comparison(a:index, b) as e if e.vmin == e.vmax -> e.vmin
-        if _sym_st: _sym_st.attempts[19] += 1
+        #+ if _sym_st: _sym_st.attempts[19] += 1
         # a = n0, b = n1, e = n
         _b_n = n._bounds if n._bounds is not _UNSET else n._bounds_()
         if _b_n[0] == _b_n[1]:

@@ -545,7 +545,7 @@ class _PartEmitter:
                  or (k == 0 and op_local is not None)]
         if not tests:  # (never in a switch: its first test stays)
             return body
-        tests = _cheap_first(tests, keep_first=op_local is not None)
+        tests = _cheap_first(tests, keep_first=op_local is not None, known=known)
         texts = [_test_text(t, self.cx) for t in tests]
         if op_local is not None:  # the switch loaded the op once
             texts[0] = texts[0].replace(f"{_path_local(tests[0].path)}.op ", f"{op_local} ", 1)
@@ -665,16 +665,20 @@ def _merge_bodies(first: list[str], then: list[str]) -> list[str]:
     return first + then
 
 
-def _cheap_first(tests: list[Test], keep_first: bool) -> list[Test]:
+def _cheap_first(tests: list[Test], keep_first: bool,
+                 known: frozenset[Test] = frozenset()) -> list[Test]:
     """The tests of one `if ... and ...`, cheapest and most rejecting first: a repeated
-    capture (`n1_0 is n0_0`, two locals and no attribute; two nodes are rarely one) before
-    the rest, a dtype class test (`n0.dtype in _DT0`, a set lookup) after the others (an op or
-    a constant is one `is` or `==`, and usually decides). A test of a node that the `if` also
-    makes of a node that it tests to be the same (`a is b and a.op is _CONST and b.op is
-    _CONST`) is written once, where the first of them stood: after the `is` tests it says the
-    same (so a constant test still follows an op test of the same node). The tests are pure,
-    and every node they read is loaded before the `if`. A switch's op test stays first, and a
-    last source-count test stays last (the loads after it need it)."""
+    capture (`n1_0 is n0_0`, two locals and no attribute; two nodes are rarely one), then the
+    op tests, whatever node they test (most nodes are of another op; most have the dtype, as
+    in `n.dtype is _dt_index and n0.op is _MUL`), then the rest, a dtype class test
+    (`n0.dtype in _DT0`, a set lookup) last (a constant is one `==`, and usually decides).
+    A test of a node that the `if` also makes of a node that it tests to be the same
+    (`a is b and a.op is _CONST and b.op is _CONST`) is written once, where the first of them
+    stood: after the `is` tests it says the same (so a constant test still follows an op test
+    of the same node); not at all when it is `known` true of one of them (an enclosing `if`
+    tested it). The tests are pure, and every node they read is loaded before the `if`. A
+    switch's op test stays first, and a last source-count test stays last (the loads after it
+    need it)."""
     head = tests[:1] if keep_first else []
     tail = tests[-1:] if isinstance(tests[-1], CountTest) else []
     mid = tests[len(head):len(tests) - len(tail)]
@@ -689,7 +693,7 @@ def _cheap_first(tests: list[Test], keep_first: bool) -> list[Test]:
         a, b = root(t.path), root(t.other)
         if a != b:
             alias[a] = b
-    seen = {replace(t, path=root(t.path)) for t in head}
+    seen = {replace(t, path=root(t.path)) for t in (*head, *known)}
     rest: list[Test] = []
     for t in mid:
         if isinstance(t, SameTest):
@@ -698,8 +702,9 @@ def _cheap_first(tests: list[Test], keep_first: bool) -> list[Test]:
         if key not in seen:
             seen.add(key)
             rest.append(t)
+    ops = [t for t in rest if isinstance(t, OpTest)]
     slow = [t for t in rest if isinstance(t, DTypeTest) and len(t.dtypes) > 1]
-    return head + same + [t for t in rest if t not in slow] + slow + tail
+    return head + same + ops + [t for t in rest if t not in ops and t not in slow] + slow + tail
 
 
 def _unpack_first(body: list[str]) -> list[str]:

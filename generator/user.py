@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import linecache
 import os
 import shlex
 import sys
@@ -116,6 +117,9 @@ def _import(path: Path, text: str, content: str | None = None) -> ModuleType:
         return sys.modules[name]
     mod = ModuleType(name)
     mod.__file__ = str(path)
+    # its source for tracebacks and for runtime/matcher.py's count_attempts: the text it ran
+    # from, which the file may not be (or not hold any more); no time stamp, so kept as is
+    linecache.cache[str(path)] = (len(text), None, text.splitlines(True), str(path))
     exec(compile(text, str(path), "exec"), mod.__dict__)  # noqa: S102 - our own generated code
     sys.modules[name] = mod
     return mod

@@ -19,11 +19,13 @@ the same source with those lines in force.
 """
 
 from __future__ import annotations
+import __future__
 
 import atexit
 import hashlib
 import importlib
 import importlib.util
+import linecache
 import os
 import re
 import sys
@@ -110,24 +112,34 @@ def count_attempts(space: dict) -> None:
     path = space.get("__file__")
     if not isinstance(path, str) or not path.endswith(".py"):
         return
+    funcs = [f for f in list(space.values())
+             if isinstance(f, FunctionType) and f.__code__.co_filename == path]
+    if not funcs:
+        return
     codes = _counting_codes.get(path)
     if codes is None:
-        text = Path(path).read_text()  # (dont_inherit: not this module's __future__ flags)
-        codes = _counting_codes[path] = (
-            _functions_of(compile(text, path, "exec", dont_inherit=True)),
-            _functions_of(compile(_COUNTING_LINE.sub(r"\1", text), path, "exec",
-                                  dont_inherit=True)))
+        # the source the module ran from: its file, or the text a loader of generated code
+        # put in linecache (generator/user.py runs a user's module from the text it checked)
+        text = "".join(linecache.getlines(path, space))
+        # compiled with the module's own __future__ flags, not this module's
+        flags = funcs[0].__code__.co_flags & _FUTURE_FLAGS
+        codes = _counting_codes[path] = tuple(  # type: ignore[assignment]
+            _functions_of(compile(t, path, "exec", flags, dont_inherit=True))
+            for t in (text, _COUNTING_LINE.sub(r"\1", text)))
     plain, counting = codes
-    for f in list(space.values()):
-        if not isinstance(f, FunctionType) or f.__code__.co_filename != path:
-            continue
+    for f in funcs:
         key = (f.__code__.co_name, f.__code__.co_firstlineno)
         if f.__code__ == counting.get(key):
             continue
         if f.__code__ != plain.get(key):  # (the file was written again since its import)
-            raise RuntimeError(f"{path} changed since it was imported: its match statistics "
-                               "need a new process")
+            raise RuntimeError(f"{path} is not the source its module ran from: its match "
+                               "statistics need a new process")
         f.__code__ = counting[key]
+
+
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
 
 
 class CombinedStats:

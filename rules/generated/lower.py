@@ -98,7 +98,7 @@ def _lower_half_REDUCE(n, ctx):
 def _lower_half_CAST(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
-        if n.dtype is _dt_float16 and n0.op is _CAST and len(n0.src) == 1:
+        if n0.op is _CAST and n.dtype is _dt_float16 and len(n0.src) == 1:
             n0_0 = n0.src[0]
             if n0.dtype is _dt_float32 and n0_0.dtype is _dt_float16:
                 # rule half_roundtrip at rules/lower.rules:33
@@ -356,7 +356,7 @@ def _lower_alu_IDIV(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n0.dtype is _dt_index and n1.op is _CONST:
+    if n1.op is _CONST and n0.dtype is _dt_index:
         # rule idiv_pow2 at rules/lower.rules:42
         #   idiv_pow2: IDIV(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> SHR(x, log2_int(x, c.arg))
         #+ if _lower_alu_st: _lower_alu_st.attempts[1] += 1
@@ -371,7 +371,7 @@ def _lower_alu_MOD(n, ctx):
         n0, n1 = n.src
     except ValueError:
         return None
-    if n0.dtype is _dt_index and n1.op is _CONST:
+    if n1.op is _CONST and n0.dtype is _dt_index:
         # rule mod_pow2 at rules/lower.rules:43
         #   mod_pow2: MOD(x:index, c:CONST) if x.vmin >= 0 and is_pow2(c.arg) -> AND(x, x.const_like(c.arg - 1))
         #+ if _lower_alu_st: _lower_alu_st.attempts[2] += 1

@@ -153,7 +153,7 @@ def _symbolic_simple_SUB(n, ctx):
                 #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
                 # x = n0
                 return n0, _symbolic_simple_rules[1]
-            if n1 is n0 and n1.dtype in _DT0:
+            if n1 is n0:
                 # rule sub_self at rules/symbolic.rules:17
                 #   sub_self: SUB(x:ints, x) -> 0
                 #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
@@ -629,11 +629,11 @@ def _sym_ADD(n, ctx):
                         if n0_1.op is _CONST:
                             if n1_0.op is _MUL and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                                if n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
                                     o1_0_0 = n1_0_0.op
                                     if o1_0_0 is _MOD and len(n1_0_0.src) == 2:
                                         n1_0_0_0, n1_0_0_1 = n1_0_0.src
-                                        if n1_0_0_0 is n0_0_0 and n1_0_0_1 is n0_0_1 and n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_1.op is _CONST:
+                                        if n1_0_0_0 is n0_0_0 and n1_0_0_1 is n0_0_1 and n1_0_1.op is _CONST:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -641,7 +641,7 @@ def _sym_ADD(n, ctx):
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                                     elif o1_0_0 is _CONST and n1_0_1.op is _MOD and len(n1_0_1.src) == 2:
                                         n1_0_1_0, n1_0_1_1 = n1_0_1.src
-                                        if n1_0_1_0 is n0_0_0 and n1_0_1_1 is n0_0_1 and n1_0_1_0.dtype is _dt_index and n1_0_1_1.op is _CONST:
+                                        if n1_0_1_0 is n0_0_0 and n1_0_1_1 is n0_0_1:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -649,11 +649,11 @@ def _sym_ADD(n, ctx):
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                             if n1_1.op is _MUL and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                                if n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
                                     o1_1_0 = n1_1_0.op
                                     if o1_1_0 is _MOD and len(n1_1_0.src) == 2:
                                         n1_1_0_0, n1_1_0_1 = n1_1_0.src
-                                        if n1_1_0_0 is n0_0_0 and n1_1_0_1 is n0_0_1 and n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_1.op is _CONST:
+                                        if n1_1_0_0 is n0_0_0 and n1_1_0_1 is n0_0_1 and n1_1_1.op is _CONST:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -661,7 +661,7 @@ def _sym_ADD(n, ctx):
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                                     elif o1_1_0 is _CONST and n1_1_1.op is _MOD and len(n1_1_1.src) == 2:
                                         n1_1_1_0, n1_1_1_1 = n1_1_1.src
-                                        if n1_1_1_0 is n0_0_0 and n1_1_1_1 is n0_0_1 and n1_1_1_0.dtype is _dt_index and n1_1_1_1.op is _CONST:
+                                        if n1_1_1_0 is n0_0_0 and n1_1_1_1 is n0_0_1:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -669,7 +669,7 @@ def _sym_ADD(n, ctx):
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                             if n1_0.op is _MOD and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n0_1 is n0_0_1 and n1_0_0 is n0_0_0 and n1_0_1 is n0_0_1 and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                                if n0_1 is n0_0_1 and n1_0_0 is n0_0_0 and n1_0_1 is n0_0_1 and n0_0_0.dtype is _dt_index:
                                     # rule divmod_offset_in at rules/symbolic.rules:67
                                     #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
                                     #+ if _sym_st: _sym_st.attempts[10] += 1
@@ -677,7 +677,7 @@ def _sym_ADD(n, ctx):
                                     if _r is not None and _r is not n: return _r, _sym_rules[10]
                             if n1_1.op is _MOD and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n0_1 is n0_0_1 and n1_1_0 is n0_0_0 and n1_1_1 is n0_0_1 and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                                if n0_1 is n0_0_1 and n1_1_0 is n0_0_0 and n1_1_1 is n0_0_1 and n0_0_0.dtype is _dt_index:
                                     # rule divmod_offset_in at rules/symbolic.rules:67
                                     #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
                                     #+ if _sym_st: _sym_st.attempts[10] += 1
@@ -689,11 +689,11 @@ def _sym_ADD(n, ctx):
                             n0_1_0, n0_1_1 = n0_1.src
                             if n1_0.op is _MUL and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                                if n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
                                     o1_0_0 = n1_0_0.op
                                     if o1_0_0 is _MOD and len(n1_0_0.src) == 2:
                                         n1_0_0_0, n1_0_0_1 = n1_0_0.src
-                                        if n1_0_0_0 is n0_1_0 and n1_0_0_1 is n0_1_1 and n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_1.op is _CONST:
+                                        if n1_0_0_0 is n0_1_0 and n1_0_0_1 is n0_1_1 and n1_0_1.op is _CONST:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -701,7 +701,7 @@ def _sym_ADD(n, ctx):
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                                     elif o1_0_0 is _CONST and n1_0_1.op is _MOD and len(n1_0_1.src) == 2:
                                         n1_0_1_0, n1_0_1_1 = n1_0_1.src
-                                        if n1_0_1_0 is n0_1_0 and n1_0_1_1 is n0_1_1 and n1_0_1_0.dtype is _dt_index and n1_0_1_1.op is _CONST:
+                                        if n1_0_1_0 is n0_1_0 and n1_0_1_1 is n0_1_1:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -709,11 +709,11 @@ def _sym_ADD(n, ctx):
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                             if n1_1.op is _MUL and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                                if n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
                                     o1_1_0 = n1_1_0.op
                                     if o1_1_0 is _MOD and len(n1_1_0.src) == 2:
                                         n1_1_0_0, n1_1_0_1 = n1_1_0.src
-                                        if n1_1_0_0 is n0_1_0 and n1_1_0_1 is n0_1_1 and n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_1.op is _CONST:
+                                        if n1_1_0_0 is n0_1_0 and n1_1_0_1 is n0_1_1 and n1_1_1.op is _CONST:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -721,7 +721,7 @@ def _sym_ADD(n, ctx):
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                                     elif o1_1_0 is _CONST and n1_1_1.op is _MOD and len(n1_1_1.src) == 2:
                                         n1_1_1_0, n1_1_1_1 = n1_1_1.src
-                                        if n1_1_1_0 is n0_1_0 and n1_1_1_1 is n0_1_1 and n1_1_1_0.dtype is _dt_index and n1_1_1_1.op is _CONST:
+                                        if n1_1_1_0 is n0_1_0 and n1_1_1_1 is n0_1_1:
                                             # rule divmod_scaled_in at rules/symbolic.rules:65
                                             #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -729,7 +729,7 @@ def _sym_ADD(n, ctx):
                                             if _r is not None and _r is not n: return _r, _sym_rules[8]
                             if n1_0.op is _MOD and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n0_0 is n0_1_1 and n1_0_0 is n0_1_0 and n1_0_1 is n0_1_1 and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                                if n0_0 is n0_1_1 and n1_0_0 is n0_1_0 and n1_0_1 is n0_1_1 and n0_1_0.dtype is _dt_index:
                                     # rule divmod_offset_in at rules/symbolic.rules:67
                                     #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
                                     #+ if _sym_st: _sym_st.attempts[10] += 1
@@ -737,7 +737,7 @@ def _sym_ADD(n, ctx):
                                     if _r is not None and _r is not n: return _r, _sym_rules[10]
                             if n1_1.op is _MOD and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n0_0 is n0_1_1 and n1_1_0 is n0_1_0 and n1_1_1 is n0_1_1 and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                                if n0_0 is n0_1_1 and n1_1_0 is n0_1_0 and n1_1_1 is n0_1_1 and n0_1_0.dtype is _dt_index:
                                     # rule divmod_offset_in at rules/symbolic.rules:67
                                     #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
                                     #+ if _sym_st: _sym_st.attempts[10] += 1
@@ -747,11 +747,11 @@ def _sym_ADD(n, ctx):
                             n0_1_0, n0_1_1 = n0_1.src
                             if n1_0.op is _MUL and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                                if n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
                                     o1_0_0 = n1_0_0.op
                                     if o1_0_0 is _IDIV and len(n1_0_0.src) == 2:
                                         n1_0_0_0, n1_0_0_1 = n1_0_0.src
-                                        if n1_0_0_0 is n0_1_0 and n1_0_0_1 is n0_1_1 and n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_1.op is _CONST:
+                                        if n1_0_0_0 is n0_1_0 and n1_0_0_1 is n0_1_1 and n1_0_1.op is _CONST:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -759,7 +759,7 @@ def _sym_ADD(n, ctx):
                                             if _r is not None and _r is not n: return _r, _sym_rules[9]
                                     elif o1_0_0 is _CONST and n1_0_1.op is _IDIV and len(n1_0_1.src) == 2:
                                         n1_0_1_0, n1_0_1_1 = n1_0_1.src
-                                        if n1_0_1_0 is n0_1_0 and n1_0_1_1 is n0_1_1 and n1_0_1_0.dtype is _dt_index and n1_0_1_1.op is _CONST:
+                                        if n1_0_1_0 is n0_1_0 and n1_0_1_1 is n0_1_1:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -767,11 +767,11 @@ def _sym_ADD(n, ctx):
                                             if _r is not None and _r is not n: return _r, _sym_rules[9]
                             if n1_1.op is _MUL and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                                if n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
                                     o1_1_0 = n1_1_0.op
                                     if o1_1_0 is _IDIV and len(n1_1_0.src) == 2:
                                         n1_1_0_0, n1_1_0_1 = n1_1_0.src
-                                        if n1_1_0_0 is n0_1_0 and n1_1_0_1 is n0_1_1 and n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_1.op is _CONST:
+                                        if n1_1_0_0 is n0_1_0 and n1_1_0_1 is n0_1_1 and n1_1_1.op is _CONST:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -779,7 +779,7 @@ def _sym_ADD(n, ctx):
                                             if _r is not None and _r is not n: return _r, _sym_rules[9]
                                     elif o1_1_0 is _CONST and n1_1_1.op is _IDIV and len(n1_1_1.src) == 2:
                                         n1_1_1_0, n1_1_1_1 = n1_1_1.src
-                                        if n1_1_1_0 is n0_1_0 and n1_1_1_1 is n0_1_1 and n1_1_1_0.dtype is _dt_index and n1_1_1_1.op is _CONST:
+                                        if n1_1_1_0 is n0_1_0 and n1_1_1_1 is n0_1_1:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -790,11 +790,11 @@ def _sym_ADD(n, ctx):
                         if n0_1.op is _CONST:
                             if n1_0.op is _MUL and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                                if n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
                                     o1_0_0 = n1_0_0.op
                                     if o1_0_0 is _IDIV and len(n1_0_0.src) == 2:
                                         n1_0_0_0, n1_0_0_1 = n1_0_0.src
-                                        if n1_0_0_0 is n0_0_0 and n1_0_0_1 is n0_0_1 and n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index and n1_0_0_1.op is _CONST:
+                                        if n1_0_0_0 is n0_0_0 and n1_0_0_1 is n0_0_1 and n1_0_1.op is _CONST:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -802,7 +802,7 @@ def _sym_ADD(n, ctx):
                                             if _r is not None and _r is not n: return _r, _sym_rules[9]
                                     elif o1_0_0 is _CONST and n1_0_1.op is _IDIV and len(n1_0_1.src) == 2:
                                         n1_0_1_0, n1_0_1_1 = n1_0_1.src
-                                        if n1_0_1_0 is n0_0_0 and n1_0_1_1 is n0_0_1 and n1_0_1_0.dtype is _dt_index and n1_0_1_1.op is _CONST:
+                                        if n1_0_1_0 is n0_0_0 and n1_0_1_1 is n0_0_1:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -810,11 +810,11 @@ def _sym_ADD(n, ctx):
                                             if _r is not None and _r is not n: return _r, _sym_rules[9]
                             if n1_1.op is _MUL and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                                if n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
                                     o1_1_0 = n1_1_0.op
                                     if o1_1_0 is _IDIV and len(n1_1_0.src) == 2:
                                         n1_1_0_0, n1_1_0_1 = n1_1_0.src
-                                        if n1_1_0_0 is n0_0_0 and n1_1_0_1 is n0_0_1 and n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index and n1_1_0_1.op is _CONST:
+                                        if n1_1_0_0 is n0_0_0 and n1_1_0_1 is n0_0_1 and n1_1_1.op is _CONST:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -822,7 +822,7 @@ def _sym_ADD(n, ctx):
                                             if _r is not None and _r is not n: return _r, _sym_rules[9]
                                     elif o1_1_0 is _CONST and n1_1_1.op is _IDIV and len(n1_1_1.src) == 2:
                                         n1_1_1_0, n1_1_1_1 = n1_1_1.src
-                                        if n1_1_1_0 is n0_0_0 and n1_1_1_1 is n0_0_1 and n1_1_1_0.dtype is _dt_index and n1_1_1_1.op is _CONST:
+                                        if n1_1_1_0 is n0_0_0 and n1_1_1_1 is n0_0_1:
                                             # rule divmod_scaled_out at rules/symbolic.rules:66
                                             #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                             #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -838,14 +838,14 @@ def _sym_ADD(n, ctx):
                     if o0_0 is _IDIV and len(n0_0.src) == 2:
                         n0_0_0, n0_0_1 = n0_0.src
                         if n0_1.op is _CONST:
-                            if n1_0 is n0_0_0 and n0_1 is n0_0_1 and n1_1 is n0_0_1 and n1_1.op is _CONST and n1_0.dtype in _DT0:
+                            if n1_0 is n0_0_0 and n0_1 is n0_0_1 and n1_1 is n0_0_1 and n1_0.dtype in _DT0:
                                 # rule divmod_recombine at rules/symbolic.rules:56
                                 #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                                 #+ if _sym_st: _sym_st.attempts[5] += 1
                                 # c = n0_0_1, x = n0_0_0
                                 if n0_0_1.arg > 0:
                                     return n0_0_0, _sym_rules[5]
-                            if n0_1 is n0_0_1 and n1_1 is n0_0_1 and n1_1.op is _CONST and n0_0_0.dtype is _dt_index:
+                            if n0_1 is n0_0_1 and n1_1 is n0_0_1 and n0_0_0.dtype is _dt_index:
                                 # rule divmod_recombine_sum at rules/symbolic.rules:59
                                 #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
                                 #+ if _sym_st: _sym_st.attempts[6] += 1
@@ -854,14 +854,14 @@ def _sym_ADD(n, ctx):
                                     return n0_0_0, _sym_rules[6]
                     elif o0_0 is _CONST and n0_1.op is _IDIV and len(n0_1.src) == 2:
                         n0_1_0, n0_1_1 = n0_1.src
-                        if n1_0 is n0_1_0 and n0_0 is n0_1_1 and n1_1 is n0_1_1 and n1_1.op is _CONST and n1_0.dtype in _DT0:
+                        if n1_0 is n0_1_0 and n0_0 is n0_1_1 and n1_1 is n0_1_1 and n1_0.dtype in _DT0:
                             # rule divmod_recombine at rules/symbolic.rules:56
                             #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                             #+ if _sym_st: _sym_st.attempts[5] += 1
                             # c = n0_1_1, x = n0_1_0
                             if n0_1_1.arg > 0:
                                 return n0_1_0, _sym_rules[5]
-                        if n0_0 is n0_1_1 and n1_1 is n0_1_1 and n1_1.op is _CONST and n0_1_0.dtype is _dt_index:
+                        if n0_0 is n0_1_1 and n1_1 is n0_1_1 and n0_1_0.dtype is _dt_index:
                             # rule divmod_recombine_sum at rules/symbolic.rules:59
                             #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
                             #+ if _sym_st: _sym_st.attempts[6] += 1
@@ -877,7 +877,7 @@ def _sym_ADD(n, ctx):
                             o1_0 = n1_0.op
                             if o1_0 is _MOD and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n1_0_0 is n0_0_0 and n1_0_1 is n0_0_1 and n1_1.op is _CONST and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                                if n1_0_0 is n0_0_0 and n1_0_1 is n0_0_1 and n1_1.op is _CONST and n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
                                     #+ if _sym_st: _sym_st.attempts[7] += 1
@@ -885,7 +885,7 @@ def _sym_ADD(n, ctx):
                                     if _r is not None and _r is not n: return _r, _sym_rules[7]
                             elif o1_0 is _CONST and n1_1.op is _MOD and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n1_1_0 is n0_0_0 and n1_1_1 is n0_0_1 and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                                if n1_1_0 is n0_0_0 and n1_1_1 is n0_0_1 and n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
                                     #+ if _sym_st: _sym_st.attempts[7] += 1
@@ -898,7 +898,7 @@ def _sym_ADD(n, ctx):
                             o1_0 = n1_0.op
                             if o1_0 is _MOD and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n1_0_0 is n0_1_0 and n1_0_1 is n0_1_1 and n1_1.op is _CONST and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                                if n1_0_0 is n0_1_0 and n1_0_1 is n0_1_1 and n1_1.op is _CONST and n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
                                     #+ if _sym_st: _sym_st.attempts[7] += 1
@@ -906,7 +906,7 @@ def _sym_ADD(n, ctx):
                                     if _r is not None and _r is not n: return _r, _sym_rules[7]
                             elif o1_0 is _CONST and n1_1.op is _MOD and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n1_1_0 is n0_1_0 and n1_1_1 is n0_1_1 and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                                if n1_1_0 is n0_1_0 and n1_1_1 is n0_1_1 and n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
                                     #+ if _sym_st: _sym_st.attempts[7] += 1
@@ -917,7 +917,7 @@ def _sym_ADD(n, ctx):
                             o1_0 = n1_0.op
                             if o1_0 is _IDIV and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n0_1_0 is n1_0_0 and n0_1_1 is n1_0_1 and n1_1.op is _CONST and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                                if n0_1_0 is n1_0_0 and n0_1_1 is n1_0_1 and n1_1.op is _CONST and n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
                                     #+ if _sym_st: _sym_st.attempts[7] += 1
@@ -925,7 +925,7 @@ def _sym_ADD(n, ctx):
                                     if _r is not None and _r is not n: return _r, _sym_rules[7]
                             elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n0_1_0 is n1_1_0 and n0_1_1 is n1_1_1 and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                                if n0_1_0 is n1_1_0 and n0_1_1 is n1_1_1 and n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
                                     #+ if _sym_st: _sym_st.attempts[7] += 1
@@ -937,7 +937,7 @@ def _sym_ADD(n, ctx):
                             o1_0 = n1_0.op
                             if o1_0 is _IDIV and len(n1_0.src) == 2:
                                 n1_0_0, n1_0_1 = n1_0.src
-                                if n0_0_0 is n1_0_0 and n0_0_1 is n1_0_1 and n1_1.op is _CONST and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                                if n0_0_0 is n1_0_0 and n0_0_1 is n1_0_1 and n1_1.op is _CONST and n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
                                     #+ if _sym_st: _sym_st.attempts[7] += 1
@@ -945,7 +945,7 @@ def _sym_ADD(n, ctx):
                                     if _r is not None and _r is not n: return _r, _sym_rules[7]
                             elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
                                 n1_1_0, n1_1_1 = n1_1.src
-                                if n0_0_0 is n1_1_0 and n0_0_1 is n1_1_1 and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                                if n0_0_0 is n1_1_0 and n0_0_1 is n1_1_1 and n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
                                     # rule divmod_scaled at rules/symbolic.rules:64
                                     #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
                                     #+ if _sym_st: _sym_st.attempts[7] += 1
@@ -988,7 +988,7 @@ def _sym_ADD(n, ctx):
                                 o0_0_0 = n0_0_0.op
                                 if o0_0_0 is _MOD and len(n0_0_0.src) == 2:
                                     n0_0_0_0, n0_0_0_1 = n0_0_0.src
-                                    if n0_0_0_0 is n1_0_0 and n0_0_0_1 is n1_0_1 and n0_0_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
+                                    if n0_0_0_0 is n1_0_0 and n0_0_0_1 is n1_0_1 and n0_0_1.op is _CONST and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -996,7 +996,7 @@ def _sym_ADD(n, ctx):
                                         if _r is not None and _r is not n: return _r, _sym_rules[8]
                                 elif o0_0_0 is _CONST and n0_0_1.op is _MOD and len(n0_0_1.src) == 2:
                                     n0_0_1_0, n0_0_1_1 = n0_0_1.src
-                                    if n0_0_1_0 is n1_0_0 and n0_0_1_1 is n1_0_1 and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
+                                    if n0_0_1_0 is n1_0_0 and n0_0_1_1 is n1_0_1 and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -1009,7 +1009,7 @@ def _sym_ADD(n, ctx):
                                 o0_0_0 = n0_0_0.op
                                 if o0_0_0 is _MOD and len(n0_0_0.src) == 2:
                                     n0_0_0_0, n0_0_0_1 = n0_0_0.src
-                                    if n0_0_0_0 is n1_1_0 and n0_0_0_1 is n1_1_1 and n0_0_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
+                                    if n0_0_0_0 is n1_1_0 and n0_0_0_1 is n1_1_1 and n0_0_1.op is _CONST and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -1017,7 +1017,7 @@ def _sym_ADD(n, ctx):
                                         if _r is not None and _r is not n: return _r, _sym_rules[8]
                                 elif o0_0_0 is _CONST and n0_0_1.op is _MOD and len(n0_0_1.src) == 2:
                                     n0_0_1_0, n0_0_1_1 = n0_0_1.src
-                                    if n0_0_1_0 is n1_1_0 and n0_0_1_1 is n1_1_1 and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
+                                    if n0_0_1_0 is n1_1_0 and n0_0_1_1 is n1_1_1 and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -1028,7 +1028,7 @@ def _sym_ADD(n, ctx):
                                 o0_0_0 = n0_0_0.op
                                 if o0_0_0 is _IDIV and len(n0_0_0.src) == 2:
                                     n0_0_0_0, n0_0_0_1 = n0_0_0.src
-                                    if n0_0_0_0 is n1_1_0 and n0_0_0_1 is n1_1_1 and n0_0_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
+                                    if n0_0_0_0 is n1_1_0 and n0_0_0_1 is n1_1_1 and n0_0_1.op is _CONST and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -1036,7 +1036,7 @@ def _sym_ADD(n, ctx):
                                         if _r is not None and _r is not n: return _r, _sym_rules[9]
                                 elif o0_0_0 is _CONST and n0_0_1.op is _IDIV and len(n0_0_1.src) == 2:
                                     n0_0_1_0, n0_0_1_1 = n0_0_1.src
-                                    if n0_0_1_0 is n1_1_0 and n0_0_1_1 is n1_1_1 and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
+                                    if n0_0_1_0 is n1_1_0 and n0_0_1_1 is n1_1_1 and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -1048,7 +1048,7 @@ def _sym_ADD(n, ctx):
                                 o0_0_0 = n0_0_0.op
                                 if o0_0_0 is _IDIV and len(n0_0_0.src) == 2:
                                     n0_0_0_0, n0_0_0_1 = n0_0_0.src
-                                    if n0_0_0_0 is n1_0_0 and n0_0_0_1 is n1_0_1 and n0_0_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
+                                    if n0_0_0_0 is n1_0_0 and n0_0_0_1 is n1_0_1 and n0_0_1.op is _CONST and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -1056,7 +1056,7 @@ def _sym_ADD(n, ctx):
                                         if _r is not None and _r is not n: return _r, _sym_rules[9]
                                 elif o0_0_0 is _CONST and n0_0_1.op is _IDIV and len(n0_0_1.src) == 2:
                                     n0_0_1_0, n0_0_1_1 = n0_0_1.src
-                                    if n0_0_1_0 is n1_0_0 and n0_0_1_1 is n1_0_1 and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
+                                    if n0_0_1_0 is n1_0_0 and n0_0_1_1 is n1_0_1 and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -1071,7 +1071,7 @@ def _sym_ADD(n, ctx):
                                 o0_1_0 = n0_1_0.op
                                 if o0_1_0 is _MOD and len(n0_1_0.src) == 2:
                                     n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                                    if n0_1_0_0 is n1_0_0 and n0_1_0_1 is n1_0_1 and n0_1_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
+                                    if n0_1_0_0 is n1_0_0 and n0_1_0_1 is n1_0_1 and n0_1_1.op is _CONST and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -1079,7 +1079,7 @@ def _sym_ADD(n, ctx):
                                         if _r is not None and _r is not n: return _r, _sym_rules[8]
                                 elif o0_1_0 is _CONST and n0_1_1.op is _MOD and len(n0_1_1.src) == 2:
                                     n0_1_1_0, n0_1_1_1 = n0_1_1.src
-                                    if n0_1_1_0 is n1_0_0 and n0_1_1_1 is n1_0_1 and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
+                                    if n0_1_1_0 is n1_0_0 and n0_1_1_1 is n1_0_1 and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -1092,7 +1092,7 @@ def _sym_ADD(n, ctx):
                                 o0_1_0 = n0_1_0.op
                                 if o0_1_0 is _MOD and len(n0_1_0.src) == 2:
                                     n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                                    if n0_1_0_0 is n1_1_0 and n0_1_0_1 is n1_1_1 and n0_1_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
+                                    if n0_1_0_0 is n1_1_0 and n0_1_0_1 is n1_1_1 and n0_1_1.op is _CONST and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -1100,7 +1100,7 @@ def _sym_ADD(n, ctx):
                                         if _r is not None and _r is not n: return _r, _sym_rules[8]
                                 elif o0_1_0 is _CONST and n0_1_1.op is _MOD and len(n0_1_1.src) == 2:
                                     n0_1_1_0, n0_1_1_1 = n0_1_1.src
-                                    if n0_1_1_0 is n1_1_0 and n0_1_1_1 is n1_1_1 and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
+                                    if n0_1_1_0 is n1_1_0 and n0_1_1_1 is n1_1_1 and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
                                         # rule divmod_scaled_in at rules/symbolic.rules:65
                                         #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[8] += 1
@@ -1111,7 +1111,7 @@ def _sym_ADD(n, ctx):
                                 o0_1_0 = n0_1_0.op
                                 if o0_1_0 is _IDIV and len(n0_1_0.src) == 2:
                                     n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                                    if n0_1_0_0 is n1_1_0 and n0_1_0_1 is n1_1_1 and n0_1_1.op is _CONST and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
+                                    if n0_1_0_0 is n1_1_0 and n0_1_0_1 is n1_1_1 and n0_1_1.op is _CONST and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -1119,7 +1119,7 @@ def _sym_ADD(n, ctx):
                                         if _r is not None and _r is not n: return _r, _sym_rules[9]
                                 elif o0_1_0 is _CONST and n0_1_1.op is _IDIV and len(n0_1_1.src) == 2:
                                     n0_1_1_0, n0_1_1_1 = n0_1_1.src
-                                    if n0_1_1_0 is n1_1_0 and n0_1_1_1 is n1_1_1 and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
+                                    if n0_1_1_0 is n1_1_0 and n0_1_1_1 is n1_1_1 and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -1131,7 +1131,7 @@ def _sym_ADD(n, ctx):
                                 o0_1_0 = n0_1_0.op
                                 if o0_1_0 is _IDIV and len(n0_1_0.src) == 2:
                                     n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                                    if n0_1_0_0 is n1_0_0 and n0_1_0_1 is n1_0_1 and n0_1_1.op is _CONST and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
+                                    if n0_1_0_0 is n1_0_0 and n0_1_0_1 is n1_0_1 and n0_1_1.op is _CONST and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -1139,7 +1139,7 @@ def _sym_ADD(n, ctx):
                                         if _r is not None and _r is not n: return _r, _sym_rules[9]
                                 elif o0_1_0 is _CONST and n0_1_1.op is _IDIV and len(n0_1_1.src) == 2:
                                     n0_1_1_0, n0_1_1_1 = n0_1_1.src
-                                    if n0_1_1_0 is n1_0_0 and n0_1_1_1 is n1_0_1 and n1_0_0.dtype is _dt_index and n1_0_1.op is _CONST:
+                                    if n0_1_1_0 is n1_0_0 and n0_1_1_1 is n1_0_1 and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
                                         # rule divmod_scaled_out at rules/symbolic.rules:66
                                         #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
                                         #+ if _sym_st: _sym_st.attempts[9] += 1
@@ -1158,7 +1158,7 @@ def _sym_ADD(n, ctx):
                                 if _r is not None and _r is not n: return _r, _sym_rules[10]
                         elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
                             n1_1_0, n1_1_1 = n1_1.src
-                            if n0_0_0 is n1_1_0 and n1_0 is n1_1_1 and n0_0_1 is n1_1_1 and n0_0_0.dtype is _dt_index and n0_0_1.op is _CONST:
+                            if n0_0_0 is n1_1_0 and n1_0 is n1_1_1 and n0_0_1 is n1_1_1 and n0_0_0.dtype is _dt_index:
                                 # rule divmod_offset_in at rules/symbolic.rules:67
                                 #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
                                 #+ if _sym_st: _sym_st.attempts[10] += 1
@@ -1177,7 +1177,7 @@ def _sym_ADD(n, ctx):
                                 if _r is not None and _r is not n: return _r, _sym_rules[10]
                         elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
                             n1_1_0, n1_1_1 = n1_1.src
-                            if n0_1_0 is n1_1_0 and n1_0 is n1_1_1 and n0_1_1 is n1_1_1 and n0_1_0.dtype is _dt_index and n0_1_1.op is _CONST:
+                            if n0_1_0 is n1_1_0 and n1_0 is n1_1_1 and n0_1_1 is n1_1_1 and n0_1_0.dtype is _dt_index:
                                 # rule divmod_offset_in at rules/symbolic.rules:67
                                 #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
                                 #+ if _sym_st: _sym_st.attempts[10] += 1
@@ -1187,11 +1187,11 @@ def _sym_ADD(n, ctx):
                     n1_0, n1_1 = n1.src
                     if n0_0.op is _MUL and len(n0_0.src) == 2:
                         n0_0_0, n0_0_1 = n0_0.src
-                        if n1_0.dtype is _dt_index and n1_1.op is _CONST:
+                        if n1_1.op is _CONST and n1_0.dtype is _dt_index:
                             o0_0_0 = n0_0_0.op
                             if o0_0_0 is _IDIV and len(n0_0_0.src) == 2:
                                 n0_0_0_0, n0_0_0_1 = n0_0_0.src
-                                if n0_0_1 is n1_1 and n0_0_0_0 is n1_0 and n0_0_0_1 is n1_1 and n0_0_1.op is _CONST and n0_0_0_0.dtype is _dt_index:
+                                if n0_0_1 is n1_1 and n0_0_0_0 is n1_0 and n0_0_0_1 is n1_1:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
                                     #+ if _sym_st: _sym_st.attempts[11] += 1
@@ -1203,7 +1203,7 @@ def _sym_ADD(n, ctx):
                                             if _r is not n: return _r, _sym_rules[11]
                             elif o0_0_0 is _CONST and n0_0_0 is n1_1 and n0_0_1.op is _IDIV and len(n0_0_1.src) == 2:
                                 n0_0_1_0, n0_0_1_1 = n0_0_1.src
-                                if n0_0_1_0 is n1_0 and n0_0_1_1 is n1_1 and n0_0_1_0.dtype is _dt_index and n0_0_1_1.op is _CONST:
+                                if n0_0_1_0 is n1_0 and n0_0_1_1 is n1_1:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
                                     #+ if _sym_st: _sym_st.attempts[11] += 1
@@ -1215,11 +1215,11 @@ def _sym_ADD(n, ctx):
                                             if _r is not n: return _r, _sym_rules[11]
                     if n0_1.op is _MUL and len(n0_1.src) == 2:
                         n0_1_0, n0_1_1 = n0_1.src
-                        if n1_0.dtype is _dt_index and n1_1.op is _CONST:
+                        if n1_1.op is _CONST and n1_0.dtype is _dt_index:
                             o0_1_0 = n0_1_0.op
                             if o0_1_0 is _IDIV and len(n0_1_0.src) == 2:
                                 n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                                if n0_1_1 is n1_1 and n0_1_0_0 is n1_0 and n0_1_0_1 is n1_1 and n0_1_1.op is _CONST and n0_1_0_0.dtype is _dt_index:
+                                if n0_1_1 is n1_1 and n0_1_0_0 is n1_0 and n0_1_0_1 is n1_1:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
                                     #+ if _sym_st: _sym_st.attempts[11] += 1
@@ -1231,7 +1231,7 @@ def _sym_ADD(n, ctx):
                                             if _r is not n: return _r, _sym_rules[11]
                             elif o0_1_0 is _CONST and n0_1_0 is n1_1 and n0_1_1.op is _IDIV and len(n0_1_1.src) == 2:
                                 n0_1_1_0, n0_1_1_1 = n0_1_1.src
-                                if n0_1_1_0 is n1_0 and n0_1_1_1 is n1_1 and n0_1_1_0.dtype is _dt_index and n0_1_1_1.op is _CONST:
+                                if n0_1_1_0 is n1_0 and n0_1_1_1 is n1_1:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
                                     #+ if _sym_st: _sym_st.attempts[11] += 1
@@ -1271,7 +1271,7 @@ def _sym_ADD(n, ctx):
                         o1_0 = n1_0.op
                         if o1_0 is _IDIV and len(n1_0.src) == 2:
                             n1_0_0, n1_0_1 = n1_0.src
-                            if n0_0 is n1_0_0 and n1_1 is n1_0_1 and n0_1 is n1_0_1 and n1_1.op is _CONST and n1_0_0.dtype in _DT0:
+                            if n0_0 is n1_0_0 and n1_1 is n1_0_1 and n0_1 is n1_0_1:
                                 # rule divmod_recombine at rules/symbolic.rules:56
                                 #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                                 #+ if _sym_st: _sym_st.attempts[5] += 1
@@ -1280,7 +1280,7 @@ def _sym_ADD(n, ctx):
                                     return n1_0_0, _sym_rules[5]
                         elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
                             n1_1_0, n1_1_1 = n1_1.src
-                            if n0_0 is n1_1_0 and n1_0 is n1_1_1 and n0_1 is n1_1_1 and n1_1_1.op is _CONST and n1_1_0.dtype in _DT0:
+                            if n0_0 is n1_1_0 and n1_0 is n1_1_1 and n0_1 is n1_1_1:
                                 # rule divmod_recombine at rules/symbolic.rules:56
                                 #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                                 #+ if _sym_st: _sym_st.attempts[5] += 1
@@ -1291,7 +1291,7 @@ def _sym_ADD(n, ctx):
                         o1_0 = n1_0.op
                         if o1_0 is _IDIV and len(n1_0.src) == 2:
                             n1_0_0, n1_0_1 = n1_0.src
-                            if n1_1 is n1_0_1 and n0_1 is n1_0_1 and n1_1.op is _CONST and n1_0_0.dtype is _dt_index:
+                            if n1_1 is n1_0_1 and n0_1 is n1_0_1 and n1_0_0.dtype is _dt_index:
                                 # rule divmod_recombine_sum at rules/symbolic.rules:59
                                 #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
                                 #+ if _sym_st: _sym_st.attempts[6] += 1
@@ -1300,7 +1300,7 @@ def _sym_ADD(n, ctx):
                                     return n1_0_0, _sym_rules[6]
                         elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
                             n1_1_0, n1_1_1 = n1_1.src
-                            if n1_0 is n1_1_1 and n0_1 is n1_1_1 and n1_1_0.dtype is _dt_index and n1_1_1.op is _CONST:
+                            if n1_0 is n1_1_1 and n0_1 is n1_1_1 and n1_1_0.dtype is _dt_index:
                                 # rule divmod_recombine_sum at rules/symbolic.rules:59
                                 #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
                                 #+ if _sym_st: _sym_st.attempts[6] += 1
@@ -1309,13 +1309,13 @@ def _sym_ADD(n, ctx):
                                     return n1_1_0, _sym_rules[6]
                 elif o1 is _ADD and len(n1.src) == 2:
                     n1_0, n1_1 = n1.src
-                    if n0_0.dtype is _dt_index and n0_1.op is _CONST:
+                    if n0_1.op is _CONST and n0_0.dtype is _dt_index:
                         if n1_0.op is _MUL and len(n1_0.src) == 2:
                             n1_0_0, n1_0_1 = n1_0.src
                             o1_0_0 = n1_0_0.op
                             if o1_0_0 is _IDIV and len(n1_0_0.src) == 2:
                                 n1_0_0_0, n1_0_0_1 = n1_0_0.src
-                                if n1_0_1 is n0_1 and n1_0_0_0 is n0_0 and n1_0_0_1 is n0_1 and n1_0_1.op is _CONST and n1_0_0_0.dtype is _dt_index:
+                                if n1_0_1 is n0_1 and n1_0_0_0 is n0_0 and n1_0_0_1 is n0_1:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
                                     #+ if _sym_st: _sym_st.attempts[11] += 1
@@ -1327,7 +1327,7 @@ def _sym_ADD(n, ctx):
                                             if _r is not n: return _r, _sym_rules[11]
                             elif o1_0_0 is _CONST and n1_0_0 is n0_1 and n1_0_1.op is _IDIV and len(n1_0_1.src) == 2:
                                 n1_0_1_0, n1_0_1_1 = n1_0_1.src
-                                if n1_0_1_0 is n0_0 and n1_0_1_1 is n0_1 and n1_0_1_0.dtype is _dt_index and n1_0_1_1.op is _CONST:
+                                if n1_0_1_0 is n0_0 and n1_0_1_1 is n0_1:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
                                     #+ if _sym_st: _sym_st.attempts[11] += 1
@@ -1342,7 +1342,7 @@ def _sym_ADD(n, ctx):
                             o1_1_0 = n1_1_0.op
                             if o1_1_0 is _IDIV and len(n1_1_0.src) == 2:
                                 n1_1_0_0, n1_1_0_1 = n1_1_0.src
-                                if n1_1_1 is n0_1 and n1_1_0_0 is n0_0 and n1_1_0_1 is n0_1 and n1_1_1.op is _CONST and n1_1_0_0.dtype is _dt_index:
+                                if n1_1_1 is n0_1 and n1_1_0_0 is n0_0 and n1_1_0_1 is n0_1:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
                                     #+ if _sym_st: _sym_st.attempts[11] += 1
@@ -1354,7 +1354,7 @@ def _sym_ADD(n, ctx):
                                             if _r is not n: return _r, _sym_rules[11]
                             elif o1_1_0 is _CONST and n1_1_0 is n0_1 and n1_1_1.op is _IDIV and len(n1_1_1.src) == 2:
                                 n1_1_1_0, n1_1_1_1 = n1_1_1.src
-                                if n1_1_1_0 is n0_0 and n1_1_1_1 is n0_1 and n1_1_1_0.dtype is _dt_index and n1_1_1_1.op is _CONST:
+                                if n1_1_1_0 is n0_0 and n1_1_1_1 is n0_1:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
                                     #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
                                     #+ if _sym_st: _sym_st.attempts[11] += 1
@@ -1379,7 +1379,7 @@ def _sym_SUB(n, ctx):
                 #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[1] += 1
                 # x = n0
                 return n0, _symbolic_simple_rules[1]
-            if n1 is n0 and n1.dtype in _DT0:
+            if n1 is n0:
                 # rule sub_self at rules/symbolic.rules:17
                 #   sub_self: SUB(x:ints, x) -> 0
                 #+ if _symbolic_simple_st: _symbolic_simple_st.attempts[2] += 1
@@ -1400,7 +1400,7 @@ def _sym_SUB(n, ctx):
             # x = n0
             _r = n.const_like(0)
             if _r is not n: return _r, _symbolic_simple_rules[2]
-    if n0.dtype is _dt_index and n1.op is _CONST:
+    if n1.op is _CONST and n0.dtype is _dt_index:
         # rule sub_const at rules/symbolic.rules:49
         #   sub_const: SUB(x:index, c:CONST) -> x + (-c.arg)
         #+ if _sym_st: _sym_st.attempts[2] += 1
@@ -1558,7 +1558,7 @@ def _sym_IDIV(n, ctx):
             n0_0, n0_1 = n0.src
             if n0_0.op is _MUL and len(n0_0.src) == 2:
                 n0_0_0, n0_0_1 = n0_0.src
-                if n1 is n0_0_1 and n0_0_1.op is _CONST:
+                if n1 is n0_0_1:
                     # rule split_idiv at rules/symbolic.rules:74
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                     #+ if _sym_st: _sym_st.attempts[13] += 1
@@ -1567,7 +1567,7 @@ def _sym_IDIV(n, ctx):
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
                             return n0_0_0, _sym_rules[13]
-                if n1 is n0_0_0 and n0_0_0.op is _CONST:
+                if n1 is n0_0_0:
                     # rule split_idiv at rules/symbolic.rules:74
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                     #+ if _sym_st: _sym_st.attempts[13] += 1
@@ -1578,7 +1578,7 @@ def _sym_IDIV(n, ctx):
                             return n0_0_1, _sym_rules[13]
             if n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
-                if n1 is n0_1_1 and n0_1_1.op is _CONST:
+                if n1 is n0_1_1:
                     # rule split_idiv at rules/symbolic.rules:74
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                     #+ if _sym_st: _sym_st.attempts[13] += 1
@@ -1587,7 +1587,7 @@ def _sym_IDIV(n, ctx):
                         _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
                             return n0_1_0, _sym_rules[13]
-                if n1 is n0_1_0 and n0_1_0.op is _CONST:
+                if n1 is n0_1_0:
                     # rule split_idiv at rules/symbolic.rules:74
                     #   split_idiv: IDIV(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> x
                     #+ if _sym_st: _sym_st.attempts[13] += 1
@@ -1615,16 +1615,16 @@ def _sym_IDIV(n, ctx):
                 _r = n.const_like(0)
                 if _r is not n: return _r, _sym_rules[18]
     else:
-        if n.dtype is _dt_index and n0.op is _MUL and len(n0.src) == 2:
+        if n0.op is _MUL and n.dtype is _dt_index and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            if n1 is n0_1 and n0_1.op is _CONST:
+            if n1 is n0_1:
                 # rule mul_idiv at rules/symbolic.rules:53
                 #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                 #+ if _sym_st: _sym_st.attempts[3] += 1
                 # c = n0_1, x = n0_0
                 if n0_1.arg != 0:
                     return n0_0, _sym_rules[3]
-            if n1 is n0_0 and n0_0.op is _CONST:
+            if n1 is n0_0:
                 # rule mul_idiv at rules/symbolic.rules:53
                 #   mul_idiv: IDIV(MUL[x, c:CONST], c):index if c.arg != 0 -> x
                 #+ if _sym_st: _sym_st.attempts[3] += 1
@@ -1676,7 +1676,7 @@ def _sym_MOD(n, ctx):
             n0_0, n0_1 = n0.src
             if n0_0.op is _MUL and len(n0_0.src) == 2:
                 n0_0_0, n0_0_1 = n0_0.src
-                if n1 is n0_0_1 and n0_0_1.op is _CONST:
+                if n1 is n0_0_1:
                     # rule split_mod at rules/symbolic.rules:75
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     #+ if _sym_st: _sym_st.attempts[14] += 1
@@ -1685,7 +1685,7 @@ def _sym_MOD(n, ctx):
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_1.arg:
                             return n0_1, _sym_rules[14]
-                if n1 is n0_0_0 and n0_0_0.op is _CONST:
+                if n1 is n0_0_0:
                     # rule split_mod at rules/symbolic.rules:75
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     #+ if _sym_st: _sym_st.attempts[14] += 1
@@ -1696,7 +1696,7 @@ def _sym_MOD(n, ctx):
                             return n0_1, _sym_rules[14]
             if n0_1.op is _MUL and len(n0_1.src) == 2:
                 n0_1_0, n0_1_1 = n0_1.src
-                if n1 is n0_1_1 and n0_1_1.op is _CONST:
+                if n1 is n0_1_1:
                     # rule split_mod at rules/symbolic.rules:75
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     #+ if _sym_st: _sym_st.attempts[14] += 1
@@ -1705,7 +1705,7 @@ def _sym_MOD(n, ctx):
                         _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_1.arg:
                             return n0_0, _sym_rules[14]
-                if n1 is n0_1_0 and n0_1_0.op is _CONST:
+                if n1 is n0_1_0:
                     # rule split_mod at rules/symbolic.rules:75
                     #   split_mod: MOD(ADD[MUL[x, c:CONST], d], c):index if c.arg > 0 and x.vmin >= 0 and 0 <= d.vmin and d.vmax < c.arg -> d
                     #+ if _sym_st: _sym_st.attempts[14] += 1
@@ -1776,9 +1776,9 @@ def _sym_MOD(n, ctx):
             if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
                 return n0, _sym_rules[17]
     else:
-        if n.dtype is _dt_index and n0.op is _MUL and len(n0.src) == 2:
+        if n0.op is _MUL and n.dtype is _dt_index and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            if n1 is n0_1 and n0_1.op is _CONST:
+            if n1 is n0_1:
                 # rule mul_mod at rules/symbolic.rules:54
                 #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                 #+ if _sym_st: _sym_st.attempts[4] += 1
@@ -1786,7 +1786,7 @@ def _sym_MOD(n, ctx):
                 if n0_1.arg != 0:
                     _r = n.const_like(0)
                     if _r is not n: return _r, _sym_rules[4]
-            if n1 is n0_0 and n0_0.op is _CONST:
+            if n1 is n0_0:
                 # rule mul_mod at rules/symbolic.rules:54
                 #   mul_mod: MOD(MUL[x, c:CONST], c):index if c.arg != 0 -> 0
                 #+ if _sym_st: _sym_st.attempts[4] += 1
@@ -1796,7 +1796,7 @@ def _sym_MOD(n, ctx):
                     if _r is not n: return _r, _sym_rules[4]
         if n0.op is _MOD and len(n0.src) == 2:
             n0_0, n0_1 = n0.src
-            if n1 is n0_1 and n0_1.op is _CONST:
+            if n1 is n0_1:
                 # rule mod_mod at rules/symbolic.rules:70
                 #   mod_mod: MOD(MOD(x, c:CONST) as m, c) if c.arg != 0 -> m
                 #+ if _sym_st: _sym_st.attempts[12] += 1

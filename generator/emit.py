@@ -55,7 +55,7 @@ from rulegrad.dsl.ast import (
 from rulegrad.dsl.names import BUILTINS, GLOBALS, MODULE_NAMES, OP_NAMES
 from rulegrad.runtime.dtype import DType
 from rulegrad.runtime.matcher import COUNT_MARK
-from rulegrad.runtime.ops import Ops
+from rulegrad.runtime.ops import ARITY, GroupOp, Ops
 from rulegrad.runtime.uop import const_value
 
 from .contexts import UNSET_LINE, context_source, def_source
@@ -543,6 +543,8 @@ class _PartEmitter:
         # a test known true is not written again (a switch's op test stays: it is the switch)
         tests = [t for k, t in enumerate(tests) if t not in known or isinstance(t, CountTest)
                  or (k == 0 and op_local is not None)]
+        if isinstance(last, CountTest) and _alu_arity(last, known.union(tests)):
+            tests.remove(last)
         if not tests:  # (never in a switch: its first test stays)
             return body
         tests = _cheap_first(tests, keep_first=op_local is not None, known=known)
@@ -663,6 +665,22 @@ def _merge_bodies(first: list[str], then: list[str]) -> list[str]:
             not then[1].startswith("    if ") and " = " in then[1]:
         return first + then[2:]
     return first + then
+
+
+def _alu_arity(count: CountTest, tests: frozenset[Test]) -> bool:
+    """The source count is the arity of every op that `tests` allow the (inner) node: ALU ops
+    only, whose operands the IR spec fixes (`ARITY`; nothing computes an ALU node of other
+    count), so the test would be true of every node it meets: its sources are unpacked without
+    a call of `len` per node. (Not the root: its unpack is guarded by a try that costs nothing,
+    and not the other ops, which a stage may build with sources of its own.)"""
+    if not count.exact or not count.path:
+        return False
+    allowed: set[Ops] | None = None
+    for t in tests:
+        if isinstance(t, OpTest) and t.path == count.path:
+            allowed = set(t.ops) if allowed is None else allowed & set(t.ops)
+    return bool(allowed) and all(op in GroupOp.ALU and ARITY.get(op) == count.count
+                                 for op in allowed)  # type: ignore[union-attr]
 
 
 def _cheap_first(tests: list[Test], keep_first: bool,

@@ -357,15 +357,15 @@ def _to_kernel_REDUCE(n, ctx):
     if len(n.src) >= 1:
         n0 = n.src[0]
         if n0.op is _ADD:
-            if n.arg == Ops.ADD and len(n0.src) == 2:
+            if n.arg == Ops.ADD:
                 n0_0, n0_1 = n0.src
                 if n0_0.op is _DEFINE_REG:
                     o0_1 = n0_1.op
-                    if o0_1 is _WHERE and len(n0_1.src) == 3:
+                    if o0_1 is _WHERE:
                         n0_1_0 = n0_1.src[0]
                         n0_1_2 = n0_1.src[2]
                         o0_1_0 = n0_1_0.op
-                        if o0_1_0 is _CMPEQ and len(n0_1_0.src) == 2:
+                        if o0_1_0 is _CMPEQ:
                             n0_1_0_0, n0_1_0_1 = n0_1_0.src
                             if n0_1_2.op is _CONST and n0_1_2.arg == 0:
                                 if n0_1_0_1.op is _CAST and len(n0_1_0_1.src) == 1:
@@ -392,10 +392,10 @@ def _to_kernel_REDUCE(n, ctx):
                                             if _r is not None:
                                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                                 if _r is not n: return _r, _to_kernel_rules[7]
-                        elif o0_1_0 is _AND and len(n0_1_0.src) == 2:
+                        elif o0_1_0 is _AND:
                             n0_1_0_0, n0_1_0_1 = n0_1_0.src
                             if n0_1_2.op is _CONST and n0_1_2.arg == 0:
-                                if n0_1_0_0.op is _CMPEQ and len(n0_1_0_0.src) == 2:
+                                if n0_1_0_0.op is _CMPEQ:
                                     n0_1_0_0_0, n0_1_0_0_1 = n0_1_0_0.src
                                     if n0_1_0_0_1.op is _CAST and len(n0_1_0_0_1.src) == 1:
                                         n0_1_0_0_1_0 = n0_1_0_0_1.src[0]
@@ -421,7 +421,7 @@ def _to_kernel_REDUCE(n, ctx):
                                                 if _r is not None:
                                                     if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                                     if _r is not n: return _r, _to_kernel_rules[9]
-                                if n0_1_0_1.op is _CMPEQ and len(n0_1_0_1.src) == 2:
+                                if n0_1_0_1.op is _CMPEQ:
                                     n0_1_0_1_0, n0_1_0_1_1 = n0_1_0_1.src
                                     if n0_1_0_1_1.op is _CAST and len(n0_1_0_1_1.src) == 1:
                                         n0_1_0_1_1_0 = n0_1_0_1_1.src[0]
@@ -449,10 +449,10 @@ def _to_kernel_REDUCE(n, ctx):
                                                     if _r is not n: return _r, _to_kernel_rules[9]
                     elif o0_1 is _CAST and len(n0_1.src) == 1:
                         n0_1_0 = n0_1.src[0]
-                        if n0_1_0.op is _WHERE and len(n0_1_0.src) == 3:
+                        if n0_1_0.op is _WHERE:
                             n0_1_0_0 = n0_1_0.src[0]
                             n0_1_0_2 = n0_1_0.src[2]
-                            if n0_1_0_0.op is _CMPEQ and len(n0_1_0_0.src) == 2:
+                            if n0_1_0_0.op is _CMPEQ:
                                 n0_1_0_0_0, n0_1_0_0_1 = n0_1_0_0.src
                                 if n0_1_0_2.op is _CONST and n0_1_0_2.arg == 0:
                                     if n0_1_0_0_1.op is _CAST and len(n0_1_0_0_1.src) == 1:
@@ -481,11 +481,11 @@ def _to_kernel_REDUCE(n, ctx):
                                                     if _r is not n: return _r, _to_kernel_rules[8]
         else:
             if n0.op is _WHERE:
-                if n.arg == Ops.ADD and len(n0.src) == 3:
+                if n.arg == Ops.ADD:
                     n0_0 = n0.src[0]
                     n0_2 = n0.src[2]
                     o0_0 = n0_0.op
-                    if o0_0 is _CMPEQ and len(n0_0.src) == 2:
+                    if o0_0 is _CMPEQ:
                         n0_0_0, n0_0_1 = n0_0.src
                         if n0_2.op is _CONST and n0_2.arg == 0:
                             if n0_0_1.op is _CAST and len(n0_0_1.src) == 1:
@@ -512,10 +512,10 @@ def _to_kernel_REDUCE(n, ctx):
                                         if _r is not None:
                                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                             if _r is not n: return _r, _to_kernel_rules[5]
-                    elif o0_0 is _AND and len(n0_0.src) == 2:
+                    elif o0_0 is _AND:
                         n0_0_0, n0_0_1 = n0_0.src
                         if n0_2.op is _CONST and n0_2.arg == 0:
-                            if n0_0_0.op is _CMPEQ and len(n0_0_0.src) == 2:
+                            if n0_0_0.op is _CMPEQ:
                                 n0_0_0_0, n0_0_0_1 = n0_0_0.src
                                 if n0_0_0_1.op is _CAST and len(n0_0_0_1.src) == 1:
                                     n0_0_0_1_0 = n0_0_0_1.src[0]
@@ -541,7 +541,7 @@ def _to_kernel_REDUCE(n, ctx):
                                             if _r is not None:
                                                 if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                                 if _r is not n: return _r, _to_kernel_rules[6]
-                            if n0_0_1.op is _CMPEQ and len(n0_0_1.src) == 2:
+                            if n0_0_1.op is _CMPEQ:
                                 n0_0_1_0, n0_0_1_1 = n0_0_1.src
                                 if n0_0_1_1.op is _CAST and len(n0_0_1_1.src) == 1:
                                     n0_0_1_1_0 = n0_0_1_1.src[0]

@@ -306,39 +306,38 @@ def _mask_actions_EXP(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         if n0.op is _SUB:
-            if len(n0.src) == 2:
-                n0_0, n0_1 = n0.src
-                if n0_0.op is _WHERE and len(n0_0.src) == 3:
-                    n0_0_0, n0_0_1, n0_0_2 = n0_0.src
-                    if n0_0_2.op is _CONST:
-                        # rule exp_where_else at rules/opt.rules:172
-                        #   exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))
-                        #+ if _mask_actions_st: _mask_actions_st.attempts[0] += 1
-                        # a = n0_0_1, c = n0_0_0, k = n0_0_2, y = n0_1
-                        _r = n0_0_0.where(_new(UOp, _EXP, (_t3 := n0_0_1 - n0_1).dtype, (_t3,)), _new(UOp, _EXP, (_t4 := n0_0_2 - n0_1).dtype, (_t4,)))
-                        if _r is not None:
-                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                            if _r is not n: return _r, _mask_actions_rules[0]
-                    if n0_0_1.op is _CONST:
-                        # rule exp_where_then at rules/opt.rules:173
-                        #   exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))
-                        #+ if _mask_actions_st: _mask_actions_st.attempts[1] += 1
-                        # b = n0_0_2, c = n0_0_0, k = n0_0_1, y = n0_1
-                        _r = n0_0_0.where(_new(UOp, _EXP, (_t7 := n0_0_1 - n0_1).dtype, (_t7,)), _new(UOp, _EXP, (_t8 := n0_0_2 - n0_1).dtype, (_t8,)))
-                        if _r is not None:
-                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                            if _r is not n: return _r, _mask_actions_rules[1]
+            n0_0, n0_1 = n0.src
+            if n0_0.op is _WHERE:
+                n0_0_0, n0_0_1, n0_0_2 = n0_0.src
+                if n0_0_2.op is _CONST:
+                    # rule exp_where_else at rules/opt.rules:172
+                    #   exp_where_else: EXP(SUB(WHERE(c, a, k:CONST), y)) -> c.where(EXP(a - y), EXP(k - y))
+                    #+ if _mask_actions_st: _mask_actions_st.attempts[0] += 1
+                    # a = n0_0_1, c = n0_0_0, k = n0_0_2, y = n0_1
+                    _r = n0_0_0.where(_new(UOp, _EXP, (_t3 := n0_0_1 - n0_1).dtype, (_t3,)), _new(UOp, _EXP, (_t4 := n0_0_2 - n0_1).dtype, (_t4,)))
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _mask_actions_rules[0]
+                if n0_0_1.op is _CONST:
+                    # rule exp_where_then at rules/opt.rules:173
+                    #   exp_where_then: EXP(SUB(WHERE(c, k:CONST, b), y)) -> c.where(EXP(k - y), EXP(b - y))
+                    #+ if _mask_actions_st: _mask_actions_st.attempts[1] += 1
+                    # b = n0_0_2, c = n0_0_0, k = n0_0_1, y = n0_1
+                    _r = n0_0_0.where(_new(UOp, _EXP, (_t7 := n0_0_1 - n0_1).dtype, (_t7,)), _new(UOp, _EXP, (_t8 := n0_0_2 - n0_1).dtype, (_t8,)))
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _mask_actions_rules[1]
         else:
             if n0.op is _CAST:
                 if len(n0.src) == 1:
                     n0_0 = n0.src[0]
                     if n0_0.op is _CAST and len(n0_0.src) == 1:
                         n0_0_0 = n0_0.src[0]
-                        if n0_0_0.op is _SUB and len(n0_0_0.src) == 2:
+                        if n0_0_0.op is _SUB:
                             n0_0_0_0, n0_0_0_1 = n0_0_0.src
                             if n0_0_0_0.op is _CAST and len(n0_0_0_0.src) == 1:
                                 n0_0_0_0_0 = n0_0_0_0.src[0]
-                                if n0_0_0_0_0.op is _WHERE and len(n0_0_0_0_0.src) == 3:
+                                if n0_0_0_0_0.op is _WHERE:
                                     n0_0_0_0_0_0, n0_0_0_0_0_1, n0_0_0_0_0_2 = n0_0_0_0_0.src
                                     if n0_0_0_0_0_2.op is _CONST:
                                         # rule exp_where_half_else at rules/opt.rules:177

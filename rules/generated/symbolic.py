@@ -76,7 +76,7 @@ def _symbolic_simple_NEG(n, ctx):
     if len(n.src) == 1:
         n0 = n.src[0]
         o0 = n0.op
-        if o0 is _NEG and len(n0.src) == 1:
+        if o0 is _NEG:
             n0_0 = n0.src[0]
             # rule neg_neg at rules/symbolic.rules:18
             #   neg_neg: NEG(NEG(x)) -> x
@@ -619,341 +619,338 @@ def _sym_ADD(n, ctx):
                 return n1, _symbolic_simple_rules[0]
     if n0.op is _MUL:
         if n1.op is _ADD:
-            if len(n0.src) == 2:
-                n0_0, n0_1 = n0.src
-                if len(n1.src) == 2:
-                    n1_0, n1_1 = n1.src
-                    o0_0 = n0_0.op
-                    if o0_0 is _IDIV and len(n0_0.src) == 2:
-                        n0_0_0, n0_0_1 = n0_0.src
-                        if n0_1.op is _CONST:
-                            if n1_0.op is _MUL and len(n1_0.src) == 2:
-                                n1_0_0, n1_0_1 = n1_0.src
-                                if n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
-                                    o1_0_0 = n1_0_0.op
-                                    if o1_0_0 is _MOD and len(n1_0_0.src) == 2:
-                                        n1_0_0_0, n1_0_0_1 = n1_0_0.src
-                                        if n1_0_0_0 is n0_0_0 and n1_0_0_1 is n0_0_1 and n1_0_1.op is _CONST:
-                                            # rule divmod_scaled_in at rules/symbolic.rules:65
-                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[8] += 1
-                                            _r = _sym_r8(n, ctx, n0_0_1, n1_0_1, n0_1, n0_0_0, n1_1)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
-                                    elif o1_0_0 is _CONST and n1_0_1.op is _MOD and len(n1_0_1.src) == 2:
-                                        n1_0_1_0, n1_0_1_1 = n1_0_1.src
-                                        if n1_0_1_0 is n0_0_0 and n1_0_1_1 is n0_0_1:
-                                            # rule divmod_scaled_in at rules/symbolic.rules:65
-                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[8] += 1
-                                            _r = _sym_r8(n, ctx, n0_0_1, n1_0_0, n0_1, n0_0_0, n1_1)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
-                            if n1_1.op is _MUL and len(n1_1.src) == 2:
-                                n1_1_0, n1_1_1 = n1_1.src
-                                if n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
-                                    o1_1_0 = n1_1_0.op
-                                    if o1_1_0 is _MOD and len(n1_1_0.src) == 2:
-                                        n1_1_0_0, n1_1_0_1 = n1_1_0.src
-                                        if n1_1_0_0 is n0_0_0 and n1_1_0_1 is n0_0_1 and n1_1_1.op is _CONST:
-                                            # rule divmod_scaled_in at rules/symbolic.rules:65
-                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[8] += 1
-                                            _r = _sym_r8(n, ctx, n0_0_1, n1_1_1, n0_1, n0_0_0, n1_0)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
-                                    elif o1_1_0 is _CONST and n1_1_1.op is _MOD and len(n1_1_1.src) == 2:
-                                        n1_1_1_0, n1_1_1_1 = n1_1_1.src
-                                        if n1_1_1_0 is n0_0_0 and n1_1_1_1 is n0_0_1:
-                                            # rule divmod_scaled_in at rules/symbolic.rules:65
-                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[8] += 1
-                                            _r = _sym_r8(n, ctx, n0_0_1, n1_1_0, n0_1, n0_0_0, n1_0)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
-                            if n1_0.op is _MOD and len(n1_0.src) == 2:
-                                n1_0_0, n1_0_1 = n1_0.src
-                                if n0_1 is n0_0_1 and n1_0_0 is n0_0_0 and n1_0_1 is n0_0_1 and n0_0_0.dtype is _dt_index:
-                                    # rule divmod_offset_in at rules/symbolic.rules:67
-                                    #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                    #+ if _sym_st: _sym_st.attempts[10] += 1
-                                    _r = _sym_r10(n, ctx, n0_0_1, n0_0_0, n1_1)
-                                    if _r is not None and _r is not n: return _r, _sym_rules[10]
-                            if n1_1.op is _MOD and len(n1_1.src) == 2:
-                                n1_1_0, n1_1_1 = n1_1.src
-                                if n0_1 is n0_0_1 and n1_1_0 is n0_0_0 and n1_1_1 is n0_0_1 and n0_0_0.dtype is _dt_index:
-                                    # rule divmod_offset_in at rules/symbolic.rules:67
-                                    #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                    #+ if _sym_st: _sym_st.attempts[10] += 1
-                                    _r = _sym_r10(n, ctx, n0_0_1, n0_0_0, n1_0)
-                                    if _r is not None and _r is not n: return _r, _sym_rules[10]
-                    elif o0_0 is _CONST:
-                        o0_1 = n0_1.op
-                        if o0_1 is _IDIV and len(n0_1.src) == 2:
-                            n0_1_0, n0_1_1 = n0_1.src
-                            if n1_0.op is _MUL and len(n1_0.src) == 2:
-                                n1_0_0, n1_0_1 = n1_0.src
-                                if n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
-                                    o1_0_0 = n1_0_0.op
-                                    if o1_0_0 is _MOD and len(n1_0_0.src) == 2:
-                                        n1_0_0_0, n1_0_0_1 = n1_0_0.src
-                                        if n1_0_0_0 is n0_1_0 and n1_0_0_1 is n0_1_1 and n1_0_1.op is _CONST:
-                                            # rule divmod_scaled_in at rules/symbolic.rules:65
-                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[8] += 1
-                                            _r = _sym_r8(n, ctx, n0_1_1, n1_0_1, n0_0, n0_1_0, n1_1)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
-                                    elif o1_0_0 is _CONST and n1_0_1.op is _MOD and len(n1_0_1.src) == 2:
-                                        n1_0_1_0, n1_0_1_1 = n1_0_1.src
-                                        if n1_0_1_0 is n0_1_0 and n1_0_1_1 is n0_1_1:
-                                            # rule divmod_scaled_in at rules/symbolic.rules:65
-                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[8] += 1
-                                            _r = _sym_r8(n, ctx, n0_1_1, n1_0_0, n0_0, n0_1_0, n1_1)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
-                            if n1_1.op is _MUL and len(n1_1.src) == 2:
-                                n1_1_0, n1_1_1 = n1_1.src
-                                if n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
-                                    o1_1_0 = n1_1_0.op
-                                    if o1_1_0 is _MOD and len(n1_1_0.src) == 2:
-                                        n1_1_0_0, n1_1_0_1 = n1_1_0.src
-                                        if n1_1_0_0 is n0_1_0 and n1_1_0_1 is n0_1_1 and n1_1_1.op is _CONST:
-                                            # rule divmod_scaled_in at rules/symbolic.rules:65
-                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[8] += 1
-                                            _r = _sym_r8(n, ctx, n0_1_1, n1_1_1, n0_0, n0_1_0, n1_0)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
-                                    elif o1_1_0 is _CONST and n1_1_1.op is _MOD and len(n1_1_1.src) == 2:
-                                        n1_1_1_0, n1_1_1_1 = n1_1_1.src
-                                        if n1_1_1_0 is n0_1_0 and n1_1_1_1 is n0_1_1:
-                                            # rule divmod_scaled_in at rules/symbolic.rules:65
-                                            #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[8] += 1
-                                            _r = _sym_r8(n, ctx, n0_1_1, n1_1_0, n0_0, n0_1_0, n1_0)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[8]
-                            if n1_0.op is _MOD and len(n1_0.src) == 2:
-                                n1_0_0, n1_0_1 = n1_0.src
-                                if n0_0 is n0_1_1 and n1_0_0 is n0_1_0 and n1_0_1 is n0_1_1 and n0_1_0.dtype is _dt_index:
-                                    # rule divmod_offset_in at rules/symbolic.rules:67
-                                    #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                    #+ if _sym_st: _sym_st.attempts[10] += 1
-                                    _r = _sym_r10(n, ctx, n0_1_1, n0_1_0, n1_1)
-                                    if _r is not None and _r is not n: return _r, _sym_rules[10]
-                            if n1_1.op is _MOD and len(n1_1.src) == 2:
-                                n1_1_0, n1_1_1 = n1_1.src
-                                if n0_0 is n0_1_1 and n1_1_0 is n0_1_0 and n1_1_1 is n0_1_1 and n0_1_0.dtype is _dt_index:
-                                    # rule divmod_offset_in at rules/symbolic.rules:67
-                                    #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                    #+ if _sym_st: _sym_st.attempts[10] += 1
-                                    _r = _sym_r10(n, ctx, n0_1_1, n0_1_0, n1_0)
-                                    if _r is not None and _r is not n: return _r, _sym_rules[10]
-                        elif o0_1 is _MOD and len(n0_1.src) == 2:
-                            n0_1_0, n0_1_1 = n0_1.src
-                            if n1_0.op is _MUL and len(n1_0.src) == 2:
-                                n1_0_0, n1_0_1 = n1_0.src
-                                if n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
-                                    o1_0_0 = n1_0_0.op
-                                    if o1_0_0 is _IDIV and len(n1_0_0.src) == 2:
-                                        n1_0_0_0, n1_0_0_1 = n1_0_0.src
-                                        if n1_0_0_0 is n0_1_0 and n1_0_0_1 is n0_1_1 and n1_0_1.op is _CONST:
-                                            # rule divmod_scaled_out at rules/symbolic.rules:66
-                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[9] += 1
-                                            _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_0_1, n0_1_0, n1_1)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
-                                    elif o1_0_0 is _CONST and n1_0_1.op is _IDIV and len(n1_0_1.src) == 2:
-                                        n1_0_1_0, n1_0_1_1 = n1_0_1.src
-                                        if n1_0_1_0 is n0_1_0 and n1_0_1_1 is n0_1_1:
-                                            # rule divmod_scaled_out at rules/symbolic.rules:66
-                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[9] += 1
-                                            _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_0_0, n0_1_0, n1_1)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
-                            if n1_1.op is _MUL and len(n1_1.src) == 2:
-                                n1_1_0, n1_1_1 = n1_1.src
-                                if n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
-                                    o1_1_0 = n1_1_0.op
-                                    if o1_1_0 is _IDIV and len(n1_1_0.src) == 2:
-                                        n1_1_0_0, n1_1_0_1 = n1_1_0.src
-                                        if n1_1_0_0 is n0_1_0 and n1_1_0_1 is n0_1_1 and n1_1_1.op is _CONST:
-                                            # rule divmod_scaled_out at rules/symbolic.rules:66
-                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[9] += 1
-                                            _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_1_1, n0_1_0, n1_0)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
-                                    elif o1_1_0 is _CONST and n1_1_1.op is _IDIV and len(n1_1_1.src) == 2:
-                                        n1_1_1_0, n1_1_1_1 = n1_1_1.src
-                                        if n1_1_1_0 is n0_1_0 and n1_1_1_1 is n0_1_1:
-                                            # rule divmod_scaled_out at rules/symbolic.rules:66
-                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[9] += 1
-                                            _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_1_0, n0_1_0, n1_0)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
-                    elif o0_0 is _MOD and len(n0_0.src) == 2:
-                        n0_0_0, n0_0_1 = n0_0.src
-                        if n0_1.op is _CONST:
-                            if n1_0.op is _MUL and len(n1_0.src) == 2:
-                                n1_0_0, n1_0_1 = n1_0.src
-                                if n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
-                                    o1_0_0 = n1_0_0.op
-                                    if o1_0_0 is _IDIV and len(n1_0_0.src) == 2:
-                                        n1_0_0_0, n1_0_0_1 = n1_0_0.src
-                                        if n1_0_0_0 is n0_0_0 and n1_0_0_1 is n0_0_1 and n1_0_1.op is _CONST:
-                                            # rule divmod_scaled_out at rules/symbolic.rules:66
-                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[9] += 1
-                                            _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_0_1, n0_0_0, n1_1)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
-                                    elif o1_0_0 is _CONST and n1_0_1.op is _IDIV and len(n1_0_1.src) == 2:
-                                        n1_0_1_0, n1_0_1_1 = n1_0_1.src
-                                        if n1_0_1_0 is n0_0_0 and n1_0_1_1 is n0_0_1:
-                                            # rule divmod_scaled_out at rules/symbolic.rules:66
-                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[9] += 1
-                                            _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_0_0, n0_0_0, n1_1)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
-                            if n1_1.op is _MUL and len(n1_1.src) == 2:
-                                n1_1_0, n1_1_1 = n1_1.src
-                                if n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
-                                    o1_1_0 = n1_1_0.op
-                                    if o1_1_0 is _IDIV and len(n1_1_0.src) == 2:
-                                        n1_1_0_0, n1_1_0_1 = n1_1_0.src
-                                        if n1_1_0_0 is n0_0_0 and n1_1_0_1 is n0_0_1 and n1_1_1.op is _CONST:
-                                            # rule divmod_scaled_out at rules/symbolic.rules:66
-                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[9] += 1
-                                            _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_1_1, n0_0_0, n1_0)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
-                                    elif o1_1_0 is _CONST and n1_1_1.op is _IDIV and len(n1_1_1.src) == 2:
-                                        n1_1_1_0, n1_1_1_1 = n1_1_1.src
-                                        if n1_1_1_0 is n0_0_0 and n1_1_1_1 is n0_0_1:
-                                            # rule divmod_scaled_out at rules/symbolic.rules:66
-                                            #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                            #+ if _sym_st: _sym_st.attempts[9] += 1
-                                            _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_1_0, n0_0_0, n1_0)
-                                            if _r is not None and _r is not n: return _r, _sym_rules[9]
+            n0_0, n0_1 = n0.src
+            n1_0, n1_1 = n1.src
+            o0_0 = n0_0.op
+            if o0_0 is _IDIV:
+                n0_0_0, n0_0_1 = n0_0.src
+                if n0_1.op is _CONST:
+                    if n1_0.op is _MUL:
+                        n1_0_0, n1_0_1 = n1_0.src
+                        if n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
+                            o1_0_0 = n1_0_0.op
+                            if o1_0_0 is _MOD:
+                                n1_0_0_0, n1_0_0_1 = n1_0_0.src
+                                if n1_0_0_0 is n0_0_0 and n1_0_0_1 is n0_0_1 and n1_0_1.op is _CONST:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n0_0_1, n1_0_1, n0_1, n0_0_0, n1_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                            elif o1_0_0 is _CONST and n1_0_1.op is _MOD:
+                                n1_0_1_0, n1_0_1_1 = n1_0_1.src
+                                if n1_0_1_0 is n0_0_0 and n1_0_1_1 is n0_0_1:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n0_0_1, n1_0_0, n0_1, n0_0_0, n1_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                    if n1_1.op is _MUL:
+                        n1_1_0, n1_1_1 = n1_1.src
+                        if n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
+                            o1_1_0 = n1_1_0.op
+                            if o1_1_0 is _MOD:
+                                n1_1_0_0, n1_1_0_1 = n1_1_0.src
+                                if n1_1_0_0 is n0_0_0 and n1_1_0_1 is n0_0_1 and n1_1_1.op is _CONST:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n0_0_1, n1_1_1, n0_1, n0_0_0, n1_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                            elif o1_1_0 is _CONST and n1_1_1.op is _MOD:
+                                n1_1_1_0, n1_1_1_1 = n1_1_1.src
+                                if n1_1_1_0 is n0_0_0 and n1_1_1_1 is n0_0_1:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n0_0_1, n1_1_0, n0_1, n0_0_0, n1_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                    if n1_0.op is _MOD:
+                        n1_0_0, n1_0_1 = n1_0.src
+                        if n0_1 is n0_0_1 and n1_0_0 is n0_0_0 and n1_0_1 is n0_0_1 and n0_0_0.dtype is _dt_index:
+                            # rule divmod_offset_in at rules/symbolic.rules:67
+                            #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                            #+ if _sym_st: _sym_st.attempts[10] += 1
+                            _r = _sym_r10(n, ctx, n0_0_1, n0_0_0, n1_1)
+                            if _r is not None and _r is not n: return _r, _sym_rules[10]
+                    if n1_1.op is _MOD:
+                        n1_1_0, n1_1_1 = n1_1.src
+                        if n0_1 is n0_0_1 and n1_1_0 is n0_0_0 and n1_1_1 is n0_0_1 and n0_0_0.dtype is _dt_index:
+                            # rule divmod_offset_in at rules/symbolic.rules:67
+                            #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                            #+ if _sym_st: _sym_st.attempts[10] += 1
+                            _r = _sym_r10(n, ctx, n0_0_1, n0_0_0, n1_0)
+                            if _r is not None and _r is not n: return _r, _sym_rules[10]
+            elif o0_0 is _CONST:
+                o0_1 = n0_1.op
+                if o0_1 is _IDIV:
+                    n0_1_0, n0_1_1 = n0_1.src
+                    if n1_0.op is _MUL:
+                        n1_0_0, n1_0_1 = n1_0.src
+                        if n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
+                            o1_0_0 = n1_0_0.op
+                            if o1_0_0 is _MOD:
+                                n1_0_0_0, n1_0_0_1 = n1_0_0.src
+                                if n1_0_0_0 is n0_1_0 and n1_0_0_1 is n0_1_1 and n1_0_1.op is _CONST:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n0_1_1, n1_0_1, n0_0, n0_1_0, n1_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                            elif o1_0_0 is _CONST and n1_0_1.op is _MOD:
+                                n1_0_1_0, n1_0_1_1 = n1_0_1.src
+                                if n1_0_1_0 is n0_1_0 and n1_0_1_1 is n0_1_1:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n0_1_1, n1_0_0, n0_0, n0_1_0, n1_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                    if n1_1.op is _MUL:
+                        n1_1_0, n1_1_1 = n1_1.src
+                        if n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
+                            o1_1_0 = n1_1_0.op
+                            if o1_1_0 is _MOD:
+                                n1_1_0_0, n1_1_0_1 = n1_1_0.src
+                                if n1_1_0_0 is n0_1_0 and n1_1_0_1 is n0_1_1 and n1_1_1.op is _CONST:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n0_1_1, n1_1_1, n0_0, n0_1_0, n1_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                            elif o1_1_0 is _CONST and n1_1_1.op is _MOD:
+                                n1_1_1_0, n1_1_1_1 = n1_1_1.src
+                                if n1_1_1_0 is n0_1_0 and n1_1_1_1 is n0_1_1:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n0_1_1, n1_1_0, n0_0, n0_1_0, n1_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                    if n1_0.op is _MOD:
+                        n1_0_0, n1_0_1 = n1_0.src
+                        if n0_0 is n0_1_1 and n1_0_0 is n0_1_0 and n1_0_1 is n0_1_1 and n0_1_0.dtype is _dt_index:
+                            # rule divmod_offset_in at rules/symbolic.rules:67
+                            #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                            #+ if _sym_st: _sym_st.attempts[10] += 1
+                            _r = _sym_r10(n, ctx, n0_1_1, n0_1_0, n1_1)
+                            if _r is not None and _r is not n: return _r, _sym_rules[10]
+                    if n1_1.op is _MOD:
+                        n1_1_0, n1_1_1 = n1_1.src
+                        if n0_0 is n0_1_1 and n1_1_0 is n0_1_0 and n1_1_1 is n0_1_1 and n0_1_0.dtype is _dt_index:
+                            # rule divmod_offset_in at rules/symbolic.rules:67
+                            #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                            #+ if _sym_st: _sym_st.attempts[10] += 1
+                            _r = _sym_r10(n, ctx, n0_1_1, n0_1_0, n1_0)
+                            if _r is not None and _r is not n: return _r, _sym_rules[10]
+                elif o0_1 is _MOD:
+                    n0_1_0, n0_1_1 = n0_1.src
+                    if n1_0.op is _MUL:
+                        n1_0_0, n1_0_1 = n1_0.src
+                        if n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
+                            o1_0_0 = n1_0_0.op
+                            if o1_0_0 is _IDIV:
+                                n1_0_0_0, n1_0_0_1 = n1_0_0.src
+                                if n1_0_0_0 is n0_1_0 and n1_0_0_1 is n0_1_1 and n1_0_1.op is _CONST:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_0_1, n0_1_0, n1_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
+                            elif o1_0_0 is _CONST and n1_0_1.op is _IDIV:
+                                n1_0_1_0, n1_0_1_1 = n1_0_1.src
+                                if n1_0_1_0 is n0_1_0 and n1_0_1_1 is n0_1_1:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_0_0, n0_1_0, n1_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
+                    if n1_1.op is _MUL:
+                        n1_1_0, n1_1_1 = n1_1.src
+                        if n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
+                            o1_1_0 = n1_1_0.op
+                            if o1_1_0 is _IDIV:
+                                n1_1_0_0, n1_1_0_1 = n1_1_0.src
+                                if n1_1_0_0 is n0_1_0 and n1_1_0_1 is n0_1_1 and n1_1_1.op is _CONST:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_1_1, n0_1_0, n1_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
+                            elif o1_1_0 is _CONST and n1_1_1.op is _IDIV:
+                                n1_1_1_0, n1_1_1_1 = n1_1_1.src
+                                if n1_1_1_0 is n0_1_0 and n1_1_1_1 is n0_1_1:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n0_1_1, n0_0, n1_1_0, n0_1_0, n1_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
+            elif o0_0 is _MOD:
+                n0_0_0, n0_0_1 = n0_0.src
+                if n0_1.op is _CONST:
+                    if n1_0.op is _MUL:
+                        n1_0_0, n1_0_1 = n1_0.src
+                        if n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
+                            o1_0_0 = n1_0_0.op
+                            if o1_0_0 is _IDIV:
+                                n1_0_0_0, n1_0_0_1 = n1_0_0.src
+                                if n1_0_0_0 is n0_0_0 and n1_0_0_1 is n0_0_1 and n1_0_1.op is _CONST:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_0_1, n0_0_0, n1_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
+                            elif o1_0_0 is _CONST and n1_0_1.op is _IDIV:
+                                n1_0_1_0, n1_0_1_1 = n1_0_1.src
+                                if n1_0_1_0 is n0_0_0 and n1_0_1_1 is n0_0_1:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_0_0, n0_0_0, n1_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
+                    if n1_1.op is _MUL:
+                        n1_1_0, n1_1_1 = n1_1.src
+                        if n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
+                            o1_1_0 = n1_1_0.op
+                            if o1_1_0 is _IDIV:
+                                n1_1_0_0, n1_1_0_1 = n1_1_0.src
+                                if n1_1_0_0 is n0_0_0 and n1_1_0_1 is n0_0_1 and n1_1_1.op is _CONST:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_1_1, n0_0_0, n1_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
+                            elif o1_1_0 is _CONST and n1_1_1.op is _IDIV:
+                                n1_1_1_0, n1_1_1_1 = n1_1_1.src
+                                if n1_1_1_0 is n0_0_0 and n1_1_1_1 is n0_0_1:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n0_0_1, n0_1, n1_1_0, n0_0_0, n1_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
         else:
-            if len(n0.src) == 2:
-                n0_0, n0_1 = n0.src
-                o1 = n1.op
-                if o1 is _MOD and len(n1.src) == 2:
-                    n1_0, n1_1 = n1.src
-                    o0_0 = n0_0.op
-                    if o0_0 is _IDIV and len(n0_0.src) == 2:
-                        n0_0_0, n0_0_1 = n0_0.src
-                        if n0_1.op is _CONST:
-                            if n1_0 is n0_0_0 and n0_1 is n0_0_1 and n1_1 is n0_0_1 and n1_0.dtype in _DT0:
-                                # rule divmod_recombine at rules/symbolic.rules:56
-                                #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
-                                #+ if _sym_st: _sym_st.attempts[5] += 1
-                                # c = n0_0_1, x = n0_0_0
-                                if n0_0_1.arg > 0:
-                                    return n0_0_0, _sym_rules[5]
-                            if n0_1 is n0_0_1 and n1_1 is n0_0_1 and n0_0_0.dtype is _dt_index:
-                                # rule divmod_recombine_sum at rules/symbolic.rules:59
-                                #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
-                                #+ if _sym_st: _sym_st.attempts[6] += 1
-                                # c = n0_0_1, x = n0_0_0, y = n1_0
-                                if n0_0_1.arg > 0 and congruent(n0_0_0, n1_0, n0_0_1.arg):
-                                    return n0_0_0, _sym_rules[6]
-                    elif o0_0 is _CONST and n0_1.op is _IDIV and len(n0_1.src) == 2:
-                        n0_1_0, n0_1_1 = n0_1.src
-                        if n1_0 is n0_1_0 and n0_0 is n0_1_1 and n1_1 is n0_1_1 and n1_0.dtype in _DT0:
+            n0_0, n0_1 = n0.src
+            o1 = n1.op
+            if o1 is _MOD:
+                n1_0, n1_1 = n1.src
+                o0_0 = n0_0.op
+                if o0_0 is _IDIV:
+                    n0_0_0, n0_0_1 = n0_0.src
+                    if n0_1.op is _CONST:
+                        if n1_0 is n0_0_0 and n0_1 is n0_0_1 and n1_1 is n0_0_1 and n1_0.dtype in _DT0:
                             # rule divmod_recombine at rules/symbolic.rules:56
                             #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
                             #+ if _sym_st: _sym_st.attempts[5] += 1
-                            # c = n0_1_1, x = n0_1_0
-                            if n0_1_1.arg > 0:
-                                return n0_1_0, _sym_rules[5]
-                        if n0_0 is n0_1_1 and n1_1 is n0_1_1 and n0_1_0.dtype is _dt_index:
+                            # c = n0_0_1, x = n0_0_0
+                            if n0_0_1.arg > 0:
+                                return n0_0_0, _sym_rules[5]
+                        if n0_1 is n0_0_1 and n1_1 is n0_0_1 and n0_0_0.dtype is _dt_index:
                             # rule divmod_recombine_sum at rules/symbolic.rules:59
                             #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
                             #+ if _sym_st: _sym_st.attempts[6] += 1
-                            # c = n0_1_1, x = n0_1_0, y = n1_0
-                            if n0_1_1.arg > 0 and congruent(n0_1_0, n1_0, n0_1_1.arg):
-                                return n0_1_0, _sym_rules[6]
-                elif o1 is _MUL and len(n1.src) == 2:
-                    n1_0, n1_1 = n1.src
-                    o0_0 = n0_0.op
-                    if o0_0 is _IDIV and len(n0_0.src) == 2:
-                        n0_0_0, n0_0_1 = n0_0.src
-                        if n0_1.op is _CONST:
-                            o1_0 = n1_0.op
-                            if o1_0 is _MOD and len(n1_0.src) == 2:
-                                n1_0_0, n1_0_1 = n1_0.src
-                                if n1_0_0 is n0_0_0 and n1_0_1 is n0_0_1 and n1_1.op is _CONST and n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
-                                    # rule divmod_scaled at rules/symbolic.rules:64
-                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    #+ if _sym_st: _sym_st.attempts[7] += 1
-                                    _r = _sym_r7(n, ctx, n0_0_1, n1_1, n0_1, n0_0_0)
-                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
-                            elif o1_0 is _CONST and n1_1.op is _MOD and len(n1_1.src) == 2:
-                                n1_1_0, n1_1_1 = n1_1.src
-                                if n1_1_0 is n0_0_0 and n1_1_1 is n0_0_1 and n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
-                                    # rule divmod_scaled at rules/symbolic.rules:64
-                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    #+ if _sym_st: _sym_st.attempts[7] += 1
-                                    _r = _sym_r7(n, ctx, n0_0_1, n1_0, n0_1, n0_0_0)
-                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
-                    elif o0_0 is _CONST:
-                        o0_1 = n0_1.op
-                        if o0_1 is _IDIV and len(n0_1.src) == 2:
-                            n0_1_0, n0_1_1 = n0_1.src
-                            o1_0 = n1_0.op
-                            if o1_0 is _MOD and len(n1_0.src) == 2:
-                                n1_0_0, n1_0_1 = n1_0.src
-                                if n1_0_0 is n0_1_0 and n1_0_1 is n0_1_1 and n1_1.op is _CONST and n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
-                                    # rule divmod_scaled at rules/symbolic.rules:64
-                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    #+ if _sym_st: _sym_st.attempts[7] += 1
-                                    _r = _sym_r7(n, ctx, n0_1_1, n1_1, n0_0, n0_1_0)
-                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
-                            elif o1_0 is _CONST and n1_1.op is _MOD and len(n1_1.src) == 2:
-                                n1_1_0, n1_1_1 = n1_1.src
-                                if n1_1_0 is n0_1_0 and n1_1_1 is n0_1_1 and n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
-                                    # rule divmod_scaled at rules/symbolic.rules:64
-                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    #+ if _sym_st: _sym_st.attempts[7] += 1
-                                    _r = _sym_r7(n, ctx, n0_1_1, n1_0, n0_0, n0_1_0)
-                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
-                        elif o0_1 is _MOD and len(n0_1.src) == 2:
-                            n0_1_0, n0_1_1 = n0_1.src
-                            o1_0 = n1_0.op
-                            if o1_0 is _IDIV and len(n1_0.src) == 2:
-                                n1_0_0, n1_0_1 = n1_0.src
-                                if n0_1_0 is n1_0_0 and n0_1_1 is n1_0_1 and n1_1.op is _CONST and n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
-                                    # rule divmod_scaled at rules/symbolic.rules:64
-                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    #+ if _sym_st: _sym_st.attempts[7] += 1
-                                    _r = _sym_r7(n, ctx, n1_0_1, n0_0, n1_1, n1_0_0)
-                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
-                            elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
-                                n1_1_0, n1_1_1 = n1_1.src
-                                if n0_1_0 is n1_1_0 and n0_1_1 is n1_1_1 and n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
-                                    # rule divmod_scaled at rules/symbolic.rules:64
-                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    #+ if _sym_st: _sym_st.attempts[7] += 1
-                                    _r = _sym_r7(n, ctx, n1_1_1, n0_0, n1_0, n1_1_0)
-                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
-                    elif o0_0 is _MOD and len(n0_0.src) == 2:
-                        n0_0_0, n0_0_1 = n0_0.src
-                        if n0_1.op is _CONST:
-                            o1_0 = n1_0.op
-                            if o1_0 is _IDIV and len(n1_0.src) == 2:
-                                n1_0_0, n1_0_1 = n1_0.src
-                                if n0_0_0 is n1_0_0 and n0_0_1 is n1_0_1 and n1_1.op is _CONST and n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
-                                    # rule divmod_scaled at rules/symbolic.rules:64
-                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    #+ if _sym_st: _sym_st.attempts[7] += 1
-                                    _r = _sym_r7(n, ctx, n1_0_1, n0_1, n1_1, n1_0_0)
-                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
-                            elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
-                                n1_1_0, n1_1_1 = n1_1.src
-                                if n0_0_0 is n1_1_0 and n0_0_1 is n1_1_1 and n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
-                                    # rule divmod_scaled at rules/symbolic.rules:64
-                                    #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
-                                    #+ if _sym_st: _sym_st.attempts[7] += 1
-                                    _r = _sym_r7(n, ctx, n1_1_1, n0_1, n1_0, n1_1_0)
-                                    if _r is not None and _r is not n: return _r, _sym_rules[7]
+                            # c = n0_0_1, x = n0_0_0, y = n1_0
+                            if n0_0_1.arg > 0 and congruent(n0_0_0, n1_0, n0_0_1.arg):
+                                return n0_0_0, _sym_rules[6]
+                elif o0_0 is _CONST and n0_1.op is _IDIV:
+                    n0_1_0, n0_1_1 = n0_1.src
+                    if n1_0 is n0_1_0 and n0_0 is n0_1_1 and n1_1 is n0_1_1 and n1_0.dtype in _DT0:
+                        # rule divmod_recombine at rules/symbolic.rules:56
+                        #   divmod_recombine: ADD[MUL[IDIV(x:ints, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x
+                        #+ if _sym_st: _sym_st.attempts[5] += 1
+                        # c = n0_1_1, x = n0_1_0
+                        if n0_1_1.arg > 0:
+                            return n0_1_0, _sym_rules[5]
+                    if n0_0 is n0_1_1 and n1_1 is n0_1_1 and n0_1_0.dtype is _dt_index:
+                        # rule divmod_recombine_sum at rules/symbolic.rules:59
+                        #   divmod_recombine_sum: ADD[MUL[IDIV(x:index, c:CONST), c], MOD(y, c)] if c.arg > 0 and congruent(x, y, c.arg) -> x
+                        #+ if _sym_st: _sym_st.attempts[6] += 1
+                        # c = n0_1_1, x = n0_1_0, y = n1_0
+                        if n0_1_1.arg > 0 and congruent(n0_1_0, n1_0, n0_1_1.arg):
+                            return n0_1_0, _sym_rules[6]
+            elif o1 is _MUL:
+                n1_0, n1_1 = n1.src
+                o0_0 = n0_0.op
+                if o0_0 is _IDIV:
+                    n0_0_0, n0_0_1 = n0_0.src
+                    if n0_1.op is _CONST:
+                        o1_0 = n1_0.op
+                        if o1_0 is _MOD:
+                            n1_0_0, n1_0_1 = n1_0.src
+                            if n1_0_0 is n0_0_0 and n1_0_1 is n0_0_1 and n1_1.op is _CONST and n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
+                                # rule divmod_scaled at rules/symbolic.rules:64
+                                #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                #+ if _sym_st: _sym_st.attempts[7] += 1
+                                _r = _sym_r7(n, ctx, n0_0_1, n1_1, n0_1, n0_0_0)
+                                if _r is not None and _r is not n: return _r, _sym_rules[7]
+                        elif o1_0 is _CONST and n1_1.op is _MOD:
+                            n1_1_0, n1_1_1 = n1_1.src
+                            if n1_1_0 is n0_0_0 and n1_1_1 is n0_0_1 and n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
+                                # rule divmod_scaled at rules/symbolic.rules:64
+                                #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                #+ if _sym_st: _sym_st.attempts[7] += 1
+                                _r = _sym_r7(n, ctx, n0_0_1, n1_0, n0_1, n0_0_0)
+                                if _r is not None and _r is not n: return _r, _sym_rules[7]
+                elif o0_0 is _CONST:
+                    o0_1 = n0_1.op
+                    if o0_1 is _IDIV:
+                        n0_1_0, n0_1_1 = n0_1.src
+                        o1_0 = n1_0.op
+                        if o1_0 is _MOD:
+                            n1_0_0, n1_0_1 = n1_0.src
+                            if n1_0_0 is n0_1_0 and n1_0_1 is n0_1_1 and n1_1.op is _CONST and n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
+                                # rule divmod_scaled at rules/symbolic.rules:64
+                                #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                #+ if _sym_st: _sym_st.attempts[7] += 1
+                                _r = _sym_r7(n, ctx, n0_1_1, n1_1, n0_0, n0_1_0)
+                                if _r is not None and _r is not n: return _r, _sym_rules[7]
+                        elif o1_0 is _CONST and n1_1.op is _MOD:
+                            n1_1_0, n1_1_1 = n1_1.src
+                            if n1_1_0 is n0_1_0 and n1_1_1 is n0_1_1 and n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
+                                # rule divmod_scaled at rules/symbolic.rules:64
+                                #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                #+ if _sym_st: _sym_st.attempts[7] += 1
+                                _r = _sym_r7(n, ctx, n0_1_1, n1_0, n0_0, n0_1_0)
+                                if _r is not None and _r is not n: return _r, _sym_rules[7]
+                    elif o0_1 is _MOD:
+                        n0_1_0, n0_1_1 = n0_1.src
+                        o1_0 = n1_0.op
+                        if o1_0 is _IDIV:
+                            n1_0_0, n1_0_1 = n1_0.src
+                            if n0_1_0 is n1_0_0 and n0_1_1 is n1_0_1 and n1_1.op is _CONST and n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
+                                # rule divmod_scaled at rules/symbolic.rules:64
+                                #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                #+ if _sym_st: _sym_st.attempts[7] += 1
+                                _r = _sym_r7(n, ctx, n1_0_1, n0_0, n1_1, n1_0_0)
+                                if _r is not None and _r is not n: return _r, _sym_rules[7]
+                        elif o1_0 is _CONST and n1_1.op is _IDIV:
+                            n1_1_0, n1_1_1 = n1_1.src
+                            if n0_1_0 is n1_1_0 and n0_1_1 is n1_1_1 and n0_1_1.op is _CONST and n0_1_0.dtype is _dt_index:
+                                # rule divmod_scaled at rules/symbolic.rules:64
+                                #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                #+ if _sym_st: _sym_st.attempts[7] += 1
+                                _r = _sym_r7(n, ctx, n1_1_1, n0_0, n1_0, n1_1_0)
+                                if _r is not None and _r is not n: return _r, _sym_rules[7]
+                elif o0_0 is _MOD:
+                    n0_0_0, n0_0_1 = n0_0.src
+                    if n0_1.op is _CONST:
+                        o1_0 = n1_0.op
+                        if o1_0 is _IDIV:
+                            n1_0_0, n1_0_1 = n1_0.src
+                            if n0_0_0 is n1_0_0 and n0_0_1 is n1_0_1 and n1_1.op is _CONST and n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
+                                # rule divmod_scaled at rules/symbolic.rules:64
+                                #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                #+ if _sym_st: _sym_st.attempts[7] += 1
+                                _r = _sym_r7(n, ctx, n1_0_1, n0_1, n1_1, n1_0_0)
+                                if _r is not None and _r is not n: return _r, _sym_rules[7]
+                        elif o1_0 is _CONST and n1_1.op is _IDIV:
+                            n1_1_0, n1_1_1 = n1_1.src
+                            if n0_0_0 is n1_1_0 and n0_0_1 is n1_1_1 and n0_0_1.op is _CONST and n0_0_0.dtype is _dt_index:
+                                # rule divmod_scaled at rules/symbolic.rules:64
+                                #   divmod_scaled: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], MUL[MOD(y, b), k:CONST]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k
+                                #+ if _sym_st: _sym_st.attempts[7] += 1
+                                _r = _sym_r7(n, ctx, n1_1_1, n0_1, n1_0, n1_1_0)
+                                if _r is not None and _r is not n: return _r, _sym_rules[7]
     else:
         if n0.op is _ADD:
-            if n.dtype in _DT0 and len(n0.src) == 2:
+            if n.dtype in _DT0:
                 n0_0, n0_1 = n0.src
                 if n1.op is _CONST:
                     if n0_1.op is _CONST:
@@ -974,275 +971,274 @@ def _sym_ADD(n, ctx):
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _sym_rules[0]
-            if len(n0.src) == 2:
-                n0_0, n0_1 = n0.src
-                o1 = n1.op
-                if o1 is _MUL and len(n1.src) == 2:
-                    n1_0, n1_1 = n1.src
-                    if n0_0.op is _MUL and len(n0_0.src) == 2:
-                        n0_0_0, n0_0_1 = n0_0.src
-                        o1_0 = n1_0.op
-                        if o1_0 is _IDIV and len(n1_0.src) == 2:
-                            n1_0_0, n1_0_1 = n1_0.src
-                            if n1_1.op is _CONST:
-                                o0_0_0 = n0_0_0.op
-                                if o0_0_0 is _MOD and len(n0_0_0.src) == 2:
-                                    n0_0_0_0, n0_0_0_1 = n0_0_0.src
-                                    if n0_0_0_0 is n1_0_0 and n0_0_0_1 is n1_0_1 and n0_0_1.op is _CONST and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
-                                        # rule divmod_scaled_in at rules/symbolic.rules:65
-                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[8] += 1
-                                        _r = _sym_r8(n, ctx, n1_0_1, n0_0_1, n1_1, n1_0_0, n0_1)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
-                                elif o0_0_0 is _CONST and n0_0_1.op is _MOD and len(n0_0_1.src) == 2:
-                                    n0_0_1_0, n0_0_1_1 = n0_0_1.src
-                                    if n0_0_1_0 is n1_0_0 and n0_0_1_1 is n1_0_1 and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
-                                        # rule divmod_scaled_in at rules/symbolic.rules:65
-                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[8] += 1
-                                        _r = _sym_r8(n, ctx, n1_0_1, n0_0_0, n1_1, n1_0_0, n0_1)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
-                        elif o1_0 is _CONST:
-                            o1_1 = n1_1.op
-                            if o1_1 is _IDIV and len(n1_1.src) == 2:
-                                n1_1_0, n1_1_1 = n1_1.src
-                                o0_0_0 = n0_0_0.op
-                                if o0_0_0 is _MOD and len(n0_0_0.src) == 2:
-                                    n0_0_0_0, n0_0_0_1 = n0_0_0.src
-                                    if n0_0_0_0 is n1_1_0 and n0_0_0_1 is n1_1_1 and n0_0_1.op is _CONST and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
-                                        # rule divmod_scaled_in at rules/symbolic.rules:65
-                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[8] += 1
-                                        _r = _sym_r8(n, ctx, n1_1_1, n0_0_1, n1_0, n1_1_0, n0_1)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
-                                elif o0_0_0 is _CONST and n0_0_1.op is _MOD and len(n0_0_1.src) == 2:
-                                    n0_0_1_0, n0_0_1_1 = n0_0_1.src
-                                    if n0_0_1_0 is n1_1_0 and n0_0_1_1 is n1_1_1 and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
-                                        # rule divmod_scaled_in at rules/symbolic.rules:65
-                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[8] += 1
-                                        _r = _sym_r8(n, ctx, n1_1_1, n0_0_0, n1_0, n1_1_0, n0_1)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
-                            elif o1_1 is _MOD and len(n1_1.src) == 2:
-                                n1_1_0, n1_1_1 = n1_1.src
-                                o0_0_0 = n0_0_0.op
-                                if o0_0_0 is _IDIV and len(n0_0_0.src) == 2:
-                                    n0_0_0_0, n0_0_0_1 = n0_0_0.src
-                                    if n0_0_0_0 is n1_1_0 and n0_0_0_1 is n1_1_1 and n0_0_1.op is _CONST and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
-                                        # rule divmod_scaled_out at rules/symbolic.rules:66
-                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[9] += 1
-                                        _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_0_1, n1_1_0, n0_1)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
-                                elif o0_0_0 is _CONST and n0_0_1.op is _IDIV and len(n0_0_1.src) == 2:
-                                    n0_0_1_0, n0_0_1_1 = n0_0_1.src
-                                    if n0_0_1_0 is n1_1_0 and n0_0_1_1 is n1_1_1 and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
-                                        # rule divmod_scaled_out at rules/symbolic.rules:66
-                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[9] += 1
-                                        _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_0_0, n1_1_0, n0_1)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
-                        elif o1_0 is _MOD and len(n1_0.src) == 2:
-                            n1_0_0, n1_0_1 = n1_0.src
-                            if n1_1.op is _CONST:
-                                o0_0_0 = n0_0_0.op
-                                if o0_0_0 is _IDIV and len(n0_0_0.src) == 2:
-                                    n0_0_0_0, n0_0_0_1 = n0_0_0.src
-                                    if n0_0_0_0 is n1_0_0 and n0_0_0_1 is n1_0_1 and n0_0_1.op is _CONST and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
-                                        # rule divmod_scaled_out at rules/symbolic.rules:66
-                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[9] += 1
-                                        _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_0_1, n1_0_0, n0_1)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
-                                elif o0_0_0 is _CONST and n0_0_1.op is _IDIV and len(n0_0_1.src) == 2:
-                                    n0_0_1_0, n0_0_1_1 = n0_0_1.src
-                                    if n0_0_1_0 is n1_0_0 and n0_0_1_1 is n1_0_1 and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
-                                        # rule divmod_scaled_out at rules/symbolic.rules:66
-                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[9] += 1
-                                        _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_0_0, n1_0_0, n0_1)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
-                    if n0_1.op is _MUL and len(n0_1.src) == 2:
-                        n0_1_0, n0_1_1 = n0_1.src
-                        o1_0 = n1_0.op
-                        if o1_0 is _IDIV and len(n1_0.src) == 2:
-                            n1_0_0, n1_0_1 = n1_0.src
-                            if n1_1.op is _CONST:
-                                o0_1_0 = n0_1_0.op
-                                if o0_1_0 is _MOD and len(n0_1_0.src) == 2:
-                                    n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                                    if n0_1_0_0 is n1_0_0 and n0_1_0_1 is n1_0_1 and n0_1_1.op is _CONST and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
-                                        # rule divmod_scaled_in at rules/symbolic.rules:65
-                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[8] += 1
-                                        _r = _sym_r8(n, ctx, n1_0_1, n0_1_1, n1_1, n1_0_0, n0_0)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
-                                elif o0_1_0 is _CONST and n0_1_1.op is _MOD and len(n0_1_1.src) == 2:
-                                    n0_1_1_0, n0_1_1_1 = n0_1_1.src
-                                    if n0_1_1_0 is n1_0_0 and n0_1_1_1 is n1_0_1 and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
-                                        # rule divmod_scaled_in at rules/symbolic.rules:65
-                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[8] += 1
-                                        _r = _sym_r8(n, ctx, n1_0_1, n0_1_0, n1_1, n1_0_0, n0_0)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
-                        elif o1_0 is _CONST:
-                            o1_1 = n1_1.op
-                            if o1_1 is _IDIV and len(n1_1.src) == 2:
-                                n1_1_0, n1_1_1 = n1_1.src
-                                o0_1_0 = n0_1_0.op
-                                if o0_1_0 is _MOD and len(n0_1_0.src) == 2:
-                                    n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                                    if n0_1_0_0 is n1_1_0 and n0_1_0_1 is n1_1_1 and n0_1_1.op is _CONST and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
-                                        # rule divmod_scaled_in at rules/symbolic.rules:65
-                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[8] += 1
-                                        _r = _sym_r8(n, ctx, n1_1_1, n0_1_1, n1_0, n1_1_0, n0_0)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
-                                elif o0_1_0 is _CONST and n0_1_1.op is _MOD and len(n0_1_1.src) == 2:
-                                    n0_1_1_0, n0_1_1_1 = n0_1_1.src
-                                    if n0_1_1_0 is n1_1_0 and n0_1_1_1 is n1_1_1 and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
-                                        # rule divmod_scaled_in at rules/symbolic.rules:65
-                                        #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[8] += 1
-                                        _r = _sym_r8(n, ctx, n1_1_1, n0_1_0, n1_0, n1_1_0, n0_0)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[8]
-                            elif o1_1 is _MOD and len(n1_1.src) == 2:
-                                n1_1_0, n1_1_1 = n1_1.src
-                                o0_1_0 = n0_1_0.op
-                                if o0_1_0 is _IDIV and len(n0_1_0.src) == 2:
-                                    n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                                    if n0_1_0_0 is n1_1_0 and n0_1_0_1 is n1_1_1 and n0_1_1.op is _CONST and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
-                                        # rule divmod_scaled_out at rules/symbolic.rules:66
-                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[9] += 1
-                                        _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_1_1, n1_1_0, n0_0)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
-                                elif o0_1_0 is _CONST and n0_1_1.op is _IDIV and len(n0_1_1.src) == 2:
-                                    n0_1_1_0, n0_1_1_1 = n0_1_1.src
-                                    if n0_1_1_0 is n1_1_0 and n0_1_1_1 is n1_1_1 and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
-                                        # rule divmod_scaled_out at rules/symbolic.rules:66
-                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[9] += 1
-                                        _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_1_0, n1_1_0, n0_0)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
-                        elif o1_0 is _MOD and len(n1_0.src) == 2:
-                            n1_0_0, n1_0_1 = n1_0.src
-                            if n1_1.op is _CONST:
-                                o0_1_0 = n0_1_0.op
-                                if o0_1_0 is _IDIV and len(n0_1_0.src) == 2:
-                                    n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                                    if n0_1_0_0 is n1_0_0 and n0_1_0_1 is n1_0_1 and n0_1_1.op is _CONST and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
-                                        # rule divmod_scaled_out at rules/symbolic.rules:66
-                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[9] += 1
-                                        _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_1_1, n1_0_0, n0_0)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
-                                elif o0_1_0 is _CONST and n0_1_1.op is _IDIV and len(n0_1_1.src) == 2:
-                                    n0_1_1_0, n0_1_1_1 = n0_1_1.src
-                                    if n0_1_1_0 is n1_0_0 and n0_1_1_1 is n1_0_1 and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
-                                        # rule divmod_scaled_out at rules/symbolic.rules:66
-                                        #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
-                                        #+ if _sym_st: _sym_st.attempts[9] += 1
-                                        _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_1_0, n1_0_0, n0_0)
-                                        if _r is not None and _r is not n: return _r, _sym_rules[9]
-                    if n0_0.op is _MOD and len(n0_0.src) == 2:
-                        n0_0_0, n0_0_1 = n0_0.src
-                        o1_0 = n1_0.op
-                        if o1_0 is _IDIV and len(n1_0.src) == 2:
-                            n1_0_0, n1_0_1 = n1_0.src
-                            if n0_0_0 is n1_0_0 and n1_1 is n1_0_1 and n0_0_1 is n1_0_1 and n1_1.op is _CONST and n0_0_0.dtype is _dt_index:
-                                # rule divmod_offset_in at rules/symbolic.rules:67
-                                #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                #+ if _sym_st: _sym_st.attempts[10] += 1
-                                _r = _sym_r10(n, ctx, n1_0_1, n1_0_0, n0_1)
-                                if _r is not None and _r is not n: return _r, _sym_rules[10]
-                        elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
-                            n1_1_0, n1_1_1 = n1_1.src
-                            if n0_0_0 is n1_1_0 and n1_0 is n1_1_1 and n0_0_1 is n1_1_1 and n0_0_0.dtype is _dt_index:
-                                # rule divmod_offset_in at rules/symbolic.rules:67
-                                #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                #+ if _sym_st: _sym_st.attempts[10] += 1
-                                _r = _sym_r10(n, ctx, n1_1_1, n1_1_0, n0_1)
-                                if _r is not None and _r is not n: return _r, _sym_rules[10]
-                    if n0_1.op is _MOD and len(n0_1.src) == 2:
-                        n0_1_0, n0_1_1 = n0_1.src
-                        o1_0 = n1_0.op
-                        if o1_0 is _IDIV and len(n1_0.src) == 2:
-                            n1_0_0, n1_0_1 = n1_0.src
-                            if n0_1_0 is n1_0_0 and n1_1 is n1_0_1 and n0_1_1 is n1_0_1 and n1_1.op is _CONST and n0_1_0.dtype is _dt_index:
-                                # rule divmod_offset_in at rules/symbolic.rules:67
-                                #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                #+ if _sym_st: _sym_st.attempts[10] += 1
-                                _r = _sym_r10(n, ctx, n1_0_1, n1_0_0, n0_0)
-                                if _r is not None and _r is not n: return _r, _sym_rules[10]
-                        elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
-                            n1_1_0, n1_1_1 = n1_1.src
-                            if n0_1_0 is n1_1_0 and n1_0 is n1_1_1 and n0_1_1 is n1_1_1 and n0_1_0.dtype is _dt_index:
-                                # rule divmod_offset_in at rules/symbolic.rules:67
-                                #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
-                                #+ if _sym_st: _sym_st.attempts[10] += 1
-                                _r = _sym_r10(n, ctx, n1_1_1, n1_1_0, n0_0)
-                                if _r is not None and _r is not n: return _r, _sym_rules[10]
-                elif o1 is _MOD and len(n1.src) == 2:
-                    n1_0, n1_1 = n1.src
-                    if n0_0.op is _MUL and len(n0_0.src) == 2:
-                        n0_0_0, n0_0_1 = n0_0.src
-                        if n1_1.op is _CONST and n1_0.dtype is _dt_index:
+            n0_0, n0_1 = n0.src
+            o1 = n1.op
+            if o1 is _MUL:
+                n1_0, n1_1 = n1.src
+                if n0_0.op is _MUL:
+                    n0_0_0, n0_0_1 = n0_0.src
+                    o1_0 = n1_0.op
+                    if o1_0 is _IDIV:
+                        n1_0_0, n1_0_1 = n1_0.src
+                        if n1_1.op is _CONST:
                             o0_0_0 = n0_0_0.op
-                            if o0_0_0 is _IDIV and len(n0_0_0.src) == 2:
+                            if o0_0_0 is _MOD:
                                 n0_0_0_0, n0_0_0_1 = n0_0_0.src
-                                if n0_0_1 is n1_1 and n0_0_0_0 is n1_0 and n0_0_0_1 is n1_1:
-                                    # rule divmod_offset_out at rules/symbolic.rules:68
-                                    #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
-                                    #+ if _sym_st: _sym_st.attempts[11] += 1
-                                    # b = n1_1, y = n1_0, z = n0_1
-                                    if n1_1.arg > 0:
-                                        _r = n1_0 + n0_1
-                                        if _r is not None:
-                                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                                            if _r is not n: return _r, _sym_rules[11]
-                            elif o0_0_0 is _CONST and n0_0_0 is n1_1 and n0_0_1.op is _IDIV and len(n0_0_1.src) == 2:
+                                if n0_0_0_0 is n1_0_0 and n0_0_0_1 is n1_0_1 and n0_0_1.op is _CONST and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n1_0_1, n0_0_1, n1_1, n1_0_0, n0_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                            elif o0_0_0 is _CONST and n0_0_1.op is _MOD:
                                 n0_0_1_0, n0_0_1_1 = n0_0_1.src
-                                if n0_0_1_0 is n1_0 and n0_0_1_1 is n1_1:
-                                    # rule divmod_offset_out at rules/symbolic.rules:68
-                                    #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
-                                    #+ if _sym_st: _sym_st.attempts[11] += 1
-                                    # b = n1_1, y = n1_0, z = n0_1
-                                    if n1_1.arg > 0:
-                                        _r = n1_0 + n0_1
-                                        if _r is not None:
-                                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                                            if _r is not n: return _r, _sym_rules[11]
-                    if n0_1.op is _MUL and len(n0_1.src) == 2:
-                        n0_1_0, n0_1_1 = n0_1.src
-                        if n1_1.op is _CONST and n1_0.dtype is _dt_index:
+                                if n0_0_1_0 is n1_0_0 and n0_0_1_1 is n1_0_1 and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n1_0_1, n0_0_0, n1_1, n1_0_0, n0_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                    elif o1_0 is _CONST:
+                        o1_1 = n1_1.op
+                        if o1_1 is _IDIV:
+                            n1_1_0, n1_1_1 = n1_1.src
+                            o0_0_0 = n0_0_0.op
+                            if o0_0_0 is _MOD:
+                                n0_0_0_0, n0_0_0_1 = n0_0_0.src
+                                if n0_0_0_0 is n1_1_0 and n0_0_0_1 is n1_1_1 and n0_0_1.op is _CONST and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n1_1_1, n0_0_1, n1_0, n1_1_0, n0_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                            elif o0_0_0 is _CONST and n0_0_1.op is _MOD:
+                                n0_0_1_0, n0_0_1_1 = n0_0_1.src
+                                if n0_0_1_0 is n1_1_0 and n0_0_1_1 is n1_1_1 and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n1_1_1, n0_0_0, n1_0, n1_1_0, n0_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                        elif o1_1 is _MOD:
+                            n1_1_0, n1_1_1 = n1_1.src
+                            o0_0_0 = n0_0_0.op
+                            if o0_0_0 is _IDIV:
+                                n0_0_0_0, n0_0_0_1 = n0_0_0.src
+                                if n0_0_0_0 is n1_1_0 and n0_0_0_1 is n1_1_1 and n0_0_1.op is _CONST and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_0_1, n1_1_0, n0_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
+                            elif o0_0_0 is _CONST and n0_0_1.op is _IDIV:
+                                n0_0_1_0, n0_0_1_1 = n0_0_1.src
+                                if n0_0_1_0 is n1_1_0 and n0_0_1_1 is n1_1_1 and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_0_0, n1_1_0, n0_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
+                    elif o1_0 is _MOD:
+                        n1_0_0, n1_0_1 = n1_0.src
+                        if n1_1.op is _CONST:
+                            o0_0_0 = n0_0_0.op
+                            if o0_0_0 is _IDIV:
+                                n0_0_0_0, n0_0_0_1 = n0_0_0.src
+                                if n0_0_0_0 is n1_0_0 and n0_0_0_1 is n1_0_1 and n0_0_1.op is _CONST and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_0_1, n1_0_0, n0_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
+                            elif o0_0_0 is _CONST and n0_0_1.op is _IDIV:
+                                n0_0_1_0, n0_0_1_1 = n0_0_1.src
+                                if n0_0_1_0 is n1_0_0 and n0_0_1_1 is n1_0_1 and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_0_0, n1_0_0, n0_1)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
+                if n0_1.op is _MUL:
+                    n0_1_0, n0_1_1 = n0_1.src
+                    o1_0 = n1_0.op
+                    if o1_0 is _IDIV:
+                        n1_0_0, n1_0_1 = n1_0.src
+                        if n1_1.op is _CONST:
                             o0_1_0 = n0_1_0.op
-                            if o0_1_0 is _IDIV and len(n0_1_0.src) == 2:
+                            if o0_1_0 is _MOD:
                                 n0_1_0_0, n0_1_0_1 = n0_1_0.src
-                                if n0_1_1 is n1_1 and n0_1_0_0 is n1_0 and n0_1_0_1 is n1_1:
-                                    # rule divmod_offset_out at rules/symbolic.rules:68
-                                    #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
-                                    #+ if _sym_st: _sym_st.attempts[11] += 1
-                                    # b = n1_1, y = n1_0, z = n0_0
-                                    if n1_1.arg > 0:
-                                        _r = n1_0 + n0_0
-                                        if _r is not None:
-                                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                                            if _r is not n: return _r, _sym_rules[11]
-                            elif o0_1_0 is _CONST and n0_1_0 is n1_1 and n0_1_1.op is _IDIV and len(n0_1_1.src) == 2:
+                                if n0_1_0_0 is n1_0_0 and n0_1_0_1 is n1_0_1 and n0_1_1.op is _CONST and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n1_0_1, n0_1_1, n1_1, n1_0_0, n0_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                            elif o0_1_0 is _CONST and n0_1_1.op is _MOD:
                                 n0_1_1_0, n0_1_1_1 = n0_1_1.src
-                                if n0_1_1_0 is n1_0 and n0_1_1_1 is n1_1:
-                                    # rule divmod_offset_out at rules/symbolic.rules:68
-                                    #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
-                                    #+ if _sym_st: _sym_st.attempts[11] += 1
-                                    # b = n1_1, y = n1_0, z = n0_0
-                                    if n1_1.arg > 0:
-                                        _r = n1_0 + n0_0
-                                        if _r is not None:
-                                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
-                                            if _r is not n: return _r, _sym_rules[11]
+                                if n0_1_1_0 is n1_0_0 and n0_1_1_1 is n1_0_1 and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n1_0_1, n0_1_0, n1_1, n1_0_0, n0_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                    elif o1_0 is _CONST:
+                        o1_1 = n1_1.op
+                        if o1_1 is _IDIV:
+                            n1_1_0, n1_1_1 = n1_1.src
+                            o0_1_0 = n0_1_0.op
+                            if o0_1_0 is _MOD:
+                                n0_1_0_0, n0_1_0_1 = n0_1_0.src
+                                if n0_1_0_0 is n1_1_0 and n0_1_0_1 is n1_1_1 and n0_1_1.op is _CONST and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n1_1_1, n0_1_1, n1_0, n1_1_0, n0_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                            elif o0_1_0 is _CONST and n0_1_1.op is _MOD:
+                                n0_1_1_0, n0_1_1_1 = n0_1_1.src
+                                if n0_1_1_0 is n1_1_0 and n0_1_1_1 is n1_1_1 and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
+                                    # rule divmod_scaled_in at rules/symbolic.rules:65
+                                    #   divmod_scaled_in: ADD[MUL[IDIV(y:index, b:CONST), m:CONST], ADD[MUL[MOD(y, b), k:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[8] += 1
+                                    _r = _sym_r8(n, ctx, n1_1_1, n0_1_0, n1_0, n1_1_0, n0_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[8]
+                        elif o1_1 is _MOD:
+                            n1_1_0, n1_1_1 = n1_1.src
+                            o0_1_0 = n0_1_0.op
+                            if o0_1_0 is _IDIV:
+                                n0_1_0_0, n0_1_0_1 = n0_1_0.src
+                                if n0_1_0_0 is n1_1_0 and n0_1_0_1 is n1_1_1 and n0_1_1.op is _CONST and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_1_1, n1_1_0, n0_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
+                            elif o0_1_0 is _CONST and n0_1_1.op is _IDIV:
+                                n0_1_1_0, n0_1_1_1 = n0_1_1.src
+                                if n0_1_1_0 is n1_1_0 and n0_1_1_1 is n1_1_1 and n1_1_1.op is _CONST and n1_1_0.dtype is _dt_index:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n1_1_1, n1_0, n0_1_0, n1_1_0, n0_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
+                    elif o1_0 is _MOD:
+                        n1_0_0, n1_0_1 = n1_0.src
+                        if n1_1.op is _CONST:
+                            o0_1_0 = n0_1_0.op
+                            if o0_1_0 is _IDIV:
+                                n0_1_0_0, n0_1_0_1 = n0_1_0.src
+                                if n0_1_0_0 is n1_0_0 and n0_1_0_1 is n1_0_1 and n0_1_1.op is _CONST and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_1_1, n1_0_0, n0_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
+                            elif o0_1_0 is _CONST and n0_1_1.op is _IDIV:
+                                n0_1_1_0, n0_1_1_1 = n0_1_1.src
+                                if n0_1_1_0 is n1_0_0 and n0_1_1_1 is n1_0_1 and n1_0_1.op is _CONST and n1_0_0.dtype is _dt_index:
+                                    # rule divmod_scaled_out at rules/symbolic.rules:66
+                                    #   divmod_scaled_out: ADD[MUL[MOD(y:index, b:CONST), k:CONST], ADD[MUL[IDIV(y, b), m:CONST], z]] if b.arg > 0 and m.arg == b.arg * k.arg -> y * k + z
+                                    #+ if _sym_st: _sym_st.attempts[9] += 1
+                                    _r = _sym_r9(n, ctx, n1_0_1, n1_1, n0_1_0, n1_0_0, n0_0)
+                                    if _r is not None and _r is not n: return _r, _sym_rules[9]
+                if n0_0.op is _MOD:
+                    n0_0_0, n0_0_1 = n0_0.src
+                    o1_0 = n1_0.op
+                    if o1_0 is _IDIV:
+                        n1_0_0, n1_0_1 = n1_0.src
+                        if n0_0_0 is n1_0_0 and n1_1 is n1_0_1 and n0_0_1 is n1_0_1 and n1_1.op is _CONST and n0_0_0.dtype is _dt_index:
+                            # rule divmod_offset_in at rules/symbolic.rules:67
+                            #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                            #+ if _sym_st: _sym_st.attempts[10] += 1
+                            _r = _sym_r10(n, ctx, n1_0_1, n1_0_0, n0_1)
+                            if _r is not None and _r is not n: return _r, _sym_rules[10]
+                    elif o1_0 is _CONST and n1_1.op is _IDIV:
+                        n1_1_0, n1_1_1 = n1_1.src
+                        if n0_0_0 is n1_1_0 and n1_0 is n1_1_1 and n0_0_1 is n1_1_1 and n0_0_0.dtype is _dt_index:
+                            # rule divmod_offset_in at rules/symbolic.rules:67
+                            #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                            #+ if _sym_st: _sym_st.attempts[10] += 1
+                            _r = _sym_r10(n, ctx, n1_1_1, n1_1_0, n0_1)
+                            if _r is not None and _r is not n: return _r, _sym_rules[10]
+                if n0_1.op is _MOD:
+                    n0_1_0, n0_1_1 = n0_1.src
+                    o1_0 = n1_0.op
+                    if o1_0 is _IDIV:
+                        n1_0_0, n1_0_1 = n1_0.src
+                        if n0_1_0 is n1_0_0 and n1_1 is n1_0_1 and n0_1_1 is n1_0_1 and n1_1.op is _CONST and n0_1_0.dtype is _dt_index:
+                            # rule divmod_offset_in at rules/symbolic.rules:67
+                            #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                            #+ if _sym_st: _sym_st.attempts[10] += 1
+                            _r = _sym_r10(n, ctx, n1_0_1, n1_0_0, n0_0)
+                            if _r is not None and _r is not n: return _r, _sym_rules[10]
+                    elif o1_0 is _CONST and n1_1.op is _IDIV:
+                        n1_1_0, n1_1_1 = n1_1.src
+                        if n0_1_0 is n1_1_0 and n1_0 is n1_1_1 and n0_1_1 is n1_1_1 and n0_1_0.dtype is _dt_index:
+                            # rule divmod_offset_in at rules/symbolic.rules:67
+                            #   divmod_offset_in: ADD[MUL[IDIV(y:index, b:CONST), b], ADD[MOD(y, b), z]] if b.arg > 0 -> y + z
+                            #+ if _sym_st: _sym_st.attempts[10] += 1
+                            _r = _sym_r10(n, ctx, n1_1_1, n1_1_0, n0_0)
+                            if _r is not None and _r is not n: return _r, _sym_rules[10]
+            elif o1 is _MOD:
+                n1_0, n1_1 = n1.src
+                if n0_0.op is _MUL:
+                    n0_0_0, n0_0_1 = n0_0.src
+                    if n1_1.op is _CONST and n1_0.dtype is _dt_index:
+                        o0_0_0 = n0_0_0.op
+                        if o0_0_0 is _IDIV:
+                            n0_0_0_0, n0_0_0_1 = n0_0_0.src
+                            if n0_0_1 is n1_1 and n0_0_0_0 is n1_0 and n0_0_0_1 is n1_1:
+                                # rule divmod_offset_out at rules/symbolic.rules:68
+                                #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
+                                #+ if _sym_st: _sym_st.attempts[11] += 1
+                                # b = n1_1, y = n1_0, z = n0_1
+                                if n1_1.arg > 0:
+                                    _r = n1_0 + n0_1
+                                    if _r is not None:
+                                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                        if _r is not n: return _r, _sym_rules[11]
+                        elif o0_0_0 is _CONST and n0_0_0 is n1_1 and n0_0_1.op is _IDIV:
+                            n0_0_1_0, n0_0_1_1 = n0_0_1.src
+                            if n0_0_1_0 is n1_0 and n0_0_1_1 is n1_1:
+                                # rule divmod_offset_out at rules/symbolic.rules:68
+                                #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
+                                #+ if _sym_st: _sym_st.attempts[11] += 1
+                                # b = n1_1, y = n1_0, z = n0_1
+                                if n1_1.arg > 0:
+                                    _r = n1_0 + n0_1
+                                    if _r is not None:
+                                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                        if _r is not n: return _r, _sym_rules[11]
+                if n0_1.op is _MUL:
+                    n0_1_0, n0_1_1 = n0_1.src
+                    if n1_1.op is _CONST and n1_0.dtype is _dt_index:
+                        o0_1_0 = n0_1_0.op
+                        if o0_1_0 is _IDIV:
+                            n0_1_0_0, n0_1_0_1 = n0_1_0.src
+                            if n0_1_1 is n1_1 and n0_1_0_0 is n1_0 and n0_1_0_1 is n1_1:
+                                # rule divmod_offset_out at rules/symbolic.rules:68
+                                #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
+                                #+ if _sym_st: _sym_st.attempts[11] += 1
+                                # b = n1_1, y = n1_0, z = n0_0
+                                if n1_1.arg > 0:
+                                    _r = n1_0 + n0_0
+                                    if _r is not None:
+                                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                        if _r is not n: return _r, _sym_rules[11]
+                        elif o0_1_0 is _CONST and n0_1_0 is n1_1 and n0_1_1.op is _IDIV:
+                            n0_1_1_0, n0_1_1_1 = n0_1_1.src
+                            if n0_1_1_0 is n1_0 and n0_1_1_1 is n1_1:
+                                # rule divmod_offset_out at rules/symbolic.rules:68
+                                #   divmod_offset_out: ADD[MOD(y:index, b:CONST), ADD[MUL[IDIV(y, b), b], z]] if b.arg > 0 -> y + z
+                                #+ if _sym_st: _sym_st.attempts[11] += 1
+                                # b = n1_1, y = n1_0, z = n0_0
+                                if n1_1.arg > 0:
+                                    _r = n1_0 + n0_0
+                                    if _r is not None:
+                                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                                        if _r is not n: return _r, _sym_rules[11]
         else:
-            if n0.op is _CONST and n1.op is _ADD and n.dtype in _DT0 and len(n1.src) == 2:
+            if n0.op is _CONST and n1.op is _ADD and n.dtype in _DT0:
                 n1_0, n1_1 = n1.src
                 if n1_1.op is _CONST:
                     # rule add_consts at rules/symbolic.rules:46
@@ -1262,14 +1258,14 @@ def _sym_ADD(n, ctx):
                     if _r is not None:
                         if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                         if _r is not n: return _r, _sym_rules[0]
-            if n0.op is _MOD and len(n0.src) == 2:
+            if n0.op is _MOD:
                 n0_0, n0_1 = n0.src
                 o1 = n1.op
-                if o1 is _MUL and len(n1.src) == 2:
+                if o1 is _MUL:
                     n1_0, n1_1 = n1.src
                     if n0_1.op is _CONST and n0_0.dtype in _DT0:
                         o1_0 = n1_0.op
-                        if o1_0 is _IDIV and len(n1_0.src) == 2:
+                        if o1_0 is _IDIV:
                             n1_0_0, n1_0_1 = n1_0.src
                             if n0_0 is n1_0_0 and n1_1 is n1_0_1 and n0_1 is n1_0_1:
                                 # rule divmod_recombine at rules/symbolic.rules:56
@@ -1278,7 +1274,7 @@ def _sym_ADD(n, ctx):
                                 # c = n1_0_1, x = n1_0_0
                                 if n1_0_1.arg > 0:
                                     return n1_0_0, _sym_rules[5]
-                        elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
+                        elif o1_0 is _CONST and n1_1.op is _IDIV:
                             n1_1_0, n1_1_1 = n1_1.src
                             if n0_0 is n1_1_0 and n1_0 is n1_1_1 and n0_1 is n1_1_1:
                                 # rule divmod_recombine at rules/symbolic.rules:56
@@ -1289,7 +1285,7 @@ def _sym_ADD(n, ctx):
                                     return n1_1_0, _sym_rules[5]
                     if n0_1.op is _CONST:
                         o1_0 = n1_0.op
-                        if o1_0 is _IDIV and len(n1_0.src) == 2:
+                        if o1_0 is _IDIV:
                             n1_0_0, n1_0_1 = n1_0.src
                             if n1_1 is n1_0_1 and n0_1 is n1_0_1 and n1_0_0.dtype is _dt_index:
                                 # rule divmod_recombine_sum at rules/symbolic.rules:59
@@ -1298,7 +1294,7 @@ def _sym_ADD(n, ctx):
                                 # c = n1_0_1, x = n1_0_0, y = n0_0
                                 if n1_0_1.arg > 0 and congruent(n1_0_0, n0_0, n1_0_1.arg):
                                     return n1_0_0, _sym_rules[6]
-                        elif o1_0 is _CONST and n1_1.op is _IDIV and len(n1_1.src) == 2:
+                        elif o1_0 is _CONST and n1_1.op is _IDIV:
                             n1_1_0, n1_1_1 = n1_1.src
                             if n1_0 is n1_1_1 and n0_1 is n1_1_1 and n1_1_0.dtype is _dt_index:
                                 # rule divmod_recombine_sum at rules/symbolic.rules:59
@@ -1307,13 +1303,13 @@ def _sym_ADD(n, ctx):
                                 # c = n1_1_1, x = n1_1_0, y = n0_0
                                 if n1_1_1.arg > 0 and congruent(n1_1_0, n0_0, n1_1_1.arg):
                                     return n1_1_0, _sym_rules[6]
-                elif o1 is _ADD and len(n1.src) == 2:
+                elif o1 is _ADD:
                     n1_0, n1_1 = n1.src
                     if n0_1.op is _CONST and n0_0.dtype is _dt_index:
-                        if n1_0.op is _MUL and len(n1_0.src) == 2:
+                        if n1_0.op is _MUL:
                             n1_0_0, n1_0_1 = n1_0.src
                             o1_0_0 = n1_0_0.op
-                            if o1_0_0 is _IDIV and len(n1_0_0.src) == 2:
+                            if o1_0_0 is _IDIV:
                                 n1_0_0_0, n1_0_0_1 = n1_0_0.src
                                 if n1_0_1 is n0_1 and n1_0_0_0 is n0_0 and n1_0_0_1 is n0_1:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
@@ -1325,7 +1321,7 @@ def _sym_ADD(n, ctx):
                                         if _r is not None:
                                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                             if _r is not n: return _r, _sym_rules[11]
-                            elif o1_0_0 is _CONST and n1_0_0 is n0_1 and n1_0_1.op is _IDIV and len(n1_0_1.src) == 2:
+                            elif o1_0_0 is _CONST and n1_0_0 is n0_1 and n1_0_1.op is _IDIV:
                                 n1_0_1_0, n1_0_1_1 = n1_0_1.src
                                 if n1_0_1_0 is n0_0 and n1_0_1_1 is n0_1:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
@@ -1337,10 +1333,10 @@ def _sym_ADD(n, ctx):
                                         if _r is not None:
                                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                             if _r is not n: return _r, _sym_rules[11]
-                        if n1_1.op is _MUL and len(n1_1.src) == 2:
+                        if n1_1.op is _MUL:
                             n1_1_0, n1_1_1 = n1_1.src
                             o1_1_0 = n1_1_0.op
-                            if o1_1_0 is _IDIV and len(n1_1_0.src) == 2:
+                            if o1_1_0 is _IDIV:
                                 n1_1_0_0, n1_1_0_1 = n1_1_0.src
                                 if n1_1_1 is n0_1 and n1_1_0_0 is n0_0 and n1_1_0_1 is n0_1:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
@@ -1352,7 +1348,7 @@ def _sym_ADD(n, ctx):
                                         if _r is not None:
                                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                                             if _r is not n: return _r, _sym_rules[11]
-                            elif o1_1_0 is _CONST and n1_1_0 is n0_1 and n1_1_1.op is _IDIV and len(n1_1_1.src) == 2:
+                            elif o1_1_0 is _CONST and n1_1_0 is n0_1 and n1_1_1.op is _IDIV:
                                 n1_1_1_0, n1_1_1_1 = n1_1_1.src
                                 if n1_1_1_0 is n0_0 and n1_1_1_1 is n0_1:
                                     # rule divmod_offset_out at rules/symbolic.rules:68
@@ -1490,7 +1486,7 @@ def _sym_MUL(n, ctx):
                     if _r is not n: return _r, _symbolic_simple_rules[5]
     if n0.op is _MUL:
         if n1.op is _CONST:
-            if n.dtype in _DT0 and len(n0.src) == 2:
+            if n.dtype in _DT0:
                 n0_0, n0_1 = n0.src
                 if n0_1.op is _CONST:
                     # rule mul_consts at rules/symbolic.rules:47
@@ -1512,7 +1508,7 @@ def _sym_MUL(n, ctx):
                         if _r is not n: return _r, _sym_rules[1]
     else:
         if n0.op is _CONST:
-            if n1.op is _MUL and n.dtype in _DT0 and len(n1.src) == 2:
+            if n1.op is _MUL and n.dtype in _DT0:
                 n1_0, n1_1 = n1.src
                 if n1_1.op is _CONST:
                     # rule mul_consts at rules/symbolic.rules:47
@@ -1554,9 +1550,9 @@ def _sym_IDIV(n, ctx):
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.op is _ADD:
-        if n.dtype is _dt_index and len(n0.src) == 2:
+        if n.dtype is _dt_index:
             n0_0, n0_1 = n0.src
-            if n0_0.op is _MUL and len(n0_0.src) == 2:
+            if n0_0.op is _MUL:
                 n0_0_0, n0_0_1 = n0_0.src
                 if n1 is n0_0_1:
                     # rule split_idiv at rules/symbolic.rules:74
@@ -1576,7 +1572,7 @@ def _sym_IDIV(n, ctx):
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
                             return n0_0_1, _sym_rules[13]
-            if n0_1.op is _MUL and len(n0_1.src) == 2:
+            if n0_1.op is _MUL:
                 n0_1_0, n0_1_1 = n0_1.src
                 if n1 is n0_1_1:
                     # rule split_idiv at rules/symbolic.rules:74
@@ -1615,7 +1611,7 @@ def _sym_IDIV(n, ctx):
                 _r = n.const_like(0)
                 if _r is not n: return _r, _sym_rules[18]
     else:
-        if n0.op is _MUL and n.dtype is _dt_index and len(n0.src) == 2:
+        if n0.op is _MUL and n.dtype is _dt_index:
             n0_0, n0_1 = n0.src
             if n1 is n0_1:
                 # rule mul_idiv at rules/symbolic.rules:53
@@ -1672,9 +1668,9 @@ def _sym_MOD(n, ctx):
         _r = _symbolic_simple_r13(n, ctx, n0, n1, n)
         if _r is not None and _r is not n: return _r, _symbolic_simple_rules[13]
     if n0.op is _ADD:
-        if n.dtype is _dt_index and len(n0.src) == 2:
+        if n.dtype is _dt_index:
             n0_0, n0_1 = n0.src
-            if n0_0.op is _MUL and len(n0_0.src) == 2:
+            if n0_0.op is _MUL:
                 n0_0_0, n0_0_1 = n0_0.src
                 if n1 is n0_0_1:
                     # rule split_mod at rules/symbolic.rules:75
@@ -1694,7 +1690,7 @@ def _sym_MOD(n, ctx):
                         _b_n0_1 = n0_1._bounds if n0_1._bounds is not _UNSET else n0_1._bounds_()
                         if 0 <= _b_n0_1[0] and _b_n0_1[1] < n0_0_0.arg:
                             return n0_1, _sym_rules[14]
-            if n0_1.op is _MUL and len(n0_1.src) == 2:
+            if n0_1.op is _MUL:
                 n0_1_0, n0_1_1 = n0_1.src
                 if n1 is n0_1_1:
                     # rule split_mod at rules/symbolic.rules:75
@@ -1714,7 +1710,7 @@ def _sym_MOD(n, ctx):
                         _b_n0_0 = n0_0._bounds if n0_0._bounds is not _UNSET else n0_0._bounds_()
                         if 0 <= _b_n0_0[0] and _b_n0_0[1] < n0_1_0.arg:
                             return n0_0, _sym_rules[14]
-            if n0_0.op is _MUL and len(n0_0.src) == 2:
+            if n0_0.op is _MUL:
                 n0_0_0, n0_0_1 = n0_0.src
                 if n0_0_1.op is _CONST:
                     # rule mod_coeff at rules/symbolic.rules:81
@@ -1736,7 +1732,7 @@ def _sym_MOD(n, ctx):
                         if _r is not None:
                             if _r.__class__ is not UOp: _r = _as_uop(n, _r)
                             if _r is not n: return _r, _sym_rules[15]
-            if n0_1.op is _MUL and len(n0_1.src) == 2:
+            if n0_1.op is _MUL:
                 n0_1_0, n0_1_1 = n0_1.src
                 if n0_1_1.op is _CONST:
                     # rule mod_coeff at rules/symbolic.rules:81
@@ -1776,7 +1772,7 @@ def _sym_MOD(n, ctx):
             if 0 <= _b_n0[0] and _b_n0[1] < n1.arg:
                 return n0, _sym_rules[17]
     else:
-        if n0.op is _MUL and n.dtype is _dt_index and len(n0.src) == 2:
+        if n0.op is _MUL and n.dtype is _dt_index:
             n0_0, n0_1 = n0.src
             if n1 is n0_1:
                 # rule mul_mod at rules/symbolic.rules:54
@@ -1794,7 +1790,7 @@ def _sym_MOD(n, ctx):
                 if n0_0.arg != 0:
                     _r = n.const_like(0)
                     if _r is not n: return _r, _sym_rules[4]
-        if n0.op is _MOD and len(n0.src) == 2:
+        if n0.op is _MOD:
             n0_0, n0_1 = n0.src
             if n1 is n0_1:
                 # rule mod_mod at rules/symbolic.rules:70

@@ -12,6 +12,7 @@ against the values the expression takes at every value of its ranges.
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 
@@ -255,3 +256,74 @@ def test_a_rewrite_bound_before_its_first_call_makes_its_dispatch_table_once(mon
         assert rw(n) is INTERP.rewrite(n), n
         assert fresh.rewrite(n) is INTERP.rewrite(n), n
     assert sum(t is fresh._table for t in made) == 1  # (INTERP may make its own)
+
+
+def _generated(tmp_path, name: str, rules: str):
+    """The module `rulegrad gen` writes for `rules` (rule set `name`), and its text."""
+    import importlib.util
+
+    from rulegrad.generator.cli import run_gen
+
+    (tmp_path / f"{name}.rules").write_text(rules)
+    assert run_gen([str(tmp_path / f"{name}.rules")], out=str(tmp_path), check=False) == 0
+    spec = importlib.util.spec_from_file_location(f"{name}_generated", tmp_path / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod, (tmp_path / f"{name}.py").read_text()
+
+
+def test_a_node_tested_the_same_as_another_is_tested_once_after_the_is_tests(tmp_path):
+    # in ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] c is one node at three places and x at two:
+    # the if that joins them tests `a is b` first (two locals), then each node's op once (a
+    # CONST test of one place is that of all three), not once per place; the matches are still
+    # the interpreter's, also where the places hold equal-valued but distinct nodes
+    mod, text = _generated(tmp_path, "joined", (
+        "rules joined = {\n"
+        "  recombine: ADD[MUL[IDIV(x, c:CONST), c], MOD(x, c)] if c.arg > 0 -> x\n"
+        "}\n"))
+    joins = [line.strip() for line in text.splitlines()
+             if line.strip().startswith("if ") and " is n" in line]
+    assert joins, text  # the form under test
+    for line in joins:
+        tests = line[3:-1].split(" and ")
+        same = [k for k, t in enumerate(tests) if re.fullmatch(r"n[\d_]* is n[\d_]*", t)]
+        assert same == list(range(len(same))), line  # the `is` tests first
+        assert sum(".op is _CONST" in t for t in tests) <= 1, line
+    interp = interpret_file(load(str(tmp_path / "joined.rules")))["joined"]
+    r, s = UOp.range(6, 0), UOp.range(6, 1)
+    fired = 0
+    for k, k2, y, y2 in itertools.product([c(2), c(3), UOp.range(3, 2)], [c(2), c(3)], [r, s],
+                                          [r, s]):
+        for node in ((y // k) * k2 + y2 % k, y2 % k + k2 * (y // k), (y // k) * k + y2 % k2):
+            want = interp.rewrite(node)
+            assert mod.joined.rewrite(node) is want, (node, want)
+            fired += want is not None
+    assert fired >= 4
+
+
+def test_an_inner_alu_node_is_unpacked_without_counting_its_sources(tmp_path):
+    import inspect
+
+    # an inner ADD's sources are unpacked with no len() (ARITY fixes an ALU op's count); an
+    # inner INDEX (not ALU: a stage gives it one or two offsets) keeps its count test, so an
+    # INDEX of another count is no match, never a ValueError
+    mod, text = _generated(tmp_path, "inner", (
+        "rules inner = {\n"
+        "  add_in:   MUL(ADD(x, y), c:CONST) if c.arg == 2 -> x * c + y * c\n"
+        "  index_in: LOAD(INDEX(b, off)) if off.op is Ops.CONST -> b\n"
+        "}\n"))
+    assert "len(n0.src) == 2" in text  # the INDEX's test
+    mul = inspect.getsource(mod.inner.table[Ops.MUL])
+    assert "n0_0, n0_1 = n0.src" in mul and "len(" not in mul, mul
+    interp = interpret_file(load(str(tmp_path / "inner.rules")))["inner"]
+    r, s = UOp.range(4, 0), UOp.range(5, 1)
+    buf = UOp(Ops.DEFINE_GLOBAL, dtypes.float32, (), 0)
+    nodes = [(r + s) * c(2), (r + s) * c(3), r * c(2), (r - s) * c(2)]
+    nodes += [UOp(Ops.LOAD, dtypes.float32, (UOp(Ops.INDEX, dtypes.float32, (buf,) + offs),))
+              for offs in [(c(1),), (r,), (c(1), c(0)), ()]]
+    fired = 0
+    for node in nodes:
+        want = interp.rewrite(node)
+        assert mod.inner.rewrite(node) is want, (node, want)
+        fired += want is not None
+    assert fired == 2

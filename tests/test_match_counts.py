@@ -34,6 +34,11 @@ cases = {
     "recombine": (r // c(2)) * c(2) + r % c(2),
 }
 out = {}
+if m.table is not None:  # (statistics off at import): does the code read the counters?
+    idiv = m.table[Ops.IDIV]
+    off = "_sym_st" in idiv.__code__.co_names
+    m.enable_stats()
+    out["reads counters"] = [off, "_sym_st" in idiv.__code__.co_names]
 for name, node in cases.items():
     m.enable_stats()
     before = m.stats
@@ -75,4 +80,6 @@ def test_match_stats_count_every_attempt_and_firing(from_import):
                        capture_output=True, text=True, env=env)
     assert p.returncode == 0, p.stderr
     got = json.loads(p.stdout.strip().splitlines()[-1])
+    if not from_import:  # no work for the counters until they are on, then in place
+        assert got.pop("reads counters") == [False, True]
     assert got == EXPECTED

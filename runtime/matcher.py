@@ -92,10 +92,10 @@ def _enable(home: Home) -> MatchStats:
 # the prefix of a generated line that counts an attempt: `#+ if _x_st: _x_st.attempts[3] += 1`
 COUNT_MARK = "#+ "
 _COUNTING_LINE = re.compile(rf"^(\s*){re.escape(COUNT_MARK)}", re.M)
-# a generated file -> its functions' code as generated and with the counting lines in force,
-# by (name, first line)
-_counting_codes: dict[str, tuple[dict[tuple[str, int], CodeType],
-                                 dict[tuple[str, int], CodeType]]] = {}
+# a generated module's (file, source) -> its functions' code as generated and with the
+# counting lines in force, by (name, first line)
+_counting_codes: dict[tuple[str, str], tuple[dict[tuple[str, int], CodeType],
+                                             dict[tuple[str, int], CodeType]]] = {}
 
 
 def _functions_of(module_code: CodeType) -> dict[tuple[str, int], CodeType]:
@@ -116,14 +116,15 @@ def count_attempts(space: dict) -> None:
              if isinstance(f, FunctionType) and f.__code__.co_filename == path]
     if not funcs:
         return
-    codes = _counting_codes.get(path)
+    # the source the module ran from: its file, or the text a loader of generated code put in
+    # linecache (generator/user.py runs a user's module from the text it checked, and runs the
+    # module of an edited rules file, written to the same path, from its new text)
+    text = "".join(linecache.getlines(path, space))
+    codes = _counting_codes.get((path, text))
     if codes is None:
-        # the source the module ran from: its file, or the text a loader of generated code
-        # put in linecache (generator/user.py runs a user's module from the text it checked)
-        text = "".join(linecache.getlines(path, space))
         # compiled with the module's own __future__ flags, not this module's
         flags = funcs[0].__code__.co_flags & _FUTURE_FLAGS
-        codes = _counting_codes[path] = tuple(  # type: ignore[assignment]
+        codes = _counting_codes[path, text] = tuple(  # type: ignore[assignment]  # type: ignore[assignment]
             _functions_of(compile(t, path, "exec", flags, dont_inherit=True))
             for t in (text, _COUNTING_LINE.sub(r"\1", text)))
     plain, counting = codes

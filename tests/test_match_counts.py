@@ -83,3 +83,27 @@ def test_match_stats_count_every_attempt_and_firing(from_import):
     if not from_import:  # no work for the counters until they are on, then in place
         assert got.pop("reads counters") == [False, True]
     assert got == EXPECTED
+
+
+def test_a_users_module_written_again_at_its_path_counts_from_its_new_text(tmp_path):
+    # an edited rules file's module is generated again at the same path and run from its new
+    # text; switching its counting on takes the counting code from that text, not from the
+    # first module's (whose functions were switched before): its attempts are its own rules'
+    from rulegrad import UOp, dtypes
+    from rulegrad.generator.user import load_rules
+
+    rules = tmp_path / "mine.rules"
+    rules.write_text("rules mine = {\n  add_zero: ADD(x:ints, 0) -> x\n}\n")
+    first = load_rules(rules, module_dir=tmp_path)["mine"]
+    first.enable_stats()
+    rules.write_text("rules mine = {\n  mul_one: MUL(x:ints, 1) -> x\n"
+                     "  add_zero: ADD(x:ints, 0) -> x\n}\n")
+    second = load_rules(rules, module_dir=tmp_path)["mine"]
+    assert second is not first
+    second.enable_stats()
+    r = UOp.range(4, 0)
+    for node in (r + UOp.const(dtypes.index, 0), r * UOp.const(dtypes.index, 1), r + r):
+        second.rewrite_with_rule(node)
+    st = second.stats
+    assert [r.name for r in st.rules] == ["mul_one", "add_zero"]
+    assert st.attempts == [1, 1] and st.matches == [1, 1]

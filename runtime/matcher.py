@@ -124,7 +124,7 @@ def count_attempts(space: dict) -> None:
     if codes is None:
         # compiled with the module's own __future__ flags, not this module's
         flags = funcs[0].__code__.co_flags & _FUTURE_FLAGS
-        codes = _counting_codes[path, text] = tuple(  # type: ignore[assignment]  # type: ignore[assignment]
+        codes = _counting_codes[path, text] = tuple(  # type: ignore[assignment]
             _functions_of(compile(t, path, "exec", flags, dont_inherit=True))
             for t in (text, _COUNTING_LINE.sub(r"\1", text)))
     plain, counting = codes

@@ -1,0 +1,145 @@
+"""Threads from the cost model, all the way to the launch (issue 32, team65).
+
+Checked: the team the parallel action's model picks (pack_helpers' `region_threads`: the most
+threads, up to RULEGRAD_THREADS, whose shares of the work each pay for the region's cost) is
+the team recorded (DEBUG=2's `PARALLEL ... on N threads`), printed (RenderedKernel.team) and
+run (launch.py's `rg_launch` and driver.py's C loop run a team of that many); values against
+numpy. The oracle of the team is the model's statement itself, computed here from the
+program's size: x*2+1 reads one value per element, so its work is its element count.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from optimizer_actions import optimized_kernels
+
+from rulegrad import Tensor
+from rulegrad.backends.c import build, driver, launch, run
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.backends.c.opt import optimize_kernel
+from rulegrad.backends.c.render import RenderedKernel, render_kernel
+from rulegrad.runtime.dtype import dtypes
+
+COST = 1 << 14  # a region's cost, in loads (PARALLEL_MIN_WORK), faked for small programs
+
+# a launched kernel that records the team that ran it (OpenMP's count, the same in every share)
+# and the iterations it ran
+TEAM = r"""
+int omp_get_num_threads(void);
+void rg_record_team65(void *const *args, int64_t lo, int64_t hi)
+{
+  __atomic_store_n((int64_t *)args[0], (int64_t)omp_get_num_threads(), __ATOMIC_SEQ_CST);
+  __atomic_add_fetch((int64_t *)args[0] + 1, hi - lo, __ATOMIC_SEQ_CST);
+}
+"""
+
+
+def _parallel(t: Tensor) -> list[str]:
+    ((_, acts),) = optimized_kernels(t)
+    return [a for a in acts if a.startswith("PARALLEL")]
+
+
+def _rendered(t: Tensor) -> RenderedKernel:
+    (item,) = t.schedule()
+    return render_kernel(optimize_kernel(lower_only(item.ast)), "k0_team65")
+
+
+def _threaded_program(nthreads: int) -> None:
+    """Run a threaded program, so RULEGRAD_THREADS is applied to OpenMP (launch.py's cap)."""
+    x = np.arange(1 << 22, dtype=np.float32)
+    np.testing.assert_array_equal((Tensor(x) * 2).numpy(), x * 2)
+    from rulegrad.backends.c import threads
+
+    assert threads.max_threads() == nthreads
+
+
+# shapes: prime, tall and skinny, batch 1, a power of two (threaded in vector blocks), and
+# sizes whose model team is under every thread count tried
+@pytest.mark.parametrize("nthreads", [3, 4, 7])
+@pytest.mark.parametrize("shape", [(49157,), (40009, 3), (1, 81929), (1 << 20,), (33, 1009)])
+def test_the_models_team_is_recorded_printed_and_launched(fake_machine, monkeypatch, nthreads,
+                                                          shape):
+    fake_machine(nthreads, COST)
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    size = x.size
+    team = min(nthreads, size // COST)  # the model: every share pays for the region
+    t = Tensor(x) * 2 + 1
+    acts = _parallel(t)
+    assert len(acts) == 1 and acts[0].endswith(f" on {team} threads"), acts
+    rk = _rendered(Tensor(x) * 2 + 1)
+    assert rk.launch > 0 and rk.team == team, (rk.launch, rk.team)
+    # the program's launch is handed the model's team (build.py -> launch.py)
+    seen: list[int] = []
+    real = build.launched
+
+    def spy(*args, **kwargs):
+        seen.append(args[7] if len(args) > 7 else kwargs.get("team", 0))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(build, "launched", spy)
+    np.testing.assert_array_equal((Tensor(x) * 2 + 1).numpy(), x * np.float32(2) + np.float32(1))
+    assert seen == [team]
+
+
+@pytest.mark.parametrize("nthreads", [3, 4])
+@pytest.mark.parametrize("shape", [(1,), (7,), (1000,), (2, 8191), (COST * 2 - 1,)])
+def test_work_that_pays_for_fewer_than_two_threads_takes_none(fake_machine, nthreads, shape):
+    """Tiny, prime and short programs: no share of two would pay for the region."""
+    fake_machine(nthreads, COST)
+    x = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+    assert _parallel(Tensor(x) * 2 + 1) == []
+    rk = _rendered(Tensor(x) * 2 + 1)
+    assert rk.launch == 0 and rk.team == 0
+    np.testing.assert_array_equal((Tensor(x) * 2 + 1).numpy(), x * np.float32(2) + np.float32(1))
+
+
+@pytest.mark.parametrize("nthreads", [3, 4, 7])
+@pytest.mark.parametrize("team", [0, 1, 2, 3, 5])
+@pytest.mark.parametrize("iterations", [1, 2, 1000])
+def test_a_launch_runs_the_team_it_is_given(monkeypatch, nthreads, team, iterations):
+    """rg_launch's team: the given one (0: the runtime's count), at most the runtime's count
+    and the iterations; every iteration runs once. Called from Python and from driver.py's C
+    loop (a replayed step's)."""
+    monkeypatch.setenv("RULEGRAD_THREADS", str(nthreads))
+    _threaded_program(nthreads)
+    want = min(iterations, nthreads, team or nthreads)
+    lib = build.build_library([RenderedKernel("rg_record_team65", TEAM, 1, (dtypes.int64,))])
+    seen = np.zeros(2, dtype=np.int64)
+    lib.function("rg_record_team65", 1, launch=iterations, team=team)(seen.ctypes.data)
+    assert list(seen) == [want, iterations]
+    region = [launch.ctypes.cast(f, launch.ctypes.c_void_p).value
+              for f in launch.launcher(build.build_library)]
+    at = lib.address("rg_record_team65")
+    calls = driver.Calls([(driver.LAUNCHED, 1, iterations, 0, 0, at, region[0], 0, team),
+                          (driver.SCRATCH, 1, iterations, 64, 0, at, region[1], 0, team)],
+                         build.build_library)
+    out = [np.zeros(2, dtype=np.int64) for _ in range(2)]
+    calls.fill([[out[0].ctypes.data], [out[1].ctypes.data]])
+    calls()
+    assert [list(o) for o in out] == [[want, iterations]] * 2
+
+
+def test_a_replayed_step_launches_the_models_team(fake_machine, monkeypatch):
+    """rulegrad.jit's replay (driver.py's C loop) runs each launched kernel with its team."""
+    from rulegrad import jit
+
+    fake_machine(4, COST)
+    x = np.random.default_rng(6).standard_normal(49157).astype(np.float32)
+    f = jit(lambda a: a * 2 + 1)
+    for _ in range(4):
+        got = f(Tensor(x).realize())
+        np.testing.assert_array_equal(got.numpy(), x * np.float32(2) + np.float32(1))
+    replay = next(iter(f.entries.values())).replay
+    teams = [k.launch[3] for prog in replay.progs for k in prog.kernels if k.launch[0]]
+    assert teams == [3], teams  # 49157 loads at a 16K cost: three shares pay, not four
+    entries = []
+    real = run.Calls
+
+    def spy(es, b):
+        entries.extend(es)
+        return real(es, b)
+
+    monkeypatch.setattr(run, "Calls", spy)
+    run.calls([k for prog in replay.progs for k in prog.kernels])
+    assert [e[-1] for e in entries if e[0] == driver.LAUNCHED] == [3]

@@ -143,3 +143,33 @@ def test_a_replayed_step_launches_the_models_team(fake_machine, monkeypatch):
     monkeypatch.setattr(run, "Calls", spy)
     run.calls([k for prog in replay.progs for k in prog.kernels])
     assert [e[-1] for e in entries if e[0] == driver.LAUNCHED] == [3]
+
+
+# ------------------------------------------------- products: the whole product's work per thread
+
+
+def _packs(t: Tensor) -> list:
+    from rulegrad.rules.pack_helpers import Pack
+
+    ((opt, _),) = optimized_kernels(t)
+    return [st.arg for st in opt.src if isinstance(st.arg, Pack)]
+
+
+# rows of 2 tiles, 3 (prime), 100, 200 (tall), and a skinny product of 17 columns
+@pytest.mark.parametrize("rows, k, n", [(12, 64, 64), (13, 97, 61), (601, 16, 33),
+                                        (1200, 64, 64), (1200, 61, 17)])
+@pytest.mark.parametrize("shares", [1.5, 2, 3])
+def test_a_products_threads_weigh_its_whole_work_per_thread(fake_machine, rows, k, n, shares):
+    """A packed product takes threads when two shares of its multiply-adds each pay for the
+    region (region_threads), however many row tiles it has: at 1.5 shares' work none (a product
+    of more than one row tile had threaded at any work past one share's cost)."""
+    macs = rows * k * n
+    fake_machine(2, int(macs / shares))
+    rng = np.random.default_rng(rows)
+    a = rng.standard_normal((rows, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    (pack,) = _packs(Tensor(a) @ Tensor(b))
+    assert -(-rows // pack.tile) >= 2  # more than one row tile
+    assert (pack.parallel != "") == (shares >= 2), pack
+    np.testing.assert_allclose((Tensor(a) @ Tensor(b)).numpy(), a.astype(np.float64) @ b,
+                               rtol=1e-4, atol=1e-4)

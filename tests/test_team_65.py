@@ -173,3 +173,26 @@ def test_a_products_threads_weigh_its_whole_work_per_thread(fake_machine, rows, 
     assert (pack.parallel != "") == (shares >= 2), pack
     np.testing.assert_allclose((Tensor(a) @ Tensor(b)).numpy(), a.astype(np.float64) @ b,
                                rtol=1e-4, atol=1e-4)
+
+
+# ---------------------------------------- an interchanged reduce's shared blocks: the same model
+
+
+@pytest.mark.parametrize("shape", [(2048, 4096), (97, 1009), (601, 1031), (1024, 2053)])
+@pytest.mark.parametrize("shares", [1.5, 2, 3])
+def test_a_column_sums_blocks_take_the_threads_its_work_pays_for(fake_machine, shape, shares):
+    """A sum down the columns (no output loop around them) shares its column blocks among the
+    threads whose shares of its work each pay for the region (region_threads), on a machine of
+    4: none at 1.5 shares' work (it had taken blocks at any work past one share's cost), blocks
+    for 2 threads at 2 shares (it had cut 4)."""
+    rows, cols = shape
+    fake_machine(4, int(rows * cols / shares))
+    x = np.random.default_rng(cols).standard_normal(shape).astype(np.float32)
+    ((_, acts),) = optimized_kernels(Tensor(x).sum(0))
+    assert acts[0].startswith("INTERCHANGE"), acts
+    threaded = [a for a in acts if a.startswith("PARALLEL")]
+    assert bool(threaded) == (shares >= 2) == (" blocks of " in acts[0]), acts
+    if shares == 2:
+        assert " in 2 blocks of " in acts[0] and threaded[0].endswith(" on 2 threads"), acts
+    np.testing.assert_allclose(Tensor(x).sum(0).numpy(), x.astype(np.float64).sum(0),
+                               rtol=1e-4, atol=1e-3)

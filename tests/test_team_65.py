@@ -196,3 +196,42 @@ def test_a_column_sums_blocks_take_the_threads_its_work_pays_for(fake_machine, s
         assert " in 2 blocks of " in acts[0] and threaded[0].endswith(" on 2 threads"), acts
     np.testing.assert_allclose(Tensor(x).sum(0).numpy(), x.astype(np.float64).sum(0),
                                rtol=1e-4, atol=1e-3)
+
+
+# ------------------------------------------- rows broadcast along their first axis: row blocks
+
+
+def _rows_np(x: np.ndarray, name: str) -> np.ndarray:
+    """numpy's softmax, log_softmax or layernorm (eps 1e-5, no affine) along the last axis."""
+    x = x.astype(np.float64)
+    if name == "layernorm":
+        mean = x.mean(-1, keepdims=True)
+        return (x - mean) / np.sqrt(((x - mean) ** 2).mean(-1, keepdims=True) + 1e-5)
+    s = x - x.max(-1, keepdims=True)
+    lsm = s - np.log(np.exp(s).sum(-1, keepdims=True))
+    return lsm if name == "log_softmax" else np.exp(lsm)
+
+
+def _rows_of(t: Tensor, name: str) -> Tensor:
+    return t.layernorm(-1) if name == "layernorm" else getattr(t, name)(-1)
+
+
+# (out shape, blocked): a row of x broadcast along the first axis (or two), rows of a prime
+# length, batch 1, tall and skinny; not where a row is UNROLL_MAX values or fewer (unrolled
+# reduces overlap across rows already) or where fewer than ROWS_MIN rows fit an eighth of L1
+@pytest.mark.parametrize("shape, blocked", [((6, 9, 33), True), ((1, 9, 33), True),
+                                            ((7, 13, 97), True), ((64, 3, 97), True),
+                                            ((3, 5, 7, 65), True), ((6, 9, 16), False),
+                                            ((5, 3, 4099), False)])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "layernorm"])
+def test_rows_broadcast_along_their_first_axis_are_row_blocked(shape, blocked, name):
+    x = np.random.default_rng(len(shape) * shape[-1]).standard_normal(
+        (3, *shape[1:])).astype(np.float32)
+    x[0, ..., 1] = -np.inf if name != "layernorm" else x[0, ..., 1]
+    t = _rows_of(Tensor(x)[1:2].expand(*shape), name)
+    kernels = optimized_kernels(t)
+    rows = [a for _, acts in kernels for a in acts if a.startswith("ROWS ")]
+    assert bool(rows) == blocked, [acts for _, acts in kernels]
+    want = _rows_np(np.broadcast_to(x[1:2], shape), name)
+    np.testing.assert_allclose(_rows_of(Tensor(x)[1:2].expand(*shape), name).numpy(), want,
+                               rtol=1e-5, atol=1e-5)

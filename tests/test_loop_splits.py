@@ -106,7 +106,8 @@ def test_a_vector_loop_is_never_flattened(monkeypatch):
     x = np.random.default_rng(5).standard_normal((3, 1013)).astype(np.float32)
     t = Tensor(x)[:, :1009] * 2 + 1
     acts, rk = _kernel(t)
-    assert [a for a in acts if a.startswith("PARALLEL")] == ["PARALLEL r0 (3 iterations) on 2 threads"]
+    assert [a for a in acts if a.startswith("PARALLEL")] == [
+        "PARALLEL r0 (3 iterations) on 2 threads"]
     _same_bits(t.numpy(), x[:, :1009] * np.float32(2) + np.float32(1))
 
 

@@ -465,9 +465,11 @@ def _plan(st: UOp) -> Pack | None:
     # each thread's share of the multiply-adds (of a region's, one per batch iteration) must pay
     # for the region (`region_threads`), whether the threads share the panels of one row tile
     # (`x @ w.T`'s panels had split at any work past the cost: 3x400x1100, 0.66M a thread on
-    # two) or many row tiles: a product of 2 tiles and one of 200 decide by the same model
+    # two) or many row tiles: a product of 2 tiles and one of 200 decide by the same model. A
+    # batch whose teams over the tiles would not pay takes the threads itself (its one region
+    # has the whole product's work, which pays for two)
     if parallel == "tiles" and region_threads(macs // wakes, threads()) < 2:
-        parallel = ""
+        parallel = "batch" if batch and range_size(batch[0]) > 1 else ""  # type: ignore
     size = reds[0].dtype.itemsize
     x_bytes = ni * k_total * size
     outer = panels_outer(x_bytes, npanels, pack_a)

@@ -146,8 +146,9 @@ def test_a_product_of_few_rows_splits_its_columns_across_threads(monkeypatch, nt
     monkeypatch.setenv("RULEGRAD_L2_BYTES", "1K")
     rng = np.random.default_rng(rows)
     # (a k of its own per thread count: the runtime keeps a program compiled for one graph,
-    # whatever RULEGRAD_THREADS said when it was compiled)
-    k = 500 + nthreads
+    # whatever RULEGRAD_THREADS said when it was compiled; and work enough that every thread's
+    # share pays for the region, pack_helpers' `region_threads`)
+    k = max(500, -(-nthreads * target.parallel_min_work() // (rows * 512))) + nthreads
     a, b, c = _ints(rng, rows, k), _ints(rng, k, 512), _ints(rng, 512)
     t = (Tensor(a) @ Tensor(b) + Tensor(c)).relu()  # an epilogue in the store's loop too
     pack, rk = _pack(t)
@@ -163,7 +164,7 @@ def test_a_product_of_few_rows_splits_its_columns_across_threads(monkeypatch, nt
     # too little work for threads: panel by panel on one core (a last panel of 1 column: y not
     # read in place, pack_helpers' `read_in_place`; 200 columns, 8 of 16, are)
     (1, 8, 300, 193, ""),
-    (1, 8, 1024, 1025, "panels"),  # one thread claiming every panel
+    (1, 8, 1024, 1025, ""),  # one thread: no region (two shares pay for one: region_threads)
     (2, 8, 1024, 1024, "panels"),  # 2 tiles or 32 panels on 2 threads: as even either way
     (2, 96, 500, 1024, "panels"),  # 16 tiles or 32 panels
     (2, 96, 500, 1025, "tiles"),   # 33 panels 17:16, 16 tiles 8:8: the tiles

@@ -235,3 +235,21 @@ def test_rows_broadcast_along_their_first_axis_are_row_blocked(shape, blocked, n
     want = _rows_np(np.broadcast_to(x[1:2], shape), name)
     np.testing.assert_allclose(_rows_of(Tensor(x)[1:2].expand(*shape), name).numpy(), want,
                                rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("case", [(5, 97, 128, 96), (3, 61, 131, 97), (7, 13, 509, 64)])
+def test_a_batch_whose_tile_teams_would_not_pay_threads_the_batch(fake_machine, monkeypatch,
+                                                                 case):
+    """A batch of products sharing unevenly (5 on 2 threads) whose teams over one product's
+    row tiles would each get less than two paying shares, while the whole batch pays for two:
+    the batch takes the threads (one region), not none."""
+    b, m, k, n = case
+    fake_machine(2, b * m * k * n // 3)  # the whole: 3 shares; one product: under 2
+    monkeypatch.setenv("RULEGRAD_L2_BYTES", "1K")  # (batch or tiles, as test_flash_threads)
+    rng = np.random.default_rng(m)
+    x, w = rng.standard_normal((b, m, k)), rng.standard_normal((b, k, n))
+    (pack,) = _packs(Tensor(x.astype(np.float32)) @ Tensor(w.astype(np.float32)))
+    assert pack.parallel == "batch", pack
+    got = (Tensor(x.astype(np.float32)) @ Tensor(w.astype(np.float32))).numpy()
+    want = x.astype(np.float32).astype(np.float64) @ w.astype(np.float32).astype(np.float64)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)

@@ -128,7 +128,7 @@ def run_c(asts: Sequence[UOp], arrays: Sequence[Sequence[np.ndarray]]) -> None:
     lib = build_library(rendered)
     for rk, bufs in zip(rendered, arrays):
         fn = lib.function(rk.cname, rk.nparams, len(rk.var_names), rk.launch, rk.combine,
-                          rk.shared)
+                          rk.shared, rk.team)
         fn(*[b.ctypes.data for b in bufs[: rk.nparams]])
 
 

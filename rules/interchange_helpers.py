@@ -29,7 +29,13 @@ from typing import NamedTuple
 
 from rulegrad.rules.choices import current, least_parallel_work, pick, taken
 from rulegrad.rules.opt_helpers import VECTOR_LANES, along, vector_values
-from rulegrad.rules.pack_helpers import PARALLEL_SHARES, packed, stream_threads, strided_inside
+from rulegrad.rules.pack_helpers import (
+    PARALLEL_SHARES,
+    packed,
+    region_threads,  # (_shared_block's threads)
+    stream_threads,
+    strided_inside,
+)
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import LIBM_CALLS, Ops
@@ -371,17 +377,20 @@ def _shared_block(j: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]],
     page on every few rows, where the hardware prefetchers stop; one core streams the whole
     rows, one run: 1x2048 by 2048x512 in 2 blocks of 256 on two threads took 0.052 ms, whole
     rows on one 0.037; 1x2048 by 2048x1500 in 2 blocks of 750 took the busier thread 0.083 ms
-    of CPU, whole rows on one 0.130, and 1031 columns 0.061 against 0.103)."""
-    if threads() == 1 or _work(j, reds, deps) < least_parallel_work():
+    of CPU, whole rows on one 0.130, and 1031 columns 0.061 against 0.103). The threads are
+    those whose shares of the work each pay for the parallel region (pack_helpers'
+    `region_threads`, every threaded loop's model), none unless two do; the blocks are sized
+    for them (work past one share's cost had taken blocks for every thread)."""
+    team = region_threads(_work(j, reds, deps), threads())
+    if team < 2:
         return None
     size, itemsize = range_size(j), reds[0].dtype.itemsize
     # a product's blocks as many for every thread that shares them (3 threads took 4096
     # columns as 4 blocks of 1024: one thread did two)
-    spread = stream_threads(size, itemsize, threads(),  # type: ignore[arg-type]
-                            work=_work(j, reds, deps)) if streams else 1
+    spread = stream_threads(size, itemsize, team) if streams else 1  # type: ignore[arg-type]
     if streams and spread == 1:
-        return None  # (shares under half a page, or under the parallel region's cost)
-    block = _block(size, block_j(size, itemsize, spread if streams else None),  # type: ignore
+        return None  # (shares under half a page)
+    block = _block(size, block_j(size, itemsize, spread if streams else team),  # type: ignore
                    spread)
     if block is None or block > INTERCHANGE_MAX:
         return None  # (none may fit)

@@ -448,7 +448,9 @@ def _plan(st: UOp) -> Pack | None:
     # too little work each time, the outermost batch loop is threaded however few its
     # iterations (`batch_shares`)
     wakes = math.prod(range_size(b) for b in batch)  # type: ignore[misc]
-    if macs < least_parallel_work():
+    # threads where two shares of the whole product each pay for the region (`region_threads`,
+    # every threaded loop's model): any product past one share's cost had taken them
+    if region_threads(macs, threads()) < 2:
         parallel = ""
     elif batch and range_size(batch[0]) > 1 and (  # type: ignore[operator]
             range_size(batch[0]) >= batch_parallel_min()  # type: ignore[operator]
@@ -460,12 +462,14 @@ def _plan(st: UOp) -> Pack | None:
     pack_a = _pack_x(reds, rows, j, deps, npanels)
     tile = tile_rows(ni)
     tiles = -(-ni // tile)
-    # a product of one row tile shares only its panels: each thread's share of the multiply-adds
-    # (of a region's, one per batch iteration) must pay for the region (`region_threads`), y read
-    # in place or packed (`x @ w.T`'s panels had split at any work past the cost: 3x400x1100,
-    # 0.66M a thread on two)
-    if parallel == "tiles" and tiles == 1 and region_threads(macs // wakes, threads()) == 1:
-        parallel = ""
+    # each thread's share of the multiply-adds (of a region's, one per batch iteration) must pay
+    # for the region (`region_threads`), whether the threads share the panels of one row tile
+    # (`x @ w.T`'s panels had split at any work past the cost: 3x400x1100, 0.66M a thread on
+    # two) or many row tiles: a product of 2 tiles and one of 200 decide by the same model. A
+    # batch whose teams over the tiles would not pay takes the threads itself (its one region
+    # has the whole product's work, which pays for two)
+    if parallel == "tiles" and region_threads(macs // wakes, threads()) < 2:
+        parallel = "batch" if batch and range_size(batch[0]) > 1 else ""  # type: ignore
     size = reds[0].dtype.itemsize
     x_bytes = ni * k_total * size
     outer = panels_outer(x_bytes, npanels, pack_a)

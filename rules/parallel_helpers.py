@@ -74,29 +74,40 @@ _BLOCKED_KINDS = frozenset({"upcast", "simd"})
 class Parallel(FrozenRecord):
     """The parallel action on a kernel (its SINK's arg): per threaded loop nest, the ids of the
     ranges whose loops (for a register tile's rows or columns, whose tile loops) are split
-    across cores; two or more are the nest's outer loops, flattened into one threaded loop."""
+    across cores; two or more are the nest's outer loops, flattened into one threaded loop.
+    `teams`, per nest, the threads the model gave it (`region_threads`, at most its
+    iterations): the printer's `num_threads` and the launch's team (backends/c/launch.py), so
+    the team that runs is the one the model chose; () (a record of before) the runtime's
+    count."""
 
-    __slots__ = ("nests",)
+    __slots__ = ("nests", "teams")
     nests: tuple[tuple[int, ...], ...]
+    teams: tuple[int, ...]
 
-    def __init__(self, nests: tuple[tuple[int, ...], ...]) -> None:
-        self._init(nests)
+    def __init__(self, nests: tuple[tuple[int, ...], ...], teams: tuple[int, ...] = ()) -> None:
+        self._init(nests, teams)
 
     @property
     def ranges(self) -> frozenset[int]:
         """Every range id split across cores."""
         return frozenset(i for nest in self.nests for i in nest)
 
+    def team(self, range_id: int) -> int:
+        """The threads of the nest whose threaded loops include `range_id` (0: the runtime's
+        count)."""
+        return next((t for nest, t in zip(self.nests, self.teams) if range_id in nest), 0)
+
     def describe(self, sizes: dict[int, int]) -> list[str]:
-        """DEBUG=2's lines: `PARALLEL r0 (3 iterations)`, flattened `PARALLEL r0 r1 (21
-        iterations: 3x7)`; `sizes` the loops' trip counts by range id (a tile loop's its
-        range's)."""
+        """DEBUG=2's lines: `PARALLEL r0 (3 iterations) on 2 threads`, flattened `PARALLEL r0
+        r1 (21 iterations: 3x7) on 4 threads`; `sizes` the loops' trip counts by range id (a
+        tile loop's its range's)."""
         lines = []
-        for nest in self.nests:
+        for k, nest in enumerate(self.nests):
             names = " ".join(f"r{i}" for i in nest)
             total = math.prod(sizes[i] for i in nest)
             shape = f": {'x'.join(str(sizes[i]) for i in nest)}" if len(nest) > 1 else ""
-            lines.append(f"PARALLEL {names} ({total} iterations{shape})")
+            team = f" on {self.teams[k]} threads" if k < len(self.teams) else ""
+            lines.append(f"PARALLEL {names} ({total} iterations{shape}){team}")
         return lines
 
 
@@ -231,7 +242,7 @@ def runs(loops: tuple[UOp, ...], cols: frozenset[UOp], depends: frozenset[UOp]) 
     return math.prod(range_size(r) for r in printed)  # type: ignore[misc]
 
 
-def _threads(sink: UOp) -> tuple[tuple[int, ...], ...]:
+def _threads(sink: UOp) -> tuple[tuple[tuple[int, ...], int], ...]:
     order = toposort(sink)
     if any(n.op is Ops.RANGE and range_size(n) is None for n in order):
         return ()  # (a symbolic size: the C renderer takes none)
@@ -246,7 +257,7 @@ def _threads(sink: UOp) -> tuple[tuple[int, ...], ...]:
         team = region_threads(_work(stores, order, deps), threads())
         loops = _outermost(stores, team) if team >= 2 else ()
         if loops:
-            chosen.append(tuple(r.arg[0] for r in loops))
+            chosen.append((tuple(r.arg[0] for r in loops), team))
     return tuple(chosen)
 
 
@@ -286,5 +297,9 @@ def parallel(sink: UOp) -> UOp | None:
     chosen = _threads(sink)
     if not chosen:
         return None
-    sink, chosen = _in_blocks(sink, chosen)
-    return sink.replace(arg=Parallel(chosen))
+    sink, nests = _in_blocks(sink, tuple(nest for nest, _ in chosen))
+    # a team of at most the nest's iterations (as threaded: blocks, or flattened loops)
+    sizes = {n.arg[0]: range_size(n) for n in toposort(sink) if n.op is Ops.RANGE}
+    teams = tuple(min(team, math.prod(sizes[i] for i in nest))  # type: ignore[misc]
+                  for nest, (_, team) in zip(nests, chosen))
+    return sink.replace(arg=Parallel(nests, teams))

@@ -63,20 +63,22 @@ def _row_bytes(order: list[UOp], deps: dict[UOp, frozenset[UOp]]) -> int:
     return sum(bufs.values()) + local
 
 
-def _hand_offs(st: UOp, once: frozenset[UOp], order: list[UOp]) -> list[UOp]:
-    """The values computed once per row (they depend on the row loops alone) that hold a reduce
-    or a read of the row of their own (`_work`) and are read inside a loop of a later pass (a
-    reduce's update or the output's row): each is one pass's result."""
+def _hand_offs(st: UOp, once: frozenset[UOp], order: list[UOp],
+               along: frozenset[UOp]) -> list[UOp]:
+    """The values computed once per row (they depend on the row loops `once` alone) that hold a
+    reduce or a read of the row of their own (`_work`: reads along the loops `along`, those the
+    reduces depend on) and are read inside a loop of a later pass (a reduce's update or the
+    output's row): each is one pass's result."""
     deps = free_ranges(st, order)
     reduces: set[UOp] = set()  # the nodes with a REDUCE under them
     found: dict[UOp, None] = {}
     for n in order:
-        if _work(n, once, deps) or any(s in reduces for s in n.src):
+        if _work(n, along, deps) or any(s in reduces for s in n.src):
             reduces.add(n)
-        if n.op in (Ops.STORE, Ops.INDEX, Ops.DEFINE_REG) or deps[n] == once:
+        if n.op in (Ops.STORE, Ops.INDEX, Ops.DEFINE_REG) or deps[n] <= once:
             continue
         for s in n.src:  # a consumer inside a loop: its row-once sources are hand-offs
-            if s in reduces and deps[s] == once and s.dtype.is_float:
+            if s in reduces and deps[s] <= once and s.dtype.is_float:
                 found[s] = None
     # one computed from other hand-offs alone (a mask's exp(-inf - max)) needs no pass of its
     # own: the pass that reads it computes it once a row from their arrays
@@ -108,14 +110,15 @@ def row_blocked(sink: UOp) -> UOp | None:
     order = toposort(st)
     deps = free_ranges(st, order)
     reduces = [n for n in order if n.op is Ops.REDUCE]
-    # the row space: the STORE's leading loops the reduces depend on (a softmax over the last
-    # axis of a 3-D tensor: two of them), flattened to one row index below, so batched rows
-    # are blocked as one run of rows
+    # the row space: the STORE's leading loops up to the last the reduces depend on (a softmax
+    # over the last axis of a 3-D tensor: two of them), flattened to one row index below, so
+    # batched rows are blocked as one run of rows. Rows broadcast along a leading loop (x[1:2]
+    # .expand(6, 9, 33) feeding a softmax: its reduces depend on the second loop alone) are
+    # computed once per iteration of both in the row form too, and are blocked so
     loops = frozenset().union(*(deps[n] for n in reduces)) & set(st.src[2:])
-    lead = st.src[2:2 + len(loops)]
+    lead = st.src[2:2 + max((i for i, r in enumerate(st.src[2:], 1) if r in loops), default=0)]
     sizes = [range_size(r) for r in lead]
-    if not lead or set(lead) != loops or any(r.arg[1] != "loop" or n is None for r, n in
-                                             zip(lead, sizes, strict=True)):
+    if not lead or any(r.arg[1] != "loop" or n is None for r, n in zip(lead, sizes, strict=True)):
         return None
     rows, row = math.prod(sizes), lead[-1]
     if rows < 2:
@@ -125,19 +128,19 @@ def row_blocked(sink: UOp) -> UOp | None:
     locals_ = [n for n in order if n.op is Ops.DEFINE_LOCAL]
     # (a local filled once per row: not one over the block already, this action's own)
     if any(n.op is Ops.INDEX and n is not st.src[0] and n.src[0] is out for n in order) or any(
-            d.arg is not None or deps[d] != once or d.src[1].arg[1] != "local" for d in locals_):
+            d.arg is not None or deps[d] != loops or d.src[1].arg[1] != "local" for d in locals_):
         return None
     if any(r.op is not Ops.RANGE or r.arg[1] not in ("reduce", "vector", "fill")
                           for n in reduces for r in n.src[1:]):
         return None
-    if any(deps[n] != once for n in reduces):
+    if any(deps[n] != loops for n in reduces):
         return None
     # rows of at most UNROLL_MAX values keep the row form: unroll_reduce makes their reduces
     # straight-line code, which the core overlaps across rows already (a layernorm of 4096 x 12,
     # its mean unrolled, 0.94x blocked on one core)
     if max(math.prod(range_size(r) or 0 for r in n.src[1:]) for n in reduces) <= UNROLL_MAX:
         return None
-    hand = _hand_offs(st, once, order)
+    hand = _hand_offs(st, once, order, loops)
     nbytes = _row_bytes(order, deps)
     # a pass to overlap: a hand-off that ends a reduce's chain (not only reads of the row)
     if nbytes == 0 or not any(n.op is Ops.REDUCE for h in hand for n in toposort(h)):

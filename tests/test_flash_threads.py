@@ -122,9 +122,12 @@ def _pack(t: Tensor) -> str:
 
 # (batch, rows, k, columns)
 @pytest.mark.parametrize("case,want", [
-    ((5, 97, 128, 96), "tiles"),   # 5 products on 2 threads: 3 and 2; 17 tiles each share
+    # (each product's 2.4M multiply-adds pay a team of its own, two shares: region_threads)
+    ((5, 97, 256, 96), "tiles"),   # 5 products on 2 threads: 3 and 2; 17 tiles each share
     ((4, 97, 128, 96), "batch"),   # 4 products: 2 and 2
-    ((9, 41, 32, 96), "batch"),    # 9 products, each too little work for a team of its own
+    # 9 products, each too little work for a team of its own (the 2.3M of all of them pays
+    # for two threads' shares)
+    ((9, 41, 64, 96), "batch"),
 ], ids=lambda c: "x".join(map(str, c)) if isinstance(c, tuple) else c)
 def test_a_batch_of_products_that_shares_unevenly_threads_the_row_tiles(case, want,
                                                                         monkeypatch):

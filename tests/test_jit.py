@@ -373,8 +373,8 @@ def test_a_replay_runs_threaded_kernels_of_every_kind_from_one_c_call():
             assert not [k for k in calls if k.startswith("launch.py:")], calls
     replay = next(iter(f.entries.values())).replay
     launched = [k.launch for prog in replay.progs for k in prog.kernels if k.launch[0]]
-    assert {bool(shared[0]) for _, _, shared in launched} == {True, False}  # (the kinds ran)
-    assert any(combine for _, combine, _ in launched)
+    assert {bool(shared[0]) for _, _, shared, _ in launched} == {True, False}  # (the kinds ran)
+    assert any(combine for _, combine, _, _ in launched)
     assert f.replays == 2 * CALLS - 3
 
 

@@ -55,7 +55,9 @@ def test_a_short_outer_loop_is_flattened_with_the_next_so_every_thread_gets_an_e
         x = _data((5, 7, 1009), dt, seed=nthreads)
     t = getattr(Tensor(x), op)(axis=2)
     acts, rk = _kernel(t)
-    assert [a for a in acts if a.startswith("PARALLEL")] == ["PARALLEL r0 r1 (35 iterations: 5x7)"]
+    # (35K loads against a region's cost of 1000: a team of every thread)
+    assert [a for a in acts if a.startswith("PARALLEL")] == [
+        f"PARALLEL r0 r1 (35 iterations: 5x7) on {nthreads} threads"]
     assert rk.launch == 35 and _idle(rk.launch, nthreads) <= 1.125
     got = t.numpy()
     if op == "max":  # exact in any order, and each row's order is unchanged anyway
@@ -77,7 +79,7 @@ def test_outer_loops_are_flattened_only_when_the_outermost_shares_unevenly(monke
     x = _data((6, 5, 331), np.float32, seed=3)
     t = Tensor(x).max(axis=2)
     acts, rk = _kernel(t)
-    assert [a for a in acts if a.startswith("PARALLEL")] == [want]
+    assert [a for a in acts if a.startswith("PARALLEL")] == [f"{want} on {nthreads} threads"]
     _same_bits(t.numpy(), semantics.reduce(Ops.MAX, x, (2,), -np.inf).squeeze(2))
 
 
@@ -92,7 +94,7 @@ def test_an_interchanged_reduce_flattens_its_outer_loops_not_its_columns(monkeyp
     acts, rk = _kernel(t)
     assert acts[0].startswith("INTERCHANGE"), acts
     want = "PARALLEL r0 r1 (15 iterations: 3x5)" if nthreads == 2 else "PARALLEL r0 (3 iterations)"
-    assert [a for a in acts if a.startswith("PARALLEL")] == [want]
+    assert [a for a in acts if a.startswith("PARALLEL")] == [f"{want} on {nthreads} threads"]
     _same_bits(t.numpy(), semantics.reduce(Ops.MAX, x, (2,), -np.inf).squeeze(2))
 
 
@@ -104,7 +106,8 @@ def test_a_vector_loop_is_never_flattened(monkeypatch):
     x = np.random.default_rng(5).standard_normal((3, 1013)).astype(np.float32)
     t = Tensor(x)[:, :1009] * 2 + 1
     acts, rk = _kernel(t)
-    assert [a for a in acts if a.startswith("PARALLEL")] == ["PARALLEL r0 (3 iterations)"]
+    assert [a for a in acts if a.startswith("PARALLEL")] == [
+        "PARALLEL r0 (3 iterations) on 2 threads"]
     _same_bits(t.numpy(), x[:, :1009] * np.float32(2) + np.float32(1))
 
 
@@ -143,8 +146,9 @@ def test_a_product_of_few_rows_splits_its_columns_across_threads(monkeypatch, nt
     monkeypatch.setenv("RULEGRAD_L2_BYTES", "1K")
     rng = np.random.default_rng(rows)
     # (a k of its own per thread count: the runtime keeps a program compiled for one graph,
-    # whatever RULEGRAD_THREADS said when it was compiled)
-    k = 500 + nthreads
+    # whatever RULEGRAD_THREADS said when it was compiled; and work enough that every thread's
+    # share pays for the region, pack_helpers' `region_threads`)
+    k = max(500, -(-nthreads * target.parallel_min_work() // (rows * 512))) + nthreads
     a, b, c = _ints(rng, rows, k), _ints(rng, k, 512), _ints(rng, 512)
     t = (Tensor(a) @ Tensor(b) + Tensor(c)).relu()  # an epilogue in the store's loop too
     pack, rk = _pack(t)
@@ -160,7 +164,7 @@ def test_a_product_of_few_rows_splits_its_columns_across_threads(monkeypatch, nt
     # too little work for threads: panel by panel on one core (a last panel of 1 column: y not
     # read in place, pack_helpers' `read_in_place`; 200 columns, 8 of 16, are)
     (1, 8, 300, 193, ""),
-    (1, 8, 1024, 1025, "panels"),  # one thread claiming every panel
+    (1, 8, 1024, 1025, ""),  # one thread: no region (two shares pay for one: region_threads)
     (2, 8, 1024, 1024, "panels"),  # 2 tiles or 32 panels on 2 threads: as even either way
     (2, 96, 500, 1024, "panels"),  # 16 tiles or 32 panels
     (2, 96, 500, 1025, "tiles"),   # 33 panels 17:16, 16 tiles 8:8: the tiles

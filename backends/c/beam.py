@@ -251,7 +251,8 @@ def build(asts: list[UOp], name: str, restrict: bool) -> list[Callable | None]:
 
 
 def _runner(lib: Any, rk: Any) -> Callable:
-    fn = lib.function(rk.cname, rk.nparams, len(rk.var_names), rk.launch, rk.combine, rk.shared)
+    fn = lib.function(rk.cname, rk.nparams, len(rk.var_names), rk.launch, rk.combine, rk.shared,
+                      rk.team)
     threaded = rk.openmp or rk.launch > 0
 
     def run(arrays: list[np.ndarray], _lib: Any = lib) -> list[np.ndarray]:

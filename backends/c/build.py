@@ -262,16 +262,17 @@ class Library:
         Library.live += 1
 
     def function(self, cname: str, nparams: int, nvars: int = 0, launch: int = 0,
-                 combine: int = 0, shared: tuple[int, int] = (0, 0)) -> Any:
+                 combine: int = 0, shared: tuple[int, int] = (0, 0), team: int = 0) -> Any:
         """The kernel `cname`, called with one address (int) per buffer, then one `long long`
         per symbolic size (DEFINE_VAR); a launched kernel (`launch` iterations) on the
         threads of launch.py, a launched reduce (`combine`-byte slots) then `cname_fin`, a
-        kernel of shared scratch (RenderedKernel.shared) with its scratch."""
+        kernel of shared scratch (RenderedKernel.shared) with its scratch; a launched one on a
+        team of `team` threads (RenderedKernel.team; 0: the runtime's count)."""
         assert self._dll is not None, "library already released"
         if launch:
             finish = self.address(f"{cname}_fin") if combine else 0
             return launched(launcher(build_library), self.address(cname), nparams, launch,
-                            finish, combine, shared)
+                            finish, combine, shared, team)
         if nparams + nvars > _CTYPES_MAX_ARGS:
             return self._cffi_function(cname, nparams, nvars)
         fn = getattr(self._dll, cname)

@@ -382,6 +382,9 @@ class Threads(NamedTuple):
     var: str = ""
     size: int = 0
     step: int | None = None
+    # the threads the parallel action's model gave the loop (`num_threads`; a launched loop's
+    # RenderedKernel.team); 0: the runtime's count
+    team: int = 0
 
     def loop(self, var: str, size: int, step: int | None = None) -> tuple[Threads, Loop]:
         """The opened loop's fact and its structure: the pragma, then `for` from 0."""
@@ -390,6 +393,8 @@ class Threads(NamedTuple):
             clauses += f" reduction({self.reduction[0]}:{self.reduction[1]})"
         if self.dynamic:
             clauses += " schedule(dynamic)"
+        if self.team:
+            clauses += f" num_threads({self.team})"
         return (self._replace(var=var, size=size, step=step),
                 Loop(var, size, step=step or 1, pragma=f"#pragma omp parallel for{clauses}"))
 
@@ -525,7 +530,7 @@ class RenderedKernel(FrozenRecord):
     frozen record, runtime/record.py: equal, hashed and printed by its fields)."""
 
     __slots__ = ("cname", "source", "nparams", "param_dtypes", "var_names", "choices", "kind",
-                 "launch", "combine", "shared", "gated", "calls", "uses", "openmp")
+                 "launch", "combine", "shared", "gated", "calls", "uses", "openmp", "team")
     cname: str
     source: str
     nparams: int
@@ -565,15 +570,19 @@ class RenderedKernel(FrozenRecord):
     # printers built them): flags.py compiles only such kernels with -fopenmp, which costs gcc
     # a third more work per threaded loop
     openmp: bool
+    # a launched kernel's team: the threads the parallel action's model gave its loop
+    # (rules/parallel_helpers.py's `Parallel.teams`), which launch.py's region runs it on (at
+    # most `launch` of them); 0: the runtime's count (OpenMP's, RULEGRAD_THREADS)
+    team: int
 
     def __init__(self, cname: str, source: str, nparams: int, param_dtypes: tuple[DType, ...],
                  var_names: tuple[str, ...] = (), choices: tuple[str, ...] = (),
                  kind: str = "loops", launch: int = 0, combine: int = 0,
                  shared: tuple[int, int] = (0, 0), gated: bool = False,
                  calls: tuple[str, ...] = (), uses: tuple[str, ...] = (),
-                 openmp: bool = False) -> None:
+                 openmp: bool = False, team: int = 0) -> None:
         self._init(cname, source, nparams, param_dtypes, var_names, choices, kind, launch,
-                   combine, shared, gated, calls, uses, openmp)
+                   combine, shared, gated, calls, uses, openmp, team)
 
 
 def loop_count(r: UOp) -> int:

@@ -40,7 +40,7 @@ def _source() -> str:
     cases = "\n".join(plain(n) for n in range(MAX_ARITY + 1))
     return r"""
 typedef struct rg_call {
-  int64_t kind, nargs, n, bytes, zeroed;
+  int64_t kind, nargs, n, bytes, zeroed, team;
   void *fn, *via, *finish;
   void **args;
 } rg_call;
@@ -51,10 +51,10 @@ void rg_run_calls(const rg_call *c, int64_t count)
   for (int64_t i = 0; i < count; i++, c++) {
     void **a = c->args;
     if (c->kind == 1) {
-      ((void (*)(void *, void *const *, int64_t))c->via)(c->fn, a, c->n);
+      ((void (*)(void *, void *const *, int64_t, int64_t))c->via)(c->fn, a, c->n, c->team);
     } else if (c->kind == 2) {
-      ((void (*)(void *, void *, void **, int64_t, int64_t, int64_t, int64_t))c->via)(
-          c->fn, c->finish, a, c->nargs, c->n, c->bytes, c->zeroed);
+      ((void (*)(void *, void *, void **, int64_t, int64_t, int64_t, int64_t, int64_t))c->via)(
+          c->fn, c->finish, a, c->nargs, c->n, c->bytes, c->zeroed, c->team);
     } else {
       switch (c->nargs) {
 """ + cases + r"""
@@ -68,7 +68,7 @@ void rg_run_calls(const rg_call *c, int64_t count)
 
 class _Call(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_int64), ("nargs", ctypes.c_int64), ("n", ctypes.c_int64),
-                ("bytes", ctypes.c_int64), ("zeroed", ctypes.c_int64),
+                ("bytes", ctypes.c_int64), ("zeroed", ctypes.c_int64), ("team", ctypes.c_int64),
                 ("fn", ctypes.c_void_p), ("via", ctypes.c_void_p), ("finish", ctypes.c_void_p),
                 ("args", ctypes.c_void_p)]
 
@@ -95,10 +95,11 @@ class Calls:
     """Kernel calls run in order by one C call: `fill` each kernel's buffer addresses, then
     call it (as often as wanted: the addresses stay until filled again)."""
 
-    def __init__(self, entries: Sequence[tuple[int, int, int, int, int, int, int, int]],
+    def __init__(self, entries: Sequence[tuple[int, int, int, int, int, int, int, int, int]],
                  build: Builder):
         """`entries`: per call, (kind, its buffers, iterations, scratch bytes, zeroed bytes,
-        function address, region function address, finish address)."""
+        function address, region function address, finish address, team: RenderedKernel's,
+        0 the runtime's count)."""
         self._run = _driver(build)
         # one array of addresses for every call; a call with scratch has one slot more
         self._offsets: list[int] = []
@@ -109,9 +110,9 @@ class Calls:
         self._flat = (ctypes.c_void_p * max(total, 1))()
         self._calls = (_Call * len(entries))()
         base, size = ctypes.addressof(self._flat), ctypes.sizeof(ctypes.c_void_p)
-        for c, off, (kind, nargs, n, nbytes, zeroed, fn, via, finish) in zip(
+        for c, off, (kind, nargs, n, nbytes, zeroed, fn, via, finish, team) in zip(
                 self._calls, self._offsets, entries):
-            c.kind, c.nargs, c.n, c.bytes, c.zeroed = kind, nargs, n, nbytes, zeroed
+            c.kind, c.nargs, c.n, c.bytes, c.zeroed, c.team = kind, nargs, n, nbytes, zeroed, team
             c.fn, c.via, c.finish, c.args = fn, via, finish, base + off * size
         self._address, self._count = ctypes.addressof(self._calls), len(entries)
 

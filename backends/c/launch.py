@@ -34,13 +34,15 @@ int omp_get_num_threads(void);
 int omp_get_max_threads(void);
 typedef void (*rg_body)(void *const *, int64_t, int64_t);
 /* run fn on [0, n) as `omp parallel for schedule(static)` would: thread t of nt gets the
-   t-th of nt contiguous shares, the first n % nt of them one iteration longer; a team of at
-   most n threads (a thread with no iteration would be woken, and joined, for nothing: a
-   product's 2 blocks on a team of 4 woke 2 idle threads) */
-void rg_launch(rg_body fn, void *const *args, int64_t n)
+   t-th of nt contiguous shares, the first n % nt of them one iteration longer; a team of
+   `team` threads (the model's: RenderedKernel.team; 0 the runtime's count), at most the
+   runtime's count and at most n (a thread with no iteration would be woken, and joined, for
+   nothing: a product's 2 blocks on a team of 4 woke 2 idle threads) */
+void rg_launch(rg_body fn, void *const *args, int64_t n, int64_t team)
 {
 #ifdef _OPENMP
-  const int64_t most = omp_get_max_threads();
+  int64_t most = omp_get_max_threads();
+  if (team > 0 && team < most) most = team;
   #pragma omp parallel num_threads((int)(n < most ? (n > 0 ? n : 1) : most))
   {
     const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
@@ -49,6 +51,7 @@ void rg_launch(rg_body fn, void *const *args, int64_t n)
     if (lo < hi) fn(args, lo, hi);
   }
 #else
+  (void)team;
   fn(args, 0, n);
 #endif
 }
@@ -58,11 +61,11 @@ void rg_launch(rg_body fn, void *const *args, int64_t n)
    claim counters and ready marks (gemm.py; no finish) */
 typedef void (*rg_finish)(void *const *);
 void rg_launch_scratch(rg_body fn, rg_finish finish, void **args, int64_t nargs, int64_t n,
-                       int64_t bytes, int64_t zeroed)
+                       int64_t bytes, int64_t zeroed, int64_t team)
 {
   args[nargs] = rg_alloc((size_t)bytes);
   __builtin_memset(args[nargs], 0, (size_t)zeroed);
-  rg_launch(fn, args, n);
+  rg_launch(fn, args, n, team);
   if (finish) finish(args);
   free(args[nargs]);
 }
@@ -84,32 +87,32 @@ def launcher(build: Builder) -> tuple[Any, Any]:
         if _loaded is None:
             lib = build([RenderedKernel("rg_launch", SOURCE, 0, (dtypes.uint8,), openmp=True)])
             plain, scratch = lib.function("rg_launch", 0), lib.function("rg_launch_scratch", 0)
-            plain.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+            plain.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
             scratch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                                *[ctypes.c_int64] * 4]
+                                *[ctypes.c_int64] * 5]
             _loaded = (lib, plain, scratch)
         return _loaded[1], _loaded[2]
 
 
 def launched(region: tuple[Any, Any], address: int, nargs: int, iterations: int,
-             finish: int = 0, slot: int = 0,
-             shared: tuple[int, int] = (0, 0)) -> Callable[..., None]:
+             finish: int = 0, slot: int = 0, shared: tuple[int, int] = (0, 0),
+             team: int = 0) -> Callable[..., None]:
     """A callable running the launched kernel at `address` (taking `nargs` addresses) on the
-    threads of `region` (`launcher`'s functions); for a reduce, then its `finish` function over
-    slots of `slot` bytes; for a kernel of `shared` = (bytes, zeroed) scratch, with that
-    scratch."""
+    threads of `region` (`launcher`'s functions), a team of `team` (0: the runtime's count);
+    for a reduce, then its `finish` function over slots of `slot` bytes; for a kernel of
+    `shared` = (bytes, zeroed) scratch, with that scratch."""
     plain, scratch = region
     if not finish and not shared[0]:
         args = ctypes.c_void_p * nargs
 
         def call(*addresses: int) -> None:
-            plain(address, args(*addresses), iterations)
+            plain(address, args(*addresses), iterations, team)
 
         return call
     with_scratch = ctypes.c_void_p * (nargs + 1)  # the last: the scratch, allocated per call
     size, zeroed = shared if shared[0] else (iterations * slot, 0)
 
     def call_scratch(*addresses: int) -> None:
-        scratch(address, finish, with_scratch(*addresses), nargs, iterations, size, zeroed)
+        scratch(address, finish, with_scratch(*addresses), nargs, iterations, size, zeroed, team)
 
     return call_scratch

@@ -498,6 +498,9 @@ class KernelRenderer:
         # the loops the parallel action split across cores, by range id; and per loop nest
         self.parallel = ast.arg.ranges if isinstance(ast.arg, Parallel) else frozenset()
         self.nests = ast.arg.nests if isinstance(ast.arg, Parallel) else ()
+        # each threaded loop's team, by range id (Parallel.teams: the model's; 0 the runtime's)
+        self.teams = {i: ast.arg.team(i) for i in self.parallel} \
+            if isinstance(ast.arg, Parallel) else {}
         self.order = toposort(ast)  # the one walk of the whole kernel; the rest reuse it
         self.deps = free_ranges(ast, self.order)
         # kernel-local row -> the sums its filling loop adds up ("fill" reduces: opt.rules'
@@ -1342,14 +1345,15 @@ class KernelRenderer:
             if (r.arg[1] == "vector" or self.wide) and self.restrict:
                 # (a float64 value's 4 lanes: interchange_helpers' register accumulators)
                 lanes = vector_lanes(max(st.src[1].dtype.itemsize for st in stores))
-                scope = self._open_vector(scope, r, Threads() if threads else None,
+                scope = self._open_vector(scope, r, Threads(team=self.teams[r.arg[0]])
+                                          if threads else None,
                                           lanes=16 if self.wide else lanes)
                 self.stack.append(scope)
                 continue
             simd = r.arg[1] in ("upcast", "vector", "simd")
             self.gcc_vectors |= r.arg[1] == "simd"
-            pragma: str | Threads = (Threads(simd=simd) if threads else
-                                     "" if simd else _unroll(r))
+            pragma: str | Threads = (Threads(simd=simd, team=self.teams[r.arg[0]])
+                                     if threads else "" if simd else _unroll(r))
             scope = self.open_loop(scope, r, pragma, simd=simd)
             self.stack.append(scope)
         for st in stores:
@@ -1383,7 +1387,8 @@ class KernelRenderer:
         loops would run them), each loop's value computed from its counter; pushed on the
         scope stack."""
         sizes = [loop_count(r) for r in loops]
-        threads, head = Threads().loop(self.fresh("rf"), math.prod(sizes))
+        threads, head = Threads(team=self.teams[loops[0].arg[0]]).loop(self.fresh("rf"),
+                                                                        math.prod(sizes))
         self.vartypes[threads.var] = "int64_t"
         scope = Scope(head, parent.bound | set(loops), threads=threads)
         inner = math.prod(sizes)
@@ -1486,9 +1491,10 @@ class KernelRenderer:
         if self.shared is not None:
             if var_names:
                 raise RenderError("a kernel of shared scratch takes no symbolic sizes")
-            launch, finish = self.shared[0], None
+            launch, finish, team = self.shared[0], None, 0
         else:
-            launch, finish = (0, None) if var_names else _launched(self.root, self.combines)
+            launch, finish, team = (0, None, 0) if var_names else _launched(self.root,
+                                                                             self.combines)
         if launch:
             lines = [f"void {cname}(void *const *a_, int64_t lo_, int64_t hi_)", "{"]
             self.choices.append(f"LAUNCH {launch}" + (" COMBINE" if finish else "")
@@ -1547,7 +1553,7 @@ class KernelRenderer:
                               self.kind, launch, combine,
                               self.shared[1:] if self.shared is not None else (0, 0),
                               self.gated, tuple(sorted(self.calls)),
-                              tuple(sorted(self.uses | self.calls)), openmp)
+                              tuple(sorted(self.uses | self.calls)), openmp, team)
 
 
 # A kernel whose whole body is one threaded loop (`omp parallel for` over a loop from 0 by a
@@ -1589,29 +1595,30 @@ class _Finish(NamedTuple):
     update: UOp
 
 
-def _launched(root: Scope, combines: list[_Combine]) -> tuple[int, _Finish | None]:
+def _launched(root: Scope, combines: list[_Combine]) -> tuple[int, _Finish | None, int]:
     """The iterations of the kernel's one threaded loop when it can be launched (rewriting its
-    header to run [lo_, hi_) of them), else 0; and for a reduce, its finishing function."""
+    header to run [lo_, hi_) of them), else 0; for a reduce, its finishing function; and the
+    loop's team (Threads.team: the threads launch.py runs it on, 0 the runtime's count)."""
     at = [i for i, x in enumerate(root.items) if isinstance(x, Scope)]
     if len(at) != 1:
-        return 0, None
+        return 0, None, 0
     before, loop, after = root.items[:at[0]], root.items[at[0]], root.items[at[0] + 1:]
     assert isinstance(loop, Scope)
     t = loop.threads  # (what opened the loop recorded how it is threaded: ctext.Threads)
     if t is None:
-        return 0, None
+        return 0, None, 0
     simd, var, size, step = t.simd, t.var, t.size, t.step or 1
     op, acc = t.reduction if t.reduction is not None else (None, None)
     if op is None:
         if after or not all(isinstance(x, Stmt) for x in before):
-            return 0, None
-        return _launch_header(loop, size, simd), None
+            return 0, None, 0
+        return _launch_header(loop, size, simd), None, t.team
     c = next((c for c in combines if c.acc == acc), None)
     declared = [x for x in before if not isinstance(x, Stmt)]
     if (c is None or step != 1 or len(declared) != 1
             or declared[0] != c.declaration
             or any(isinstance(x, Scope) for x in after)):
-        return 0, None
+        return 0, None, 0
     # each iteration: the accumulator from the identity, then into its slot
     loop.items = [declared[0], *loop.items, f"q_[{var}] = {acc};"]
     # a loop with loops inside keeps their `omp simd`; one without may be a vector loop itself
@@ -1620,7 +1627,7 @@ def _launched(root: Scope, combines: list[_Combine]) -> tuple[int, _Finish | Non
     root.items = [*(x for x in before if x is not declared[0]), loop]
     combining = Scope(Loop("i_", size), root.bound)
     combining.items.append(f"{acc} = {render_alu(c.update, [acc, 'q_[i_]'])};")
-    return size, _Finish(Scope("", root.bound, [*before, combining, *after]), c.update)
+    return size, _Finish(Scope("", root.bound, [*before, combining, *after]), c.update), t.team
 
 
 def _launch_header(loop: Scope, size: int, simd: bool) -> int:

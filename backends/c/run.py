@@ -54,14 +54,15 @@ class CKernel:
     def __init__(self, name: str, cname: str, nparams: int, fn: Callable[..., None],
                  library: Library, source: str, var_names: tuple[str, ...] = (),
                  threaded: bool = False,
-                 launch: tuple[int, int, tuple[int, int]] = (0, 0, (0, 0))):
+                 launch: tuple[int, int, tuple[int, int], int] = (0, 0, (0, 0), 0)):
         self.name, self.cname, self.nparams = name, cname, nparams
         self.fn = fn              # takes one address (int) per buffer
         self.library = library    # kept alive (loaded) as long as this kernel
         self.source = source
         self.var_names = var_names  # symbolic sizes, passed after the buffers
         self.threaded = threaded  # it runs OpenMP threads (its own region, or launch.py's)
-        # how `fn` calls it (RenderedKernel's launch, combine, shared): for driver.py's C loop
+        # how `fn` calls it (RenderedKernel's launch, combine, shared, team): for driver.py's
+        # C loop
         self.launch = launch
 
     def values(self, var_vals: dict[str, int] | None) -> list[int]:
@@ -142,22 +143,23 @@ def calls(kernels: Sequence[CKernel]) -> Calls | None:
     entries = []
     region: list[int] = []  # launch.py's region functions, as the kernels' wrappers call them
     for k in kernels:
-        iterations, combine, shared = k.launch
+        iterations, combine, shared, team = k.launch
         if k.var_names or (not iterations and k.nparams > MAX_ARITY):
             return None
         at = k.library.address(k.cname)
         if not iterations:
-            entries.append((PLAIN, k.nparams, 0, 0, 0, at, 0, 0))
+            entries.append((PLAIN, k.nparams, 0, 0, 0, at, 0, 0, 0))
             continue
         if not region:
             region = [ctypes.cast(f, ctypes.c_void_p).value or 0
                       for f in launcher(build_library)]
         finish = k.library.address(f"{k.cname}_fin") if combine else 0
         if not finish and not shared[0]:
-            entries.append((LAUNCHED, k.nparams, iterations, 0, 0, at, region[0], 0))
+            entries.append((LAUNCHED, k.nparams, iterations, 0, 0, at, region[0], 0, team))
         else:
             size, zeroed = shared if shared[0] else (iterations * combine, 0)
-            entries.append((SCRATCH, k.nparams, iterations, size, zeroed, at, region[1], finish))
+            entries.append((SCRATCH, k.nparams, iterations, size, zeroed, at, region[1], finish,
+                            team))
     return Calls(entries, build_library)
 
 
@@ -241,10 +243,10 @@ def compile_program(kernels: Sequence[tuple[str, UOp]] | Sequence[Any],
     lib = build_library(rendered)
     ckernels = [CKernel(name, rk.cname, rk.nparams,
                         lib.function(rk.cname, rk.nparams, len(rk.var_names), rk.launch,
-                                     rk.combine, rk.shared), lib,
+                                     rk.combine, rk.shared, rk.team), lib,
                         rk.source,
                         rk.var_names, rk.openmp or rk.launch > 0,
-                        (rk.launch, rk.combine, rk.shared))
+                        (rk.launch, rk.combine, rk.shared, rk.team))
                 for (name, _), rk in zip(pairs, rendered)]
     prog = CProgram(ckernels, "\n".join(rk.source for rk in rendered), key,
                     any(k.threaded for k in ckernels))

@@ -503,7 +503,7 @@ def _plan(st: UOp) -> Pack | None:
             parallel = ""  # (one thread's runs: shares under a page, or one run of each row)
     elif plain_y and None not in steps and read_in_place(
             k_total * range_size(j) * size, tiles, range_size(j),  # type: ignore[operator]
-            panel, max(steps) * size):  # type: ignore[type-var, operator]
+            panel, max(steps) * size, size):  # type: ignore[type-var, operator]
         inplace, outer = True, parallel == "panels"
     elif outer and plain_y:
         group = panel_group(x_bytes, k_total * panel * size, npanels,
@@ -531,7 +531,8 @@ def y_row_step(y: UOp, ks: tuple[UOp, ...], j: UOp) -> int | None:
     return step
 
 
-def read_in_place(y_bytes: int, tiles: int, columns: int, panel: int, row_bytes: int) -> bool:
+def read_in_place(y_bytes: int, tiles: int, columns: int, panel: int, row_bytes: int,
+                  itemsize: int = 4) -> bool:
     """Whether the row tiles read y's panels in place rather than packed, y a plain load
     contiguous along the columns: when y fits in one core's L2 (runtime/target.py), where each
     tile reads its panels from as packed ones would be, and the tiles are few (PARALLEL_SHARES
@@ -547,12 +548,17 @@ def read_in_place(y_bytes: int, tiles: int, columns: int, panel: int, row_bytes:
     apart: a panel read in place steps a row of y per k, and rows a page apart start a page
     each step, where the prefetchers stop (7x96x1000: 0.72x in place; 36x1536x64 of a w 1024
     columns wide, one core: 0.6x). The block library's blocks only (they take the rows'
-    step)."""
+    step). A narrow y, one panel or less whose rows are back to back (`row_bytes`, y's
+    `columns` of `itemsize`: `x @ w` with w K x 13), is read in place at any size: its panel
+    would be y's own rows padded, read by the tiles as y is, so the copy buys nothing (a
+    part-full panel of a vector's columns or more is a register block's, blocks.py's `last`;
+    8x30011x13 on two threads copied y into panels of 16, then ran the blocks: 0.6x torch)."""
     rest = columns % panel
     most = PARALLEL_SHARES // 2 if rest else PARALLEL_SHARES
-    return block_library() and columns >= panel and tiles <= most and \
-        (rest == 0 or rest >= panel // PANEL_VECTORS) and y_bytes <= cache_bytes(2) and \
-        row_bytes <= page_bytes() // STREAM_SHARE
+    narrow = columns <= panel and row_bytes == columns * itemsize
+    return block_library() and (columns >= panel or narrow) and tiles <= most and \
+        (rest == 0 or rest >= panel // PANEL_VECTORS) and \
+        (y_bytes <= cache_bytes(2) or narrow) and row_bytes <= page_bytes() // STREAM_SHARE
 
 
 # the share of one core's L1 a streamed product's sums may fill (the rest holds the rows of y

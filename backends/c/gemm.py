@@ -46,8 +46,8 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import stack_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
-from .blocks import name as block_name
 from .blocks import last_name, pack_name, stream_name
+from .blocks import name as block_name
 from .ctext import (
     Guard,
     Loop,

@@ -533,30 +533,29 @@ def y_row_step(y: UOp, ks: tuple[UOp, ...], j: UOp) -> int | None:
 
 def read_in_place(y_bytes: int, tiles: int, columns: int, panel: int, row_bytes: int,
                   itemsize: int = 4) -> bool:
-    """Whether the row tiles read y's panels in place rather than packed, y a plain load
-    contiguous along the columns: when y fits in one core's L2 (runtime/target.py), where each
-    tile reads its panels from as packed ones would be, and the tiles are few (PARALLEL_SHARES
-    at most), so that the copy, a read and a write of all of y per call that also evicts y
-    from the L2 it fills, is a large share of the tiles' reads of y (36x1536x96, 6 tiles, on
-    one core spent 25 of its 68 us copying); with many tiles the packed panels' contiguous rows
-    pay for it (256x1536x96 ran 0.8x in place). At least one of the `columns` in whole panels,
-    and the part-full last one none or a vector wide at least: it is streamed, whose columns
-    short of a vector are scalar steps (33x1000x17 in panels of 16: 0.84x), and at about half
-    a block's speed it halves the tiles the copy is worth (33x1000x127, 6 tiles: 0.94x in
-    place; 7x1000x127, 2 tiles: 1.9x). y's rows (`row_bytes` apart: y's own step, wider
-    than its columns where y is a part of a wider array) at most 1/STREAM_SHARE of a page
-    apart: a panel read in place steps a row of y per k, and rows a page apart start a page
-    each step, where the prefetchers stop (7x96x1000: 0.72x in place; 36x1536x64 of a w 1024
-    columns wide, one core: 0.6x). The block library's blocks only (they take the rows'
-    step). A narrow y, one panel or less whose rows are back to back (`row_bytes`, y's
-    `columns` of `itemsize`: `x @ w` with w K x 13), is read in place at any size: its panel
-    would be y's own rows padded, read by the tiles as y is, so the copy buys nothing (a
-    part-full panel of a vector's columns or more is a register block's, blocks.py's `last`;
-    8x30011x13 on two threads copied y into panels of 16, then ran the blocks: 0.6x torch)."""
+    """Whether the row tiles read y's panels in place rather than packed, y a plain load contiguous
+    along the columns: when y fits in one core's L2 (runtime/target.py), where each tile reads its
+    panels from as packed ones would be, and the tiles are few (PARALLEL_SHARES at most), so that
+    the copy, a read and a write of all of y per call that also evicts y from the L2 it fills, is a
+    large share of the tiles' reads of y (36x1536x96, 6 tiles, on one core spent 25 of its 68 us
+    copying); with many tiles the packed panels' contiguous rows pay for it (256x1536x96 ran 0.8x in
+    place). The part-full last panel none or a vector wide at least: it is a register block's whose
+    second vector ends at the row's last column (blocks.py's `last`), where a streamed one's columns
+    short of a vector are scalar steps (33x1000x17 in panels of 16: 0.84x). (Streamed, at about half
+    a block's speed, it had halved the tiles the copy is worth; as a block 33x1000x127, 6 tiles,
+    0.94x -> 1.2-1.4x in place, 48x777x13 1.4-1.5x, against the packed panels; ab.py --cpu.) y's
+    rows (`row_bytes` apart: y's own step, wider than its columns where y is a part of a wider
+    array) at most 1/STREAM_SHARE of a page apart: a panel read in place steps a row of y per k, and
+    rows a page apart start a page each step, where the prefetchers stop (7x96x1000: 0.72x in place;
+    36x1536x64 of a w 1024 columns wide, one core: 0.6x). The block library's blocks only (they take
+    the rows' step). A narrow y, one panel or less whose rows are back to back (`row_bytes`, y's
+    `columns` of `itemsize`: `x @ w` with w K x 13), is read in place at any size: its panel would
+    be y's own rows padded, read by the tiles as y is, so the copy buys nothing (a part-full panel
+    of a vector's columns or more is a register block's, blocks.py's `last`; 8x30011x13 on two
+    threads copied y into panels of 16, then ran the blocks: 0.6x torch)."""
     rest = columns % panel
-    most = PARALLEL_SHARES // 2 if rest else PARALLEL_SHARES
     narrow = columns <= panel and row_bytes == columns * itemsize
-    return block_library() and (columns >= panel or narrow) and tiles <= most and \
+    return block_library() and (columns >= panel or narrow) and tiles <= PARALLEL_SHARES and \
         (rest == 0 or rest >= panel // PANEL_VECTORS) and \
         (y_bytes <= cache_bytes(2) or narrow) and row_bytes <= page_bytes() // STREAM_SHARE
 

@@ -15,6 +15,9 @@ the same operations in the same order, so the same bits.
 x_u(k) is xr[u][xo[k]] with an offset table `xo` (a convolution's window, read in place), or
 xr[u][k * xs] without one (a row of A read in place, or of x packed per tile row after row:
 xs = 1; x packed a row apart per step, a convolution's: xr[u] = pa + u, xs = rows).
+A part-full panel of y read in place (`rg_block_<vector type>_<rows>_last`: y's first column,
+its step along k and its `cols`, one vector's to two) keeps the second register on the row's last
+vector, overlapping the first: nothing past y's last column is read.
 
 The library also holds the copy of panels of y (`rg_pack_*`): dst[k][0:TJ] = y's values at
 src[k * sk + c * sj], zeros past the panel's columns, for a y that is a plain load (a matmul's

@@ -326,6 +326,21 @@ def _plain_cost(st: UOp, reds: list[UOp]) -> float:
     return PLAIN_FMAS * steps * k
 
 
+def _dot_cost(st: UOp, reds: list[UOp]) -> float:
+    """The work of the product's plain loops, in vector multiply-adds (PLAIN_FMAS each), where
+    each output's sum is a dot of two rows read forward along its one k range (`x @ w.T`: both
+    operands ungated loads contiguous along k, a vector of k a step); else infinite. A narrow
+    w.T packs few columns into a whole panel, each element copied one at a time down w's
+    columns: 2x100003x13 as a panel of 16 ran 0.45x torch eager on two threads."""
+    if any(len(red.src) != 2 or (xy := operands(red)) is None or
+           not all(_in_place(v, red) for v in xy) for red in reds):
+        return math.inf
+    outputs = math.prod(range_size(r) for r in st.src[2:])  # type: ignore[misc]
+    lanes = vector_lanes(reds[0].dtype.itemsize)
+    return PLAIN_FMAS * outputs * sum(-(-range_size(red.src[1]) // lanes)  # type: ignore
+                                      for red in reds)
+
+
 def _contiguous(v: UOp, rng: UOp) -> bool:
     """Whether v's values along `rng` are copied as vectors: no read of v is gated (copied one
     at a time, see gemm.py's pack_y) and each read that moves with rng reads the next
@@ -442,6 +457,9 @@ def _plan(st: UOp) -> Pack | None:
     macs = math.prod(range_size(r) for r in ranges) * k_total  # type: ignore[misc]
     if ni < 2 or macs < pick(current().pack_min_work, MIN_WORK):
         return None
+    if not batch and current().pack_min_work is None and \
+            _dot_cost(st, reds) < _cost(st, reds, rows, j, deps):
+        return None  # (the heuristic's choice only, not search's)
     panel = panel_width(reds[0].dtype, [range_size(j)])  # type: ignore[list-item]
     npanels = -(-range_size(j) // panel)  # type: ignore[operator]
     # a team over the tiles or panels is woken once per iteration of every batch loop: with

@@ -152,3 +152,29 @@ def test_the_interpreter_runs_the_in_place_kernel(machine) -> None:
         bufs[i][:] = b.ensure().reshape(-1)
     run_kernel(opt, bufs)
     _close(bufs[0].reshape(8, 13), x, w)
+
+
+@pytest.mark.parametrize("m, k, n", [(2, 100003, 13), (8, 30011, 13), (2, 4099, 9), (6, 3001, 24),
+                                     (3, 1009, 16)])
+def test_a_narrow_transposed_product_keeps_its_dots(machine, m: int, k: int, n: int) -> None:
+    """x @ w.T with few rows and columns: each output a dot of two rows read forward along k,
+    cheaper than a whole panel copied element by element down w's columns (pack_helpers'
+    `_dot_cost`): not packed, numpy's values."""
+    machine(2)
+    x, w = _inputs(m, k, n, np.float32, transposed=True)
+    t = Tensor(x) @ Tensor(w).T
+    assert "PACK" not in _pack_line(t), _pack_line(t)
+    _close(t.numpy(), x, w, transposed=True)
+
+
+@pytest.mark.parametrize("m, k, n, transposed", [(64, 4099, 13, True), (48, 1031, 96, True),
+                                                 (8, 30011, 13, False)])
+def test_many_rows_or_w_itself_are_still_packed(machine, m: int, k: int, n: int,
+                                                transposed: bool) -> None:
+    """Many rows share each packed panel (a tile's multiply-adds fill whole vectors), and
+    `x @ w` reads no row of w along k: packed, numpy's values."""
+    machine(2)
+    x, w = _inputs(m, k, n, np.float32, transposed=transposed)
+    t = Tensor(x) @ (Tensor(w).T if transposed else Tensor(w))
+    assert "PACK" in _pack_line(t), _pack_line(t)
+    _close(t.numpy(), x, w, transposed=transposed)

@@ -326,6 +326,13 @@ def _plain_cost(st: UOp, reds: list[UOp]) -> float:
     return PLAIN_FMAS * steps * k
 
 
+# the passes over y a packed product makes: y read, its panels written (padded to whole
+# panels), read back by the tiles, about 4. Plain dots read y once per row: as many passes as
+# rows (w.T: 6x4096x1024 ran 0.67x as dots, 2x2048x512 1.9x, 3x1024x1024 1.4x, 4x4096x64
+# 1.6x; 8x1024x1024 packs x, w read in place, 0.79x as dots: its rows are w's 1024)
+DOT_ROWS = 4
+
+
 def _dot_cost(st: UOp, reds: list[UOp]) -> float:
     """The work of the product's plain loops, in vector multiply-adds (PLAIN_FMAS each), where
     each output's sum is a dot of two rows read forward along its one k range (`x @ w.T`: both
@@ -457,9 +464,11 @@ def _plan(st: UOp) -> Pack | None:
     macs = math.prod(range_size(r) for r in ranges) * k_total  # type: ignore[misc]
     if ni < 2 or macs < pick(current().pack_min_work, MIN_WORK):
         return None
-    if not batch and current().pack_min_work is None and \
+    # plain dots (`_dot_cost`) read y once per row: worth it for at most DOT_ROWS rows (the
+    # heuristic's choice only, not search's)
+    if not batch and current().pack_min_work is None and ni <= DOT_ROWS and \
             _dot_cost(st, reds) < _cost(st, reds, rows, j, deps):
-        return None  # (the heuristic's choice only, not search's)
+        return None
     panel = panel_width(reds[0].dtype, [range_size(j)])  # type: ignore[list-item]
     npanels = -(-range_size(j) // panel)  # type: ignore[operator]
     # a team over the tiles or panels is woken once per iteration of every batch loop: with

@@ -154,12 +154,13 @@ def test_the_interpreter_runs_the_in_place_kernel(machine) -> None:
     _close(bufs[0].reshape(8, 13), x, w)
 
 
-@pytest.mark.parametrize("m, k, n", [(2, 100003, 13), (8, 30011, 13), (2, 4099, 9), (6, 3001, 24),
-                                     (3, 1009, 16)])
-def test_a_narrow_transposed_product_keeps_its_dots(machine, m: int, k: int, n: int) -> None:
-    """x @ w.T with few rows and columns: each output a dot of two rows read forward along k,
-    cheaper than a whole panel copied element by element down w's columns (pack_helpers'
-    `_dot_cost`): not packed, numpy's values."""
+@pytest.mark.parametrize("m, k, n", [(2, 100003, 13), (4, 30011, 13), (2, 4099, 9), (3, 3001, 24),
+                                     (3, 1009, 16), (2, 2048, 512)])
+def test_few_rows_of_a_transposed_product_keep_their_dots(machine, m: int, k: int,
+                                                          n: int) -> None:
+    """x @ w.T with at most DOT_ROWS rows: each output a dot of two rows read forward along k,
+    cheaper than w.T copied element by element into panels (pack_helpers' `_dot_cost`): not
+    packed, numpy's values."""
     machine(2)
     x, w = _inputs(m, k, n, np.float32, transposed=True)
     t = Tensor(x) @ Tensor(w).T
@@ -168,10 +169,10 @@ def test_a_narrow_transposed_product_keeps_its_dots(machine, m: int, k: int, n: 
 
 
 @pytest.mark.parametrize("m, k, n, transposed", [(64, 4099, 13, True), (48, 1031, 96, True),
-                                                 (8, 30011, 13, False)])
+                                                 (6, 2048, 512, True), (8, 30011, 13, False)])
 def test_many_rows_or_w_itself_are_still_packed(machine, m: int, k: int, n: int,
                                                 transposed: bool) -> None:
-    """Many rows share each packed panel (a tile's multiply-adds fill whole vectors), and
+    """More than DOT_ROWS rows share each packed panel (dots would read w.T once per row), and
     `x @ w` reads no row of w along k: packed, numpy's values."""
     machine(2)
     x, w = _inputs(m, k, n, np.float32, transposed=transposed)

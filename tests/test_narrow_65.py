@@ -179,3 +179,19 @@ def test_many_rows_or_w_itself_are_still_packed(machine, m: int, k: int, n: int,
     t = Tensor(x) @ (Tensor(w).T if transposed else Tensor(w))
     assert "PACK" in _pack_line(t), _pack_line(t)
     _close(t.numpy(), x, w, transposed=transposed)
+
+
+@pytest.mark.parametrize("m, k, n, dtype", [(9, 3001, 50, np.float32), (8, 2003, 28, np.float64),
+                                            (7, 1009, 63, np.float32)])
+def test_the_last_block_in_512_bit_registers(fake_machine, monkeypatch, m: int, k: int, n: int,
+                                             dtype) -> None:
+    """Panels of 2 512-bit registers (32 float32, 16 float64 columns), 2 row tiles: the
+    part-full last one (18, 12 or 31 columns) read in place by the `_last` block of 16- or
+    8-lane vectors, numpy's values (the machine's AVX-512 or, without it, gcc's generic
+    vectors)."""
+    fake_machine(2, 1 << 20)
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")
+    x, w = _inputs(m, k, n, dtype)
+    t = Tensor(x) @ Tensor(w)
+    assert "IN PLACE" in _pack_line(t), _pack_line(t)
+    _close(t.numpy(), x, w)

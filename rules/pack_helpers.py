@@ -326,6 +326,28 @@ def _plain_cost(st: UOp, reds: list[UOp]) -> float:
     return PLAIN_FMAS * steps * k
 
 
+# the passes over y a packed product makes: y read, its panels written (padded to whole
+# panels), read back by the tiles, about 4. Plain dots read y once per row: as many passes as
+# rows (w.T: 6x4096x1024 ran 0.67x as dots, 2x2048x512 1.9x, 3x1024x1024 1.4x, 4x4096x64
+# 1.6x; 8x1024x1024 packs x, w read in place, 0.79x as dots: its rows are w's 1024)
+DOT_ROWS = 4
+
+
+def _dot_cost(st: UOp, reds: list[UOp]) -> float:
+    """The work of the product's plain loops, in vector multiply-adds (PLAIN_FMAS each), where
+    each output's sum is a dot of two rows read forward along its one k range (`x @ w.T`: both
+    operands ungated loads contiguous along k, a vector of k a step); else infinite. A narrow
+    w.T packs few columns into a whole panel, each element copied one at a time down w's
+    columns: 2x100003x13 as a panel of 16 ran 0.45x torch eager on two threads."""
+    if any(len(red.src) != 2 or (xy := operands(red)) is None or
+           not all(_in_place(v, red) for v in xy) for red in reds):
+        return math.inf
+    outputs = math.prod(range_size(r) for r in st.src[2:])  # type: ignore[misc]
+    lanes = vector_lanes(reds[0].dtype.itemsize)
+    return PLAIN_FMAS * outputs * sum(-(-range_size(red.src[1]) // lanes)  # type: ignore
+                                      for red in reds)
+
+
 def _contiguous(v: UOp, rng: UOp) -> bool:
     """Whether v's values along `rng` are copied as vectors: no read of v is gated (copied one
     at a time, see gemm.py's pack_y) and each read that moves with rng reads the next
@@ -442,6 +464,11 @@ def _plan(st: UOp) -> Pack | None:
     macs = math.prod(range_size(r) for r in ranges) * k_total  # type: ignore[misc]
     if ni < 2 or macs < pick(current().pack_min_work, MIN_WORK):
         return None
+    # plain dots (`_dot_cost`) read y once per row: worth it for at most DOT_ROWS rows (the
+    # heuristic's choice only, not search's)
+    if not batch and current().pack_min_work is None and ni <= DOT_ROWS and \
+            _dot_cost(st, reds) < _cost(st, reds, rows, j, deps):
+        return None
     panel = panel_width(reds[0].dtype, [range_size(j)])  # type: ignore[list-item]
     npanels = -(-range_size(j) // panel)  # type: ignore[operator]
     # a team over the tiles or panels is woken once per iteration of every batch loop: with
@@ -507,7 +534,7 @@ def _plan(st: UOp) -> Pack | None:
             parallel = ""  # (one thread's runs: shares under a page, or one run of each row)
     elif plain_y and None not in steps and read_in_place(
             k_total * range_size(j) * size, tiles, range_size(j),  # type: ignore[operator]
-            panel, max(steps) * size):  # type: ignore[type-var, operator]
+            panel, max(steps) * size, size):  # type: ignore[type-var, operator]
         inplace, outer = True, parallel == "panels"
     elif outer and plain_y:
         group = panel_group(x_bytes, k_total * panel * size, npanels,
@@ -535,28 +562,33 @@ def y_row_step(y: UOp, ks: tuple[UOp, ...], j: UOp) -> int | None:
     return step
 
 
-def read_in_place(y_bytes: int, tiles: int, columns: int, panel: int, row_bytes: int) -> bool:
-    """Whether the row tiles read y's panels in place rather than packed, y a plain load
-    contiguous along the columns: when y fits in one core's L2 (runtime/target.py), where each
-    tile reads its panels from as packed ones would be, and the tiles are few (PARALLEL_SHARES
-    at most), so that the copy, a read and a write of all of y per call that also evicts y
-    from the L2 it fills, is a large share of the tiles' reads of y (36x1536x96, 6 tiles, on
-    one core spent 25 of its 68 us copying); with many tiles the packed panels' contiguous rows
-    pay for it (256x1536x96 ran 0.8x in place). At least one of the `columns` in whole panels,
-    and the part-full last one none or a vector wide at least: it is streamed, whose columns
-    short of a vector are scalar steps (33x1000x17 in panels of 16: 0.84x), and at about half
-    a block's speed it halves the tiles the copy is worth (33x1000x127, 6 tiles: 0.94x in
-    place; 7x1000x127, 2 tiles: 1.9x). y's rows (`row_bytes` apart: y's own step, wider
-    than its columns where y is a part of a wider array) at most 1/STREAM_SHARE of a page
-    apart: a panel read in place steps a row of y per k, and rows a page apart start a page
-    each step, where the prefetchers stop (7x96x1000: 0.72x in place; 36x1536x64 of a w 1024
-    columns wide, one core: 0.6x). The block library's blocks only (they take the rows'
-    step)."""
+def read_in_place(y_bytes: int, tiles: int, columns: int, panel: int, row_bytes: int,
+                  itemsize: int = 4) -> bool:
+    """Whether the row tiles read y's panels in place rather than packed, y a plain load contiguous
+    along the columns: when y fits in one core's L2 (runtime/target.py), where each tile reads its
+    panels from as packed ones would be, and the tiles are few (PARALLEL_SHARES at most), so that
+    the copy, a read and a write of all of y per call that also evicts y from the L2 it fills, is a
+    large share of the tiles' reads of y (36x1536x96, 6 tiles, on one core spent 25 of its 68 us
+    copying); with many tiles the packed panels' contiguous rows pay for it (256x1536x96 ran 0.8x in
+    place). The part-full last panel none or a vector wide at least: it is a register block's whose
+    second vector ends at the row's last column (blocks.py's `last`), where a streamed one's columns
+    short of a vector are scalar steps (33x1000x17 in panels of 16: 0.84x). (Streamed, at about half
+    a block's speed, it had halved the tiles the copy is worth; as a block 33x1000x127, 6 tiles,
+    0.94x -> 1.2-1.4x in place, 48x777x13 1.4-1.5x, against the packed panels; ab.py --cpu.) y's
+    rows (`row_bytes` apart: y's own step, wider than its columns where y is a part of a wider
+    array) at most 1/STREAM_SHARE of a page apart: a panel read in place steps a row of y per k, and
+    rows a page apart start a page each step, where the prefetchers stop (7x96x1000: 0.72x in place;
+    36x1536x64 of a w 1024 columns wide, one core: 0.6x). The block library's blocks only (they take
+    the rows' step). A narrow y, one panel or less whose rows are back to back (`row_bytes`, y's
+    `columns` of `itemsize`: `x @ w` with w K x 13), is read in place at any size: its panel would
+    be y's own rows padded, read by the tiles as y is, so the copy buys nothing (a part-full panel
+    of a vector's columns or more is a register block's, blocks.py's `last`; 8x30011x13 on two
+    threads copied y into panels of 16, then ran the blocks: 0.6x torch)."""
     rest = columns % panel
-    most = PARALLEL_SHARES // 2 if rest else PARALLEL_SHARES
-    return block_library() and columns >= panel and tiles <= most and \
-        (rest == 0 or rest >= panel // PANEL_VECTORS) and y_bytes <= cache_bytes(2) and \
-        row_bytes <= page_bytes() // STREAM_SHARE
+    narrow = columns <= panel and row_bytes == columns * itemsize
+    return block_library() and (columns >= panel or narrow) and tiles <= PARALLEL_SHARES and \
+        (rest == 0 or rest >= panel // PANEL_VECTORS) and \
+        (y_bytes <= cache_bytes(2) or narrow) and row_bytes <= page_bytes() // STREAM_SHARE
 
 
 # the share of one core's L1 a streamed product's sums may fill (the rest holds the rows of y

@@ -72,11 +72,14 @@ def test_one_tile_streams_and_large_y_packs() -> None:
 
 
 @pytest.mark.parametrize("vector_bytes", ["32", "64"])
-@pytest.mark.parametrize("m, inplace", [(7, True), (24, True), (33, False)])
-def test_part_full_panel_halves_the_tiles(monkeypatch, vector_bytes: str, m: int,
-                                          inplace: bool) -> None:
+@pytest.mark.parametrize("m, inplace", [(7, True), (24, True), (33, True), (48, True),
+                                        (54, False)])
+def test_part_full_panel_in_place_up_to_the_tiles(monkeypatch, vector_bytes: str, m: int,
+                                                  inplace: bool) -> None:
     """x(m, 1000) @ w(1000, 127): whole panels and a part-full last one (31 of 32 columns, or
-    15 of 16), streamed; in place up to PARALLEL_SHARES // 2 row tiles (2, 4), packed at 6."""
+    15 of 16), a register block's (blocks.py's `last`; streamed before pack65, at half a
+    block's speed, in place up to 4 tiles only); in place up to PARALLEL_SHARES row tiles (2,
+    4, 6, 8), packed at 9."""
     monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", vector_bytes)
     rng = np.random.default_rng(m)
     x, w = rng.standard_normal((m, 1000), np.float32), rng.standard_normal((1000, 127), np.float32)

@@ -24,8 +24,10 @@ def _close(got: np.ndarray, want: np.ndarray, k: int, scale: float) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=4e-7 * k * scale + 1e-6)
 
 
-# (m, k, n): one row tile (m <= 6) of 1M-2M multiply-adds, y (out, in) read transposed
-@pytest.mark.parametrize("m, k, n", [(2, 640, 1000), (3, 400, 1100), (6, 250, 1000)])
+# (m, k, n): one row tile (m <= 6) of 1M-2M multiply-adds, y (out, in) read transposed; more
+# than pack_helpers' DOT_ROWS rows (2x640x1000 and 3x400x1100 keep their plain dots since pack65,
+# tests/test_narrow_65.py)
+@pytest.mark.parametrize("m, k, n", [(5, 256, 1000), (5, 300, 1100), (6, 250, 1000)])
 def test_transposed_weight_few_rows_pay_for_the_region(fake_machine, m: int, k: int,
                                                        n: int) -> None:
     """`x @ w.T` of one row tile (packed panels, not streamed: y is read across its rows) takes

@@ -88,12 +88,13 @@ def test_values_tiny_k_and_odd_columns(monkeypatch, threads: str, vector_bytes: 
 
 @pytest.mark.parametrize("m, n, calls", [(37, 64, ("rg_block_vf32_6",)),
                                          (24, 63, ("rg_block_vf32_6",
-                                                   "rg_block_vf32_6_stream"))])
-def test_in_place_calls_the_streamed_block_only_for_a_part_full_panel(monkeypatch, m: int,
-                                                                     n: int, calls) -> None:
+                                                   "rg_block_vf32_6_last"))])
+def test_in_place_calls_the_last_block_only_for_a_part_full_panel(monkeypatch, m: int,
+                                                                  n: int, calls) -> None:
     """y read in place in whole panels only calls (and so builds) the register block: the
-    streamed block, which reads a part-full last panel, is a library of its own that a kernel
-    recording it as called builds for nothing (a first 37x256x64 product built it)."""
+    block of a part-full last panel (blocks.py's `_last`; the streamed block before pack65) is
+    a library of its own that a kernel recording it as called builds for nothing (a first
+    37x256x64 product built it)."""
     from rulegrad.backends.c.render import render_kernel
 
     monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "32")

@@ -15,6 +15,9 @@ the same operations in the same order, so the same bits.
 x_u(k) is xr[u][xo[k]] with an offset table `xo` (a convolution's window, read in place), or
 xr[u][k * xs] without one (a row of A read in place, or of x packed per tile row after row:
 xs = 1; x packed a row apart per step, a convolution's: xr[u] = pa + u, xs = rows).
+A part-full panel of y read in place (`rg_block_<vector type>_<rows>_last`: y's first column,
+its step along k and its `cols`, one vector's to two) keeps the second register on the row's last
+vector, overlapping the first: nothing past y's last column is read.
 
 The library also holds the copy of panels of y (`rg_pack_*`): dst[k][0:TJ] = y's values at
 src[k * sk + c * sj], zeros past the panel's columns, for a y that is a plain load (a matmul's
@@ -211,9 +214,22 @@ def _reduce_exact(fn: str, ident: str) -> str:
 _HALVES = ((4, 5, 6, 7, 0, 1, 2, 3), (2, 3, 0, 1, 6, 7, 4, 5), (1, 0, 3, 2, 5, 4, 7, 6))
 
 
-def _block(dt: DType, lanes: int, rows: int) -> str:
+def last_name(dt: DType, lanes: int, rows: int) -> str:
+    """The register block of `rows` rows over a part-full panel read in place (`_block`'s
+    `last`)."""
+    return name(dt, lanes, rows) + "_last"
+
+
+def _block(dt: DType, lanes: int, rows: int, last: bool = False) -> str:
+    # `last`: the panel's `cols` columns (one vector's to two) read in place (stream_signature),
+    # its second register the last vector of the row, overlapping the first where cols < 2
+    # vectors (its own accumulators: each column's sum the same steps in the same order, so
+    # the same bits; stored after the first). A whole panel's second vector would read past
+    # y's end, and the streamed block keeps its sums in memory: a narrow product's one panel
+    # (8x30011x13, two tiles) ran as a copy of y into padded panels, then the block
     vt, fma = vector_names(dt, lanes)
     ct = ctype(dt)
+    second, ldw = ("cols - " + str(lanes), "sk") if last else (str(lanes), "ldw")
     us = range(rows)
     acc = " ".join(f"{vt} a{u}_0 = ({vt}){{0}}, a{u}_1 = ({vt}){{0}};" for u in us)
     rowp = " ".join(f"const {ct} *x{u} = xr[{u}];" for u in us)
@@ -223,11 +239,14 @@ def _block(dt: DType, lanes: int, rows: int) -> str:
     # w's rows `ldw` apart: a packed panel's (TJ), or y's own where the packing action reads
     # y in place (`Pack.inplace`), whose rows start anywhere: unaligned loads (the same on
     # aligned data)
-    body = (f"    const {vt} w0 = *(const {vt}_u *)(w + k * ldw), "
-            f"w1 = *(const {vt}_u *)(w + k * ldw + {lanes});\n{step}")
+    body = (f"    const {vt} w0 = *(const {vt}_u *)(w + k * {ldw}), "
+            f"w1 = *(const {vt}_u *)(w + k * {ldw} + {second});\n{step}")
     stores = "\n".join(f"  *({vt} *)(out + {u} * ldo) = a{u}_0; "
-                       f"*({vt} *)(out + {u} * ldo + {lanes}) = a{u}_1;" for u in us)
-    return (f"void {name(dt, lanes, rows)}{block_signature(ct)}\n{{\n"
+                       f"*({vt}{'_u' if last else ''} *)(out + {u} * ldo + {second}) = a{u}_1;"
+                       for u in us)
+    head = (last_name(dt, lanes, rows) + stream_signature(ct) if last
+            else name(dt, lanes, rows) + block_signature(ct))
+    return (f"void {head}\n{{\n"
             f"  typedef {ct} {vt}_u __attribute__((vector_size({lanes * dt.itemsize}), "
             f"aligned({dt.itemsize})));\n  {rowp}\n  {acc}\n"
             f"  if (xo) for (int64_t k = 0; k < n; k++) {{\n    const int64_t o = xo[k];\n"
@@ -316,6 +335,8 @@ def kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
         # (a streamed block reads its rows' offsets under a condition, `xo ? xo[k] : k * xs`)
         RenderedKernel(f, _stream(dt, lanes, rows), 0, (), kind="packed", gated=True, uses=(f,))
         for rows in BLOCK_ROWS if (f := stream_name(dt, lanes, rows))] + [
+        RenderedKernel(f, _block(dt, lanes, rows, last=True), 0, (), kind="packed", uses=(f,))
+        for rows in BLOCK_ROWS if (f := last_name(dt, lanes, rows))] + [
         RenderedKernel(f, _pack(dt, lanes), 0, (), kind="packed", uses=(f,))
         for f in (pack_name(dt, lanes),)]
 
@@ -362,7 +383,7 @@ def _libraries() -> dict[str, tuple[str, Callable[[], list[RenderedKernel]]]]:
     for dt, width in itertools.product((dtypes.float32, dtypes.float64), (32, 64)):
         lanes = width // dt.itemsize
         for f in (pack_name(dt, lanes), *(named(dt, lanes, rows) for rows in BLOCK_ROWS
-                                          for named in (name, stream_name))):
+                                          for named in (name, stream_name, last_name))):
             table[f] = (f, partial(_one, f, dt, lanes))
     return table
 

@@ -46,8 +46,8 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import stack_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
+from .blocks import last_name, pack_name, stream_name
 from .blocks import name as block_name
-from .blocks import pack_name, stream_name
 from .ctext import (
     Guard,
     Loop,
@@ -853,14 +853,22 @@ def _call_block(r: KernelRenderer, g: _Geometry, tile: Scope, p: Product,
             tile.add(streamed())
             return
         # a whole panel's columns read in place by the register block, y's rows sk apart; the
-        # last part-full one streamed (a whole panel's vectors would read past y's end)
+        # last part-full one (a whole panel's vectors would read past y's end) by the block
+        # whose second vector ends at the row's last column where it has a vector's columns
+        # (blocks.py's `last`), else streamed
+        whole, rest = g.nj // g.tj, g.nj % g.tj
+        if rest >= g.lanes:
+            fn = r.call(last_name(p.red.dtype, g.lanes, rows))
+            part = (f"{fn}({p.k}, {xr}, {table}, {stride}, {src} + ({first}), {sk}, {rest}, "
+                    f"{p.cell}, {g.tj});")
+        else:
+            part = streamed() if rest else ""
+        if not whole:
+            tile.add(part)
+            return
         block = (f"{r.call(block_name(p.red.dtype, g.lanes, rows))}({p.k}, {xr}, {table}, "
                  f"{stride}, {src} + ({first}), {sk}, {p.cell}, {g.tj});")
-        whole = g.nj // g.tj
-        if whole == g.npanels:
-            tile.add(block)
-        else:
-            tile.add(f"if ({pv} < {whole}) {block}\nelse {streamed()}")
+        tile.add(f"if ({pv} < {whole}) {block}\nelse {part}" if rest else block)
         return
     fn = r.call(block_name(p.red.dtype, g.lanes, rows))
     tile.add(f"{fn}({p.k}, {xr}, {table}, {stride}, {p.pb} + {at}0, {g.tj}, {p.cell}, "

@@ -313,9 +313,10 @@ _ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
            f"omp_out += omp_in) initializer(omp_priv = -0.0{'f' if s == 'f32' else ''})")
           for t, s in (("float", "f32"), ("double", "f64"))),
         *(({f"rg_block_{w}{s}_{rows}{x}" for w in "vz" for rows in BLOCK_ROWS
-            for x in ("", "_stream")},
+            for x in ("", "_stream", "_last")},
            " ".join(f"void rg_block_{w}{s}_{rows}{block_signature(t)}; "
-                    f"void rg_block_{w}{s}_{rows}_stream{stream_signature(t)};"
+                    f"void rg_block_{w}{s}_{rows}_stream{stream_signature(t)}; "
+                    f"void rg_block_{w}{s}_{rows}_last{stream_signature(t)};"
                     for w in "vz" for rows in BLOCK_ROWS))
           for t, s in (("float", "f32"), ("double", "f64"))),
         # the copy of panels a row at a time (blocks.py's `_pack`)

@@ -36,3 +36,45 @@ def test_an_earlier_users_module_counts_after_another_is_generated_at_its_path(t
         st = m.stats
         assert [x.name for x in st.rules] == rules_of
         assert st.attempts[-1] == 1 and st.matches[-1] == 1
+
+
+def _malformed() -> dict[str, object]:
+    r, s = UOp.range(4, 0), UOp.range(5, 1)
+    return {
+        "UOp(NEG, 2 sources)": lambda: UOp(Ops.NEG, dtypes.index, (r, s)),
+        "UOp(IDIV, 3 sources)": lambda: UOp(Ops.IDIV, dtypes.index, (r, s, r)),
+        "UOp(WHERE, 2 sources)": lambda: UOp(Ops.WHERE, dtypes.index, (r.alu(Ops.CMPLT, s), r)),
+        "x.alu(ADD) (no other)": lambda: r.alu(Ops.ADD),
+        "x.alu(NEG, y)": lambda: r.alu(Ops.NEG, s),
+        "ADD.replace(op=NEG)": lambda: (r + s).replace(op=Ops.NEG),
+        "MUL.replace(src=3)": lambda: (r * s).replace(src=(r, s, s)),
+    }
+
+
+@pytest.mark.parametrize("name", list(_malformed()))
+def test_an_alu_node_of_a_count_its_op_does_not_take_is_refused_where_it_is_built(name):
+    # generated matchers unpack an inner ALU node's sources by its op's ARITY with no len():
+    # a node of another count met there raised ValueError from the matcher (ADD(IDIV(r, 2, s)
+    # * 2, r % 2) under sym: "too many values to unpack") or matched wrongly (NEG(NEG(r, s))
+    # under sym's neg_neg gave r), where the old count test matched nothing. Such a node is
+    # malformed (the IR spec, the printer and the oracle read an op's sources by its arity):
+    # it is refused when it is made, with the op and the counts
+    with pytest.raises(ValueError, match=r"takes \d sources?.*not \d"):
+        _malformed()[name]()
+
+
+def test_a_user_rule_that_makes_an_alu_node_of_another_count_is_refused_when_it_fires(tmp_path):
+    # the rules checker cannot see this one's count (x is any node): the node is refused when
+    # the rule makes it, not handed on to the next matcher as NEG(r, s)
+    from rulegrad.generator.user import load_rules
+    from rulegrad.rules import matcher
+
+    rules = tmp_path / "mine.rules"
+    _rules(rules, "neg_it: MUL(x, 1) -> x.replace(op=Ops.NEG)")
+    mine = load_rules(rules, module_dir=tmp_path)["mine"]
+    r, s = UOp.range(4, 0), UOp.range(5, 1)
+    assert mine.rewrite(r.alu(Ops.SQRT) * UOp.const(dtypes.index, 1)) is -r  # (x unary: fine)
+    with pytest.raises(ValueError, match="NEG takes 1 source"):
+        mine.rewrite((r + s) * UOp.const(dtypes.index, 1))
+    sym = matcher("symbolic", "sym")
+    assert sym.rewrite(UOp(Ops.NEG, dtypes.index, (UOp(Ops.NEG, dtypes.index, (r,)),))) is r

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from rulegrad.dsl import ast as A
 from rulegrad.dsl.check import gradient_rules
+from rulegrad.runtime.matcher import RAN_FROM
 
 from .verdicts import content_key, verdict_key, write_json
 
@@ -117,8 +118,10 @@ def _import(path: Path, text: str, content: str | None = None) -> ModuleType:
         return sys.modules[name]
     mod = ModuleType(name)
     mod.__file__ = str(path)
-    # its source for tracebacks and for runtime/matcher.py's count_attempts: the text it ran
-    # from, which the file may not be (or not hold any more); no time stamp, so kept as is
+    # the text it ran from, which the file may not be (or not hold any more): kept in it for
+    # runtime/matcher.py's count_attempts (another module generated at this path later puts
+    # its own text in linecache), and in linecache for tracebacks (no time stamp: kept as is)
+    mod.__dict__[RAN_FROM] = text
     linecache.cache[str(path)] = (len(text), None, text.splitlines(True), str(path))
     exec(compile(text, str(path), "exec"), mod.__dict__)  # noqa: S102 - our own generated code
     sys.modules[name] = mod

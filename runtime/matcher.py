@@ -92,6 +92,9 @@ def _enable(home: Home) -> MatchStats:
 # the prefix of a generated line that counts an attempt: `#+ if _x_st: _x_st.attempts[3] += 1`
 COUNT_MARK = "#+ "
 _COUNTING_LINE = re.compile(rf"^(\s*){re.escape(COUNT_MARK)}", re.M)
+# the name under which a loader that runs a generated module from a text, not from its file,
+# leaves that text in the module (generator/user.py): the source `count_attempts` compiles
+RAN_FROM = "__rulegrad_ran_from__"
 # a generated module's (file, source) -> its functions' code as generated and with the
 # counting lines in force, by (name, first line)
 _counting_codes: dict[tuple[str, str], tuple[dict[tuple[str, int], CodeType],
@@ -116,10 +119,14 @@ def count_attempts(space: dict) -> None:
              if isinstance(f, FunctionType) and f.__code__.co_filename == path]
     if not funcs:
         return
-    # the source the module ran from: its file, or the text a loader of generated code put in
-    # linecache (generator/user.py runs a user's module from the text it checked, and runs the
-    # module of an edited rules file, written to the same path, from its new text)
-    text = "".join(linecache.getlines(path, space))
+    # the source the module ran from: the text a loader of generated code left in it
+    # (generator/user.py runs a user's module from the text it checked, and the module of an
+    # edited rules file, written to the same path, from its new text: the earlier module, still
+    # a caller's, ran from the earlier text, which neither the file nor linecache holds now),
+    # else its file
+    text = space.get(RAN_FROM)
+    if not isinstance(text, str):
+        text = "".join(linecache.getlines(path, space))
     codes = _counting_codes.get((path, text))
     if codes is None:
         # compiled with the module's own __future__ flags, not this module's

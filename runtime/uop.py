@@ -18,7 +18,7 @@ from typing import Any
 
 from .device_use import born_multi, born_placed
 from .dtype import DType, dtypes
-from .ops import GroupOp, Ops
+from .ops import ARITY, GroupOp, Ops
 
 Shape = tuple[int, ...]
 # the hash-consing table: fields -> weak reference to the node. An entry leaves the table the
@@ -41,6 +41,18 @@ def _drop_entry(entry: _Entry) -> None:
 
 
 _cache: dict[tuple, _Entry] = {}
+# the number of sources of each ALU op (the IR spec's ARITY): a node of another count is
+# refused when it is made (generated matchers unpack an inner ALU node's sources by its op, with
+# no len(); the printer, the oracle and the checker read them by arity too); a test of a made
+# node only (a cached one was tested when it was made)
+_ALU_ARITY: dict[Ops, int] = {op: ARITY[op] for op in GroupOp.ALU}
+
+
+def _arity_error(op: Ops, src: tuple) -> ValueError:
+    want = _ALU_ARITY[op]
+    return ValueError(f"{op.name} takes {want} source{'s' if want != 1 else ''} (runtime/ops.py "
+                      f"ARITY), not {len(src)}: "
+                      f"{op.name}({', '.join(_short(s) for s in src)})")
 # bound once: UOp.__new__ runs for every node built (a global's load, not an attribute's)
 _cache_get, _object_new = _cache.get, object.__new__
 # the ops under a node (`UOp._ops`): a conservative summary in 8 bits. The ops the scheduler's
@@ -185,6 +197,8 @@ class UOp:
         ref = _cache_get(key)
         if ref is not None and (node := ref()) is not None:
             return node
+        if op in _ALU_ARITY and len(src) != _ALU_ARITY[op]:
+            raise _arity_error(op, src)
         node = _object_new(cls)
         node.op = op
         node.dtype = dtype

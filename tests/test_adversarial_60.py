@@ -111,15 +111,17 @@ def test_gen_takes_shapes_bounds_and_builders_used_right(tmp_path, capsys, rule)
 def test_the_refused_right_sides_fail_where_they_fire():
     """The oracle for the rows above: each right side, evaluated on a node the pattern
     matches, is no node (a tuple, a number) or an ADD, WHERE or NEG of the wrong count of
-    sources (2, 3 and 1 in the IR, as in every ALU)."""
+    sources (2, 3 and 1 in the IR, as in every ALU), which UOp refuses where it is made."""
     from rulegrad.runtime.dtype import dtypes
     from rulegrad.runtime.ops import Ops
     from rulegrad.runtime.uop import UOp
 
     x = UOp.const(dtypes.float32, 2.0).reshape((1,)).expand((3,))
     assert not isinstance(x.shape, UOp) and not isinstance(x.vmax, UOp)
-    assert len(x.f(Ops.ADD).src) == 1 and len(x.alu(Ops.WHERE, x).src) == 2
-    assert len(x.alu(Ops.NEG, x).src) == 2
+    for make, op, n in ((lambda: x.f(Ops.ADD), "ADD", 1), (lambda: x.alu(Ops.WHERE, x), "WHERE", 2),
+                        (lambda: x.alu(Ops.NEG, x), "NEG", 2)):
+        with pytest.raises(ValueError, match=rf"{op} takes \d sources? .*, not {n}"):
+            make()
 
 
 # ---------------------------------------------------------------------- 3. strided views

@@ -103,6 +103,7 @@ from .tensor_ops import (
     broadcast_shape,
     half_in_float32,
     in_range,
+    stored_value,
     takes_requires_grad,
     zero_outside,
 )
@@ -1301,6 +1302,9 @@ class Tensor(TensorOps, NNOps):
             if val.numel() != 1:
                 raise InvalidArgument(f"t[mask] = value takes one value (a scalar or a "
                                       f"one-element tensor), got shape {show(val.shape)}")
+            # checked as torch's masked write checks it (uint8: Tensor(300) refused)
+            val = stored_value(value if isinstance(value, Tensor) else val, self.dtype,
+                               "t[mask] = value")
             hit = mask.reshape(mask.shape + (1,) * (self.ndim - mask.ndim)).expand(self.shape)
             self.assign(hit.where(val.reshape(()).expand(self.shape), self))
             return

@@ -1056,8 +1056,10 @@ class TensorOps:
         float32 product accumulates in float64 and rounds once: unlike a sum's, a product's
         rounding error does not shrink with a tree order (every step rounds by up to half an
         ulp, whatever it multiplies), and steps near 1 round the same way each time (1M
-        factors of float32(1 + 2^-23) ended 6.6e-3 low, in numpy too). The reduction
-        contract's bound allows it: it is closer to the exact product than any order."""
+        factors of float32(1 + 2^-23) ended 6.6e-3 low, in numpy too). It is closer to the
+        exact product than numpy's left-to-right order, and finite where one of numpy's
+        partial products overflows and the product does not: the reduction contract
+        (runtime/semantics.py) states both."""
         acc = self.sum().dtype if dtype is None else to_dtype(dtype)
         if acc in (dtypes.float16, dtypes.float32):
             return self._reduce(Ops.MUL, axis, keepdim, dtypes.float64).cast(acc)

@@ -75,3 +75,48 @@ def test_a_zero_d_float_value_keeps_its_gradient_through_masked_fill():
         (tx.masked_fill(torch.tensor(_MASK), tv) * torch.tensor(a)).sum().backward()
         np.testing.assert_allclose(v.grad.numpy(), tv.grad.numpy(), rtol=1e-6)
         np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
+
+
+def _exact_product(x: np.ndarray) -> float:
+    from fractions import Fraction
+
+    p = Fraction(1)
+    for v in x.tolist():
+        p *= Fraction(v)
+    return float(p)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float16"])
+def test_float_prod_is_the_product_rounded_once_within_the_contracts_bound(each_path, dt):
+    """The reduction contract (runtime/semantics.py) for prod: float16/float32 multiplied in
+    float64 and rounded once, within half an ulp plus (n - 1) * 2^-53 of the exact product;
+    numpy's left-to-right product within (n - 1) * eps, so the two agree within the sum of
+    the bounds. Sizes: 1, primes, a multiple of the lanes, past a thread's share."""
+    rng = np.random.default_rng(65)
+    eps = float(np.finfo(dt).eps) / 2
+    for n in (1, 2, 7, 13, 64, 257, 1009, 4099)[: None if dt == "float32" else 5]:
+        x = (rng.uniform(0.9, 1.1, n) * rng.choice([-1, 1], n)).astype(dt)
+        exact = _exact_product(x)
+        got = float(Tensor(x).prod().numpy())
+        half_ulp = float(np.spacing(np.array(abs(exact), dt))) / 2
+        ours = half_ulp + (n - 1) * 2.0**-53 * abs(exact)
+        assert abs(got - exact) <= ours * 1.0001, (dt, n, got, exact)
+        theirs = (n - 1) * eps * abs(exact) * 1.01 + half_ulp
+        assert abs(got - float(np.prod(x))) <= ours + theirs, (dt, n, got, np.prod(x))
+
+
+def test_float32_prod_where_numpys_partial_products_leave_the_range():
+    """Where a partial product of numpy's left-to-right float32 order overflows (underflows)
+    and the whole product lies in float32's range, numpy gives inf (0) and prod the product
+    (the contract's stated difference: a float32 accumulator gave numpy's inf here)."""
+    for a in ([1e30, 1e30, 1e-30, 1e-30], [1e-30, 1e-30, 1e30, 1e30], [3e38] * 6 + [1e-38] * 6,
+              [1e-20] * 5 + [1e20] * 5, [2.0] * 200 + [0.5] * 200):
+        x = np.array(a, np.float32)
+        exact = _exact_product(x)
+        assert np.float32(exact) != 0 and np.isfinite(np.float32(exact))
+        with np.errstate(over="ignore", under="ignore"):
+            partial = np.cumprod(x)  # numpy's order, in float32
+            assert (~np.isfinite(partial)).any() or (partial == 0).any(), a
+            assert np.prod(x) in (0, np.inf), a
+        got = Tensor(x).prod().numpy()
+        np.testing.assert_allclose(got, exact, rtol=2 * 2.0**-24, err_msg=str(a))

@@ -1290,9 +1290,9 @@ class Tensor(TensorOps, NNOps):
             self.realize()  # (a view, t[1:], becomes a tensor of its own: it does not write t)
         if type(value) in _PYTHON_SCALARS or isinstance(value, np.generic):
             # checked as torch's item write checks it (uint8: -1 is 255, 300 is refused; a
-            # float16 takes 1e5 as inf)
+            # float16 takes 1e5 as inf, unchecked, where float32 refuses 1e39: it stored inf)
             value = stored_scalar(python_scalar(value), self.dtype, "t[...] = value",
-                                  check_float=False)
+                                  check_float=self.dtype is not dtypes.float16)
         val = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)
         val = val.cast(self.dtype)
         if _has_bool_scalar(index) and _as_mask(index) is None:

@@ -120,3 +120,23 @@ def test_float32_prod_where_numpys_partial_products_leave_the_range():
             assert np.prod(x) in (0, np.inf), a
         got = Tensor(x).prod().numpy()
         np.testing.assert_allclose(got, exact, rtol=2 * 2.0**-24, err_msg=str(a))
+
+
+@pytest.mark.parametrize("index", [1, slice(0, 2), "mask"])
+def test_an_item_write_past_float32s_range_is_refused_as_torchs(index):
+    """torch's `t[i] = 1e39` into float32 raises; into float16 `t[i] = 1e5` stores inf (its
+    write is unchecked there). The float32 write stored inf."""
+    m = [True, False, True]
+    for dt, v in (("float32", 1e39), ("float32", -3.5e38), ("float32", 3e38), ("float16", 1e5),
+                  ("float16", 1e39), ("float64", 1e300)):
+        t = Tensor(np.zeros(3, dt))
+        tt = torch.zeros(3, dtype=getattr(torch, dt))
+        i = Tensor(m) if index == "mask" else index
+        try:
+            tt[torch.tensor(m) if index == "mask" else index] = v
+        except RuntimeError:
+            with pytest.raises(OverflowError, match="without overflow"):
+                t[i] = v
+            continue
+        t[i] = v
+        np.testing.assert_array_equal(t.numpy(), tt.numpy(), err_msg=f"{dt} {v}")

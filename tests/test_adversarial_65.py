@@ -140,3 +140,66 @@ def test_an_item_write_past_float32s_range_is_refused_as_torchs(index):
             continue
         t[i] = v
         np.testing.assert_array_equal(t.numpy(), tt.numpy(), err_msg=f"{dt} {v}")
+
+
+# ---------------------------------------------------------------------- gen's right-hand sides
+# (a right side of `MUL(x:float32, y:float32) -> ...`, the message's start): each raised a
+# TypeError or a ValueError when the rule fired, with no rule location
+BAD_RHS = [
+    ("sum(x)", "sum(...) iterates its argument: a node cannot be iterated"),
+    ("any(y)", "any(...) iterates its argument: a node cannot be iterated"),
+    ("max(x, y)", "max(...) of nodes compares them: nodes are not ordered"),
+    ("min(x, 2)", "min(...) of nodes compares them: nodes are not ordered"),
+    ("abs(x)", "abs(...) of a node: a node has no absolute value"),
+    ("float(y)", "float(...) of a node: a node has no float value"),
+    ('x.alu(Ops.ADD, "s")', "x.alu(op, ...) is given a string as a source"),
+    ("x.alu(Ops.ADD, None)", "x.alu(op, ...) is given None as a source"),
+]
+GOOD_RHS = ["x.alu(Ops.ADD, 2.0)", "x.alu(Ops.ADD, y)", "x.const_like(max(1, 2))",
+            "x.const_like(len(x.src))", "x.const_like(abs(-2))", "sum((x, y))",
+            "x if max(x.vmax, 1) > 0 else None"]
+
+
+def _gen(tmp_path, rhs: str) -> tuple[int, str, str]:
+    from rulegrad.cli import main
+
+    path = tmp_path / "user.rules"
+    path.write_text(f"rules user = {{\n  r: MUL(x:float32, y:float32) -> {rhs}\n}}\n")
+    code = main(["gen", str(path), "--out", str(tmp_path / "out")])
+    return code, str(path), str(tmp_path / "out" / "user.py")
+
+
+@pytest.mark.parametrize("rhs,message", BAD_RHS, ids=[b[0] for b in BAD_RHS])
+def test_gen_refuses_a_builtin_or_alu_source_that_fails_where_the_rule_fires(tmp_path, capsys,
+                                                                             rhs, message):
+    import os
+
+    code, path, module = _gen(tmp_path, rhs)
+    text = "".join(capsys.readouterr())
+    col = len("  r: MUL(x:float32, y:float32) -> ") + 1
+    assert code != 0 and f"{path}:2:{col}: error: {message}" in text, text
+    assert not os.path.exists(module)
+
+
+@pytest.mark.parametrize("rhs", GOOD_RHS)
+def test_gen_takes_builtins_of_numbers_and_tuples_and_alu_of_numbers(tmp_path, capsys, rhs):
+    code, _, _ = _gen(tmp_path, rhs)
+    assert code == 0, capsys.readouterr()
+
+
+def test_the_refused_right_sides_raise_on_a_node():
+    """The oracle for BAD_RHS: each, evaluated on nodes the pattern matches, raises, or makes
+    a constant whose value is no number (`CONST float32 's'`, which raised when rendered)."""
+    from rulegrad.runtime.dtype import dtypes
+    from rulegrad.runtime.ops import Ops
+    from rulegrad.runtime.uop import UOp
+
+    x = UOp.const(dtypes.float32, 2.0).reshape((1,)).expand((3,))
+    y = x.alu(Ops.EXP2)
+    for rhs, _ in BAD_RHS:
+        try:
+            out = eval(rhs, {"Ops": Ops, "x": x, "y": y})  # noqa: S307 - the rule's own text
+        except TypeError:
+            continue
+        consts = [u.arg for u in out.toposort() if u.op is Ops.CONST]
+        assert any(not isinstance(c, (int, float, bool)) for c in consts), rhs

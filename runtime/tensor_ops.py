@@ -55,11 +55,11 @@ if TYPE_CHECKING:
 
 def stored_value(value: Tensor, dt: DType, what: str) -> Tensor:
     """A tensor stored as a scalar into a tensor of `dt` (`masked_fill(m, v)`, `t[mask] = v`;
-    one element, or several broadcast), cast to `dt` as torch converts it: a value `dt` cannot hold is refused
-    (`stored_scalar`; a cast wrapped uint8's Tensor(300) to 44 and NaN to 0). The value is read
-    (a realize, as torch's `.item()`) only where the conversion can fail: not from bool, nor
-    into a type that holds every value of the source's. The cast stays in the graph, so a
-    float value keeps its gradient."""
+    one element, or several broadcast), cast to `dt` as torch converts it: a value `dt`
+    cannot hold is refused (`stored_scalar`; a cast wrapped uint8's Tensor(300) to 44 and NaN
+    to 0). The value is read (a realize, as torch's `.item()`) only where the conversion can
+    fail: not from bool, nor into a type that holds every value of the source's. The cast
+    stays in the graph, so a float value keeps its gradient."""
     if value.dtype is not dt and not np.can_cast(value.dtype.np, dt.np, "safe"):
         seen = value.numpy().ravel()  # (several values, as a broadcast fill: their extremes)
         real = seen[~np.isnan(seen)] if value.dtype.is_float else seen

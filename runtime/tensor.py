@@ -1313,6 +1313,9 @@ class Tensor(TensorOps, NNOps):
         if len(masks) == 1 and not isinstance(index, list) and not any(
                 isinstance(it, (Tensor, list, np.ndarray)) for i, it in enumerate(items)
                 if i != masks[0]):
+            # a masked write: checked as t[mask] = value (torch's index_put refuses 300 too)
+            val = stored_value(value if isinstance(value, Tensor) else val, self.dtype,
+                               "t[mask, ...] = value")
             self.assign(_masked_write(self, items, masks[0], val))
             return
         if isinstance(index, list) or any(isinstance(it, (Tensor, list, np.ndarray))

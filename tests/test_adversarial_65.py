@@ -36,6 +36,9 @@ _STORES = {
     "masked_fill": (lambda t, m, v: t.masked_fill(m, v), lambda t, m, v: t.masked_fill(m, v)),
     "setitem_mask": (lambda t, m, v: _mask_write(t, m, v),
                      lambda t, m, v: _mask_write(t.clone(), m, v)),
+    # a mask among basic indices is another path (`_masked_write`)
+    "setitem_mask_ellipsis": (lambda t, m, v: _mask_write(t, (m, ...), v),
+                              lambda t, m, v: _mask_write(t.clone(), (m, ...), v)),
 }
 
 

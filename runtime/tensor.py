@@ -1002,7 +1002,10 @@ class Tensor(TensorOps, NNOps):
     @takes_requires_grad
     def full(shape: Shape | int, fill_value: Scalar, dtype: DType | str | None = None) -> Tensor:
         shape = _check_shape(_argfix((shape,)), symbolic=True)
-        fill_value = python_scalar(fill_value)
+        # a one-element tensor is read as torch's full reads it, a number (int() of a NaN
+        # tensor was a bare ValueError)
+        fill_value = python_scalar(fill_value.item() if isinstance(fill_value, Tensor)
+                                   else fill_value)
         need_real("full: fill_value", fill_value)  # (a Variable too: a size, not a value)
         if dtype is None:
             dt = _default_dtype(fill_value)

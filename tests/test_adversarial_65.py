@@ -208,25 +208,30 @@ def test_the_refused_right_sides_raise_on_a_node():
         assert any(not isinstance(c, (int, float, bool)) for c in consts), rhs
 
 
-def test_full_and_full_like_read_a_zero_d_tensor_as_torchs_full():
+def _full(kind, dt, value, like):
+    """(rulegrad's, torch's) full or full_like of `value` (numpy 0-d) in dtype dt."""
+    from rulegrad import dtypes
+
+    tv = torch.from_numpy(value)
+    if kind == "full":
+        return (lambda: Tensor.full((3,), Tensor(value), dtype=getattr(dtypes, dt)),
+                lambda: torch.full((3,), tv, dtype=getattr(torch, dt)))
+    return (lambda: Tensor(like).full_like(Tensor(value)),
+            lambda: torch.full_like(torch.from_numpy(like), tv))
+
+
+@pytest.mark.parametrize("kind", ["full", "full_like"])
+def test_full_and_full_like_read_a_zero_d_tensor_as_torchs_full(kind):
     """`full(shape, Tensor(v), dtype)` and `full_like(t, Tensor(v))` take the tensor's number
     and convert it as torch's full: a NaN into an int dtype was a bare ValueError (int() of
     the tensor), now torch's refusal, an OverflowError."""
-    from rulegrad import dtypes
-
     for dt in ("uint8", "int8", "float16", "float32"):
         for v, vdt in _VALUES:
-            tv = torch.tensor(v, dtype=getattr(torch, vdt))
-            like = np.zeros(3, dt)
-            for ours, theirs in (
-                    (lambda: Tensor.full((3,), Tensor(np.array(v, vdt)), dtype=getattr(dtypes, dt)),
-                     lambda: torch.full((3,), tv, dtype=getattr(torch, dt))),
-                    (lambda: Tensor(like).full_like(Tensor(np.array(v, vdt))),
-                     lambda: torch.full_like(torch.from_numpy(like), tv))):
-                try:
-                    want = theirs().numpy()
-                except RuntimeError:
-                    with pytest.raises(OverflowError, match="without overflow"):
-                        ours()
-                    continue
-                np.testing.assert_array_equal(ours().numpy(), want, err_msg=f"{dt} {v} {vdt}")
+            ours, theirs = _full(kind, dt, np.array(v, vdt), np.zeros(3, dt))
+            try:
+                want = theirs().numpy()
+            except RuntimeError:
+                with pytest.raises(OverflowError, match="without overflow"):
+                    ours()
+                continue
+            np.testing.assert_array_equal(ours().numpy(), want, err_msg=f"{dt} {v} {vdt}")

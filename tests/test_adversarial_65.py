@@ -1,9 +1,14 @@
 """hunt65 (issue 31): the last open items of the issue, against torch and numpy.
 
-A one-element tensor stored as a scalar (`masked_fill(m, Tensor(v))`, `t[mask] = Tensor(v)`)
-is converted as torch converts it (`stored_scalar`): a cast wrapped uint8's Tensor(300) to 44
-and NaN to 0 where torch refuses. (`t[i] = Tensor(v)`, `fill_` and `assign` are tensor copies
-in torch, which wrap as a cast: ours too.)
+- A one-element tensor stored as a scalar (`masked_fill(m, Tensor(v))`, `t[mask] = Tensor(v)`,
+  `t[mask, ...] = Tensor(v)`, `full`/`full_like` with a tensor value) is converted as torch
+  converts it (`stored_scalar`): a cast wrapped uint8's Tensor(300) to 44 and NaN to 0 where
+  torch refuses. (`t[i] = Tensor(v)`, `fill_` and `assign` are tensor copies in torch, which
+  wrap as a cast: ours too.) A float32 item write past its range raises, as torch's.
+- float16/float32 `prod` is within the reduction contract's stated bound, and differs from
+  numpy's left-to-right order only within it or where numpy's partial products leave the range.
+- `gen` refuses builtins given what they fail on (`sum(x)`, `abs(x)`, `max(x, y)` of nodes)
+  and `x.alu(op, "s")`.
 """
 
 from __future__ import annotations

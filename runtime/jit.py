@@ -488,6 +488,8 @@ class Jit:
             entry.refused = f"two calls differ: {why}"
             return out
         entry.replay, entry.template = _plan(rec, bufs, hosts), out
+        for register in rec.watchers:  # (a setting the kernels froze changes: record again)
+            register(weakref.WeakMethod(self.reset))
         if type(out) is Tensor and type(entry.replay.results[0]) is _Fresh:
             entry.one = entry.replay.results[0]  # type: ignore[assignment]
         for r, (b, _, _) in zip(entry.replay.results, rec.results):

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
-from weakref import ref
+from weakref import WeakKeyDictionary, ref
 
 import numpy as np
 
@@ -80,13 +80,18 @@ class _Setting:
         d = opt.__dict__
         old = d.get(self.name, value)
         d[self.name] = value
-        if d.get("_forgets") and not (old is value or type(old) is type(value) and (
+        if _forgets.get(opt) and not (old is value or type(old) is type(value) and (
                 old.hex() == value.hex() if type(value) is float else  # type: ignore[attr-defined]
                 type(value) in (int, bool) and old == value)):
-            forgets, d["_forgets"] = d["_forgets"], []
-            for forget in forgets:
+            for forget in _forgets.pop(opt):
                 if (reset := forget()) is not None:
                     reset()
+
+
+# per optimizer, the resets of the jits that replay a step of it (`_replayed_by`): kept out of
+# its attributes, which copy and pickle take (a weak method is neither copied nor pickled)
+_forgets: WeakKeyDictionary[Optimizer, list[Callable[[], Callable[[], None] | None]]] = \
+    WeakKeyDictionary()
 
 
 class Optimizer:
@@ -320,7 +325,7 @@ class Optimizer:
     def _replayed_by(self, forget: Callable[[], Callable[[], None] | None]) -> None:
         """A jit replays a step of this one: `forget()` (its reset, or None once it is gone)
         is called when a setting changes (`_Setting`)."""
-        self.__dict__.setdefault("_forgets", []).append(forget)
+        _forgets.setdefault(self, []).append(forget)
 
     def _schedule_step(self, also: Sequence[Tensor]) -> list[Tensor]:
         """schedule_step, leaving out of its readers the tensors `also` realizes with it."""

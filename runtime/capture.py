@@ -30,6 +30,10 @@ class Recording:
     refused: str | None = None  # why this step cannot be replayed (it then runs as it is)
     host_reads: int = 0         # values read back to Python inside the step (.numpy, .item)
     results: list[tuple[Any, tuple]] = field(default_factory=list)  # (Buffer, shape) returned
+    # callbacks that take the replay's `forget` (a function that drops it): an object whose
+    # Python settings the recorded kernels froze (an optimizer's float lr) calls it when one
+    # changes, since a replay runs no Python and would go on with the recorded value
+    watchers: list[Any] = field(default_factory=list)
 
 
 active: Recording | None = None
@@ -43,6 +47,12 @@ def launched(prog: Any, bufs: list[tuple[Any, ...]], written: list[frozenset[int
 def refuse(reason: str) -> None:
     if active is not None and active.refused is None:
         active.refused = reason
+
+
+def watch(register: Any) -> None:
+    """`register(forget)` is called once the step recorded now is replayed (see Recording)."""
+    if active is not None:
+        active.watchers.append(register)
 
 
 def host_read() -> None:

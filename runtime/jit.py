@@ -34,7 +34,9 @@ the step (`.item()`, `.numpy()`: a branch on it would be frozen), a symbolic siz
 argument or result, a backend other than C, and a result that is not a Tensor. What a replay
 cannot see: Python code in the function does not run again, so a state change must be a Tensor
 `assign` (as optimizers do), not a rebinding of a Python name; a Python branch taken
-differently on a later call is not seen. `jit.reset()` forgets every recording. Not thread-safe.
+differently on a later call is not seen (but an optimizer's setting changed, `opt.lr = ...`,
+drops the replays of its step: capture's `watch`, api/nn/optim.py's `_Setting`).
+`jit.reset()` forgets every recording. Not thread-safe.
 """
 
 from __future__ import annotations
@@ -488,6 +490,8 @@ class Jit:
             entry.refused = f"two calls differ: {why}"
             return out
         entry.replay, entry.template = _plan(rec, bufs, hosts), out
+        for register in rec.watchers:  # (a setting the kernels froze changes: record again)
+            register(weakref.WeakMethod(self.reset))
         if type(out) is Tensor and type(entry.replay.results[0]) is _Fresh:
             entry.one = entry.replay.results[0]  # type: ignore[assignment]
         for r, (b, _, _) in zip(entry.replay.results, rec.results):

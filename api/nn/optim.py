@@ -30,12 +30,13 @@ the parameters changed; `zero_grad()` drops them (the next backward() starts afr
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
-from weakref import ref
+from weakref import WeakKeyDictionary, ref
 
 import numpy as np
 
+from rulegrad.runtime import capture
 from rulegrad.runtime.device import DEFAULT, device_of, in_use
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.multi import layouts
@@ -65,8 +66,38 @@ def _drop_kept(opt: ref[Optimizer], step: int, _: object) -> None:
         o._kept = []
 
 
+class _Setting:
+    """A Python setting of an optimizer (lr, momentum, ...), kept in the instance's dict (read
+    as a plain attribute: this descriptor has no __get__). Set to another value, it drops every
+    `rulegrad.jit` replay of a step of this optimizer (`_replayed_by`): a replay runs no Python,
+    so the recorded kernels went on with the old value (a step schedule's `opt.lr = 0.01` after
+    the jit's fourth call changed nothing); the jit then records the step again."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __set__(self, opt: Optimizer, value: object) -> None:
+        d = opt.__dict__
+        old = d.get(self.name, value)
+        d[self.name] = value
+        if _forgets.get(opt) and not (old is value or type(old) is type(value) and (
+                old.hex() == value.hex() if type(value) is float else  # type: ignore[attr-defined]
+                type(value) in (int, bool) and old == value)):
+            for forget in _forgets.pop(opt):
+                if (reset := forget()) is not None:
+                    reset()
+
+
+# per optimizer, the resets of the jits that replay a step of it (`_replayed_by`): kept out of
+# its attributes, which copy and pickle take (a weak method is neither copied nor pickled)
+_forgets: WeakKeyDictionary[Optimizer, list[Callable[[], Callable[[], None] | None]]] = \
+    WeakKeyDictionary()
+
+
 class Optimizer:
     """The parameters, their state, and the one-schedule step; subclasses give the update."""
+
+    lr = _Setting()
 
     def __init__(self, params: Iterable[Tensor], lr: float):
         self.params = list(dict.fromkeys(params))  # once each, in order
@@ -291,8 +322,15 @@ class Optimizer:
         self._keep(tensors)
         return tensors
 
+    def _replayed_by(self, forget: Callable[[], Callable[[], None] | None]) -> None:
+        """A jit replays a step of this one: `forget()` (its reset, or None once it is gone)
+        is called when a setting changes (`_Setting`)."""
+        _forgets.setdefault(self, []).append(forget)
+
     def _schedule_step(self, also: Sequence[Tensor]) -> list[Tensor]:
         """schedule_step, leaving out of its readers the tensors `also` realizes with it."""
+        if capture.active is not None:  # (rulegrad.jit records this step: `_Setting`)
+            capture.watch(self._replayed_by)
         # a parameter frozen since the last step (`p.requires_grad = False`: backward() gave it
         # no gradient) is left as it is, its state too, as torch's step skips a None .grad
         missing = [i for i, p in enumerate(self.params) if p.grad is None and p.requires_grad]
@@ -521,6 +559,8 @@ class SGD(Optimizer):
     """Stochastic gradient descent, with momentum (and Nesterov) and weight decay as tinygrad:
     g = grad + wd * p; b = momentum * b + g; p -= lr * (g + momentum * b if nesterov else b)."""
 
+    momentum, wd, nesterov = _Setting(), _Setting(), _Setting()
+
     def __init__(self, params: Iterable[Tensor], lr: float = 0.001, momentum: float = 0.0,
                  weight_decay: float = 0.0, nesterov: bool = False):
         super().__init__(params, lr)
@@ -539,6 +579,8 @@ class SGD(Optimizer):
 class Adam(Optimizer):
     """Adam (Kingma & Ba) as tinygrad's: m, v moments, bias correction by b1^t and b2^t kept
     as tensors (so every step is the same program: no constant changes, nothing recompiles)."""
+
+    b1, b2, eps, wd = _Setting(), _Setting(), _Setting(), _Setting()
 
     def __init__(self, params: Iterable[Tensor], lr: float = 0.001, b1: float = 0.9,
                  b2: float = 0.999, eps: float = 1e-8, weight_decay: float = 0.0):

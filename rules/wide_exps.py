@@ -64,6 +64,26 @@ def _wide_exps(value: UOp, r: UOp, out: UOp | None = None, at: UOp | None = None
         and vector_values(nodes + (along(at, r) if at is not None else []), r, out, (1,), _PAIR_OPS)
 
 
+def nonpositive(x: UOp) -> bool:
+    """Whether a float value is <= 0 or NaN wherever it is computed: a row's value less its own
+    row's max, `v - max(v)` (a softmax's exp argument), through float casts (a rounding keeps
+    the sign). The MAX reduce runs over a range of the same size as one of v's ranges, and v
+    with that range replaced by the reduce's is the reduce's value: so v is one of the values
+    the max took (its start, the register's, can only raise it). NaN stays NaN, and an inf max
+    gives -inf or NaN. render.py then prints exp without its overflow clamp (vexp's
+    `rg_zexpn_f32`: the same bits there)."""
+    while x.op is Ops.CAST and x.dtype in _HALF_FLOAT and x.src[0].dtype in _HALF_FLOAT:
+        x = x.src[0]
+    if x.op is not Ops.SUB or x.src[1].op is not Ops.REDUCE or x.src[1].arg is not Ops.MAX \
+            or len(x.src[1].src) != 2:
+        return False
+    v, (value, r) = x.src[0], x.src[1].src
+    if value.op is Ops.MAX and value.src[0].op is Ops.DEFINE_REG:  # (a vector reduce's form)
+        value = value.src[1]
+    return any(c.op is Ops.RANGE and c is not r and range_size(c) == range_size(r)
+               and v.substitute({c: r}) is value for c in v.toposort())
+
+
 def _wide_op(n: UOp) -> bool:
     """A node with a 16-lane form: float32 ops of _PAIR_OPS, float32 compares and masks."""
     if n.dtype is dtypes.bool:  # (no bool CMPLT: masks order true below false)

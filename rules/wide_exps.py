@@ -69,15 +69,22 @@ def nonpositive(x: UOp) -> bool:
     row's max, `v - max(v)` (a softmax's exp argument), through float casts (a rounding keeps
     the sign). The MAX reduce runs over a range of the same size as one of v's ranges, and v
     with that range replaced by the reduce's is the reduce's value: so v is one of the values
-    the max took (its start, the register's, can only raise it). NaN stays NaN, and an inf max
-    gives -inf or NaN. render.py then prints exp without its overflow clamp (vexp's
-    `rg_zexpn_f32`: the same bits there)."""
+    the max took (its start, the register's, can only raise it). A float16 softmax rounds the
+    max to a half: v is a half's value (a rounding keeps it), and a rounding is monotone, so v
+    stays at most the rounded max. NaN stays NaN, and an inf max gives -inf or NaN. render.py
+    then prints exp without its overflow clamp (vexp's `rg_zexpn_f32`: the same bits there)."""
     while x.op is Ops.CAST and x.dtype in _HALF_FLOAT and x.src[0].dtype in _HALF_FLOAT:
         x = x.src[0]
-    if x.op is not Ops.SUB or x.src[1].op is not Ops.REDUCE or x.src[1].arg is not Ops.MAX \
-            or len(x.src[1].src) != 2:
+    if x.op is not Ops.SUB:
         return False
-    v, (value, r) = x.src[0], x.src[1].src
+    v, m = x.src
+    half = v.dtype is dtypes.float16 or (v.op is Ops.CAST and v.src[0].dtype is dtypes.float16)
+    while m.op is Ops.CAST and m.dtype in _HALF_FLOAT and m.src[0].dtype in _HALF_FLOAT \
+            and (half or m.dtype is dtypes.float32):
+        m = m.src[0]
+    if m.op is not Ops.REDUCE or m.arg is not Ops.MAX or len(m.src) != 2:
+        return False
+    value, r = m.src
     if value.op is Ops.MAX and value.src[0].op is Ops.DEFINE_REG:  # (a vector reduce's form)
         value = value.src[1]
     return any(c.op is Ops.RANGE and c is not r and range_size(c) == range_size(r)

@@ -71,6 +71,26 @@ def test_exp_of_x_less_its_rows_max_is_within_the_bound_and_the_cores_bits(width
     assert_same_bits(got, Tensor(arg).exp().numpy())
 
 
+@pytest.mark.parametrize("width", ["32", "64"])
+def test_a_float16_exp_of_x_less_its_rows_max_is_within_an_ulp(width: str, monkeypatch):
+    """Every float16 <= 0 (and -inf, NaN) less its row's max (0): the max is rounded to a half
+    before the subtraction, which still bounds the row's halves (wide_exps.nonpositive)."""
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+    h = np.arange(0x8000, 0x10000, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    x = _rows_of(h.astype(F32)).astype(np.float16)
+    t = Tensor(x)
+    e = (t - t.max(1, keepdim=True)).exp()
+    assert ("rg_zexpn_f32(" in _source(e)) == (width == "64")
+    got = e.numpy()
+    assert got.dtype == np.float16
+    arg = x - x.max(1, keepdims=True)  # (a row of NaN patterns: its max and all of it NaN)
+    exact = np.exp(arg.astype(np.float64))
+    assert np.array_equal(np.isnan(got), np.isnan(exact))
+    ok = ~np.isnan(exact)
+    assert (ulps(got[ok], exact[ok], np.float16) <= ULPS).all()
+    assert_same_bits(got, Tensor(arg).exp().numpy())
+
+
 def _maybe_positive_cases() -> list[tuple[str, object]]:
     """Values less a max that does not bound them: another tensor's, part of the row's, a
     shifted read of the row, a max over another axis."""

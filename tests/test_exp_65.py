@@ -169,3 +169,73 @@ def test_softmax_and_logsumexp_rows_are_numpys(shape: tuple, dtype, width: str, 
     np.testing.assert_allclose(got_lse, want_lse, equal_nan=True,
                                **(dict(rtol=2e-6, atol=1e-6) if dtype is np.float32
                                   else dict(rtol=2e-3, atol=2e-3)))
+
+
+def _signed_sweep(n: int = 1 << 20) -> np.ndarray:
+    """Values of both signs over the whole float32 range (every bit pattern's nth), the specials
+    among them, in a shape of whole 16-lane vectors and a tail."""
+    u = np.linspace(0, 0xFFFFFFFF, n, dtype=np.uint64).astype(np.uint32).view(F32)
+    special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 88.8, 89.0, 100.0, -100.0, 3e38,
+                        -3e38, 1e-45, -1e-45, 103.9, -103.9, 104.5, -104.5], F32)
+    v = np.concatenate([special, u])
+    return np.resize(v, -(-v.size // 13) * 13).reshape(-1, 13)
+
+
+@pytest.mark.parametrize("op", ["sigmoid", "silu"])
+def test_a_sigmoids_exp_of_minus_its_magnitude_is_printed_clamp_free_with_the_same_bits(
+        op: str, monkeypatch):
+    """A sigmoid's stable form computes exp(-|x|) as a select on x's sign (wide_exps'
+    `nonpositive`): at 512 bits the clamp-free exp, the 256-bit target's bits (its library
+    call keeps the clamp), and numpy's values."""
+    x = _signed_sweep()
+    got = {}
+    for width in ("32", "64"):
+        monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", width)
+        t = getattr(Tensor(x), op)()
+        assert ("rg_zexpn_f32(" in _source(t)) == (width == "64")
+        with np.errstate(all="ignore"):
+            got[width] = t.numpy()
+    assert_same_bits(got["64"], got["32"])
+    x64 = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        s = np.where(x64 >= 0, 1 / (1 + np.exp(-x64)), np.exp(x64) / (1 + np.exp(x64)))
+        want = s if op == "sigmoid" else x64 * s
+    # (atol: products rounded into the subnormals, where float32 keeps fewer digits)
+    np.testing.assert_allclose(got["64"], want, rtol=1e-6, atol=1e-36, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", ["x > 1", "x < 1", "x == 0", "y > 0"])
+def test_a_select_not_on_its_values_sign_keeps_the_clamp(name: str, monkeypatch):
+    """exp(c ? -x : x) is <= 0 only where c is x's sign: any other condition keeps the clamp,
+    and exp(+inf) and exp(100) are inf."""
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")
+    x = _signed_sweep(1 << 12)
+    y = -x
+    c = {"x > 1": x > 1, "x < 1": x < 1, "x == 0": x == 0, "y > 0": y > 0}[name]
+    tx, ty = Tensor(x), Tensor(y)
+    tc = {"x > 1": tx > 1, "x < 1": tx < 1, "x == 0": tx == 0, "y > 0": ty > 0}[name]
+    out = tc.where(-tx, tx).exp()
+    assert "rg_zexpn_f32(" not in _source(out)
+    with np.errstate(all="ignore"):
+        got = out.numpy()
+        arg = np.where(c, -x, x)
+        exact = np.exp(arg.astype(np.float64))
+    assert np.array_equal(np.isnan(got), np.isnan(exact))
+    assert np.array_equal(np.isinf(got), np.isinf(exact.astype(F32)))
+    fin = np.isfinite(exact.astype(F32))
+    assert ulps(got[fin], exact[fin], F32).max() <= ULPS
+
+
+@pytest.mark.parametrize("name", ["x > 0 ? -x : x", "x < 0 ? x : -x"])
+def test_minus_a_magnitude_by_a_select_on_the_sign_is_printed_clamp_free(name: str, monkeypatch):
+    """Both select forms of -|x| (wide_exps' `nonpositive`): exp within the bound, NaN kept."""
+    monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")
+    x = _signed_sweep(1 << 16)
+    t = Tensor(x)
+    out = ((t > 0).where(-t, t) if name.startswith("x > 0") else (t < 0).where(t, -t)).exp()
+    assert "rg_zexpn_f32(" in _source(out)
+    got = out.numpy()
+    exact = np.exp(-np.abs(x.astype(np.float64)))
+    assert np.array_equal(np.isnan(got), np.isnan(exact))
+    ok = ~np.isnan(exact)
+    assert ulps(got[ok], exact[ok], F32).max() <= ULPS

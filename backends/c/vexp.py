@@ -9,7 +9,8 @@ the SIMD clones gcc's vectorizer calls from a kernel's loops, `_ZGV{b,c,d,e}N{4,
 explicit 8-lane vectors (render.py's op table), and `WIDE`, as `rg_zexp_f32` in 16 lanes (a
 512-bit target's reduce of exps, two 8-lane vectors at once, and its local rows of exps), and
 as `rg_zexpn_f32` without the overflow clamp for an argument known <= 0 or NaN (a softmax's
-x - max(x): rules/wide_exps.py's `nonpositive`; the clamp keeps such an x, so the same bits).
+x - max(x), a sigmoid's -|x|: rules/wide_exps.py's `nonpositive`; the clamp keeps such an x,
+so the same bits).
 Every one of them computes its lanes with the same core, so a vector loop and its scalar
 tail give the same bits. The scalar function runs the core's steps on one value (scalar fused
 multiply-adds): through a 16-lane call, the two values of a row of 10 left after its 8-lane

@@ -64,6 +64,53 @@ def _wide_exps(value: UOp, r: UOp, out: UOp | None = None, at: UOp | None = None
         and vector_values(nodes + (along(at, r) if at is not None else []), r, out, (1,), _PAIR_OPS)
 
 
+def nonpositive(x: UOp) -> bool:
+    """Whether a float value is <= 0 or NaN wherever it is computed: a row's value less its own
+    row's max, `v - max(v)` (a softmax's exp argument), through float casts (a rounding keeps
+    the sign). The MAX reduce runs over a range of the same size as one of v's ranges, and v
+    with that range replaced by the reduce's is the reduce's value: so v is one of the values
+    the max took (its start, the register's, can only raise it). A float16 softmax rounds the
+    max to a half: v is a half's value (a rounding keeps it), and a rounding is monotone, so v
+    stays at most the rounded max. NaN stays NaN, and an inf max gives -inf or NaN. render.py
+    then prints exp without its overflow clamp (vexp's `rg_zexpn_f32`: the same bits there).
+    So is -|a| written as a select on a's sign (a sigmoid's and silu's exp(-|x|))."""
+    while x.op is Ops.CAST and x.dtype in _HALF_FLOAT and x.src[0].dtype in _HALF_FLOAT:
+        x = x.src[0]
+    if x.op is Ops.WHERE:  # -|a| (a sigmoid's stable form): -a where a >= 0, else a
+        c, t, f = x.src
+        return (t.op is Ops.NEG and t.src[0] is f and _nonnegative_test(c, f)) or (
+            f.op is Ops.NEG and f.src[0] is t and _is_cmp(c, Ops.CMPLT, t, 1))
+    if x.op is not Ops.SUB:
+        return False
+    v, m = x.src
+    half = v.dtype is dtypes.float16 or (v.op is Ops.CAST and v.src[0].dtype is dtypes.float16)
+    while m.op is Ops.CAST and m.dtype in _HALF_FLOAT and m.src[0].dtype in _HALF_FLOAT \
+            and (half or m.dtype is dtypes.float32):
+        m = m.src[0]
+    if m.op is not Ops.REDUCE or m.arg is not Ops.MAX or len(m.src) != 2:
+        return False
+    value, r = m.src
+    if value.op is Ops.MAX and value.src[0].op is Ops.DEFINE_REG:  # (a vector reduce's form)
+        value = value.src[1]
+    return any(c.op is Ops.RANGE and c is not r and range_size(c) == range_size(r)
+               and v.substitute({c: r}) is value for c in v.toposort())
+
+
+def _is_cmp(c: UOp, op: Ops, a: UOp, zero_at: int) -> bool:
+    """c is `op` of a and a constant 0, the 0 at source `zero_at` (CMPEQ: either)."""
+    return c.op is op and len(c.src) == 2 and c.src[1 - zero_at] is a \
+        and c.src[zero_at].op is Ops.CONST and c.src[zero_at].arg == 0
+
+
+def _nonnegative_test(c: UOp, a: UOp) -> bool:
+    """c true only where a >= 0, false only where a <= 0 or NaN: `0 < a`, or `0 < a or a == 0`
+    (NaN compares false, so a NaN takes the false side)."""
+    gt = lambda n: _is_cmp(n, Ops.CMPLT, a, 0)  # noqa: E731
+    eq = lambda n: _is_cmp(n, Ops.CMPEQ, a, 0) or _is_cmp(n, Ops.CMPEQ, a, 1)  # noqa: E731
+    return gt(c) or (c.op is Ops.OR and len(c.src) == 2 and (
+        (gt(c.src[0]) and eq(c.src[1])) or (gt(c.src[1]) and eq(c.src[0]))))
+
+
 def _wide_op(n: UOp) -> bool:
     """A node with a 16-lane form: float32 ops of _PAIR_OPS, float32 compares and masks."""
     if n.dtype is dtypes.bool:  # (no bool CMPLT: masks order true below false)

@@ -173,5 +173,6 @@ def test_a_float16_log_softmax_sums_its_exps_16_lanes_at_a_time(cols, monkeypatc
     (item,) = Tensor(_rows((5, cols), cols)).log_softmax(-1).schedule()
     source = render_kernel(optimize_kernel(lower_only(item.ast)), "k").source
     body = source[source.index("void k"):]
-    assert "rg_zexp_f32(" in body and "rg_zload_f16(" in body
+    # (rg_zexpn_f32: the same core without the overflow clamp, x - max(x) <= 0: wide_exps)
+    assert re.search(r"rg_zexpn?_f32\(", body) and "rg_zload_f16(" in body
     assert body.count("rg_vexp_f32(") <= 1  # (the 8 lanes of a last vector past the pairs)

@@ -61,7 +61,7 @@ from rulegrad.rules.interchange_helpers import columns
 from rulegrad.rules.opt_helpers import VECTOR_LANES, half_row, one_row, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
-from rulegrad.rules.wide_exps import fills_sum, paired, wide_fill, wide_half
+from rulegrad.rules.wide_exps import fills_sum, nonpositive, paired, wide_fill, wide_half
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops
@@ -819,7 +819,9 @@ class KernelRenderer:
             self.uses.add(WIDE_MINMAX)
         elif self.wide and n.op in (Ops.EXP, Ops.WHERE):
             args = ", ".join(self._lanes(s, x) for s, x in zip(n.src, _SLOTS))
-            expr = f"rg_z{'exp' if n.op is Ops.EXP else 'sel'}_f32({args})"
+            # (an exp of x - max(x): its argument <= 0, no overflow clamp; the same bits)
+            fn = "sel" if n.op is Ops.WHERE else "expn" if nonpositive(n.src[0]) else "exp"
+            expr = f"rg_z{fn}_f32({args})"
         else:
             expr = render_vector(n, [self._lanes(s, x) for s, x in zip(n.src, _SLOTS)])
             if n.op in (Ops.EXP, Ops.LOG):

@@ -7,7 +7,10 @@ through) to the symbol `rg_expf`, and `SOURCE`, the library's definitions: `rg_e
 the SIMD clones gcc's vectorizer calls from a kernel's loops, `_ZGV{b,c,d,e}N{4,8,8,16}v_rg_expf`
 (the x86-64 vector ABI); and `VECTOR`, the core inline as `rg_vexp_f32` for a kernel's
 explicit 8-lane vectors (render.py's op table), and `WIDE`, as `rg_zexp_f32` in 16 lanes (a
-512-bit target's reduce of exps, two 8-lane vectors at once, and its local rows of exps).
+512-bit target's reduce of exps, two 8-lane vectors at once, and its local rows of exps), and
+as `rg_zexpn_f32` without the overflow clamp for an argument known <= 0 or NaN (a softmax's
+x - max(x), a sigmoid's -|x|: rules/wide_exps.py's `nonpositive`; the clamp keeps such an x,
+so the same bits).
 Every one of them computes its lanes with the same core, so a vector loop and its scalar
 tail give the same bits. The scalar function runs the core's steps on one value (scalar fused
 multiply-adds): through a 16-lane call, the two values of a row of 10 left after its 8-lane
@@ -121,9 +124,12 @@ static inline __attribute__((always_inline)) rg_xf8 rg_exp8(rg_xf8 x) {
 #define RG_B4(c) ((rg_xf4){0} + (c))
 #define RG_M16 (unsigned short)-1, 4
 /* the steps with AVX-512's scalef for 2^k (the same single rounding as the two halves'), on a
-   vector type T: min/max return their second operand, x, where it is NaN */
+   vector type T: min/max return their second operand, x, where it is NaN. _LOW's steps are the
+   same but the overflow clamp: for x <= 0 (or NaN) that clamp keeps x, so the same bits */
 #define RG_EXP_SCALEF(T, B, MIN, MAX, FMA, SCALEF) \
-  x = MIN(B(88.8f), x); x = MAX(B(-104.0f), x); \
+  x = MIN(B(88.8f), x); RG_EXP_SCALEF_LOW(T, B, MAX, FMA, SCALEF)
+#define RG_EXP_SCALEF_LOW(T, B, MAX, FMA, SCALEF) \
+  x = MAX(B(-104.0f), x); \
   const T k = FMA(x, B(0x1.715476p+0f), B(RG_EXP_SHIFT)) - RG_EXP_SHIFT; \
   T r = FMA(k, B(-0x1.63p-1f), x), p; \
   r = FMA(k, B(0x1.bd0106p-13f), r); \
@@ -135,6 +141,9 @@ static inline __attribute__((always_inline)) rg_xf8 rg_exp8(rg_xf8 x) {
 #define RG_SCALEF16(a, b) __builtin_ia32_scalefps512_mask(a, b, a, RG_M16)
 static inline __attribute__((always_inline)) rg_xf16 rg_exp16(rg_xf16 x) {
   RG_EXP_SCALEF(rg_xf16, RG_B16, RG_MIN16, RG_MAX16, RG_FMA16, RG_SCALEF16) }
+/* an argument known <= 0 or NaN (wide_exps.nonpositive: x - max(x) over x's own row) */
+static inline __attribute__((always_inline)) rg_xf16 rg_exp16n(rg_xf16 x) {
+  RG_EXP_SCALEF_LOW(rg_xf16, RG_B16, RG_MAX16, RG_FMA16, RG_SCALEF16) }
 #ifdef __AVX512VL__
 /* 8 and 4 lanes (and one value, in 4) the same way: fewer steps than the two halves */
 #define RG_SCALEF8(a, b) __builtin_ia32_scalefps256_mask(a, b, a, (unsigned char)-1)
@@ -210,6 +219,14 @@ static inline rg_zf32 rg_zexp_f32(rg_zf32 x) {
 #else
   rg_xf8 a, b; memcpy(&a, &x, 32); memcpy(&b, (const char *)&x + 32, 32);
   a = rg_exp8(a); b = rg_exp8(b); memcpy(&x, &a, 32); memcpy((char *)&x + 32, &b, 32); return x;
+#endif
+}
+/* an argument known <= 0 or NaN: no overflow clamp, the same bits as rg_zexp_f32's there */
+static inline rg_zf32 rg_zexpn_f32(rg_zf32 x) {
+#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+  return rg_exp16n(x);
+#else
+  return rg_zexp_f32(x);
 #endif
 }"""
 

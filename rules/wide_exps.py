@@ -92,8 +92,15 @@ def nonpositive(x: UOp) -> bool:
     value, r = m.src
     if value.op is Ops.MAX and value.src[0].op is Ops.DEFINE_REG:  # (a vector reduce's form)
         value = value.src[1]
-    return any(c.op is Ops.RANGE and c is not r and range_size(c) == range_size(r)
+    # (the same size: the same end node, a constant's or a variable's; range_size is None for
+    # any symbolic range, and x[0:n] - max(x[0:k]) is not <= 0)
+    return any(c.op is Ops.RANGE and c is not r and _same_size(c, r)
                and v.substitute({c: r}) is value for c in v.toposort())
+
+
+def _same_size(a: UOp, b: UOp) -> bool:
+    size = range_size(a)
+    return a.src[0] is b.src[0] or (size is not None and size == range_size(b))
 
 
 def _is_cmp(c: UOp, op: Ops, a: UOp, zero_at: int) -> bool:

@@ -10,9 +10,18 @@ setting went to 1.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
+
+import numpy as np
+import pytest
+from optimizer_actions import optimized_kernels
+
+from rulegrad import Tensor
+from rulegrad.backends.c import build
+from rulegrad.backends.c.render import render_kernel
 
 # a kernel of two threaded nests (a cat's pieces: PEEL's runs), printed with `num_threads`
 # (not launched: launch.py runs one loop), optimized on 4 threads, run on 1. libgomp's pool
@@ -54,3 +63,45 @@ def test_a_printed_team_is_capped_at_the_runtimes_count(tmp_path):
                                                "RULEGRAD_CACHE": str(tmp_path)})
         assert res.returncode == 0, res.stderr
         assert int(res.stdout.split()[-1]) == woken, (run, res.stdout)
+
+
+COST = 1 << 14  # a region's cost, in loads (PARALLEL_MIN_WORK), faked for small programs
+
+
+@pytest.mark.parametrize("nthreads", [2, 3, 4, 7])
+@pytest.mark.parametrize("n, op", [(49157, "sum"), (65536, "sum"), (3 * COST * 4, "max"),
+                                   (100003, "sum")])
+def test_a_threaded_reduce_launches_the_team_its_work_pays_for(fake_machine, monkeypatch,
+                                                                 nthreads, n, op):
+    """A full reduce given threads by `THREAD` (thread_helpers) runs on the team whose shares of
+    its work each pay for the region, as a PARALLEL loop does (it ran the runtime's count: a sum
+    of 49157 values at a 16K cost on 7 threads woke 7 where 3 pay). The oracle: the model's
+    statement from the size (a sum reads one value per iteration: its work is its length; the
+    tail past the blocks, SPLIT's, is not threaded)."""
+    fake_machine(nthreads, COST)
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    kernels = optimized_kernels(getattr(Tensor(x), op)())
+    acts = [a for _, acts in kernels for a in acts]
+    thread = [a for a in acts if a.startswith("THREAD")]
+    if not thread:
+        pytest.skip(f"not a THREAD reduce here: {acts}")
+    rks = [render_kernel(opt, f"k{i}_rev65b") for i, (opt, _) in enumerate(kernels)]
+    (rk,) = [rk for rk in rks if rk.launch]
+    split = [re.search(r"\((\d+) blocks of (\d+)", a) for a in acts if a.startswith("SPLIT")]
+    blocked = int(split[0][1]) * int(split[0][2]) if split else n  # (SPLIT's blocks: no tail)
+    want = max(2, min(nthreads, rk.launch, blocked // COST))
+    assert rk.team == want, (rk.team, want, acts)
+    seen: list[int] = []
+    real = build.launched
+
+    def spy(*args, **kwargs):
+        seen.append(args[7] if len(args) > 7 else kwargs.get("team", 0))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(build, "launched", spy)
+    got = getattr(Tensor(x), op)().numpy()
+    assert seen == [want], seen
+    if op == "max":
+        assert got == x.max()
+    else:
+        np.testing.assert_allclose(got, x.astype(np.float64).sum(), rtol=1e-5, atol=1e-3)

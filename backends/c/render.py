@@ -1209,7 +1209,10 @@ class KernelRenderer:
             self.threaded.add(red)
             if declared:  # (used unless its loop is launched: `render`)
                 self.declared.add(omp_op)
-            return Threads(simd=innermost, reduction=(omp_op, acc))
+            # on the team the action gave it (its range's third field: thread_helpers.threaded)
+            first = red.src[1].arg
+            return Threads(simd=innermost, reduction=(omp_op, acc),
+                           team=first[2] if len(first) > 2 else 0)
         if innermost:
             if declared:
                 self.uses.add(omp_op)

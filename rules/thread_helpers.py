@@ -4,9 +4,10 @@ across cores.
 
 In: a lowered loop-form REDUCE (backends/KERNEL_AST.md, "after lowering"). Out:
 `threadable(red)`, a bool, and `threaded(red)`, the REDUCE with its outermost range marked
-`RANGE(..., (id, "thread"))`, which backends/c/render.py prints as `omp parallel for
-reduction(...)`: each thread combines its share of the loop into its own accumulator, and the
-threads' accumulators are combined at the end. MAX, MIN and integer sums are exact in any
+`RANGE(..., (id, "thread", team))` (team: the threads its work pays for), which
+backends/c/render.py prints as `omp parallel for reduction(...)` on that team: each thread
+combines its share of the loop into its own accumulator, and the threads' accumulators are
+combined at the end. MAX, MIN and integer sums are exact in any
 order; a float sum's order is the reduction contract's (runtime/semantics.py).
 
 The scheduler splits a long full reduce into an outer and an inner loop (a sum of 4M values is
@@ -62,9 +63,16 @@ def threadable(red: UOp) -> bool:
 
 
 def _worth_threads(red: UOp) -> bool:
-    """Whether red's work pays for two threads' parallel region (pack_helpers'
-    `region_threads`: each share at least PARALLEL_MIN_WORK), the model every threaded loop's
-    threads come from. The work is parallel_helpers' `_work`'s: each load of its body, and each
+    """Whether red's work pays for two threads' parallel region (`team`)."""
+    return team(red) >= 2
+
+
+def team(red: UOp) -> int:
+    """The threads red's work pays for (pack_helpers' `region_threads`: each share at least
+    PARALLEL_MIN_WORK), the model every threaded loop's threads come from: the team its threaded
+    loop runs on (`threaded` records it in the range; it had run the runtime's count, a sum
+    of 3M values at RULEGRAD_THREADS=4 on 4 threads where 2 shares pay), 1 when none pays. The
+    work is parallel_helpers' `_work`'s: each load of its body, and each
     libm call as LIBM_LOADS loads, once per iteration of its loops (its own and those nested in
     it) up to the innermost it reads; the iterations at least (a body of no load). Counted by
     iterations alone, a sum of exp(x) over 1.5M values (6M loads) ran on one core while exp(x)
@@ -72,10 +80,10 @@ def _worth_threads(red: UOp) -> bool:
     loops = (*red.src[1:], *loops_within(red, red.src[1:]))
     sizes = [range_size(r) for r in loops]
     if None in sizes:
-        return False
+        return 1
     deps = free_ranges(red)
     work = sum(load_weight(n) * runs(loops, frozenset(), deps[n]) for n in toposort(red.src[0]))
-    return region_threads(max(work, math.prod(sizes)), threads()) >= 2  # type: ignore[arg-type]
+    return region_threads(max(work, math.prod(sizes)), threads())  # type: ignore[arg-type]
 
 
 def _starts_neutral(red: UOp) -> bool:
@@ -125,7 +133,10 @@ def _part(red: UOp, ranges: tuple[UOp, ...], at: UOp) -> UOp:
 
 
 def threaded(red: UOp) -> UOp:
-    """The REDUCE with its outermost loop marked for threads (recorded as an action)."""
+    """The REDUCE with its outermost loop marked for threads (recorded as an action), and its
+    team (`team`, at most the loop's iterations) with it: `(id, "thread", team)`, the range's
+    arg, which the printer's threaded loop runs on (ctext.Threads.team)."""
     first = red.src[1]
     taken(f"THREAD {red.arg.name} over r{first.arg[0]} ({range_size(first)} iterations)")
-    return red.substitute({first: first.replace(arg=(first.arg[0], "thread"))})
+    threads_ = max(2, min(team(red), range_size(first)))  # type: ignore[type-var]
+    return red.substitute({first: first.replace(arg=(first.arg[0], "thread", threads_))})

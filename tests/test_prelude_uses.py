@@ -62,7 +62,7 @@ PROGRAMS = {
 # the prelude's functions on demand, as the kernel's text names them (`expf` is bound to the
 # block library's rg_expf)
 _NAMED = re.compile(r"(?<![\w.])(rg_(?:f2i_\w+|fpow_f\d\d|(?:idiv|mod|shl|shr|pow)_[iu]\d+|"
-                    r"(?:block|pack)_[vz]f\d\d\w*|reduce_[a-z]+_f32|vexp_f32|f16_f32|f16_bits|round_f16)|"
+                    r"(?:block|pack)_[vz]f\d\d\w*|reduce_[a-z]+_f32|vexp_f32|f16_f32|f16_bits|round_f16|team)|"
                     r"rg(?:max|min|addz)_f\d\d|expf)\b")
 
 # a 512-bit target's 16-lane values, loads, selects and stores (vexp.WIDE defines them all)

@@ -369,6 +369,12 @@ static inline void rg_vstore_f16(void *p, rg_vf32 v) {
 #endif
 """))
 # ---------------------------------------------------------------------------- structure
+# a printed team capped at the runtime's count (Threads.team; the prelude's on demand)
+TEAM = "rg_team"
+TEAM_TEXT = ("int omp_get_max_threads(void); static inline int rg_team(int t) "
+             "{ const int m = omp_get_max_threads(); return t < m ? t : m; }")
+
+
 class Threads(NamedTuple):
     """A loop split across cores (`#pragma omp parallel for`), as the printer that opened it
     decided: its clauses (`simd` too; a reduce's OpenMP operator and accumulator; a dynamic
@@ -382,8 +388,10 @@ class Threads(NamedTuple):
     var: str = ""
     size: int = 0
     step: int | None = None
-    # the threads the parallel action's model gave the loop (`num_threads`; a launched loop's
-    # RenderedKernel.team); 0: the runtime's count
+    # the threads the parallel action's model gave the loop (a launched loop's RenderedKernel.team;
+    # else `num_threads(rg_team(N))`: at most the runtime's count, as launch.py's `rg_launch`, for
+    # OpenMP's clause overrides it: a kernel optimized at RULEGRAD_THREADS=4 and run at 1, a jit
+    # replay's, woke 4 threads); 0: the runtime's count
     team: int = 0
 
     def loop(self, var: str, size: int, step: int | None = None) -> tuple[Threads, Loop]:
@@ -394,7 +402,7 @@ class Threads(NamedTuple):
         if self.dynamic:
             clauses += " schedule(dynamic)"
         if self.team:
-            clauses += f" num_threads({self.team})"
+            clauses += f" num_threads({TEAM}({self.team}))"
         return (self._replace(var=var, size=size, step=step),
                 Loop(var, size, step=step or 1, pragma=f"#pragma omp parallel for{clauses}"))
 

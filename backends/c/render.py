@@ -80,6 +80,8 @@ from .ctext import (
     HALF_WIDEN_TEXT,
     REDUCE_OPS,
     SUFFIX,
+    TEAM,
+    TEAM_TEXT,
     VECTOR_HELPERS,
     WIDE_MINMAX,
     WIDE_MINMAX_TEXT,
@@ -323,6 +325,7 @@ _ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
         *(({f"rg_pack_{w}{s}" for w in "vz"},
            " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};" for w in "vz"))
           for t, s in (("float", "f32"), ("double", "f64"))),
+        ({TEAM}, TEAM_TEXT),  # a printed threaded loop's team, capped (ctext.Threads.team)
         ({HALF_WIDEN}, HALF_WIDEN_TEXT),  # a float16 read from memory (a kernel's LOAD)
         ({HALF_ROUND}, HALF_ROUND_TEXT),  # a float32 CAST to float16, kept as a float
         ({HALF_BITS}, HALF_BITS_TEXT),  # such a float stored as a float16
@@ -1208,7 +1211,10 @@ class KernelRenderer:
             self.threaded.add(red)
             if declared:  # (used unless its loop is launched: `render`)
                 self.declared.add(omp_op)
-            return Threads(simd=innermost, reduction=(omp_op, acc))
+            # on the team the action gave it (its range's third field: thread_helpers.threaded)
+            first = red.src[1].arg
+            return Threads(simd=innermost, reduction=(omp_op, acc),
+                           team=first[2] if len(first) > 2 else 0)
         if innermost:
             if declared:
                 self.uses.add(omp_op)
@@ -1541,6 +1547,8 @@ class KernelRenderer:
         source = "".join(s + "\n" for s in segments) + "\n".join(lines) + "\n"
         # (a float16 bit function every loop that called it printed as C's: `_scalar_halves`)
         self.uses -= {f for f in (HALF_WIDEN, HALF_ROUND, HALF_BITS) if f"{f}(" not in source}
+        if f"{TEAM}(" in source:  # (a launched loop's pragma is gone: launch.py caps its team)
+            self.uses.add(TEAM)
         if self.used_vectors:
             source = VECTOR_HELPERS + source
         if self.used_vectors or self.gcc_vectors:

@@ -570,7 +570,7 @@ def y_row_step(y: UOp, ks: tuple[UOp, ...], j: UOp) -> int | None:
 
 
 def read_in_place(y_bytes: int, tiles: int, columns: int, panel: int, row_bytes: int,
-                  itemsize: int = 4) -> bool:
+                  itemsize: int) -> bool:
     """Whether the row tiles read y's panels in place rather than packed, y a plain load contiguous
     along the columns: when y fits in one core's L2 (runtime/target.py), where each tile reads its
     panels from as packed ones would be, and the tiles are few (PARALLEL_SHARES at most), so that

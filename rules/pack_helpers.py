@@ -331,13 +331,20 @@ def _plain_cost(st: UOp, reds: list[UOp]) -> float:
 # rows (w.T: 6x4096x1024 ran 0.67x as dots, 2x2048x512 1.9x, 3x1024x1024 1.4x, 4x4096x64
 # 1.6x; 8x1024x1024 packs x, w read in place, 0.79x as dots: its rows are w's 1024)
 DOT_ROWS = 4
+# a dot's vector of partial sums summed across its lanes once per output (shuffles and adds, each
+# waiting on the last): about a vector multiply-add's slot per lane. Without it a short k over
+# many columns ran as dots slower than packed (4x16x65536 0.62x, 4x33x30011 0.74x, 3x9x100003
+# 0.85x, CPU time interleaved against main); with it the break-even k of 4 rows is about 4.5
+# vectors (4x64x100003 ran the same either way, 4x256x4096 1.7x as dots)
+DOT_LANE_SUM = 1
 
 
 def _dot_cost(st: UOp, reds: list[UOp]) -> float:
     """The work of the product's plain loops, in vector multiply-adds (PLAIN_FMAS each), where
     each output's sum is a dot of two rows read forward along its one k range (`x @ w.T`: both
-    operands ungated loads contiguous along k, a vector of k a step); else infinite. A narrow
-    w.T packs few columns into a whole panel, each element copied one at a time down w's
+    operands ungated loads contiguous along k, a vector of k a step, then the vector of partial
+    sums summed across its lanes, about a multiply-add a lane: DOT_LANE_SUM); else infinite. A
+    narrow w.T packs few columns into a whole panel, each element copied one at a time down w's
     columns: 2x100003x13 as a panel of 16 ran 0.45x torch eager on two threads."""
     if any(len(red.src) != 2 or (xy := operands(red)) is None or
            not all(_in_place(v, red) for v in xy) for red in reds):
@@ -345,7 +352,7 @@ def _dot_cost(st: UOp, reds: list[UOp]) -> float:
     outputs = math.prod(range_size(r) for r in st.src[2:])  # type: ignore[misc]
     lanes = vector_lanes(reds[0].dtype.itemsize)
     return PLAIN_FMAS * outputs * sum(-(-range_size(red.src[1]) // lanes)  # type: ignore
-                                      for red in reds)
+                                      + DOT_LANE_SUM * lanes for red in reds)
 
 
 def _contiguous(v: UOp, rng: UOp) -> bool:
@@ -563,7 +570,7 @@ def y_row_step(y: UOp, ks: tuple[UOp, ...], j: UOp) -> int | None:
 
 
 def read_in_place(y_bytes: int, tiles: int, columns: int, panel: int, row_bytes: int,
-                  itemsize: int = 4) -> bool:
+                  itemsize: int) -> bool:
     """Whether the row tiles read y's panels in place rather than packed, y a plain load contiguous
     along the columns: when y fits in one core's L2 (runtime/target.py), where each tile reads its
     panels from as packed ones would be, and the tiles are few (PARALLEL_SHARES at most), so that

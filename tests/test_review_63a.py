@@ -90,20 +90,22 @@ def test_one_row_blocks_cover_the_row_once_per_paid_thread(fake_machine, nthread
 
 @pytest.mark.parametrize("transposed", [False, True])
 def test_batched_few_rows_pay_per_region(fake_machine, transposed: bool) -> None:
-    """Three 2x640x1280 products (a batch the two threads would share 2:1): the threads split
-    each product's panels in a region of its own, one per batch iteration, so each thread's
-    share of a region is 0.8M multiply-adds, under a region cost of 1M: one core, y streamed or
-    packed (`region_threads` of the work per region, not of the whole batch's 4.9M, which
-    had streamed y in runs for two threads woken three times). At a cost of 256K, threads."""
+    """Three 2x640x1280 products (4.9M multiply-adds, a batch the two threads would share 2:1).
+    A team over each product's panels is a region of its own per batch iteration, each
+    thread's share 0.8M: under a region cost of 1M that never pays (it had streamed y in runs
+    for two threads woken three times), but the batch, one region of the whole work, does: the
+    threads take whole products (`PARALLEL batch`, team65's model: two shares of the work each
+    pay). At a cost of 4M nothing pays: one core; at 256K each product's panels do."""
     rng = np.random.default_rng(3)
     x = rng.standard_normal((3, 2, 640)).astype(np.float32)
     w = rng.standard_normal((3, 640, 1280)).astype(np.float32)
     want = x.astype(np.float64) @ w
-    for cost, threaded in ((1 << 20, False), (1 << 18, True)):
+    for cost, threads in ((1 << 22, None), (1 << 20, "PARALLEL batch"),
+                          (1 << 18, "PARALLEL panels")):
         fake_machine(2, cost)
         wt = Tensor(np.ascontiguousarray(w.transpose(0, 2, 1))).transpose(1, 2) if transposed \
             else Tensor(w)
         t = Tensor(x) @ wt
         (pack,) = [a for a in kernel_actions(t)[-1] if a.startswith("PACK")]
-        assert ("PARALLEL" in pack) == threaded, (pack, cost)
+        assert (threads in pack) if threads else ("PARALLEL" not in pack), (pack, cost)
         _close(t.numpy(), want, 640, np.abs(x).max() * np.abs(w).max())

@@ -115,6 +115,26 @@ def fake_machine(monkeypatch):
 
 
 @pytest.fixture()
+def launched_teams(monkeypatch):
+    """`watch()`: from now on, the team each of the C backend's launches is handed (build.py's
+    `launched`, its 8th argument), in order, appended to the list it returns."""
+    from rulegrad.backends.c import build
+
+    def watch() -> list[int]:
+        seen: list[int] = []
+        real = build.launched
+
+        def spy(*args, **kwargs):
+            seen.append(args[7] if len(args) > 7 else kwargs.get("team", 0))
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(build, "launched", spy)
+        return seen
+
+    return watch
+
+
+@pytest.fixture()
 def one_device(monkeypatch) -> None:
     """A program's work as one that never used a second device sees it: an earlier test in the
     process may keep a value on another device alive (a plan holds its graph's buffers,

@@ -9,21 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from narrow_products import EPS, narrow_inputs
 from optimizer_actions import kernel_actions, optimized_kernels
 
 from rulegrad import Tensor
 from rulegrad.backends.kernel_interp import run_kernel
 from rulegrad.rules.interchange_helpers import NARROW_FLOAT_COLUMNS
-
-# a float sum's rounding per term, per dtype (float16 inputs are summed in float32: the cast)
-_EPS = {np.float16: 2e-3, np.float32: 4e-7, np.float64: 1e-15}
-
-
-def _inputs(m: int, k: int, n: int, dtype, transposed: bool = False, batch: int = 0):
-    rng = np.random.default_rng(m * 7919 + k * 31 + n)
-    xs = (batch, m, k) if batch else (m, k)
-    ws = (n, k) if transposed else (k, n)
-    return rng.standard_normal(xs).astype(dtype), rng.standard_normal(ws).astype(dtype)
 
 
 def _product(x: np.ndarray, w: np.ndarray, transposed: bool = False) -> Tensor:
@@ -36,7 +27,7 @@ def _close(got: np.ndarray, x: np.ndarray, w: np.ndarray, transposed: bool = Fal
     want = x.astype(np.float64) @ ww
     scale = np.abs(x).astype(np.float64) @ np.abs(ww)
     k = x.shape[-1]
-    tol = _EPS[x.dtype.type] * k * scale + (1e-2 if x.dtype == np.float16 else 1e-6)
+    tol = EPS[x.dtype.type] * k * scale + (1e-2 if x.dtype == np.float16 else 1e-6)
     # float16 outputs are rounded once more at the end
     tol = tol + (np.abs(want) * 1e-3 if x.dtype == np.float16 else 0)
     assert got.shape == want.shape
@@ -48,7 +39,7 @@ def _narrow_inputs(m: int, k: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     float widths gcc's `omp simd` keeps the accumulators in vector registers, faster), int32
     over any narrow width (tests/test_review_64e.py)."""
     if n in NARROW_FLOAT_COLUMNS:
-        return _inputs(m, k, n, np.float32)
+        return narrow_inputs(m, k, n, np.float32)
     rng = np.random.default_rng(m * 7919 + k * 31 + n)
     return rng.integers(-9, 10, (m, k)).astype(np.int32), rng.integers(-9, 10, (k, n)).astype(
         np.int32)
@@ -81,16 +72,16 @@ SHAPES = [(2, 100003, 5), (1, 65537, 3), (3, 1009, 7), (5, 4099, 5), (8, 2053, 2
 @pytest.mark.parametrize("m, k, n", SHAPES)
 def test_narrow_products_against_numpy(machine, m: int, k: int, n: int, dtype) -> None:
     machine(2)
-    x, w = _inputs(m, k, n, dtype)
+    x, w = narrow_inputs(m, k, n, dtype)
     _close(_product(x, w).numpy(), x, w)
 
 
 @pytest.mark.parametrize("m, k, n", [(2, 100003, 5), (3, 1009, 7), (1, 4099, 3), (5, 997, 2)])
 def test_transposed_and_batched_against_numpy(machine, m: int, k: int, n: int) -> None:
     machine(2)
-    x, w = _inputs(m, k, n, np.float32, transposed=True)
+    x, w = narrow_inputs(m, k, n, np.float32, transposed=True)
     _close(_product(x, w, transposed=True).numpy(), x, w, transposed=True)
-    xb, wb = _inputs(m, k, n, np.float32, batch=3)
+    xb, wb = narrow_inputs(m, k, n, np.float32, batch=3)
     _close((Tensor(xb) @ Tensor(wb)).numpy(), xb, wb)
 
 
@@ -99,7 +90,7 @@ def test_nan_and_inf_in_x_reach_their_rows_only(machine, m: int, n: int) -> None
     """A NaN in row 0 of x makes row 0's outputs NaN, an inf row 1's +-inf (w has no zero):
     each row keeps its own accumulators (no value of another row leaks in)."""
     machine(1)
-    x, w = _inputs(m, 1009, n, np.float32)
+    x, w = narrow_inputs(m, 1009, n, np.float32)
     w = np.where(w == 0, 1, w).astype(np.float32)
     x[0, 17] = np.nan
     if m > 1:

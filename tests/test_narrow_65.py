@@ -10,20 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from narrow_products import EPS, narrow_inputs
 from optimizer_actions import optimized_kernels
 
 from rulegrad import Tensor
 from rulegrad.backends.kernel_interp import run_kernel
-
-# a float sum's rounding per term, per dtype (float16 inputs are summed in float32: the cast)
-_EPS = {np.float16: 2e-3, np.float32: 4e-7, np.float64: 1e-15}
-
-
-def _inputs(m: int, k: int, n: int, dtype, transposed: bool = False, batch: int = 0):
-    rng = np.random.default_rng(m * 7919 + k * 31 + n)
-    xs = (batch, m, k) if batch else (m, k)
-    ws = (n, k) if transposed else (k, n)
-    return rng.standard_normal(xs).astype(dtype), rng.standard_normal(ws).astype(dtype)
 
 
 def _close(got: np.ndarray, x: np.ndarray, w: np.ndarray, transposed: bool = False) -> None:
@@ -31,7 +22,7 @@ def _close(got: np.ndarray, x: np.ndarray, w: np.ndarray, transposed: bool = Fal
     ww = (np.swapaxes(w, -1, -2) if transposed else w).astype(np.float64)
     want = x.astype(np.float64) @ ww
     scale = np.abs(x).astype(np.float64) @ np.abs(ww)
-    tol = _EPS[x.dtype.type] * x.shape[-1] * scale + (1e-2 if x.dtype == np.float16 else 1e-9)
+    tol = EPS[x.dtype.type] * x.shape[-1] * scale + (1e-2 if x.dtype == np.float16 else 1e-9)
     tol = tol + (np.abs(want) * 1e-3 if x.dtype == np.float16 else 0)  # (rounded at the end)
     assert got.shape == want.shape
     assert np.all(np.abs(got.astype(np.float64) - want) <= tol), np.abs(got - want).max()
@@ -62,7 +53,7 @@ SHAPES = [(8, 30011, 13), (1, 4099, 9), (2, 100003, 8), (3, 1031, 15), (9, 997, 
 def test_narrow_products_against_numpy(machine, nthreads: int, m: int, k: int, n: int,
                                        dtype) -> None:
     machine(nthreads)
-    x, w = _inputs(m, k, n, dtype)
+    x, w = narrow_inputs(m, k, n, dtype)
     _close((Tensor(x) @ Tensor(w)).numpy(), x, w)
 
 
@@ -70,16 +61,16 @@ def test_narrow_products_against_numpy(machine, nthreads: int, m: int, k: int, n
 def test_float64_half_a_panel_against_numpy(machine, m: int, k: int, n: int) -> None:
     """float64's panel is 8 columns of 4-lane vectors: 4 to 7 columns are its part-full panel."""
     machine(2)
-    x, w = _inputs(m, k, n, np.float64)
+    x, w = narrow_inputs(m, k, n, np.float64)
     _close((Tensor(x) @ Tensor(w)).numpy(), x, w)
 
 
 @pytest.mark.parametrize("m, k, n", [(8, 30011, 13), (3, 1009, 9), (2, 4099, 5)])
 def test_transposed_and_batched_against_numpy(machine, m: int, k: int, n: int) -> None:
     machine(2)
-    x, w = _inputs(m, k, n, np.float32, transposed=True)
+    x, w = narrow_inputs(m, k, n, np.float32, transposed=True)
     _close((Tensor(x) @ Tensor(w).T).numpy(), x, w, transposed=True)
-    xb, wb = _inputs(m, k, n, np.float32, batch=3)
+    xb, wb = narrow_inputs(m, k, n, np.float32, batch=3)
     _close((Tensor(xb) @ Tensor(wb)).numpy(), xb, wb)
 
 
@@ -89,7 +80,7 @@ def test_nan_and_inf_in_x_reach_their_rows_only(machine, dtype, m: int, n: int) 
     """A NaN in row 0 of x makes row 0's outputs NaN, an inf row 1's +-inf (w has no zero),
     each column of the overlapping vectors alike; the other rows are numpy's."""
     machine(2)
-    x, w = _inputs(m, 4099, n, dtype)
+    x, w = narrow_inputs(m, 4099, n, dtype)
     w = np.where(w == 0, 1, w).astype(dtype)
     x[0, 17] = np.nan
     x[1, 4000] = np.inf
@@ -111,7 +102,7 @@ def test_a_narrow_y_is_read_in_place_past_the_l2(machine, monkeypatch, m: int, k
 
     machine(2)
     monkeypatch.setenv("RULEGRAD_L2_BYTES", str(64 << 10))
-    x, w = _inputs(m, k, n, dtype)
+    x, w = narrow_inputs(m, k, n, dtype)
     t = Tensor(x) @ Tensor(w)
     line = _pack_line(t)
     assert "PACK" in line and "IN PLACE" in line, line
@@ -131,7 +122,7 @@ def test_a_slice_of_a_wider_y_is_packed_past_the_l2(machine, monkeypatch, m: int
     so it is packed as before; the values are numpy's."""
     machine(2)
     monkeypatch.setenv("RULEGRAD_L2_BYTES", str(64 << 10))
-    x, wide = _inputs(m, k, 64, np.float32)
+    x, wide = narrow_inputs(m, k, 64, np.float32)
     t = Tensor(x) @ Tensor(wide)[:, :n]
     line = _pack_line(t)
     assert "PACK" in line and "IN PLACE" not in line, line
@@ -142,7 +133,7 @@ def test_the_interpreter_runs_the_in_place_kernel(machine) -> None:
     """The optimized AST of a narrow in-place product in the kernel interpreter: numpy's values
     (the action changes how the C reads y, never the AST's sums)."""
     machine(2)
-    x, w = _inputs(8, 3001, 13, np.float32)
+    x, w = narrow_inputs(8, 3001, 13, np.float32)
     t = Tensor(x) @ Tensor(w)
     (item,) = t.schedule()
     [(opt, acts)] = optimized_kernels(t)
@@ -162,7 +153,7 @@ def test_few_rows_of_a_transposed_product_keep_their_dots(machine, m: int, k: in
     cheaper than w.T copied element by element into panels (pack_helpers' `_dot_cost`): not
     packed, numpy's values."""
     machine(2)
-    x, w = _inputs(m, k, n, np.float32, transposed=True)
+    x, w = narrow_inputs(m, k, n, np.float32, transposed=True)
     t = Tensor(x) @ Tensor(w).T
     assert "PACK" not in _pack_line(t), _pack_line(t)
     _close(t.numpy(), x, w, transposed=True)
@@ -175,7 +166,7 @@ def test_many_rows_or_w_itself_are_still_packed(machine, m: int, k: int, n: int,
     """More than DOT_ROWS rows share each packed panel (dots would read w.T once per row), and
     `x @ w` reads no row of w along k: packed, numpy's values."""
     machine(2)
-    x, w = _inputs(m, k, n, np.float32, transposed=transposed)
+    x, w = narrow_inputs(m, k, n, np.float32, transposed=transposed)
     t = Tensor(x) @ (Tensor(w).T if transposed else Tensor(w))
     assert "PACK" in _pack_line(t), _pack_line(t)
     _close(t.numpy(), x, w, transposed=transposed)
@@ -191,7 +182,7 @@ def test_the_last_block_in_512_bit_registers(fake_machine, monkeypatch, m: int, 
     vectors)."""
     fake_machine(2, 1 << 20)
     monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "64")
-    x, w = _inputs(m, k, n, dtype)
+    x, w = narrow_inputs(m, k, n, dtype)
     t = Tensor(x) @ Tensor(w)
     assert "IN PLACE" in _pack_line(t), _pack_line(t)
     _close(t.numpy(), x, w)

@@ -20,7 +20,6 @@ import pytest
 from optimizer_actions import optimized_kernels
 
 from rulegrad import Tensor
-from rulegrad.backends.c import build
 from rulegrad.backends.c.render import render_kernel
 
 # a kernel of two threaded nests (a cat's pieces: PEEL's runs), printed with `num_threads`
@@ -73,7 +72,7 @@ COST = 1 << 14  # a region's cost, in loads (PARALLEL_MIN_WORK), faked for small
 @pytest.mark.parametrize("n, op, nthreads", [
     *((n, "sum", t) for n in (49157, 100003) for t in (2, 3, 4, 7)),
     *((n, op, t) for n, op in ((65536, "sum"), (3 * COST * 4, "max")) for t in (2, 3))])
-def test_a_threaded_reduce_launches_the_team_its_work_pays_for(fake_machine, monkeypatch,
+def test_a_threaded_reduce_launches_the_team_its_work_pays_for(fake_machine, launched_teams,
                                                                  nthreads, n, op):
     """A full reduce given threads by `THREAD` (thread_helpers) runs on the team whose shares of
     its work each pay for the region, as a PARALLEL loop does (it ran the runtime's count: a sum
@@ -92,14 +91,7 @@ def test_a_threaded_reduce_launches_the_team_its_work_pays_for(fake_machine, mon
     blocked = int(split[0][1]) * int(split[0][2]) if split else n  # (SPLIT's blocks: no tail)
     want = max(2, min(nthreads, rk.launch, blocked // COST))
     assert rk.team == want, (rk.team, want, acts)
-    seen: list[int] = []
-    real = build.launched
-
-    def spy(*args, **kwargs):
-        seen.append(args[7] if len(args) > 7 else kwargs.get("team", 0))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(build, "launched", spy)
+    seen = launched_teams()
     got = getattr(Tensor(x), op)().numpy()
     assert seen == [want], seen
     if op == "max":

@@ -58,7 +58,7 @@ def _threaded_program(nthreads: int) -> None:
 # sizes whose model team is under every thread count tried
 @pytest.mark.parametrize("nthreads", [3, 4, 7])
 @pytest.mark.parametrize("shape", [(49157,), (40009, 3), (1, 81929), (1 << 20,), (33, 1009)])
-def test_the_models_team_is_recorded_printed_and_launched(fake_machine, monkeypatch, nthreads,
+def test_the_models_team_is_recorded_printed_and_launched(fake_machine, launched_teams, nthreads,
                                                           shape):
     fake_machine(nthreads, COST)
     x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
@@ -70,14 +70,7 @@ def test_the_models_team_is_recorded_printed_and_launched(fake_machine, monkeypa
     rk = _rendered(Tensor(x) * 2 + 1)
     assert rk.launch > 0 and rk.team == team, (rk.launch, rk.team)
     # the program's launch is handed the model's team (build.py -> launch.py)
-    seen: list[int] = []
-    real = build.launched
-
-    def spy(*args, **kwargs):
-        seen.append(args[7] if len(args) > 7 else kwargs.get("team", 0))
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(build, "launched", spy)
+    seen = launched_teams()
     np.testing.assert_array_equal((Tensor(x) * 2 + 1).numpy(), x * np.float32(2) + np.float32(1))
     assert seen == [team]
 

@@ -35,7 +35,7 @@ argument or result, a backend other than C, and a result that is not a Tensor. W
 cannot see: Python code in the function does not run again, so a state change must be a Tensor
 `assign` (as optimizers do), not a rebinding of a Python name; a Python branch taken
 differently on a later call is not seen (but an optimizer's setting changed, `opt.lr = ...`,
-drops the replays of its step: capture's `watch`, api/nn/optim.py's `_Setting`).
+drops the replays of its step: capture's `watch`, api/nn/optim.py's `Optimizer.__setattr__`).
 `jit.reset()` forgets every recording. Not thread-safe.
 """
 

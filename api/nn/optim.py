@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
-from weakref import WeakKeyDictionary, ref
+from weakref import ref
 
 import numpy as np
 
@@ -88,10 +88,25 @@ def _same(old: object, new: object) -> bool:
     return False
 
 
-# per optimizer, the resets of the jits that replay a step of it (`_replayed_by`): kept out of
-# its attributes, which copy and pickle take (a weak method is neither copied nor pickled)
-_forgets: WeakKeyDictionary[Optimizer, list[Callable[[], Callable[[], None] | None]]] = \
-    WeakKeyDictionary()
+# per optimizer (by id, with a weak reference to it), the resets of the jits that replay a step
+# of it (`_replayed_by`): kept out of its attributes, which copy and pickle take (a weak method
+# is neither copied nor pickled); a plain dict, so that a setting set with no jit costs no
+# Python call beyond `__setattr__` (a WeakKeyDictionary's get is one)
+_Forget = Callable[[], Callable[[], None] | None]
+_forgets: dict[int, tuple[ref[Optimizer], list[_Forget]]] = {}
+
+
+def _forget_gone(key: int, gone: ref) -> None:
+    """An optimizer's weak reference died: its resets go with it (unless the id was taken
+    again and registered already)."""
+    if (entry := _forgets.get(key)) is not None and entry[0] is gone:
+        del _forgets[key]
+
+
+def forgets_of(opt: Optimizer) -> list[_Forget]:
+    """The resets `opt` calls when a setting changes (for tests: the list does not grow)."""
+    entry = _forgets.get(id(opt))
+    return [] if entry is None or entry[0]() is not opt else list(entry[1])
 
 
 class Optimizer:
@@ -105,9 +120,11 @@ class Optimizer:
         the jit then records the step again. (Before, only the names the library declared
         were watched: a subclass's own setting was frozen by the replay.)"""
         d = self.__dict__
-        if name[0] != "_" and (forgets := _forgets.get(self)) \
-                and not _same(d.get(name, _same), value):  # (a new one: changed too)
-            del _forgets[self]
+        if name[0] != "_" and _forgets and (entry := _forgets.get(id(self))) is not None \
+                and entry[0]() is self and not _same(d.get(name, _same), value):
+            # (a new attribute is a change too)
+            del _forgets[id(self)]
+            forgets = entry[1]
             d[name] = value
             for forget in forgets:
                 if (reset := forget()) is not None:
@@ -341,7 +358,10 @@ class Optimizer:
     def _replayed_by(self, forget: Callable[[], Callable[[], None] | None]) -> None:
         """A jit replays a step of this one: `forget()` (its reset, or None once it is gone)
         is called when a setting changes (`__setattr__`)."""
-        forgets = _forgets.setdefault(self, [])
+        entry = _forgets.get(id(self))
+        if entry is None or entry[0]() is not self:
+            entry = _forgets[id(self)] = (ref(self, partial(_forget_gone, id(self))), [])
+        forgets = entry[1]
         # (a jit gone, or this jit again after its reset(): dropped, so a jit per epoch or a
         # reset per epoch does not grow the list until a setting changes)
         forgets[:] = [f for f in forgets if f() is not None and f != forget]

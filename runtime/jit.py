@@ -35,11 +35,11 @@ argument or result, a backend other than C, and a result that is not a Tensor. W
 cannot see: Python code in the function does not run again, so a state change must be a Tensor
 `assign` (as optimizers do), not a rebinding of a Python name; a Python branch taken
 differently on a later call is not seen (but an optimizer's setting changed, `opt.lr = ...`,
-drops the replays of its step: capture's `watch`, api/nn/optim.py's `_Setting`); nor are
-settings of the runtime: a kernel keeps the team the optimizer gave it when recorded (a threaded
-loop's, rules/parallel_helpers.py), run on at most RULEGRAD_THREADS' count at the call (recorded
-on 4 threads and replayed at 1: one; at 8: its 4). `jit.reset()` forgets every recording. Not
-thread-safe.
+drops the replays of its step: capture's `watch`, api/nn/optim.py's `Optimizer.__setattr__`);
+nor are settings of the runtime: a kernel keeps the team the optimizer gave it when recorded (a
+threaded loop's, rules/parallel_helpers.py), run on at most RULEGRAD_THREADS' count at the call
+(recorded on 4 threads and replayed at 1: one; at 8: its 4). `jit.reset()` forgets every
+recording. Not thread-safe.
 """
 
 from __future__ import annotations

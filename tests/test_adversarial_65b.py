@@ -4,7 +4,8 @@ A replay runs no Python: the recorded kernels went on with the learning rate (or
 they were recorded with, so a step schedule's `opt.lr = 0.01` set after the jit's fourth call
 changed nothing (SGD, momentum, Adam all drifted from torch by 0.1-0.9 within five steps).
 Setting one now drops the jit's replays of that optimizer's step (api/nn/optim.py's
-`_Setting`), and the jit records the step again. The oracle is torch.optim, step by step.
+`Optimizer.__setattr__`), and the jit records the step again. The oracle is torch.optim, step
+by step.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
-from weakref import WeakKeyDictionary, ref
+from weakref import ref
 
 import numpy as np
 
@@ -66,38 +66,71 @@ def _drop_kept(opt: ref[Optimizer], step: int, _: object) -> None:
         o._kept = []
 
 
-class _Setting:
-    """A Python setting of an optimizer (lr, momentum, ...), kept in the instance's dict (read
-    as a plain attribute: this descriptor has no __get__). Set to another value, it drops every
-    `rulegrad.jit` replay of a step of this optimizer (`_replayed_by`): a replay runs no Python,
-    so the recorded kernels went on with the old value (a step schedule's `opt.lr = 0.01` after
-    the jit's fourth call changed nothing); the jit then records the step again."""
+def _same(old: object, new: object) -> bool:
+    """Whether a setting set again keeps its value, as a replayed kernel saw it: the same
+    object, or one of the same type and the same bits (a float by its hex form: -0.0 is not
+    0.0 and NaN is NaN; a numpy scalar by its bytes; an int, bool, str or None by ==: True is
+    not 1, 1 is not 1.0; a tuple of such, element by element). Anything else (a Tensor, a
+    list) is taken as changed."""
+    if old is new:
+        return True
+    t = type(old)
+    if t is not type(new):
+        return False
+    if t is float:
+        return old.hex() == new.hex()  # type: ignore[attr-defined]
+    if t in (int, bool, str, bytes):
+        return old == new
+    if t is tuple:
+        return len(old) == len(new) and all(map(_same, old, new))  # type: ignore[arg-type]
+    if isinstance(old, np.generic):
+        return old.tobytes() == new.tobytes()  # type: ignore[attr-defined]
+    return False
 
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
 
-    def __set__(self, opt: Optimizer, value: object) -> None:
-        d = opt.__dict__
-        old = d.get(self.name, value)
-        d[self.name] = value
-        if _forgets.get(opt) and not (old is value or type(old) is type(value) and (
-                old.hex() == value.hex() if type(value) is float else  # type: ignore[attr-defined]
-                type(value) in (int, bool) and old == value)):
-            for forget in _forgets.pop(opt):
-                if (reset := forget()) is not None:
-                    reset()
+# per optimizer (by id, with a weak reference to it), the resets of the jits that replay a step
+# of it (`_replayed_by`): kept out of its attributes, which copy and pickle take (a weak method
+# is neither copied nor pickled); a plain dict, so that a setting set with no jit costs no
+# Python call beyond `__setattr__` (a WeakKeyDictionary's get is one)
+_Forget = Callable[[], Callable[[], None] | None]
+_forgets: dict[int, tuple[ref[Optimizer], list[_Forget]]] = {}
 
 
-# per optimizer, the resets of the jits that replay a step of it (`_replayed_by`): kept out of
-# its attributes, which copy and pickle take (a weak method is neither copied nor pickled)
-_forgets: WeakKeyDictionary[Optimizer, list[Callable[[], Callable[[], None] | None]]] = \
-    WeakKeyDictionary()
+def _forget_gone(key: int, gone: ref) -> None:
+    """An optimizer's weak reference died: its resets go with it (unless the id was taken
+    again and registered already)."""
+    if (entry := _forgets.get(key)) is not None and entry[0] is gone:
+        del _forgets[key]
+
+
+def forgets_of(opt: Optimizer) -> list[_Forget]:
+    """The resets `opt` calls when a setting changes (for tests: the list does not grow)."""
+    entry = _forgets.get(id(opt))
+    return [] if entry is None or entry[0]() is not opt else list(entry[1])
 
 
 class Optimizer:
     """The parameters, their state, and the one-schedule step; subclasses give the update."""
 
-    lr = _Setting()
+    def __setattr__(self, name: str, value: object) -> None:
+        """A public attribute (a setting: lr, momentum, a subclass's own `self.clip`) set to
+        another value (`_same`) drops every `rulegrad.jit` replay of a step of this optimizer
+        (`_replayed_by`): a replay runs no Python, so the recorded kernels went on with the old
+        value (a step schedule's `opt.lr = 0.01` after the jit's fourth call changed nothing);
+        the jit then records the step again. (Before, only the names the library declared
+        were watched: a subclass's own setting was frozen by the replay.)"""
+        d = self.__dict__
+        if name[0] != "_" and _forgets and (entry := _forgets.get(id(self))) is not None \
+                and entry[0]() is self and not _same(d.get(name, _same), value):
+            # (a new attribute is a change too)
+            del _forgets[id(self)]
+            forgets = entry[1]
+            d[name] = value
+            for forget in forgets:
+                if (reset := forget()) is not None:
+                    reset()
+            return
+        object.__setattr__(self, name, value)
 
     def __init__(self, params: Iterable[Tensor], lr: float):
         self.params = list(dict.fromkeys(params))  # once each, in order
@@ -324,12 +357,19 @@ class Optimizer:
 
     def _replayed_by(self, forget: Callable[[], Callable[[], None] | None]) -> None:
         """A jit replays a step of this one: `forget()` (its reset, or None once it is gone)
-        is called when a setting changes (`_Setting`)."""
-        _forgets.setdefault(self, []).append(forget)
+        is called when a setting changes (`__setattr__`)."""
+        entry = _forgets.get(id(self))
+        if entry is None or entry[0]() is not self:
+            entry = _forgets[id(self)] = (ref(self, partial(_forget_gone, id(self))), [])
+        forgets = entry[1]
+        # (a jit gone, or this jit again after its reset(): dropped, so a jit per epoch or a
+        # reset per epoch does not grow the list until a setting changes)
+        forgets[:] = [f for f in forgets if f() is not None and f != forget]
+        forgets.append(forget)
 
     def _schedule_step(self, also: Sequence[Tensor]) -> list[Tensor]:
         """schedule_step, leaving out of its readers the tensors `also` realizes with it."""
-        if capture.active is not None:  # (rulegrad.jit records this step: `_Setting`)
+        if capture.active is not None:  # (rulegrad.jit records this step: `__setattr__`)
             capture.watch(self._replayed_by)
         # a parameter frozen since the last step (`p.requires_grad = False`: backward() gave it
         # no gradient) is left as it is, its state too, as torch's step skips a None .grad
@@ -559,8 +599,6 @@ class SGD(Optimizer):
     """Stochastic gradient descent, with momentum (and Nesterov) and weight decay as tinygrad:
     g = grad + wd * p; b = momentum * b + g; p -= lr * (g + momentum * b if nesterov else b)."""
 
-    momentum, wd, nesterov = _Setting(), _Setting(), _Setting()
-
     def __init__(self, params: Iterable[Tensor], lr: float = 0.001, momentum: float = 0.0,
                  weight_decay: float = 0.0, nesterov: bool = False):
         super().__init__(params, lr)
@@ -579,8 +617,6 @@ class SGD(Optimizer):
 class Adam(Optimizer):
     """Adam (Kingma & Ba) as tinygrad's: m, v moments, bias correction by b1^t and b2^t kept
     as tensors (so every step is the same program: no constant changes, nothing recompiles)."""
-
-    b1, b2, eps, wd = _Setting(), _Setting(), _Setting(), _Setting()
 
     def __init__(self, params: Iterable[Tensor], lr: float = 0.001, b1: float = 0.9,
                  b2: float = 0.999, eps: float = 1e-8, weight_decay: float = 0.0):
@@ -610,7 +646,8 @@ class Adam(Optimizer):
         return list(self.skipped), list(self.taken)
 
     def _set_counts(self, counts: tuple) -> None:
-        self.skipped, self.taken = list(counts[0]), list(counts[1])
+        # (in place: a public attribute rebound is a setting changed, `__setattr__`)
+        self.skipped[:], self.taken[:] = counts[0], counts[1]
 
     def _update(self, grads: list[Tensor | None], which: Sequence[int], first: bool = True
                 ) -> None:

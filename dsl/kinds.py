@@ -17,7 +17,10 @@ would raise when the rule fires, located at the expression that raises:
 - a value where a node's method takes another kind (`x.reshape(c.arg)`, `x.lt("s")`,
   `x.alu(2, y)`), and an attribute a number does not have (`c.arg.dtype`);
 - an operator between kinds it is not defined on (`x + "s"`, `x < y` on nodes, `"a" - 1`);
-- a node where a truth value is needed (`not x`, `x and y`, `a if x else b`: a UOp has none).
+- a node where a truth value is needed (`not x`, `x and y`, `a if x else b`: a UOp has none);
+- a builtin given what it fails on: `sum(x)` (a node is not iterable), `abs(x)`, `float(x)`,
+  `max(x, y)` (nodes are not ordered), and `x.alu(op, "s")` (a source that is no node or
+  number: it made a constant of a string).
 
 What is not known statically (a helper's result, `ctx`, a node's `arg`) is `ANY`, and `ANY`
 is never an error: the checks here only reject what must fail.
@@ -88,6 +91,11 @@ _METHOD_PARAMS: dict[str, tuple[tuple[int | None, str, frozenset[str]], ...]] = 
     "maximum": ((0, "o", _OPERAND),), "minimum": ((0, "o", _OPERAND),),
     "where": ((0, "a", _OPERAND), (1, "b", _OPERAND)),
 }
+# builtins that iterate their first argument, and those a node cannot be given (what it lacks)
+_ITERATES = frozenset({"sum", "tuple", "list", "all", "any", "sorted", "reversed", "enumerate",
+                       "zip", "set", "frozenset", "prod", "len", "dict"})
+_NO_NODE = {"abs": "absolute value (UOp has no __abs__)", "int": "int value",
+            "float": "float value", "bool": "truth value", "len": "length"}
 # what a node's `.arg` is, for the ops whose arg has one kind: a constant's value, a movement's
 # argument, a reduction's (op, axes)
 _ARG_KINDS: dict[Ops, Kind] = {Ops.CONST: NUMBER, Ops.REDUCE_AXIS: Kind("tuple", ANY),
@@ -473,8 +481,11 @@ class Typer:
             return _method_result(func.obj)
         if func.name == "callable":
             name = e.func.name if isinstance(e.func, A.EName) else "the function"
-            self.arity(e, func.obj, name)
-            if isinstance(e.func, A.EName) and e.func.name in BUILTINS:
+            bound = self.arity(e, func.obj, name)
+            if isinstance(e.func, A.EName) and e.func.name in BUILTINS and \
+                    func.obj is BUILTINS[e.func.name]:
+                if bound:  # (arguments it never takes are one error already)
+                    self.builtin_args(e, e.func.name, args)
                 return _BUILTIN_RESULTS.get(e.func.name, ANY)
             return ANY
         if func.name in _NOT_CALLABLE:
@@ -505,9 +516,35 @@ class Typer:
                         "give it src= of the op's arity, or op= of one that takes these")
         return Kind("node", size=n)
 
+    def builtin_args(self, e: A.ECall, name: str, args: list[Kind]) -> None:
+        """Report a builtin given a value it must fail on: one that iterates (`sum(x)`,
+        `any(x)`, `max(x)`, ...) a value that is no container, a node to `abs`, `int`, `float`,
+        `bool` or `len` (a UOp has none of those), and `min`/`max` of nodes, which compares
+        them (`max(x, y)`: a UOp is not ordered). Each raised a TypeError when the rule fired,
+        with no rule location."""
+        if name in _ITERATES and args and args[0].name in _SCALARS:
+            self.report(e.span, f"{name}(...) iterates its argument: {word(args[0])} cannot "
+                        "be iterated", None)
+        elif name in _NO_NODE and any(a.name == "node" for a in args):
+            self.report(e.span, f"{name}(...) of a node: a node has no {_NO_NODE[name]}",
+                        "x.vmin, x.vmax, x.arg (a constant's value) are numbers" if
+                        name != "bool" else "compare it: `x is y`, `x.op is Ops.CONST`")
+        elif name in ("min", "max") and (
+                (len(args) > 1 and any(a.name == "node" for a in args)) or
+                (len(args) == 1 and args[0].item == NODE and (args[0].size or 0) > 1)):
+            self.report(e.span, f"{name}(...) of nodes compares them: nodes are not ordered",
+                        f"x.{name}imum(y) builds the node of the {name}imum")
+
     def method_args(self, e: A.ECall, name: str, args: list[Kind],
                     kwargs: dict[str, Kind]) -> None:
-        """Report an argument of a node's method of a kind it never takes (`_METHOD_PARAMS`)."""
+        """Report an argument of a node's method of a kind it never takes (`_METHOD_PARAMS`;
+        `alu`'s sources after its op, each a node or a number made a constant: a string was
+        taken, and raised in float() when the rule fired)."""
+        if name == "alu":
+            for k in args[1:]:
+                if k.name not in _OPERAND and k.name != "any":
+                    self.report(e.span, f"x.alu(op, ...) is given {word(k)} as a source: it "
+                                "takes nodes and numbers", None)
         for position, param, takes in _METHOD_PARAMS.get(name, ()):
             k = kwargs.get(param)
             if k is None and position is not None and position < len(args):
@@ -519,22 +556,24 @@ class Typer:
             self.report(e.span, f"x.{name}({param}=...) is given {word(k)}: it takes {what}",
                         _METHOD_HINTS.get((name, param)))
 
-    def arity(self, e: A.ECall, fn: Any, what: str, self_arg: bool = False) -> None:
-        """Report a call whose arguments `fn`'s signature can never take."""
+    def arity(self, e: A.ECall, fn: Any, what: str, self_arg: bool = False) -> bool:
+        """Report a call whose arguments `fn`'s signature can never take (False then)."""
         if any(isinstance(a, A.EStar) for a in e.args):
-            return  # how many is known when the rule runs
+            return False  # how many is known when the rule runs
         sig = _signature(fn)
         if sig is None:
-            return
+            return True
         args = [None] * (len(e.args) + (1 if self_arg else 0))
         try:
             sig.bind(*args, **{k: None for k, _ in e.kwargs})
+            return True
         except TypeError as exc:
             if what in self.helpers:  # (generator/signatures.py words it alike)
                 self.report(e.span, f"helper {what}: {exc} (it is {what}{sig})", None)
             else:
                 self.report(e.span, f"wrong arguments for {what}(...): {exc}",
                             f"{what} takes {_params(sig, self_arg)}")
+            return False
 
     def construct(self, e: A.ECall, args: list[Kind], kwargs: dict[str, Kind],
                   scope: dict[str, Kind]) -> Kind:

@@ -71,8 +71,15 @@ op means"; tests/test_opt.py checks it):
   split it into SIMD lanes and threads, or unroll it in loop order, as numpy sums pairwise. The
   result is the exact sum within the rounding error of some order: |error| <= (n - 1) * eps *
   sum |x_i| (eps the dtype's unit roundoff), starting from the identity 0 (a sum of -0.0s is
-  +0.0, as numpy's). Tensor.prod of float16 or float32 reduces in float64 and rounds once
-  (a product's rounding error does not shrink with the order as a sum's does).
+  +0.0, as numpy's); a product's, to first order, |error| <= (n - 1) * eps * |prod x_i|,
+  where no partial product of that order leaves the dtype's range (past it, the order decides
+  whether an inf or a 0 comes out). Tensor.prod of float16 or float32 reduces in float64 and
+  rounds once (a product's rounding error does not shrink with the order as a sum's does): it
+  is the exact product within half an ulp of its dtype plus (n - 1) * 2**-53 of it, where
+  numpy multiplies left to right in float16 or float32 and is within (n - 1) * eps. So the two
+  differ by up to the sum of those bounds, and, where one of numpy's partial products leaves
+  the dtype's range while the whole product lies in it (1e30 * 1e30 * 1e-30 in float32), numpy
+  gives inf (0) and Tensor.prod the product (tests/test_adversarial_65.py pins both).
 - A float sum of products (matmul, convolution, attention: REDUCE ADD of x * y) may round
   each step once, as a fused multiply-add (BLAS and numpy's matmul do). Every other x * y + z
   rounds twice, as numpy computes it: the C build refuses flags that would fuse it. The C

@@ -103,6 +103,7 @@ from .tensor_ops import (
     broadcast_shape,
     half_in_float32,
     in_range,
+    stored_value,
     takes_requires_grad,
     zero_outside,
 )
@@ -1001,7 +1002,10 @@ class Tensor(TensorOps, NNOps):
     @takes_requires_grad
     def full(shape: Shape | int, fill_value: Scalar, dtype: DType | str | None = None) -> Tensor:
         shape = _check_shape(_argfix((shape,)), symbolic=True)
-        fill_value = python_scalar(fill_value)
+        # a one-element tensor is read as torch's full reads it, a number (int() of a NaN
+        # tensor was a bare ValueError)
+        fill_value = python_scalar(fill_value.item() if isinstance(fill_value, Tensor)
+                                   else fill_value)
         need_real("full: fill_value", fill_value)  # (a Variable too: a size, not a value)
         if dtype is None:
             dt = _default_dtype(fill_value)
@@ -1289,9 +1293,9 @@ class Tensor(TensorOps, NNOps):
             self.realize()  # (a view, t[1:], becomes a tensor of its own: it does not write t)
         if type(value) in _PYTHON_SCALARS or isinstance(value, np.generic):
             # checked as torch's item write checks it (uint8: -1 is 255, 300 is refused; a
-            # float16 takes 1e5 as inf)
+            # float16 takes 1e5 as inf, unchecked, where float32 refuses 1e39: it stored inf)
             value = stored_scalar(python_scalar(value), self.dtype, "t[...] = value",
-                                  check_float=False)
+                                  check_float=self.dtype is not dtypes.float16)
         val = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)
         val = val.cast(self.dtype)
         if _has_bool_scalar(index) and _as_mask(index) is None:
@@ -1301,6 +1305,9 @@ class Tensor(TensorOps, NNOps):
             if val.numel() != 1:
                 raise InvalidArgument(f"t[mask] = value takes one value (a scalar or a "
                                       f"one-element tensor), got shape {show(val.shape)}")
+            # checked as torch's masked write checks it (uint8: Tensor(300) refused)
+            val = stored_value(value if isinstance(value, Tensor) else val, self.dtype,
+                               "t[mask] = value")
             hit = mask.reshape(mask.shape + (1,) * (self.ndim - mask.ndim)).expand(self.shape)
             self.assign(hit.where(val.reshape(()).expand(self.shape), self))
             return
@@ -1309,6 +1316,9 @@ class Tensor(TensorOps, NNOps):
         if len(masks) == 1 and not isinstance(index, list) and not any(
                 isinstance(it, (Tensor, list, np.ndarray)) for i, it in enumerate(items)
                 if i != masks[0]):
+            # a masked write: checked as t[mask] = value (torch's index_put refuses 300 too)
+            val = stored_value(value if isinstance(value, Tensor) else val, self.dtype,
+                               "t[mask, ...] = value")
             self.assign(_masked_write(self, items, masks[0], val))
             return
         if isinstance(index, list) or any(isinstance(it, (Tensor, list, np.ndarray))

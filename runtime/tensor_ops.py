@@ -53,6 +53,22 @@ if TYPE_CHECKING:
 # (SCAN_BLOCK, running_sum.py's: a scan past the work limit runs in blocks of it)
 
 
+def stored_value(value: Tensor, dt: DType, what: str) -> Tensor:
+    """A tensor stored as a scalar into a tensor of `dt` (`masked_fill(m, v)`, `t[mask] = v`;
+    one element, or several broadcast), cast to `dt` as torch converts it: a value `dt`
+    cannot hold is refused (`stored_scalar`; a cast wrapped uint8's Tensor(300) to 44 and NaN
+    to 0). The value is read (a realize, as torch's `.item()`) only where the conversion can
+    fail: not from bool, nor into a type that holds every value of the source's. The cast
+    stays in the graph, so a float value keeps its gradient."""
+    if value.dtype is not dt and not np.can_cast(value.dtype.np, dt.np, "safe"):
+        seen = value.numpy().ravel()  # (several values, as a broadcast fill: their extremes)
+        real = seen[~np.isnan(seen)] if value.dtype.is_float else seen
+        for v in ([math.nan] if real.size < seen.size else []) + (
+                [real.min().item(), real.max().item()] if real.size else []):
+            stored_scalar(v, dt, what)
+    return value.cast(dt)
+
+
 def takes_requires_grad(fn: Any) -> Any:
     """A creation function (its `**_` takes tinygrad's other keywords) given tinygrad's
     `requires_grad=`, set on the tensor it returns: the `**_` swallowed it, and
@@ -926,11 +942,10 @@ class TensorOps:
         value = python_scalar(value)
         if type(value) in (bool, int, float):
             value = stored_scalar(value, self.dtype, "masked_fill: value")
-        elif isinstance(value, TensorOps) and value.dtype is not self.dtype:
+        elif isinstance(value, TensorOps):
             # a (0-d) tensor's value is converted too (its where promoted: int8 filled with
-            # Tensor(2.5) was float32); one self's dtype cannot hold wraps, as a cast does
-            # (torch reads it back and refuses it: that would be a realize here)
-            value = value.cast(self.dtype)
+            # Tensor(2.5) was float32)
+            value = stored_value(value, self.dtype, "masked_fill: value")
         return mask.where(value, self)
 
     def logaddexp(self, other: Any) -> Tensor:
@@ -1041,8 +1056,10 @@ class TensorOps:
         float32 product accumulates in float64 and rounds once: unlike a sum's, a product's
         rounding error does not shrink with a tree order (every step rounds by up to half an
         ulp, whatever it multiplies), and steps near 1 round the same way each time (1M
-        factors of float32(1 + 2^-23) ended 6.6e-3 low, in numpy too). The reduction
-        contract's bound allows it: it is closer to the exact product than any order."""
+        factors of float32(1 + 2^-23) ended 6.6e-3 low, in numpy too). It is closer to the
+        exact product than numpy's left-to-right order, and finite where one of numpy's
+        partial products overflows and the product does not: the reduction contract
+        (runtime/semantics.py) states both."""
         acc = self.sum().dtype if dtype is None else to_dtype(dtype)
         if acc in (dtypes.float16, dtypes.float32):
             return self._reduce(Ops.MUL, axis, keepdim, dtypes.float64).cast(acc)

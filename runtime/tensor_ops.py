@@ -1058,7 +1058,8 @@ class TensorOps:
         ulp, whatever it multiplies), and steps near 1 round the same way each time (1M
         factors of float32(1 + 2^-23) ended 6.6e-3 low, in numpy too). It is closer to the
         exact product than numpy's left-to-right order, and finite where one of numpy's
-        partial products overflows and the product does not: the reduction contract
+        partial products overflows and no float64 partial of its own order does (past
+        float64's range, inf, 0 or NaN, as torch's): the reduction contract
         (runtime/semantics.py) states both."""
         acc = self.sum().dtype if dtype is None else to_dtype(dtype)
         if acc in (dtypes.float16, dtypes.float32):

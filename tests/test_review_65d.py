@@ -35,7 +35,8 @@ def depth(u: UOp) -> int:
 def _gen(tmp_path, rhs: str) -> tuple[int, str]:
     (tmp_path / "h.py").write_text(_HELPER)
     path = tmp_path / "user.rules"
-    path.write_text(f"use .h: depth\nrules user = {{\n  r: MUL(x:float32, y:float32) -> {rhs}\n}}\n")
+    path.write_text("use .h: depth\nrules user = {\n"
+                    f"  r: MUL(x:float32, y:float32) -> {rhs}\n}}\n")
     return main(["gen", str(path), "--out", str(tmp_path / "out")]), str(path)
 
 

@@ -121,3 +121,19 @@ def test_the_contract_text_states_the_float64_limit():
         flat = " ".join(text.split())
         assert "float64's range" in flat and "NaN" in flat, sem.__file__
         assert "finite where one of numpy's partial products" not in flat
+
+
+@pytest.mark.parametrize("dt,vdt,bad", [("float16", "float32", 1e5), ("uint8", "int64", 300),
+                                        ("int8", "float32", float("nan"))])
+def test_masked_fill_of_several_values_checks_only_those_it_stores(dt, vdt, bad):
+    """`masked_fill(m, y)` with a tensor of several values (broadcast, as `m.where(y, x)`;
+    torch takes only a 0-d value) stores y only where m is true: a value that cannot be
+    converted where m is false is never written, and was refused (every value was read)."""
+    x = np.zeros(4, dt)
+    y = np.array([bad, 1, 2, 3], vdt)
+    m = np.array([False, True, True, True])
+    got = Tensor(x).masked_fill(Tensor(m), Tensor(y)).numpy()
+    np.testing.assert_array_equal(got, np.where(m, y, x).astype(dt))
+    assert got.dtype == np.dtype(dt)
+    with pytest.raises(OverflowError, match="without overflow"):
+        Tensor(x).masked_fill(Tensor(~m), Tensor(y)).numpy()  # (written where m is true)

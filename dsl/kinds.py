@@ -485,7 +485,7 @@ class Typer:
             if isinstance(e.func, A.EName) and e.func.name in BUILTINS and \
                     func.obj is BUILTINS[e.func.name]:
                 if bound:  # (arguments it never takes are one error already)
-                    self.builtin_args(e, e.func.name, args)
+                    self.builtin_args(e, e.func.name, args, kwargs)
                 return _BUILTIN_RESULTS.get(e.func.name, ANY)
             return ANY
         if func.name in _NOT_CALLABLE:
@@ -516,20 +516,23 @@ class Typer:
                         "give it src= of the op's arity, or op= of one that takes these")
         return Kind("node", size=n)
 
-    def builtin_args(self, e: A.ECall, name: str, args: list[Kind]) -> None:
+    def builtin_args(self, e: A.ECall, name: str, args: list[Kind],
+                     kwargs: dict[str, Kind]) -> None:
         """Report a builtin given a value it must fail on: one that iterates (`sum(x)`,
         `any(x)`, `max(x)`, ...) a value that is no container, a node to `abs`, `int`, `float`,
         `bool` or `len` (a UOp has none of those), and `min`/`max` of nodes, which compares
-        them (`max(x, y)`: a UOp is not ordered). Each raised a TypeError when the rule fired,
+        them (`max(x, y)`: a UOp is not ordered), unless a `key=` says what they compare
+        (`max(x, y, key=depth)` is valid Python). Each raised a TypeError when the rule fired,
         with no rule location."""
-        if name in _ITERATES and args and args[0].name in _SCALARS:
+        iterates = name in _ITERATES or (name in ("min", "max") and len(args) == 1)
+        if iterates and args and args[0].name in _SCALARS:
             self.report(e.span, f"{name}(...) iterates its argument: {word(args[0])} cannot "
                         "be iterated", None)
         elif name in _NO_NODE and any(a.name == "node" for a in args):
             self.report(e.span, f"{name}(...) of a node: a node has no {_NO_NODE[name]}",
                         "x.vmin, x.vmax, x.arg (a constant's value) are numbers" if
                         name != "bool" else "compare it: `x is y`, `x.op is Ops.CONST`")
-        elif name in ("min", "max") and (
+        elif name in ("min", "max") and "key" not in kwargs and (
                 (len(args) > 1 and any(a.name == "node" for a in args)) or
                 (len(args) == 1 and args[0].item == NODE and (args[0].size or 0) > 1)):
             self.report(e.span, f"{name}(...) of nodes compares them: nodes are not ordered",

@@ -76,10 +76,15 @@ op means"; tests/test_opt.py checks it):
   whether an inf or a 0 comes out). Tensor.prod of float16 or float32 reduces in float64 and
   rounds once (a product's rounding error does not shrink with the order as a sum's does): it
   is the exact product within half an ulp of its dtype plus (n - 1) * 2**-53 of it, where
-  numpy multiplies left to right in float16 or float32 and is within (n - 1) * eps. So the two
-  differ by up to the sum of those bounds, and, where one of numpy's partial products leaves
-  the dtype's range while the whole product lies in it (1e30 * 1e30 * 1e-30 in float32), numpy
-  gives inf (0) and Tensor.prod the product (tests/test_adversarial_65.py pins both).
+  no float64 partial product of the reduction's order (lanes and threads, not left to right)
+  leaves float64's range or enters its subnormals; numpy multiplies left to right in float16
+  or float32 and is within (n - 1) * eps where its partials stay in the dtype's range. So the
+  two differ by up to the sum of those bounds; where one of numpy's partial products leaves
+  the dtype's range while the float64 ones stay in float64's range (1e30 * 1e30 * 1e-30 in
+  float32), numpy gives inf (0) and Tensor.prod the product; where a float64 partial leaves
+  float64's range (float32's 1e38, 1e-38 alternating 1000 times: the lanes gather the 1e38s),
+  Tensor.prod gives inf, 0 or NaN (inf * 0) as torch's prod does, where numpy's order may
+  give the product (tests/test_adversarial_65.py and tests/test_review_65d.py pin these).
 - A float sum of products (matmul, convolution, attention: REDUCE ADD of x * y) may round
   each step once, as a fused multiply-add (BLAS and numpy's matmul do). Every other x * y + z
   rounds twice, as numpy computes it: the C build refuses flags that would fuse it. The C

@@ -53,15 +53,21 @@ if TYPE_CHECKING:
 # (SCAN_BLOCK, running_sum.py's: a scan past the work limit runs in blocks of it)
 
 
-def stored_value(value: Tensor, dt: DType, what: str) -> Tensor:
+def stored_value(value: Tensor, dt: DType, what: str, where: Tensor | None = None) -> Tensor:
     """A tensor stored as a scalar into a tensor of `dt` (`masked_fill(m, v)`, `t[mask] = v`;
     one element, or several broadcast), cast to `dt` as torch converts it: a value `dt`
     cannot hold is refused (`stored_scalar`; a cast wrapped uint8's Tensor(300) to 44 and NaN
     to 0). The value is read (a realize, as torch's `.item()`) only where the conversion can
     fail: not from bool, nor into a type that holds every value of the source's. The cast
-    stays in the graph, so a float value keeps its gradient."""
+    stays in the graph, so a float value keeps its gradient. Of several values (a broadcast
+    fill, `masked_fill(m, y)`), only those stored, where `where` (the mask) is true, are
+    checked: one never written is no overflow."""
     if value.dtype is not dt and not np.can_cast(value.dtype.np, dt.np, "safe"):
-        seen = value.numpy().ravel()  # (several values, as a broadcast fill: their extremes)
+        seen = value.numpy()  # (several values, as a broadcast fill: their extremes)
+        if where is not None and seen.size > 1:
+            seen, hit = np.broadcast_arrays(seen, where.numpy())
+            seen = seen[hit.astype(bool)]
+        seen = seen.ravel()
         real = seen[~np.isnan(seen)] if value.dtype.is_float else seen
         for v in ([math.nan] if real.size < seen.size else []) + (
                 [real.min().item(), real.max().item()] if real.size else []):
@@ -945,7 +951,7 @@ class TensorOps:
         elif isinstance(value, TensorOps):
             # a (0-d) tensor's value is converted too (its where promoted: int8 filled with
             # Tensor(2.5) was float32)
-            value = stored_value(value, self.dtype, "masked_fill: value")
+            value = stored_value(value, self.dtype, "masked_fill: value", mask)
         return mask.where(value, self)
 
     def logaddexp(self, other: Any) -> Tensor:
@@ -1058,7 +1064,8 @@ class TensorOps:
         ulp, whatever it multiplies), and steps near 1 round the same way each time (1M
         factors of float32(1 + 2^-23) ended 6.6e-3 low, in numpy too). It is closer to the
         exact product than numpy's left-to-right order, and finite where one of numpy's
-        partial products overflows and the product does not: the reduction contract
+        partial products overflows and no float64 partial of its own order does (past
+        float64's range, inf, 0 or NaN, as torch's): the reduction contract
         (runtime/semantics.py) states both."""
         acc = self.sum().dtype if dtype is None else to_dtype(dtype)
         if acc in (dtypes.float16, dtypes.float32):

@@ -16,6 +16,7 @@ import gc
 
 import numpy as np
 import pytest
+from jit_steps import product_step
 
 import rulegrad
 from rulegrad import Tensor
@@ -86,13 +87,7 @@ def test_a_subclass_setting_set_to_its_value_keeps_the_replay():
     w = Tensor(np.ones((3, 2), np.float32), requires_grad=True).realize()
     opt = _Scaled([w], 0.1, (1.0, 0.0))
 
-    @rulegrad.jit
-    def step(x):
-        opt.zero_grad()
-        loss = (x @ w).sum()
-        loss.backward()
-        opt.step(loss)
-        return loss
+    step = rulegrad.jit(product_step(opt, w))
 
     for _ in range(8):
         opt.scale = (1.0, 0.0)
@@ -101,28 +96,18 @@ def test_a_subclass_setting_set_to_its_value_keeps_the_replay():
     assert step.replays == 5
 
 
-def _loop(opt, w):
-    def body(x):
-        opt.zero_grad()
-        loss = (x @ w).sum()
-        loss.backward()
-        opt.step(loss)
-        return loss
-    return body
-
-
 def test_the_resets_kept_per_optimizer_do_not_grow_with_jits_or_resets():
     w = Tensor(np.ones((3, 2), np.float32), requires_grad=True).realize()
     opt = SGD([w], lr=0.1)
     x = Tensor(np.ones((4, 3), np.float32))
     for _ in range(12):  # a jit per epoch, dropped
-        step = rulegrad.jit(_loop(opt, w))
+        step = rulegrad.jit(product_step(opt, w))
         for _ in range(4):
             step(x)
         del step
     gc.collect()
     assert len(optim.forgets_of(opt)) <= 1
-    step = rulegrad.jit(_loop(opt, w))
+    step = rulegrad.jit(product_step(opt, w))
     for _ in range(12):  # one jit reset every epoch
         for _ in range(4):
             step(x)
@@ -138,7 +123,7 @@ def test_the_resets_kept_per_optimizer_do_not_grow_with_jits_or_resets():
 def test_a_copy_changed_leaves_the_original_replayed():
     w = Tensor(np.ones((3, 2), np.float32), requires_grad=True).realize()
     opt = SGD([w], lr=0.1)
-    step = rulegrad.jit(_loop(opt, w))
+    step = rulegrad.jit(product_step(opt, w))
     x = Tensor(np.ones((4, 3), np.float32))
     for _ in range(4):
         step(x)
@@ -166,7 +151,7 @@ def test_a_nan_rate_set_again_keeps_the_replay():
     """NaN != NaN, but a NaN rate set again is the same constant: nothing recorded again."""
     w = Tensor(np.ones((3, 2), np.float32), requires_grad=True).realize()
     opt = SGD([w], lr=float("nan"))
-    step = rulegrad.jit(_loop(opt, w))
+    step = rulegrad.jit(product_step(opt, w))
     x = Tensor(np.ones((4, 3), np.float32))
     for _ in range(6):
         opt.lr = float("nan")

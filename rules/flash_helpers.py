@@ -24,14 +24,21 @@ from __future__ import annotations
 
 import math
 
-from rulegrad.rules.choices import least_parallel_work, taken
+from rulegrad.rules.choices import taken
 from rulegrad.rules.flash_mask import key_windows
-from rulegrad.rules.pack_helpers import TILE_ROWS, batch_shares, panel_array, panel_width, split
+from rulegrad.rules.pack_helpers import (
+    TILE_ROWS,
+    batch_shares,
+    panel_array,
+    panel_width,
+    region_threads,
+    split,
+)
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.record import FrozenRecord
-from rulegrad.runtime.target import cache_bytes, stack_bytes
+from rulegrad.runtime.target import cache_bytes, stack_bytes, threads
 from rulegrad.runtime.uop import UOp, toposort
 
 
@@ -94,10 +101,12 @@ class Flash(FrozenRecord):
     most the budget (runtime/target.py). `windows`: for a masked head (rules/flash_mask.py),
     the keys [lo, hi) each tile of rows visits (flat: lo0, hi0, lo1, hi1, ...), else ();
     `narrowed`: the range ids of the row's passes (its max, exps, sum and probabilities) that
-    visit them too, else all keys."""
+    visit them too, else all keys. `team`: the threads the threaded loop runs on (pack_helpers'
+    `region_threads`, the model of every threaded loop; printed as `num_threads`, or a launch's
+    RenderedKernel.team), 0 with no threads or in a record of before (the runtime's count)."""
 
     __slots__ = ("rows", "cols", "products", "product_panels", "tile", "panel", "parallel",
-                 "stack", "windows", "narrowed")
+                 "stack", "windows", "narrowed", "team")
     rows: int
     cols: int
     products: tuple[int, ...]
@@ -108,13 +117,14 @@ class Flash(FrozenRecord):
     stack: int
     windows: tuple[int, ...]
     narrowed: tuple[int, ...]
+    team: int
 
     def __init__(self, rows: int, cols: int, products: tuple[int, ...],
                  product_panels: tuple[int, ...], tile: int, panel: int, parallel: str,
-                 stack: int, windows: tuple[int, ...] = (), narrowed: tuple[int, ...] = ()
-                 ) -> None:
+                 stack: int, windows: tuple[int, ...] = (), narrowed: tuple[int, ...] = (),
+                 team: int = 0) -> None:
         self._init(rows, cols, products, product_panels, tile, panel, parallel, stack, windows,
-                   narrowed)
+                   narrowed, team)
 
     def keys_visited(self) -> int:
         """The keys the tiles visit together (each tile's window)."""
@@ -132,7 +142,8 @@ class Flash(FrozenRecord):
                      f"{len(self.windows) // 2} tiles"
                      + (f", rows' passes over r{' r'.join(map(str, self.narrowed))})"
                         if self.narrowed else ")"))
-        return what + (f", PARALLEL {self.parallel}" if self.parallel else "")
+        team = f" on {self.team} threads" if self.team else ""
+        return what + (f", PARALLEL {self.parallel}{team}" if self.parallel else "")
 
 
 def local_product(dl: UOp, i: UOp, deps: dict[UOp, frozenset[UOp]]) -> tuple[UOp, UOp] | None:
@@ -202,23 +213,28 @@ def _plan(st: UOp) -> Flash | None:
         return None
     work = math.prod(range_size(r) for r in ranges) * math.prod(range_size(r) for r in out.src[1:])  # type: ignore[misc]
     windows, narrowed = key_windows(st, i, out, xy[0], prods, tile, deps) or ((), ())
+    parallel, team = _threads(ranges, work, tile)
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths[:-1]),
-                 tile, widths[-1], _threads(ranges, work), stack, windows, narrowed)
+                 tile, widths[-1], parallel, stack, windows, narrowed, team)
 
 
-def _threads(ranges: tuple[UOp, ...], work: int) -> str:
-    """Which loop takes the cores: none for little work, else the first batch loop when its
-    iterations (heads) share among the threads no worse than a head's row tiles do
-    (pack_helpers' `batch_shares`), else the tiles of rows (each head's panels then packed on
-    one thread: a copy of K and V against a head's two products over them)."""
+def _threads(ranges: tuple[UOp, ...], work: int, tile: int) -> tuple[str, int]:
+    """Which loop takes the cores, and its team (pack_helpers' `region_threads`): none where
+    fewer than two threads' shares of its region's work pay for it (every threaded loop's
+    model; one share's work had taken the runtime's count: 3 heads of few rows woke 8 threads
+    at RULEGRAD_THREADS=8), else the first batch loop when its iterations (heads) share among
+    the threads no worse than a head's row tiles do (pack_helpers' `batch_shares`) or the
+    teams over a head's tiles would not pay (one region over the batch has all its work), else
+    the tiles of `tile` rows (each head's panels then packed on one thread: a copy of K and V
+    against a head's two products over them)."""
     batch = ranges[:-2]
-    if work < least_parallel_work():  # (or searched)
-        return ""
     heads, rows = range_size(batch[0]) if batch else 0, range_size(ranges[-2])
     wakes = math.prod(range_size(b) for b in batch)  # type: ignore[misc]
-    if heads >= 2 and batch_shares(heads, rows, work, wakes):  # type: ignore[operator,arg-type]
-        return "batch"
-    return "tiles"
+    tiles = region_threads(work // wakes, threads(), -(-rows // tile))  # type: ignore[operator]
+    by_heads = region_threads(work, threads(), heads) if heads >= 2 else 1  # type: ignore
+    if by_heads >= 2 and (tiles < 2 or batch_shares(heads, rows, work, wakes)):  # type: ignore
+        return "batch", by_heads
+    return ("tiles", tiles) if tiles >= 2 else ("", 0)
 
 
 def _rows_plan(st: UOp, i: UOp, c: UOp, deps: dict[UOp, frozenset[UOp]]) -> Flash | None:
@@ -245,8 +261,9 @@ def _rows_plan(st: UOp, i: UOp, c: UOp, deps: dict[UOp, frozenset[UOp]]) -> Flas
     if stack is None:
         return None
     work *= math.prod(range_size(r) for r in ranges[:-1])  # type: ignore[misc]
+    parallel, team = _threads(ranges, work, tile)
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths),
-                 tile, 0, _threads(ranges, work), stack)
+                 tile, 0, parallel, stack, team=team)
 
 
 def flashed(st: UOp) -> UOp | None:

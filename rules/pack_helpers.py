@@ -626,15 +626,19 @@ def stream_threads(columns: int, itemsize: int, nthreads: int, least: int = 0,
     return max(1, min(most, columns * itemsize // least))
 
 
-def region_threads(work: int, nthreads: int) -> int:
+def region_threads(work: int, nthreads: int, iterations: int = 0) -> int:
     """The threads a parallel region over `work` (loads, or a streamed product's multiply-adds:
     one value of y read each) pays for: the most, up to `nthreads`, whose shares are each at
     least the region's cost, `least_parallel_work()` (runtime/target.py's PARALLEL_MIN_WORK, or
     the searched choice). The cost model: a region ends in a join that waits for its last
     thread, and on a loaded machine that thread was descheduled and waits for a core; a share
     shorter than that cost ends before the wait it adds. 1x640x2560 (1.6M multiply-adds, 0.8M
-    a thread on two) ran 0.9x torch on two threads of a loaded machine, where torch takes one."""
-    return max(1, min(nthreads, work // least_parallel_work()))
+    a thread on two) ran 0.9x torch on two threads of a loaded machine, where torch takes one.
+    With `iterations` (the tiles, panels or heads its threads claim), at most that many: a
+    thread with none is woken and joined for nothing (a team printed or launched on it: a
+    product's, a flash kernel's)."""
+    most = min(nthreads, iterations) if iterations > 0 else nthreads
+    return max(1, min(most, work // least_parallel_work()))
 
 
 def stream_width(rows: int, itemsize: int, columns: int, panel: int, nthreads: int) -> int:

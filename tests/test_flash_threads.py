@@ -41,7 +41,12 @@ def _data(heads: int, rows: int, keys: int, d: int, seed: int, dt=np.float32):
             rng.standard_normal((heads, keys, d)).astype(dt))
 
 
-# (heads, query rows, keys, head size): all past PARALLEL_MIN_WORK, so threaded
+# a region's cost (PARALLEL_MIN_WORK) at which a head's output product of these cases pays
+# for two threads' shares (region_threads: a team over its tiles), but for the last case's
+COST = 1 << 18
+
+
+# (heads, query rows, keys, head size): all past two shares of COST, so threaded
 @pytest.mark.parametrize("case,want", [
     ((3, 131, 128, 64), "tiles"),    # 3 heads on 2 threads: 2 and 1; 22 tiles: 11 and 11
     ((5, 97, 331, 37), "tiles"),     # prime rows, keys and size; 5 heads: 3 and 2
@@ -49,11 +54,11 @@ def _data(heads: int, rows: int, keys: int, d: int, seed: int, dt=np.float32):
     ((2, 37, 256, 64), "batch"),     # 2 heads: 1 and 1 (7 tiles: 4 and 3)
     ((3, 64, 96, 64), "batch"),      # a head's products too little work for a team of its own
 ], ids=lambda c: "x".join(map(str, c)) if isinstance(c, tuple) else c)
-def test_heads_that_share_unevenly_give_the_threads_their_row_tiles(case, want, monkeypatch):
+def test_heads_that_share_unevenly_give_the_threads_their_row_tiles(case, want, fake_machine):
     """On 2 threads the heads are the threaded loop when they split evenly (or no worse than
     the row tiles, or a head is too little work for a team), else each head's row tiles are.
     The values are numpy's."""
-    monkeypatch.setenv("RULEGRAD_THREADS", "2")
+    fake_machine(2, COST)
     q, k, v = _data(*case, seed=sum(case))
     t = _attention(q, k, v, np.float32(0.125))
     assert f"PARALLEL {want}" in _flash(t)
@@ -61,10 +66,10 @@ def test_heads_that_share_unevenly_give_the_threads_their_row_tiles(case, want, 
 
 
 @pytest.mark.parametrize("threads", ["1", "2", "3"])
-def test_row_tiles_threaded_per_head_match_numpy_on_any_team(threads, monkeypatch):
+def test_row_tiles_threaded_per_head_match_numpy_on_any_team(threads, fake_machine):
     """Heads whose row tiles are threaded (3 heads of 61 rows: 11 tiles, the last one 1 row,
     on teams of 1 to 3 threads) compute each output once, as numpy does."""
-    monkeypatch.setenv("RULEGRAD_THREADS", threads)
+    fake_machine(int(threads), COST)
     q, k, v = _data(3, 61, 401, 48, seed=int(threads))
     t = _attention(q, k, v, np.float32(0.2))
     np.testing.assert_allclose(t.numpy(), _np_attention(q, k, v, 0.2), rtol=1e-5, atol=1e-5)
@@ -97,11 +102,11 @@ def test_nan_in_a_value_reaches_every_row_of_its_head_only(monkeypatch):
 
 
 @pytest.mark.parametrize("scores,out", [("float32", "float64"), ("float64", "float32")])
-def test_mixed_precision_heads_threaded_by_tiles(scores, out, monkeypatch):
+def test_mixed_precision_heads_threaded_by_tiles(scores, out, fake_machine):
     """float32 scores of a float64 output (and the other way) on 3 heads, threaded by row
     tiles: no NaN (a past bug gave NaN where the two dtypes' panels differed), numpy's values
     within the float32 side's precision."""
-    monkeypatch.setenv("RULEGRAD_THREADS", "2")
+    fake_machine(2, COST)
     q, k, _ = _data(3, 53, 512, 40, seed=9, dt=np.dtype(scores))
     v = np.random.default_rng(10).standard_normal((3, 512, 40)).astype(out)
     t = _attention(q, k, v, np.dtype(scores).type(0.2), out=out)

@@ -87,7 +87,7 @@ def render_flash(r: KernelRenderer, st: UOp) -> None:
             if ab is None:
                 raise RenderError("a flash local array that is not a sum of products")
             local.append((dl, _Product(dl.src[0], *ab, dl.src[1], panels[dl.src[1].arg[0]])))
-    scope = batch_loops(r, ranges[:-2], fl.parallel == "batch")
+    scope = batch_loops(r, ranges[:-2], fl.parallel == "batch", fl.team)
     table = ""
     if fl.windows and out is not None:
         table = r.fresh("kw")
@@ -103,7 +103,7 @@ def render_flash(r: KernelRenderer, st: UOp) -> None:
     ti = min(fl.tile, n)
     tv, tiles = r.fresh("tl"), -(-n // ti)
     if fl.parallel == "tiles":
-        threaded, head = Threads(dynamic=True).loop(tv, tiles)
+        threaded, head = Threads(dynamic=True, team=fl.team).loop(tv, tiles)
         tile = r.open_counter(scope, head, threaded)
     else:
         tile = r.open_counter(scope, Loop(tv, tiles))

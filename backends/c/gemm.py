@@ -30,8 +30,10 @@ Threads (`Pack.parallel`): "batch" splits the outermost batch loop; "panels" the
 (each thread packs the panels it claims and runs every row tile on them); "tiles" the row tiles:
 with several panels the threads share them (each packed once, by the thread that claims it,
 then marked ready; no barrier), with one each thread packs it for itself. A kernel that is only
-that product is launched instead (`_shared_scratch`). Packed panels live on the stack up to
-STACK_PANEL_BYTES, on the heap beyond.
+that product is launched instead (`_shared_scratch`). Each runs the team of pack_helpers'
+`region_threads` (the threads whose shares of one region's multiply-adds pay for it, at most
+the iterations they claim), printed as `num_threads` or handed to the launch
+(RenderedKernel.team). Packed panels live on the stack up to STACK_PANEL_BYTES, on the heap beyond.
 """
 
 from __future__ import annotations
@@ -39,11 +41,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from rulegrad.rules.pack_helpers import PANEL_VECTORS, Pack, split
+from rulegrad.rules.pack_helpers import PANEL_VECTORS, Pack, region_threads, split
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, linear_terms
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import stack_bytes
+from rulegrad.runtime.target import stack_bytes, threads
 from rulegrad.runtime.uop import UOp, toposort
 
 from .blocks import last_name, pack_name, stream_name
@@ -52,6 +54,7 @@ from .ctext import (
     Guard,
     Loop,
     Region,
+    TEAM,
     RenderError,
     Scope,
     Threads,
@@ -114,7 +117,17 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
         pack = pack.replace(stream=0, inplace=False)
     g = _Geometry(dt, math.prod(loop_count(i) for i in rows), loop_count(j), pack)
     batch = [x for x in st.src[2:] if x is not j and x not in rows]
-    scope = batch_loops(r, batch, pack.parallel == "batch")
+    tiles = -(-g.ni // min(g.ti, g.ni))
+    # the threads' claims: the batch's first loop, the groups of panels, or the row tiles (and
+    # the shared panels, packed by the threads that claim them)
+    claims = (loop_count(batch[0]) if pack.parallel == "batch" else
+              -(-g.npanels // g.group) if pack.parallel == "panels" else
+              max(-(-tiles // pack.grab), g.npanels if g.npanels > 1 and not pack.inplace
+                  and not pack.staged else 1))
+    team = _team(g, batch, prods, pack.parallel, claims)
+    if team:  # (DEBUG=2: the action's PARALLEL, on the model's team)
+        r.choices.append(f"PACK on {team} threads")
+    scope = batch_loops(r, batch, pack.parallel == "batch", team)
     pv = r.fresh("pn")
     # dynamic: a thread the OS takes off its core (a loaded machine) leaves its tiles to the
     # others instead of holding up the join; each tile is whole outputs, so values are the same
@@ -123,14 +136,15 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
     tiles_pragma = f"#pragma omp for schedule(dynamic{grab})\n" if threaded else ""
     panel_head = f"for (int64_t {pv} = 0; {pv} < {g.npanels}; {pv}++)"
     if pack.parallel == "panels":  # threads claim panels, each a thread's own, all its tiles
-        _panels_threaded(r, st, scope, rows, j, prods, pv, g, shared=not batch and _alone(r))
+        _panels_threaded(r, st, scope, rows, j, prods, pv, g, team,
+                         shared=not batch and _alone(r))
     elif pack.inplace and not pack.outer:  # y read in place: no panel to pack or share;
         # each row tile runs over every panel (threaded: the threads claim tiles)
         tile_claim, region = "", scope
         if threaded and not batch and _alone(r):  # launched: the counter in the scratch
-            _, tile_claim = _shared_scratch(r, [], g, pack.grab)
+            _, tile_claim = _shared_scratch(r, [], g, pack.grab, team)
         elif threaded:
-            region = r.open_counter(scope, Region())
+            region = r.open_counter(scope, team_region(team))
         _row_tiles(r, st, region, rows, j, prods, pv, panel_head, tiles_pragma, g,
                    counter=tile_claim, grab=pack.grab)
     elif g.npanels > 1 and threaded:  # threaded: the panels shared, then row tiles
@@ -142,14 +156,14 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
         g.ready = r.fresh("rdy")
         shared = not batch and _alone(r)
         if shared:  # the whole kernel: launched, its shared state in the launcher's scratch
-            nx, tile_claim = _shared_scratch(r, prods, g, pack.grab)
+            nx, tile_claim = _shared_scratch(r, prods, g, pack.grab, team)
             region = scope
         else:
             nx, tile_claim = r.fresh("nx"), ""
             _scratch(r, scope, prods, g, g.npanels)
             scope.add(f"int64_t {nx} = 0;")
             scope.add(f"unsigned char {g.ready}[{g.npanels}] = {{0}};")
-            region = r.open_counter(scope, Region())
+            region = r.open_counter(scope, team_region(team))
         take = claim(nx)
         loop = r.open_counter(region, f"for (int64_t {pv} = {take}; {pv} < {g.npanels}; "
                                       f"{pv} = {take})")
@@ -169,10 +183,10 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
     elif threaded:  # one panel: each thread packs it for itself, then takes row tiles
         tile_claim = ""
         if not batch and _alone(r):  # launched: the tile counter in the launcher's scratch
-            _, tile_claim = _shared_scratch(r, [], g, pack.grab)
+            _, tile_claim = _shared_scratch(r, [], g, pack.grab, team)
             region = scope
         else:
-            region = r.open_counter(scope, Region())
+            region = r.open_counter(scope, team_region(team))
         region.add(f"const int64_t {pv} = 0;")
         _scratch(r, region, prods, g, 1)
         pack_y(r, region, j, g.nj, prods, pv, g.tj, g.lanes, per_panel=True)
@@ -190,25 +204,49 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
     r.close_loops()
 
 
-def batch_loops(r: KernelRenderer, batch: list[UOp] | tuple[UOp, ...], threaded: bool) -> Scope:
-    """The loops over the `batch` ranges, outermost first (`threaded`: split across cores), and
-    the innermost one's scope (the kernel's root without any)."""
+def _team(g: _Geometry, batch: list[UOp], prods: list[Product], parallel: str,
+          claims: int) -> int:
+    """The team of a product's threaded loop (`Pack.parallel`; 0: none): the threads whose
+    shares of its region's multiply-adds each pay for it (pack_helpers' `region_threads`, the
+    model the action threaded it by), one region of all of them for "batch", else a region per
+    batch iteration; at most the `claims` its threads take."""
+    if not parallel:
+        return 0
+    wakes = math.prod(loop_count(b) for b in batch)
+    work = wakes * g.ni * g.nj * sum(p.k for p in prods)
+    return region_threads(work if parallel == "batch" else work // wakes, threads(), claims)
+
+
+def team_region(team: int) -> Region:
+    """`#pragma omp parallel` on `team` threads, at most the runtime's count (ctext.TEAM, as a
+    threaded loop's `num_threads`)."""
+    return Region(f"#pragma omp parallel num_threads({TEAM}({team}))")
+
+
+def batch_loops(r: KernelRenderer, batch: list[UOp] | tuple[UOp, ...], threaded: bool,
+                team: int = 0) -> Scope:
+    """The loops over the `batch` ranges, outermost first (`threaded`: split across cores, on
+    `team` threads; 0 the runtime's count), and the innermost one's scope (the kernel's root
+    without any)."""
     scope = r.root
     for n, b in enumerate(batch):
-        scope = r.open_loop(scope, b, Threads(dynamic=True) if threaded and n == 0 else "")
+        scope = r.open_loop(scope, b, Threads(dynamic=True, team=team)
+                            if threaded and n == 0 else "")
         r.stack.append(scope)
     return scope
 
 
 def _panels_threaded(r: KernelRenderer, st: UOp, scope: Scope, rows: tuple[UOp, ...], j: UOp,
-                     prods: list[Product], pv: str, g: _Geometry, shared: bool) -> None:
+                     prods: list[Product], pv: str, g: _Geometry, team: int,
+                     shared: bool) -> None:
     """The columns split across cores (`Pack.parallel` "panels": too few row tiles to share):
     each thread claims a panel, packs it into a buffer of its own and runs every row tile on
     it, waiting on no other thread. Launched when `shared` (the claim counter in the
-    launcher's scratch), else an OpenMP region handing out panels dynamically."""
+    launcher's scratch), else an OpenMP region handing out panels dynamically; on `team`
+    threads."""
     group = g.group
     if shared:
-        counter, _ = _shared_scratch(r, [], g, 1)
+        counter, _ = _shared_scratch(r, [], g, 1, team)
         # (a claim per group of panels)
         r.shared = (-(-g.npanels // group), *r.shared[1:])  # type: ignore[index]
         region = scope
@@ -217,7 +255,7 @@ def _panels_threaded(r: KernelRenderer, st: UOp, scope: Scope, rows: tuple[UOp, 
         def head(v: str, count: int) -> str:
             return f"for (int64_t {v} = {take}; {v} < {count}; {v} = {take})"
     else:
-        region = r.open_counter(scope, Region())
+        region = r.open_counter(scope, team_region(team))
 
         def head(v: str, count: int) -> str:
             return (f"#pragma omp for schedule(dynamic)\n"
@@ -306,10 +344,11 @@ def _alone(r: KernelRenderer) -> bool:
 
 
 def _shared_scratch(r: KernelRenderer, prods: list[Product], g: _Geometry,
-                    grab: int) -> tuple[str, str]:
+                    grab: int, team: int) -> tuple[str, str]:
     """Name the scratch area's parts (`s_`, RenderedKernel.shared): two claim counters, then
     with `prods` the panels' ready marks and each product's panels, 64-byte aligned (without,
-    each thread packs its one panel for itself). Returns the counters of panels and tiles."""
+    each thread packs its one panel for itself); the launch on `team` threads (RenderedKernel
+    .team). Returns the counters of panels and tiles."""
     head = -(-(16 + g.npanels) // 64) * 64  # the zeroed part: counters and marks
     nx = r.fresh("nx")
     r.root.add(f"int64_t *const {nx} = (int64_t *)s_;")
@@ -322,7 +361,7 @@ def _shared_scratch(r: KernelRenderer, prods: list[Product], g: _Geometry,
         at += -(-p.k * g.npanels * g.tj * g.size // 64) * 64
     tiles = -(-g.ni // min(g.ti, g.ni))
     # a thread of the launch starts when it gets iterations: as many as there are claims
-    r.shared = (max(-(-tiles // grab), g.npanels), at, head)
+    r.shared = (max(-(-tiles // grab), g.npanels), at, head, team)
     return f"{nx}[0]", f"{nx}[1]"
 
 

@@ -553,8 +553,9 @@ class KernelRenderer:
         self.columns: tuple[UOp, ...] = ()
         self.inside: set[UOp] = set()
         # a kernel gemm.py printed as threads sharing a scratch area (RenderedKernel.shared):
-        # (iterations to launch, bytes, zeroed bytes); its code names the area `s_`
-        self.shared: tuple[int, int, int] | None = None
+        # (iterations to launch, bytes, zeroed bytes, team: RenderedKernel.team); its code names
+        # the area `s_`
+        self.shared: tuple[int, int, int, int] | None = None
         self.frees: list[tuple[Scope, str]] = []  # kernel-local arrays on the heap, their hosts
         # the C bounds [lo, hi) of the loops over a range visiting part of it, by range id (a
         # masked flash head's row passes over its tile's window of keys: backends/c/flash.py)
@@ -1500,7 +1501,7 @@ class KernelRenderer:
         if self.shared is not None:
             if var_names:
                 raise RenderError("a kernel of shared scratch takes no symbolic sizes")
-            launch, finish, team = self.shared[0], None, 0
+            launch, finish, team = self.shared[0], None, self.shared[3]
         else:
             launch, finish, team = (0, None, 0) if var_names else _launched(self.root,
                                                                              self.combines)
@@ -1562,7 +1563,7 @@ class KernelRenderer:
         openmp = bool(threads) or any(isinstance(s.head, Region) for s in self.root.tree())
         return RenderedKernel(cname, source, nparams, pdt, var_names, tuple(self.choices),
                               self.kind, launch, combine,
-                              self.shared[1:] if self.shared is not None else (0, 0),
+                              self.shared[1:3] if self.shared is not None else (0, 0),
                               self.gated, tuple(sorted(self.calls)),
                               tuple(sorted(self.uses | self.calls)), openmp, team)
 

@@ -51,10 +51,10 @@ from rulegrad.runtime.uop import UOp, toposort
 from .blocks import last_name, pack_name, stream_name
 from .blocks import name as block_name
 from .ctext import (
+    TEAM,
     Guard,
     Loop,
     Region,
-    TEAM,
     RenderError,
     Scope,
     Threads,

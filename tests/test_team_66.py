@@ -200,7 +200,7 @@ def test_products_and_attention_match_numpy_on_every_thread_count(fake_machine, 
     fake_machine(nthreads, 1 << 12)
     for shape in [(601, 16, 33), (13, 97, 61), (12, 64, 64), (5, 97, 128, 96), (1, 2, 300, 700)]:
         _check_product(*_product(shape, nthreads))
-    for shape in [(3, 13, 64, 32), (1, 61, 128, 32), (601, 64, 16)]:
+    for shape in [(3, 13, 64, 32), (8, 61, 128, 32), (1, 61, 128, 32), (601, 64, 16)]:
         q, k, v = _heads(shape, nthreads)
         np.testing.assert_allclose(_attention(q, k, v).numpy(), _np_attention(q, k, v),
                                    rtol=1e-5, atol=1e-5)

@@ -33,7 +33,8 @@ then marked ready; no barrier), with one each thread packs it for itself. A kern
 that product is launched instead (`_shared_scratch`). Each runs the team of pack_helpers'
 `region_threads` (the threads whose shares of one region's multiply-adds pay for it, at most
 the iterations they claim), printed as `num_threads` or handed to the launch
-(RenderedKernel.team). Packed panels live on the stack up to STACK_PANEL_BYTES, on the heap beyond.
+(RenderedKernel.team). Packed panels live on the stack up to STACK_PANEL_BYTES, on the heap
+beyond.
 """
 
 from __future__ import annotations
@@ -347,8 +348,8 @@ def _shared_scratch(r: KernelRenderer, prods: list[Product], g: _Geometry,
                     grab: int, team: int) -> tuple[str, str]:
     """Name the scratch area's parts (`s_`, RenderedKernel.shared): two claim counters, then
     with `prods` the panels' ready marks and each product's panels, 64-byte aligned (without,
-    each thread packs its one panel for itself); the launch on `team` threads (RenderedKernel
-    .team). Returns the counters of panels and tiles."""
+    each thread packs its one panel for itself); launched on `team` threads
+    (RenderedKernel.team). Returns the counters of panels and tiles."""
     head = -(-(16 + g.npanels) // 64) * 64  # the zeroed part: counters and marks
     nx = r.fresh("nx")
     r.root.add(f"int64_t *const {nx} = (int64_t *)s_;")

@@ -204,3 +204,30 @@ def test_products_and_attention_match_numpy_on_every_thread_count(fake_machine, 
         q, k, v = _heads(shape, nthreads)
         np.testing.assert_allclose(_attention(q, k, v).numpy(), _np_attention(q, k, v),
                                    rtol=1e-5, atol=1e-5)
+
+
+def test_a_replayed_products_launch_keeps_its_team(fake_machine, monkeypatch):
+    """rulegrad.jit's replay (driver.py's C loop) runs a launched product on its team: 3 of 4
+    threads where three shares of its multiply-adds pay."""
+    from rulegrad import jit
+    from rulegrad.backends.c import driver, run
+
+    a, b = _product((601, 16, 33), 9)
+    fake_machine(4, 601 * 16 * 33 // 3)
+    f = jit(lambda x, y: x @ y)
+    for _ in range(4):
+        got = f(Tensor(a).realize(), Tensor(b).realize())
+        np.testing.assert_allclose(got.numpy(), a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+    replay = next(iter(f.entries.values())).replay
+    kernels = [k for prog in replay.progs for k in prog.kernels]
+    assert [k.launch[3] for k in kernels if k.launch[0]] == [3]
+    entries = []
+    real = run.Calls
+
+    def spy(es, build):
+        entries.extend(es)
+        return real(es, build)
+
+    monkeypatch.setattr(run, "Calls", spy)
+    run.calls(kernels)
+    assert [e[-1] for e in entries if e[0] == driver.SCRATCH] == [3]

@@ -356,7 +356,7 @@ def _dot_cost(st: UOp, reds: list[UOp]) -> float:
     element copied one at a time down w's columns: 2x100003x13 as a panel of 16 ran 0.45x torch
     eager on two threads."""
     if any(len(red.src) != 2 or (xy := operands(red)) is None or
-           not all(_in_place(v, red) for v in xy) for red in reds):
+           not all(_in_place(_unwidened(v), red) for v in xy) for red in reds):
         return math.inf
     outputs = math.prod(range_size(r) for r in st.src[2:])  # type: ignore[misc]
     lanes = vector_lanes(reds[0].dtype.itemsize)
@@ -367,9 +367,14 @@ def _dot_cost(st: UOp, reds: list[UOp]) -> float:
         for v in operands(red):  # type: ignore[union-attr]
             if outer not in deps[v]:  # (read whole once per iteration of the outer loop)
                 size = math.prod(range_size(r) for r in deps[v])  # type: ignore[misc]
-                again += (range_size(outer) - 1) * _far_reads(size, red.dtype)  # type: ignore
+                again += (range_size(outer) - 1) * _far_reads(size, _unwidened(v).dtype)  # type: ignore
     return PLAIN_FMAS * outputs * sum(-(-range_size(red.src[1]) // lanes)  # type: ignore
                                       + DOT_LANE_SUM * lanes for red in reds) + again
+
+
+def _unwidened(v: UOp) -> UOp:
+    """v's float16 value where v widens one to float32 (`_half_products`' operands), else v."""
+    return v.src[0] if v.op is Ops.CAST and v.src[0].dtype is dtypes.float16 else v
 
 
 def _far_reads(elements: int, dt: DType) -> float:
@@ -804,6 +809,7 @@ def packed(st: UOp, noted: bool = True) -> UOp | None:
     packed yet whose value is a sum of products worth the packed loops (with a grouped column
     range split first: `_split_groups`); None for any other. `noted`: recorded as an action
     (not for a caller that only asks: interchange_helpers)."""
+    st = _half_products(st)
     plan = _plan(st)
     if plan is None:
         if (found := _split_groups(st)) is None:
@@ -815,6 +821,33 @@ def packed(st: UOp, noted: bool = True) -> UOp | None:
     if noted:
         taken(plan.describe())
     return stage_panels(st, plan) if plan.staged else st.replace(arg=plan)
+
+
+def _half_products(st: UOp) -> UOp:
+    """The STORE with each float32 sum of float16 products, REDUCE(ADD(acc, float32(float16(x *
+    y))), ..) where x and y are float16 values widened, summed as REDUCE(ADD(acc, x * y), ..):
+    each step the widened operands' fused multiply-add, rounded once in float32, not the product
+    rounded to float16 first (runtime/semantics.py: a sum of products may round each step once,
+    as BLAS and torch's float16 matmul do); the STORE itself where it has none."""
+    if st.arg is not None or not st.src[1]._ops & OP_BIT[Ops.REDUCE]:
+        return st  # (no sum in it: known without a walk)
+    mapping = {}
+    for red in toposort(st.src[1]):
+        if red.op is not Ops.REDUCE or red.arg is not Ops.ADD or red.dtype is not dtypes.float32:
+            continue
+        update = red.src[0]
+        if update.op is not Ops.ADD or len(update.src) != 2 or \
+                update.src[0].op is not Ops.DEFINE_REG:
+            continue
+        wide = update.src[1]
+        half = wide.src[0] if wide.op is Ops.CAST and wide.src else None
+        if half is None or half.op is not Ops.CAST or half.dtype is not dtypes.float16:
+            continue
+        mul = half.src[0]
+        if mul.op is Ops.MUL and mul.dtype is dtypes.float32 and all(
+                v.op is Ops.CAST and v.src[0].dtype is dtypes.float16 for v in mul.src):
+            mapping[wide] = mul
+    return st.substitute(mapping) if mapping else st
 
 
 def stage_panels(st: UOp, pack: Pack) -> UOp:

@@ -5,8 +5,8 @@ have really taken the packed path."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 import math
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest

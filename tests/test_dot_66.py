@@ -127,3 +127,30 @@ def test_float16_products_are_packed(machine, m: int, k: int, n: int) -> None:
     t = _product(x, w, False)
     assert "PACK" in _line(t), _line(t)
     _close(t.numpy(), x, w, False)
+
+
+def test_float16_packing_passes_the_rule_check() -> None:
+    """`rulegrad check`'s method on the packing rule (rules/opt.rules' pack_store) alone over
+    float16 products: C before (each product rounded to float16, then summed) and after (packed,
+    fused) within the kernel's rounding bound (generator/roundoff.py: a product in a sum rounded
+    or fused), and the kernel interpreter's fused chain on the packed AST bit for bit with its
+    C, on random values, NaN, infinities and -0.0, and wide magnitudes."""
+    from rulegrad.dsl import ast as A
+    from rulegrad.dsl import load
+    from rulegrad.generator import optdiff
+    from rulegrad.generator.interp import interpret_ruleset
+    from rulegrad.generator.soundness import Checker
+    from rulegrad.rules import RULES_DIR
+
+    opt = load(str(RULES_DIR / "opt.rules"))
+    rule = next(r for rs in opt.rulesets for r in rs.rules
+                if r.span.path == opt.file.path and r.name == "pack_store")
+    alone = interpret_ruleset(A.CheckedRuleSet("pack_store", (rule,), opt.rulesets[0].path),
+                              Checker().helpers(opt))
+    corpus = []
+    for i, (m, k, n) in enumerate([(7, 997, 33), (64, 97, 7), (5, 1031, 17)]):
+        x, w = narrow_inputs(m, k, n, np.float16)
+        corpus += optdiff.corpus_of((Tensor(x) @ Tensor(w)).schedule(), f"float16 {i}")
+    res = optdiff.check_rule("pack_store", alone, corpus)
+    assert len(res.fired) == 3 and res.pinned == 3, (res.fired, res.pinned)
+    assert res.verdict("pack_store", len(corpus))[1] == "passed", (res.failures, res.errors)

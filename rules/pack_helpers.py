@@ -5,7 +5,8 @@ In: a lowered STORE (backends/KERNEL_AST.md, "after lowering"). Out: `packed(st)
 with a `Pack` as its arg, which `backends/c/gemm.py` prints as it says, or None.
 
 A STORE qualifies when every REDUCE in its value is a float32/float64 sum of products (loop form
-`REDUCE(ADD(acc, x * y), *ranges)`) and its ranges split into columns j (one range, read by y and
+`REDUCE(ADD(acc, x * y), *ranges)`; a float32 sum of float16 products is taken as one of the
+widened operands: `_half_products`) and its ranges split into columns j (one range, read by y and
 not by x), rows (read by x and not by y: one range for a matmul, several for a convolution's
 output pixels, flattened into one row count) and batch (the rest, looped outside). Then
 out[.., rows, j] = f(sum_k x(rows, k) * y(k, j), ..) is a matrix product whatever x and y are.

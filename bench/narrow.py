@@ -21,7 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import interleaved_medians, torch_module  # noqa: E402
 
 SHAPES = ["2x100003x5", "1x65537x3", "7x50000x16", "1x1000000x1", "64x4099x7", "4x100003x9",
-          "8x30011x13", "3x100003x17", "2x100003x5:float64", "2x100003x5:t"]
+          "8x30011x13", "3x100003x17", "2x100003x5:float64", "2x100003x5:t",
+          # rows 5-8 of x @ w.T (dots or packed by cost), a w.T past the caches, float16
+          "5x30011x13:t", "6x4099x16:t", "7x50000x16:t", "8x30011x13:t", "4x4096x1024:t",
+          "2x100003x9:float16", "7x4099x33:float16", "8x30011x13:float16:t"]
 
 
 def _point(rulegrad, torch, spec: str, rounds: int, clock) -> tuple[float, float, bool, str]:

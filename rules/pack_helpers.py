@@ -5,7 +5,8 @@ In: a lowered STORE (backends/KERNEL_AST.md, "after lowering"). Out: `packed(st)
 with a `Pack` as its arg, which `backends/c/gemm.py` prints as it says, or None.
 
 A STORE qualifies when every REDUCE in its value is a float32/float64 sum of products (loop form
-`REDUCE(ADD(acc, x * y), *ranges)`) and its ranges split into columns j (one range, read by y and
+`REDUCE(ADD(acc, x * y), *ranges)`; a float32 sum of float16 products is taken as one of the
+widened operands: `_half_products`) and its ranges split into columns j (one range, read by y and
 not by x), rows (read by x and not by y: one range for a matmul, several for a convolution's
 output pixels, flattened into one row count) and batch (the rest, looped outside). Then
 out[.., rows, j] = f(sum_k x(rows, k) * y(k, j), ..) is a matrix product whatever x and y are.
@@ -326,11 +327,18 @@ def _plain_cost(st: UOp, reds: list[UOp]) -> float:
     return PLAIN_FMAS * steps * k
 
 
-# the passes over y a packed product makes: y read, its panels written (padded to whole
-# panels), read back by the tiles, about 4. Plain dots read y once per row: as many passes as
-# rows (w.T: 6x4096x1024 ran 0.67x as dots, 2x2048x512 1.9x, 3x1024x1024 1.4x, 4x4096x64
-# 1.6x; 8x1024x1024 packs x, w read in place, 0.79x as dots: its rows are w's 1024)
-DOT_ROWS = 4
+# a vector read from past one core's L2 (runtime/target.py's cache sizes) against one vector
+# multiply-add, and one read from past the L3's share of a thread (1/L3_SHARE of it split among
+# the threads; the rest holds other data, the L3 is shared), from memory: ratios of throughputs
+# of the core, not sizes. Plain dots read y once per row, so past a cache each row after the
+# first reads y again from past it; packed panels larger than a cache are written once and read
+# by each row tile from past it. Measured as x @ w.T, CPU time per call on two threads, dots
+# over packed: y of 4 MB (past the L2, in the L3) 1.2-3.4x (6x1024x1024, 2x2048x512, 6x2048x512),
+# 16 MB 0.57-0.93x (4, 5, 6x4096x1024, 6x8192x512), 32 MB 0.78x (3x8192x1024); a dot step
+# (PLAIN_FMAS, a vector of each operand) about 1.2x as long past the L2, 3.4x past the share
+FAR_READ_FMAS = 1
+MEMORY_READ_FMAS = 8
+L3_SHARE = 2
 # a dot's vector of partial sums summed across its lanes once per output (shuffles and adds, each
 # waiting on the last): about a vector multiply-add's slot per lane. Without it a short k over
 # many columns ran as dots slower than packed (4x16x65536 0.62x, 4x33x30011 0.74x, 3x9x100003
@@ -343,16 +351,52 @@ def _dot_cost(st: UOp, reds: list[UOp]) -> float:
     """The work of the product's plain loops, in vector multiply-adds (PLAIN_FMAS each), where
     each output's sum is a dot of two rows read forward along its one k range (`x @ w.T`: both
     operands ungated loads contiguous along k, a vector of k a step, then the vector of partial
-    sums summed across its lanes, about a multiply-add a lane: DOT_LANE_SUM); else infinite. A
-    narrow w.T packs few columns into a whole panel, each element copied one at a time down w's
-    columns: 2x100003x13 as a panel of 16 ran 0.45x torch eager on two threads."""
+    sums summed across its lanes, about a multiply-add a lane: DOT_LANE_SUM), plus the operand
+    that does not read the outer loop (y) read again per iteration of it from past the L2
+    (`_far_reads`); else infinite. A narrow w.T packs few columns into a whole panel, each
+    element copied one at a time down w's columns: 2x100003x13 as a panel of 16 ran 0.45x torch
+    eager on two threads."""
     if any(len(red.src) != 2 or (xy := operands(red)) is None or
-           not all(_in_place(v, red) for v in xy) for red in reds):
+           not all(_in_place(_unwidened(v), red) for v in xy) for red in reds):
         return math.inf
     outputs = math.prod(range_size(r) for r in st.src[2:])  # type: ignore[misc]
     lanes = vector_lanes(reds[0].dtype.itemsize)
+    outer = st.src[2]
+    again = 0
+    for red in reds:
+        deps = free_ranges(red)
+        for v in operands(red):  # type: ignore[union-attr]
+            if outer not in deps[v]:  # (read whole once per iteration of the outer loop)
+                size = math.prod(range_size(r) for r in deps[v])  # type: ignore[misc]
+                again += (range_size(outer) - 1) * _far_reads(size, _unwidened(v).dtype)  # type: ignore
     return PLAIN_FMAS * outputs * sum(-(-range_size(red.src[1]) // lanes)  # type: ignore
-                                      + DOT_LANE_SUM * lanes for red in reds)
+                                      + DOT_LANE_SUM * lanes for red in reds) + again
+
+
+def _unwidened(v: UOp) -> UOp:
+    """v's float16 value where v widens one to float32 (`_half_products`' operands), else v."""
+    return v.src[0] if v.op is Ops.CAST and v.src[0].dtype is dtypes.float16 else v
+
+
+def _far_reads(elements: int, dt: DType) -> float:
+    """The cost, in vector multiply-adds, of one pass over a buffer of `elements` values of dt
+    past the caches: its vectors past one core's L2 (FAR_READ_FMAS each) and past a thread's
+    share of the L3 (MEMORY_READ_FMAS more each; runtime/target.py)."""
+    nbytes, vector = elements * dt.itemsize, vector_lanes(dt.itemsize) * dt.itemsize
+    share = cache_bytes(3) // (L3_SHARE * threads())
+    return (FAR_READ_FMAS * max(0, nbytes - cache_bytes(2)) +
+            MEMORY_READ_FMAS * max(0, nbytes - share)) / vector
+
+
+def _far_panels(reds: list[UOp], ni: int, nj: int) -> float:
+    """The packed loops' reads and writes past one core's L2 (`_far_reads`): each panel of y
+    larger than the L2 written once and read by each row tile (`_cost` counts them all as from
+    the cache)."""
+    dt = reds[0].dtype
+    panel = panel_width(dt, [nj])
+    tiles = -(-ni // tile_rows(ni))
+    k = sum(math.prod(range_size(r) for r in red.src[1:]) for red in reds)  # type: ignore[misc]
+    return -(-nj // panel) * (1 + tiles) * _far_reads(k * panel, dt)
 
 
 def _contiguous(v: UOp, rng: UOp) -> bool:
@@ -471,10 +515,10 @@ def _plan(st: UOp) -> Pack | None:
     macs = math.prod(range_size(r) for r in ranges) * k_total  # type: ignore[misc]
     if ni < 2 or macs < pick(current().pack_min_work, MIN_WORK):
         return None
-    # plain dots (`_dot_cost`) read y once per row: worth it for at most DOT_ROWS rows (the
-    # heuristic's choice only, not search's)
-    if not batch and current().pack_min_work is None and ni <= DOT_ROWS and \
-            _dot_cost(st, reds) < _cost(st, reds, rows, j, deps):
+    # plain dots (`_dot_cost`) where they cost less than the packed loops, each with its
+    # reads past the L2 (the heuristic's choice only, not search's)
+    if not batch and current().pack_min_work is None and _dot_cost(st, reds) < \
+            _cost(st, reds, rows, j, deps) + _far_panels(reds, ni, range_size(j)):  # type: ignore
         return None
     panel = panel_width(reds[0].dtype, [range_size(j)])  # type: ignore[list-item]
     npanels = -(-range_size(j) // panel)  # type: ignore[operator]
@@ -770,6 +814,7 @@ def packed(st: UOp, noted: bool = True) -> UOp | None:
     packed yet whose value is a sum of products worth the packed loops (with a grouped column
     range split first: `_split_groups`); None for any other. `noted`: recorded as an action
     (not for a caller that only asks: interchange_helpers)."""
+    st = _half_products(st)
     plan = _plan(st)
     if plan is None:
         if (found := _split_groups(st)) is None:
@@ -781,6 +826,33 @@ def packed(st: UOp, noted: bool = True) -> UOp | None:
     if noted:
         taken(plan.describe())
     return stage_panels(st, plan) if plan.staged else st.replace(arg=plan)
+
+
+def _half_products(st: UOp) -> UOp:
+    """The STORE with each float32 sum of float16 products, REDUCE(ADD(acc, float32(float16(x *
+    y))), ..) where x and y are float16 values widened, summed as REDUCE(ADD(acc, x * y), ..):
+    each step the widened operands' fused multiply-add, rounded once in float32, not the product
+    rounded to float16 first (runtime/semantics.py: a sum of products may round each step once,
+    as BLAS and torch's float16 matmul do); the STORE itself where it has none."""
+    if st.arg is not None or not st.src[1]._ops & OP_BIT[Ops.REDUCE]:
+        return st  # (no sum in it: known without a walk)
+    mapping = {}
+    for red in toposort(st.src[1]):
+        if red.op is not Ops.REDUCE or red.arg is not Ops.ADD or red.dtype is not dtypes.float32:
+            continue
+        update = red.src[0]
+        if update.op is not Ops.ADD or len(update.src) != 2 or \
+                update.src[0].op is not Ops.DEFINE_REG:
+            continue
+        wide = update.src[1]
+        half = wide.src[0] if wide.op is Ops.CAST and wide.src else None
+        if half is None or half.op is not Ops.CAST or half.dtype is not dtypes.float16:
+            continue
+        mul = half.src[0]
+        if mul.op is Ops.MUL and mul.dtype is dtypes.float32 and all(
+                v.op is Ops.CAST and v.src[0].dtype is dtypes.float16 for v in mul.src):
+            mapping[wide] = mul
+    return st.substitute(mapping) if mapping else st
 
 
 def stage_panels(st: UOp, pack: Pack) -> UOp:

@@ -90,7 +90,10 @@ op means"; tests/test_opt.py checks it):
   rounds twice, as numpy computes it: the C build refuses flags that would fuse it. The C
   backend's packed loops (the kernel optimizer's PACK action) sum each output over k in order
   from 0, each step one fused multiply-add where the CPU has FMA: tests/test_opt.py compares
-  their bits with an exact oracle of that chain.
+  their bits with an exact oracle of that chain. A sum of float16 products (summed in float32,
+  each product rounded to float16 by MUL's meaning) is such a sum too: packed, each step is the
+  float32 fused multiply-add of the operands widened, the product not rounded to float16
+  first (torch's float16 matmul sums so; rules/pack_helpers.py's `_half_products`).
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ have really taken the packed path."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -226,9 +227,9 @@ def test_random_contractions_match_numpy(monkeypatch: pytest.MonkeyPatch, batch:
     from rulegrad.rules import pack_helpers
 
     monkeypatch.setattr(pack_helpers, "MIN_WORK", 1)
-    # (and a product of few rows over a transposed B packed too, not left as the plain dots
-    # the heuristic keeps where they cost less: `_dot_cost`)
-    monkeypatch.setattr(pack_helpers, "DOT_ROWS", 0)
+    # (and a product over a transposed B packed too, not left as the plain dots the heuristic
+    # keeps where they cost less: `_dot_cost`)
+    monkeypatch.setattr(pack_helpers, "_dot_cost", lambda st, reds: math.inf)
     rng = np.random.default_rng(seed)
     a = rng.standard_normal((*batch, rows, *ks)).astype(dtype)
     b = rng.standard_normal((*batch, *ks, cols)).astype(dtype)

@@ -1,5 +1,5 @@
 """Review of pack65 (rev65c): few-row `x @ w.T` kept as plain dots (rules/pack_helpers.py's
-`_dot_cost`, `DOT_ROWS`) and narrow y read in place (the `_last` register block).
+`_dot_cost`) and narrow y read in place (the `_last` register block).
 
 A dot costs more than its k / lanes vector multiply-adds: each output's vector of partial sums is
 summed across its lanes (and the chain waits on each step's latency), about a multiply-add per

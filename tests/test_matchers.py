@@ -228,7 +228,8 @@ def _extra_programs() -> list:
     """What the fuzzer's first programs do not make: float16 (lower_half), power-of-two index
     division (lower_alu), a pad read only in its padding and only outside it, a reduce of a
     constant (lower_const), the exp of a masked value (opt's mask_actions), int reduces over
-    padding only (sym keeps their update)."""
+    padding only (sym keeps their update), gelu (its select inside a select on the same
+    condition: opt's select_actions)."""
     from rulegrad import Tensor
 
     half = np.linspace(-2, 2, 12, dtype=np.float16).reshape(3, 4)
@@ -243,7 +244,8 @@ def _extra_programs() -> list:
             lambda: Tensor.realize(*[getattr(Tensor(x.astype(np.int32)).pad(((1, 1), (1, 1)))
                                      .shrink(((0, 1), (0, 5))), op)(1) for op in ("sum", "prod")]),
             lambda: ((Tensor(x) > 2).where(Tensor(x), -math.inf) - Tensor(x).max(axis=1,
-                     keepdim=True)).exp().realize()]
+                     keepdim=True)).exp().realize(),
+            lambda: Tensor(x).gelu().realize()]
 
 
 def _unrecorded_nodes(stem: str, name: str) -> list[UOp]:

@@ -372,6 +372,14 @@ def alu_helper(node: UOp) -> str | None:
     return None
 
 
+def _plain_bound(x: UOp) -> bool:
+    """Whether a MAX or MIN against x is one compare-select (a clamp's bound: gelu's +-25, an
+    exp's floor; four vector operations and a blend each in rg_max_f32): x a constant, not
+    NaN (the other side's NaN is kept: `c > x` is false for it, as numpy's maximum returns
+    its NaN operand) and not zero (no tie of +0.0 and -0.0 to order, runtime/semantics.py)."""
+    return x.op is Ops.CONST and isinstance(x.arg, float) and x.arg == x.arg and x.arg != 0
+
+
 def render_alu(node: UOp, a: list[str]) -> str:
     """The C expression of one ALU/CAST/BITCAST node over its operand names `a`: a prelude
     helper's call, a cast, or the template of `node`'s op in the table of its operands' type."""
@@ -387,6 +395,11 @@ def render_alu(node: UOp, a: list[str]) -> str:
             raise RenderError(f"BITCAST {sdt.name} -> {dt.name}: sizes differ")
         return (f"({{ {ctype(dt)} o_; {ctype(sdt)} i_ = {a[0]}; "
                 f"memcpy(&o_, &i_, sizeof o_); o_; }})")
+    if op in (Ops.MAX, Ops.MIN) and sdt in (dtypes.float32, dtypes.float64):
+        at = next((i for i, x in enumerate(node.src) if _plain_bound(x)), None)
+        if at is not None:  # x against a constant c, neither NaN nor zero: one compare-select
+            c, x = a[at], a[1 - at]
+            return f"(__builtin_is{'greater' if op is Ops.MAX else 'less'}({c}, {x}) ? {c} : {x})"
     if sdt.is_float and op in _FLOAT:  # libm's in the operands' precision (`_fcast`)
         return _FLOAT[op].format(*(_fcast(sdt, x) for x in a), s=SUFFIX[sdt.name],
                                  f="" if sdt is dtypes.float64 else "f")

@@ -1,7 +1,7 @@
 # generated from rules/opt.rules by `rulegrad gen`; do not edit
-# source sha256: 5a367695c1dddd12babb1db038a233ce39f034b0ef961694a0917aaa7488618d
+# source sha256: 18cb6e79d0723c231520c0d20d00b6977f4b53853f8bc938486cf12082be0397
 # imports rules/symbolic.rules sha256: a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c
-'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, opt.'
+'Matchers for the rule sets of rules/opt.rules: opt_actions, mask_actions, select_actions, opt.'
 
 from math import prod  # noqa: F401
 
@@ -39,13 +39,16 @@ from rulegrad.rules.opt_helpers import vector_reducible
 from rulegrad.rules.generated import symbolic as _generated_symbolic
 
 SOURCE = 'rules/opt.rules'
-SOURCE_SHA256 = '5a367695c1dddd12babb1db038a233ce39f034b0ef961694a0917aaa7488618d'
+SOURCE_SHA256 = '18cb6e79d0723c231520c0d20d00b6977f4b53853f8bc938486cf12082be0397'
 DEPENDENCIES = (('rules/symbolic.rules', 'a6a51ae7863a7637798664f439214feebcd542a5b103154001c4472c0219e28c'), )
+_ADD = Ops.ADD
 _CAST = Ops.CAST
 _CONST = Ops.CONST
 _EXP = Ops.EXP
+_MUL = Ops.MUL
 _SUB = Ops.SUB
 _WHERE = Ops.WHERE
+_OPS0 = frozenset({Ops.ADD, Ops.MUL})
 
 
 # ======================================================================== definitions, contexts
@@ -367,17 +370,254 @@ _mask_actions_part = RuleMatcher('mask_actions', _mask_actions_rules, {
 }, home=(globals(), '_mask_actions_st'))
 
 
+# ======================================================================== select_actions
+_select_actions_rules = (
+    RuleInfo('where_else_mul', 'rules/opt.rules', 191, 'where_else_mul: WHERE(c, a, MUL[b, WHERE(c, _, q)]) -> c.where(a, b * q)'),
+    RuleInfo('where_then_mul', 'rules/opt.rules', 192, 'where_then_mul: WHERE(c, MUL[b, WHERE(c, p, _)], z) -> c.where(b * p, z)'),
+    RuleInfo('where_else_add', 'rules/opt.rules', 193, 'where_else_add: WHERE(c, a, ADD[b, WHERE(c, _, q)]) -> c.where(a, b + q)'),
+    RuleInfo('where_then_add', 'rules/opt.rules', 194, 'where_then_add: WHERE(c, ADD[b, WHERE(c, p, _)], z) -> c.where(b + p, z)'),
+)
+_select_actions_st = match_stats('select_actions', _select_actions_rules)  # None unless counting
+
+def _select_actions_WHERE(n, ctx):
+    try:
+        n0, n1, n2 = n.src
+    except ValueError:
+        return None
+    # no rule here matches unless a source has one of these ops (a quick rejection)
+    if n1.op not in _OPS0 and n2.op not in _OPS0: return None
+    if n2.op is _MUL:
+        if n1.op is _MUL:
+            n2_0, n2_1 = n2.src
+            if n2_1.op is _WHERE:
+                n2_1_0 = n2_1.src[0]
+                n2_1_2 = n2_1.src[2]
+                if n2_1_0 is n0:
+                    # rule where_else_mul at rules/opt.rules:191
+                    #   where_else_mul: WHERE(c, a, MUL[b, WHERE(c, _, q)]) -> c.where(a, b * q)
+                    #+ if _select_actions_st: _select_actions_st.attempts[0] += 1
+                    # a = n1, b = n2_0, c = n0, q = n2_1_2
+                    _r = n0.where(n1, n2_0 * n2_1_2)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _select_actions_rules[0]
+            if n2_0.op is _WHERE:
+                n2_0_0 = n2_0.src[0]
+                n2_0_2 = n2_0.src[2]
+                if n2_0_0 is n0:
+                    # rule where_else_mul at rules/opt.rules:191
+                    #   where_else_mul: WHERE(c, a, MUL[b, WHERE(c, _, q)]) -> c.where(a, b * q)
+                    #+ if _select_actions_st: _select_actions_st.attempts[0] += 1
+                    # a = n1, b = n2_1, c = n0, q = n2_0_2
+                    _r = n0.where(n1, n2_1 * n2_0_2)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _select_actions_rules[0]
+            n1_0, n1_1 = n1.src
+            if n1_1.op is _WHERE:
+                n1_1_0 = n1_1.src[0]
+                n1_1_1 = n1_1.src[1]
+                if n1_1_0 is n0:
+                    # rule where_then_mul at rules/opt.rules:192
+                    #   where_then_mul: WHERE(c, MUL[b, WHERE(c, p, _)], z) -> c.where(b * p, z)
+                    #+ if _select_actions_st: _select_actions_st.attempts[1] += 1
+                    # b = n1_0, c = n0, p = n1_1_1, z = n2
+                    _r = n0.where(n1_0 * n1_1_1, n2)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _select_actions_rules[1]
+            if n1_0.op is _WHERE:
+                n1_0_0 = n1_0.src[0]
+                n1_0_1 = n1_0.src[1]
+                if n1_0_0 is n0:
+                    # rule where_then_mul at rules/opt.rules:192
+                    #   where_then_mul: WHERE(c, MUL[b, WHERE(c, p, _)], z) -> c.where(b * p, z)
+                    #+ if _select_actions_st: _select_actions_st.attempts[1] += 1
+                    # b = n1_1, c = n0, p = n1_0_1, z = n2
+                    _r = n0.where(n1_1 * n1_0_1, n2)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _select_actions_rules[1]
+        else:
+            n2_0, n2_1 = n2.src
+            if n2_1.op is _WHERE:
+                n2_1_0 = n2_1.src[0]
+                n2_1_2 = n2_1.src[2]
+                if n2_1_0 is n0:
+                    # rule where_else_mul at rules/opt.rules:191
+                    #   where_else_mul: WHERE(c, a, MUL[b, WHERE(c, _, q)]) -> c.where(a, b * q)
+                    #+ if _select_actions_st: _select_actions_st.attempts[0] += 1
+                    # a = n1, b = n2_0, c = n0, q = n2_1_2
+                    _r = n0.where(n1, n2_0 * n2_1_2)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _select_actions_rules[0]
+            if n2_0.op is _WHERE:
+                n2_0_0 = n2_0.src[0]
+                n2_0_2 = n2_0.src[2]
+                if n2_0_0 is n0:
+                    # rule where_else_mul at rules/opt.rules:191
+                    #   where_else_mul: WHERE(c, a, MUL[b, WHERE(c, _, q)]) -> c.where(a, b * q)
+                    #+ if _select_actions_st: _select_actions_st.attempts[0] += 1
+                    # a = n1, b = n2_1, c = n0, q = n2_0_2
+                    _r = n0.where(n1, n2_1 * n2_0_2)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _select_actions_rules[0]
+            if n1.op is _ADD:
+                n1_0, n1_1 = n1.src
+                if n1_1.op is _WHERE:
+                    n1_1_0 = n1_1.src[0]
+                    n1_1_1 = n1_1.src[1]
+                    if n1_1_0 is n0:
+                        # rule where_then_add at rules/opt.rules:194
+                        #   where_then_add: WHERE(c, ADD[b, WHERE(c, p, _)], z) -> c.where(b + p, z)
+                        #+ if _select_actions_st: _select_actions_st.attempts[3] += 1
+                        # b = n1_0, c = n0, p = n1_1_1, z = n2
+                        _r = n0.where(n1_0 + n1_1_1, n2)
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _select_actions_rules[3]
+                if n1_0.op is _WHERE:
+                    n1_0_0 = n1_0.src[0]
+                    n1_0_1 = n1_0.src[1]
+                    if n1_0_0 is n0:
+                        # rule where_then_add at rules/opt.rules:194
+                        #   where_then_add: WHERE(c, ADD[b, WHERE(c, p, _)], z) -> c.where(b + p, z)
+                        #+ if _select_actions_st: _select_actions_st.attempts[3] += 1
+                        # b = n1_1, c = n0, p = n1_0_1, z = n2
+                        _r = n0.where(n1_1 + n1_0_1, n2)
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _select_actions_rules[3]
+    else:
+        if n1.op is _MUL:
+            n1_0, n1_1 = n1.src
+            if n1_1.op is _WHERE:
+                n1_1_0 = n1_1.src[0]
+                n1_1_1 = n1_1.src[1]
+                if n1_1_0 is n0:
+                    # rule where_then_mul at rules/opt.rules:192
+                    #   where_then_mul: WHERE(c, MUL[b, WHERE(c, p, _)], z) -> c.where(b * p, z)
+                    #+ if _select_actions_st: _select_actions_st.attempts[1] += 1
+                    # b = n1_0, c = n0, p = n1_1_1, z = n2
+                    _r = n0.where(n1_0 * n1_1_1, n2)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _select_actions_rules[1]
+            if n1_0.op is _WHERE:
+                n1_0_0 = n1_0.src[0]
+                n1_0_1 = n1_0.src[1]
+                if n1_0_0 is n0:
+                    # rule where_then_mul at rules/opt.rules:192
+                    #   where_then_mul: WHERE(c, MUL[b, WHERE(c, p, _)], z) -> c.where(b * p, z)
+                    #+ if _select_actions_st: _select_actions_st.attempts[1] += 1
+                    # b = n1_1, c = n0, p = n1_0_1, z = n2
+                    _r = n0.where(n1_1 * n1_0_1, n2)
+                    if _r is not None:
+                        if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                        if _r is not n: return _r, _select_actions_rules[1]
+            if n2.op is _ADD:
+                n2_0, n2_1 = n2.src
+                if n2_1.op is _WHERE:
+                    n2_1_0 = n2_1.src[0]
+                    n2_1_2 = n2_1.src[2]
+                    if n2_1_0 is n0:
+                        # rule where_else_add at rules/opt.rules:193
+                        #   where_else_add: WHERE(c, a, ADD[b, WHERE(c, _, q)]) -> c.where(a, b + q)
+                        #+ if _select_actions_st: _select_actions_st.attempts[2] += 1
+                        # a = n1, b = n2_0, c = n0, q = n2_1_2
+                        _r = n0.where(n1, n2_0 + n2_1_2)
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _select_actions_rules[2]
+                if n2_0.op is _WHERE:
+                    n2_0_0 = n2_0.src[0]
+                    n2_0_2 = n2_0.src[2]
+                    if n2_0_0 is n0:
+                        # rule where_else_add at rules/opt.rules:193
+                        #   where_else_add: WHERE(c, a, ADD[b, WHERE(c, _, q)]) -> c.where(a, b + q)
+                        #+ if _select_actions_st: _select_actions_st.attempts[2] += 1
+                        # a = n1, b = n2_1, c = n0, q = n2_0_2
+                        _r = n0.where(n1, n2_1 + n2_0_2)
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _select_actions_rules[2]
+        else:
+            if n2.op is _ADD:
+                n2_0, n2_1 = n2.src
+                if n2_1.op is _WHERE:
+                    n2_1_0 = n2_1.src[0]
+                    n2_1_2 = n2_1.src[2]
+                    if n2_1_0 is n0:
+                        # rule where_else_add at rules/opt.rules:193
+                        #   where_else_add: WHERE(c, a, ADD[b, WHERE(c, _, q)]) -> c.where(a, b + q)
+                        #+ if _select_actions_st: _select_actions_st.attempts[2] += 1
+                        # a = n1, b = n2_0, c = n0, q = n2_1_2
+                        _r = n0.where(n1, n2_0 + n2_1_2)
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _select_actions_rules[2]
+                if n2_0.op is _WHERE:
+                    n2_0_0 = n2_0.src[0]
+                    n2_0_2 = n2_0.src[2]
+                    if n2_0_0 is n0:
+                        # rule where_else_add at rules/opt.rules:193
+                        #   where_else_add: WHERE(c, a, ADD[b, WHERE(c, _, q)]) -> c.where(a, b + q)
+                        #+ if _select_actions_st: _select_actions_st.attempts[2] += 1
+                        # a = n1, b = n2_1, c = n0, q = n2_0_2
+                        _r = n0.where(n1, n2_1 + n2_0_2)
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _select_actions_rules[2]
+            if n1.op is _ADD:
+                n1_0, n1_1 = n1.src
+                if n1_1.op is _WHERE:
+                    n1_1_0 = n1_1.src[0]
+                    n1_1_1 = n1_1.src[1]
+                    if n1_1_0 is n0:
+                        # rule where_then_add at rules/opt.rules:194
+                        #   where_then_add: WHERE(c, ADD[b, WHERE(c, p, _)], z) -> c.where(b + p, z)
+                        #+ if _select_actions_st: _select_actions_st.attempts[3] += 1
+                        # b = n1_0, c = n0, p = n1_1_1, z = n2
+                        _r = n0.where(n1_0 + n1_1_1, n2)
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _select_actions_rules[3]
+                if n1_0.op is _WHERE:
+                    n1_0_0 = n1_0.src[0]
+                    n1_0_1 = n1_0.src[1]
+                    if n1_0_0 is n0:
+                        # rule where_then_add at rules/opt.rules:194
+                        #   where_then_add: WHERE(c, ADD[b, WHERE(c, p, _)], z) -> c.where(b + p, z)
+                        #+ if _select_actions_st: _select_actions_st.attempts[3] += 1
+                        # b = n1_1, c = n0, p = n1_0_1, z = n2
+                        _r = n0.where(n1_1 + n1_0_1, n2)
+                        if _r is not None:
+                            if _r.__class__ is not UOp: _r = _as_uop(n, _r)
+                            if _r is not n: return _r, _select_actions_rules[3]
+    return None
+
+
+_select_actions_part = RuleMatcher('select_actions', _select_actions_rules, {
+    Ops.WHERE: _select_actions_WHERE,
+}, home=(globals(), '_select_actions_st'))
+
+
 # ======================================================================== the rule sets
 _S_opt_actions = compose('opt_actions', _opt_actions_part)
 opt_actions = _S_opt_actions
 _S_mask_actions = compose('mask_actions', _mask_actions_part)
 mask_actions = _S_mask_actions
-_S_opt = compose('opt', _S_opt_actions, _S_mask_actions, _generated_symbolic.MATCHERS['sym'])
+_S_select_actions = compose('select_actions', _select_actions_part)
+select_actions = _S_select_actions
+_S_opt = compose('opt', _S_opt_actions, _S_mask_actions, _S_select_actions, _generated_symbolic.MATCHERS['sym'])
 opt = _S_opt
 
 MATCHERS = {
     'opt_actions': _S_opt_actions,
     'mask_actions': _S_mask_actions,
+    'select_actions': _S_select_actions,
     'opt': _S_opt,
 }
 

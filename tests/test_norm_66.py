@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from optimizer_actions import kernel_actions
+from optimizer_actions import kernel_actions, optimized_kernels
 
 from rulegrad import Tensor
 from rulegrad.runtime import target
@@ -58,3 +58,48 @@ def test_small_float16_scans_as_torch(monkeypatch, shape):
         assert got.dtype == np.float16
         np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32),
                                    rtol=2e-2, atol=2e-2 * np.sqrt(shape[axis]))
+
+
+def _store_kinds(t: Tensor) -> list[list[tuple[str, int]]]:
+    from rulegrad.runtime.loops import range_size
+    from rulegrad.runtime.ops import Ops
+    out = []
+    for opt, _ in optimized_kernels(t):
+        for st in opt.src:
+            if st.op is Ops.STORE:
+                out.append([(r.arg[1], range_size(r)) for r in st.src[2:]])
+    return out
+
+
+@pytest.mark.parametrize("shape", [(131, 131), (127, 257), (4, 40), (7635, 40), (3, 8, 41)])
+def test_row_scans_run_a_block_of_rows_side_by_side(shape):
+    # rows each a chain of adds that waits on its last: REDUCE_VECTORS rows a step, each its
+    # own accumulator (scan_helpers' `_interleaved`); numpy's sequential sums bit for bit
+    x = np.random.default_rng(shape[0]).standard_normal(shape).astype(np.float32)
+    t = Tensor(x).cumsum(-1)
+    (kinds,) = _store_kinds(t)
+    assert kinds[-2:] == [("scan", shape[-1]), ("loop", target.REDUCE_VECTORS)], kinds
+    np.testing.assert_array_equal(t.numpy(), np.cumsum(x, -1))
+
+
+@pytest.mark.parametrize("shape", [(3, 50), (1, 77)])
+def test_fewer_rows_than_a_block_scan_one_by_one(shape):
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    t = Tensor(x).cumsum(1)
+    (kinds,) = _store_kinds(t)
+    assert kinds[-1] == ("scan", shape[1]), kinds
+    np.testing.assert_array_equal(t.numpy(), np.cumsum(x, 1))
+
+
+@pytest.mark.parametrize("shape", [(131, 131), (9, 35)])
+def test_interleaved_reverse_max_and_float16_scans_as_torch(shape):
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    xt = torch.from_numpy(x)
+    np.testing.assert_array_equal(Tensor(x).cummax(1)[0].numpy(), xt.cummax(1).values.numpy())
+    got = Tensor(x).flip(1).cumsum(1).flip(1).numpy()
+    np.testing.assert_allclose(got, xt.flip(1).cumsum(1).flip(1).numpy(), rtol=1e-5, atol=1e-5)
+    h = x.astype(np.float16)
+    np.testing.assert_allclose(Tensor(h).cumsum(1).numpy().astype(np.float32),
+                               torch.from_numpy(h).cumsum(1).numpy().astype(np.float32),
+                               rtol=1e-2, atol=2e-2 * np.sqrt(shape[1]))

@@ -191,6 +191,9 @@ def _interleaved(st: UOp, i: UOp) -> UOp:
             or rows < REDUCE_VECTORS \
             or sum(x.op is Ops.REDUCE for x in toposort(st.src[1])) > 1:
         return st  # (another reduce: a row's max computed per row, or a second scan along r)
+    deps = free_ranges(st.src[1])
+    if any(x.op is Ops.LOAD and i not in deps[x] for x in deps):
+        return st  # (a value read once per row, a blocked scan's carry, would be read per step)
     fresh = itertools.count(1 + max(x.arg[0] for x in toposort(st) if x.op is Ops.RANGE))
     m: dict[UOp, UOp] = {}
     outer, inner = split_range(r, REDUCE_VECTORS, "loop", fresh, m)

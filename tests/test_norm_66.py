@@ -10,41 +10,37 @@ from optimizer_actions import kernel_actions, optimized_kernels
 from rulegrad import Tensor
 from rulegrad.runtime import target
 
-# a threshold small enough that a scan over it stays a quick test (the model's rule is the same
-# at any threshold: a share of the work per thread at least PARALLEL_MIN_WORK)
-_MIN_WORK = 1 << 14
-
-
 def _threaded(t: Tensor) -> bool:
     return any(a.startswith("PARALLEL") for k in kernel_actions(t) for a in k)
 
 
 @pytest.mark.parametrize("shape, axis", [
     ((2, 3707), 1), ((3707, 2), 0), ((1, 8191), 1), ((127, 127), 1), ((127, 127), 0),
-    ((7, 1), 1), ((1, 1), 0), ((61, 257), 1),
+    ((7, 1), 1), ((1, 1), 0), ((61, 257), 1), ((131, 131), 1), ((64, 1000), 1),
 ])
-def test_a_scan_under_the_work_of_two_shares_takes_no_threads(monkeypatch, shape, axis):
-    # n * m elements are n * m adds (one step per element), not n * m * m: the scan's REDUCE
-    # runs along its STORE's own loop, counted once (parallel_helpers' `_work`)
+def test_a_small_scan_takes_no_threads(monkeypatch, shape, axis):
+    # n * m elements are n * m steps, not n * m * m: the scan's REDUCE runs along its STORE's
+    # own loop, counted once (parallel_helpers' `_work`), each step weighed as the values a
+    # vector reduce takes in its wait (`_chain_loads`): all of these under PARALLEL_MIN_WORK
     monkeypatch.setenv("RULEGRAD_THREADS", "2")
-    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", _MIN_WORK)
-    assert shape[0] * shape[1] < 2 * _MIN_WORK
     x = np.random.default_rng(shape[0] * 7 + axis).standard_normal(shape).astype(np.float32)
     t = Tensor(x).cumsum(axis)
     assert not _threaded(t)
-    np.testing.assert_allclose(t.numpy(), np.cumsum(x, axis), rtol=1e-5, atol=1e-4)
+    np.testing.assert_array_equal(t.numpy(), np.cumsum(x, axis))
 
 
-@pytest.mark.parametrize("shape, axis", [((128, 300), 1), ((257, 131), 1), ((40009, 1), 0)])
-def test_a_scan_over_two_shares_of_work_still_takes_the_threads(monkeypatch, shape, axis):
+@pytest.mark.parametrize("shape, axis", [((3, 131071), 1), ((1024, 1024), 1), ((2, 600000), 1)])
+def test_a_scan_of_long_chains_takes_the_threads(monkeypatch, shape, axis):
+    # fewer elements than PARALLEL_MIN_WORK's shares, but each a step of a chain that waits on
+    # the one before it (3 rows of 131071: two threads, 1.5x one's speed on a quiet machine)
     monkeypatch.setenv("RULEGRAD_THREADS", "2")
-    monkeypatch.setattr(target, "PARALLEL_MIN_WORK", _MIN_WORK)
-    assert shape[0] * shape[1] >= 2 * _MIN_WORK
     x = np.random.default_rng(shape[1]).standard_normal(shape).astype(np.float32)
     t = Tensor(x).cumsum(axis)
-    if shape[1 - axis] >= 2:  # (one scan alone carries its accumulator: nothing to share)
-        assert _threaded(t)
-    np.testing.assert_allclose(t.numpy(), np.cumsum(x, axis), rtol=1e-4, atol=1e-3)
+    assert _threaded(t)
+    # (a long row is scanned in blocks: the reduction contract's order, not numpy's)
+    want = np.cumsum(x.astype(np.float64), axis)
+    bound = np.cumsum(np.abs(x.astype(np.float64)), axis) * shape[axis] * 2.0 ** -24
+    assert (np.abs(t.numpy() - want) <= bound + 1e-6).all()
 
 
 @pytest.mark.parametrize("shape", [(2, 3707), (131, 131), (1, 5), (6, 8)])
@@ -103,3 +99,15 @@ def test_interleaved_reverse_max_and_float16_scans_as_torch(shape):
     np.testing.assert_allclose(Tensor(h).cumsum(1).numpy().astype(np.float32),
                                torch.from_numpy(h).cumsum(1).numpy().astype(np.float32),
                                rtol=1e-2, atol=2e-2 * np.sqrt(shape[1]))
+
+
+@pytest.mark.parametrize("n", [2000000, 300007])
+def test_a_blocked_scan_keeps_its_blocks_one_by_one(n):
+    # a blocked scan's step reads its block's carry, a value read once per block: with the
+    # blocks side by side it would be read (and gated) at every step, 0.17x the blocks alone
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    t = Tensor(x).cumsum(0)
+    scans = [k for k in _store_kinds(t) if any(kind == "scan" for kind, _ in k)]
+    assert scans and all(k[-1][0] == "scan" for k in scans), scans
+    want = np.cumsum(x.astype(np.float64))
+    assert (np.abs(t.numpy() - want) <= np.cumsum(np.abs(x)) * n * 2.0 ** -24 + 1e-6).all()

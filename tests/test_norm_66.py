@@ -1,5 +1,8 @@
-"""Memory-bound rows (issue 33): a scan's work as the parallel action weighs it, so a small scan
-runs on one core and a large one still takes the threads; values against numpy."""
+"""Memory-bound rows (issue 33), scans: a scan's work as the parallel action weighs it (its
+steps once each, each a wait on the one before), so a small scan runs on one core and long
+chains still take the threads; rows scanned a block at a time, side by side; a blocked scan's
+blocks one by one. Values against numpy (bit for bit where numpy's order is the scan's) and
+torch."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from optimizer_actions import kernel_actions, optimized_kernels
 
 from rulegrad import Tensor
 from rulegrad.runtime import target
+
 
 def _threaded(t: Tensor) -> bool:
     return any(a.startswith("PARALLEL") for k in kernel_actions(t) for a in k)

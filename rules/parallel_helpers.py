@@ -237,8 +237,8 @@ def _chain_loads(loops: tuple[UOp, ...], scan: UOp) -> int:
     in that wait a reduce's REDUCE_VECTORS vectors of VECTOR_LANES partial results take as
     many values; the chains run side by side (one per point of the STORE's loops inside the
     scan's: a block of rows, scan_helpers' `_interleaved`, or a scan down columns) share it.
-    3 rows of 131071, one chain each, weigh 3 x 131071 x 33 and keep two threads; 131 rows of
-    131 in blocks of 4 weigh 131 x 131 x 9 (under PARALLEL_MIN_WORK: one core)."""
+    8 rows of 131071 in 2 blocks of 4 weigh 8 x 131071 x 9 and take two threads (1M elements:
+    one core, counted as loads alone); 131 rows of 131 weigh about 131 x 131 x 9, one core."""
     at = loops.index(scan)
     chains = math.prod(range_size(r) for r in loops[at + 1:])  # type: ignore[misc]
     steps = math.prod(range_size(r) for r in loops)  # type: ignore[misc]

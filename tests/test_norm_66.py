@@ -33,10 +33,10 @@ def test_a_small_scan_takes_no_threads(monkeypatch, shape, axis):
     np.testing.assert_array_equal(t.numpy(), np.cumsum(x, axis))
 
 
-@pytest.mark.parametrize("shape, axis", [((3, 131071), 1), ((1024, 1024), 1), ((2, 600000), 1)])
+@pytest.mark.parametrize("shape, axis", [((8, 131071), 1), ((1024, 1024), 1), ((2, 600000), 1)])
 def test_a_scan_of_long_chains_takes_the_threads(monkeypatch, shape, axis):
     # fewer elements than PARALLEL_MIN_WORK's shares, but each a step of a chain that waits on
-    # the one before it (3 rows of 131071: two threads, 1.5x one's speed on a quiet machine)
+    # the one before it (8 rows of 131071: two blocks of 4 rows, one a thread)
     monkeypatch.setenv("RULEGRAD_THREADS", "2")
     x = np.random.default_rng(shape[1]).standard_normal(shape).astype(np.float32)
     t = Tensor(x).cumsum(axis)
@@ -82,12 +82,13 @@ def test_row_scans_run_a_block_of_rows_side_by_side(shape):
     np.testing.assert_array_equal(t.numpy(), np.cumsum(x, -1))
 
 
-@pytest.mark.parametrize("shape", [(3, 50), (1, 77)])
-def test_fewer_rows_than_a_block_scan_one_by_one(shape):
+@pytest.mark.parametrize("shape", [(3, 50), (2, 3707), (1, 77)])
+def test_fewer_rows_than_a_block_are_one_block(shape):
     x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
     t = Tensor(x).cumsum(1)
     (kinds,) = _store_kinds(t)
-    assert kinds[-1] == ("scan", shape[1]), kinds
+    want = [("scan", shape[1]), ("loop", shape[0])] if shape[0] > 1 else [("scan", shape[1])]
+    assert kinds[-len(want):] == want, kinds
     np.testing.assert_array_equal(t.numpy(), np.cumsum(x, 1))
 
 

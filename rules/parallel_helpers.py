@@ -45,7 +45,7 @@ from rulegrad.rules.pack_helpers import Pack, balanced, idle, region_threads
 from rulegrad.runtime.loops import free_ranges, range_size
 from rulegrad.runtime.ops import LIBM_CALLS, Ops
 from rulegrad.runtime.record import FrozenRecord
-from rulegrad.runtime.target import threads
+from rulegrad.runtime.target import REDUCE_VECTORS, VECTOR_LANES, threads
 from rulegrad.runtime.uop import UOp, toposort
 
 # A kernel's work per iteration counts its loads, and an exp, log or sin (a libm call, vector
@@ -213,7 +213,13 @@ def _work(stores: list[UOp], order: list[UOp], deps: dict[UOp, frozenset[UOp]]) 
             continue
         if n.op in (Ops.REDUCE, Ops.DEFINE_LOCAL):
             last = [i for i, r in enumerate(loops) if r in deps[n]]
-            inner = (loops[:last[-1] + 1] if last else ()) + tuple(n.src[1:])
+            outer = loops[:last[-1] + 1] if last else ()
+            # (a "scan" REDUCE's range is one of its STORE's loops, already in `outer`: one
+            # step per iteration of it. Counted again, a 2 x 3707 cumsum weighed 2 x 3707**2
+            # loads and took two threads for 7414 adds: 0.1x torch on a loaded machine)
+            inner = outer + tuple(r for r in n.src[1:] if r not in outer)
+            if n.op is Ops.REDUCE and n.src[1:] and n.src[1].arg[1] == "scan":
+                work += _chain_loads(loops, n.src[1])
             if len(where.get(n.src[0], ())) <= len(inner):
                 where[n.src[0]] = inner
             continue
@@ -224,6 +230,19 @@ def _work(stores: list[UOp], order: list[UOp], deps: dict[UOp, frozenset[UOp]]) 
             if len(where.get(s, ())) <= len(loops):
                 where[s] = loops
     return work
+
+
+def _chain_loads(loops: tuple[UOp, ...], scan: UOp) -> int:
+    """What a scan's steps weigh beside its loads: each step waits on the one before it, and
+    in that wait a reduce's REDUCE_VECTORS vectors of VECTOR_LANES partial results take as
+    many values; the chains run side by side (one per point of the STORE's loops inside the
+    scan's: a block of rows, scan_helpers' `_interleaved`, or a scan down columns) share it.
+    8 rows of 131071 in 2 blocks of 4 weigh 8 x 131071 x 9 and take two threads (1M elements:
+    one core, counted as loads alone); 131 rows of 131 weigh about 131 x 131 x 9, one core."""
+    at = loops.index(scan)
+    chains = math.prod(range_size(r) for r in loops[at + 1:])  # type: ignore[misc]
+    steps = math.prod(range_size(r) for r in loops)  # type: ignore[misc]
+    return steps * (REDUCE_VECTORS * VECTOR_LANES // chains)
 
 
 def load_weight(n: UOp) -> int:

@@ -130,7 +130,7 @@ class Pack(FrozenRecord):
     apart, and the last part-full panel is streamed."""
 
     __slots__ = ("rows", "cols", "tile", "panel", "pack_a", "parallel", "grab", "outer", "group",
-                 "stream", "staged", "inplace")
+                 "stream", "staged", "inplace", "team")
     rows: tuple[int, ...]
     cols: int
     tile: int
@@ -143,12 +143,17 @@ class Pack(FrozenRecord):
     stream: int  # columns read in place at a time, y not packed (`stream_width`); 0: packed
     staged: bool  # every panel first: y read from a kernel-local array of them (`stage_panels`)
     inplace: bool  # y's panels read in place by the register block (`read_in_place`)
+    # the threads `parallel` runs on (`region_threads` of its region's multiply-adds, at most
+    # the iterations they claim: `claims`), printed as `num_threads` or a launch's
+    # RenderedKernel.team; 0 without `parallel`
+    team: int
 
     def __init__(self, rows: tuple[int, ...], cols: int, tile: int, panel: int, pack_a: bool,
                  parallel: str, grab: int = 1, outer: bool = False, group: int = 1,
-                 stream: int = 0, staged: bool = False, inplace: bool = False) -> None:
+                 stream: int = 0, staged: bool = False, inplace: bool = False,
+                 team: int = 0) -> None:
         self._init(rows, cols, tile, panel, pack_a, parallel, grab, outer, group, stream, staged,
-                   inplace)
+                   inplace, team)
 
     def describe(self) -> str:
         rows = " ".join(f"r{r}" for r in self.rows)
@@ -160,7 +165,8 @@ class Pack(FrozenRecord):
         what += ", y's panels STAGED in a local array" if self.staged else ""
         what += ", y read IN PLACE" if self.inplace else ""
         grab = f" ({self.grab} at a time)" if self.grab > 1 else ""
-        return what + (f", PARALLEL {self.parallel}{grab}" if self.parallel else "")
+        team = f" on {self.team} threads" if self.team else ""
+        return what + (f", PARALLEL {self.parallel}{grab}{team}" if self.parallel else "")
 
 
 def operands(red: UOp) -> tuple[UOp, UOp] | None:
@@ -590,8 +596,35 @@ def _plan(st: UOp) -> Pack | None:
     elif outer and plain_y:
         group = panel_group(x_bytes, k_total * panel * size, npanels,
                             threads() if parallel == "panels" else 1)
+    team = 0
+    if parallel:
+        # a loop whose claims pay for fewer than two threads (one row tile of one panel, or of
+        # y read in place) takes none: it had been printed as a team of one, woken per batch
+        # iteration (2 products of 6x4096x16 ran one region of one thread each, not the batch
+        # on two)
+        team = region_threads(macs if parallel == "batch" else macs // wakes, threads(),
+                              claims(parallel, range_size(batch[0]) if batch else 1,  # type: ignore
+                                     tiles, grab, -(-range_size(j) // (stream or panel)),  # type: ignore
+                                     max(1, group), inplace))
+        if team < 2 and parallel == "tiles" and batch and range_size(batch[0]) > 1:  # type: ignore
+            parallel, grab = "batch", 1
+            team = region_threads(macs, threads(), range_size(batch[0]))  # type: ignore[arg-type]
+        if team < 2:
+            parallel, grab, team = "", 1, 0
     return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, pack_a, parallel, grab,
-                outer, max(1, group), stream, inplace=inplace)
+                outer, max(1, group), stream, inplace=inplace, team=team)
+
+
+def claims(parallel: str, heads: int, tiles: int, grab: int, npanels: int, group: int,
+           inplace: bool) -> int:
+    """The iterations the threads of a product's `parallel` loop claim: the outermost batch
+    loop's `heads`, the groups of `group` panels of its `npanels`, or its row `tiles` claimed
+    `grab` at a time (and, shared, the panels each thread packs: not with y read `inplace`)."""
+    if parallel == "batch":
+        return heads
+    if parallel == "panels":
+        return -(-npanels // group)
+    return max(-(-tiles // grab), 1 if inplace else npanels)
 
 
 def y_row_step(y: UOp, ks: tuple[UOp, ...], j: UOp) -> int | None:

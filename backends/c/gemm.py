@@ -30,10 +30,10 @@ Threads (`Pack.parallel`): "batch" splits the outermost batch loop; "panels" the
 (each thread packs the panels it claims and runs every row tile on them); "tiles" the row tiles:
 with several panels the threads share them (each packed once, by the thread that claims it,
 then marked ready; no barrier), with one each thread packs it for itself. A kernel that is only
-that product is launched instead (`_shared_scratch`). Each runs the team of pack_helpers'
-`region_threads` (the threads whose shares of one region's multiply-adds pay for it, at most
-the iterations they claim), printed as `num_threads` or handed to the launch
-(RenderedKernel.team). Packed panels live on the stack up to STACK_PANEL_BYTES, on the heap
+that product is launched instead (`_shared_scratch`). Each runs its action's team (`Pack.team`:
+pack_helpers' `region_threads`, the threads whose shares of one region's multiply-adds pay for
+it, at most the iterations they claim, `claims`), printed as `num_threads` or handed to the
+launch (RenderedKernel.team). Packed panels live on the stack up to STACK_PANEL_BYTES, on the heap
 beyond.
 """
 
@@ -42,11 +42,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from rulegrad.rules.pack_helpers import PANEL_VECTORS, Pack, region_threads, split
+from rulegrad.rules.pack_helpers import PANEL_VECTORS, Pack, split
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, linear_terms
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import stack_bytes, threads
+from rulegrad.runtime.target import stack_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
 from .blocks import last_name, pack_name, stream_name
@@ -118,14 +118,7 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
         pack = pack.replace(stream=0, inplace=False)
     g = _Geometry(dt, math.prod(loop_count(i) for i in rows), loop_count(j), pack)
     batch = [x for x in st.src[2:] if x is not j and x not in rows]
-    tiles = -(-g.ni // min(g.ti, g.ni))
-    # the threads' claims: the batch's first loop, the groups of panels, or the row tiles (and
-    # the shared panels, packed by the threads that claim them)
-    claims = (loop_count(batch[0]) if pack.parallel == "batch" else
-              -(-g.npanels // g.group) if pack.parallel == "panels" else
-              max(-(-tiles // pack.grab), g.npanels if g.npanels > 1 and not pack.inplace
-                  and not pack.staged else 1))
-    team = _team(g, batch, prods, pack.parallel, claims)
+    team = pack.team  # (the action's: its `region_threads`, at most the threads' claims)
     if team:  # (DEBUG=2: the action's PARALLEL, on the model's team)
         r.choices.append(f"PACK on {team} threads")
     scope = batch_loops(r, batch, pack.parallel == "batch", team)
@@ -203,19 +196,6 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
         _panel_groups(r, st, scope, serial, rows, j, prods, pv, g, pack.group)
         _free(scope, prods)
     r.close_loops()
-
-
-def _team(g: _Geometry, batch: list[UOp], prods: list[Product], parallel: str,
-          claims: int) -> int:
-    """The team of a product's threaded loop (`Pack.parallel`; 0: none): the threads whose
-    shares of its region's multiply-adds each pay for it (pack_helpers' `region_threads`, the
-    model the action threaded it by), one region of all of them for "batch", else a region per
-    batch iteration; at most the `claims` its threads take."""
-    if not parallel:
-        return 0
-    wakes = math.prod(loop_count(b) for b in batch)
-    work = wakes * g.ni * g.nj * sum(p.k for p in prods)
-    return region_threads(work if parallel == "batch" else work // wakes, threads(), claims)
 
 
 def team_region(team: int) -> Region:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.uop import UOp, toposort
+from rulegrad.runtime.uop import UOp, kept_answers, toposort
 
 _ADD, _MUL, _CONST = Ops.ADD, Ops.MUL, Ops.CONST
 _INDEX = dtypes.index
@@ -42,6 +42,16 @@ def free_ranges(root: UOp, order: Iterable[UOp] | None = None) -> dict[UOp, froz
     their own ranges (but a "scan" range, the loop of the STORE around it), a STORE all of
     them. `order`: root's nodes in topological order, when the
     caller has walked them already (a large kernel's walk is not repeated)."""
+    kept = kept_answers()
+    if kept is None:
+        return _free_ranges(root, order)
+    found = kept.get(key := (free_ranges, root))
+    if found is None:
+        found = kept[key] = _free_ranges(root, order)
+    return dict(found)  # (a copy: a caller may change its table)
+
+
+def _free_ranges(root: UOp, order: Iterable[UOp] | None) -> dict[UOp, frozenset[UOp]]:
     deps: dict[UOp, frozenset[UOp]] = {}
     rng, binders, store = Ops.RANGE, (Ops.REDUCE, Ops.DEFINE_LOCAL), Ops.STORE  # read once
     for n in toposort(root) if order is None else order:
@@ -145,6 +155,16 @@ def stride(expr: UOp, r: UOp) -> int | None:
     rules/row_block_helpers.py) only where r is not under it: a clamp of r has no one step
     (one that r does not move from 0 to 1 may at other values of the other ranges: min(13 -
     j + r, 12) is 12 at j = 0, r + 8 at j = 5)."""
+    kept = kept_answers()
+    if kept is None:
+        return _stride(expr, r)
+    key = (stride, expr, r)
+    if key not in kept:
+        kept[key] = _stride(expr, r)
+    return kept[key]
+
+
+def _stride(expr: UOp, r: UOp) -> int | None:
     if any(n.op in (Ops.MIN, Ops.MAX) and r in n.toposort() for n in toposort(expr)):
         return None
     vals: list[int] = []

@@ -8,12 +8,14 @@ million nodes deep work at Python's default recursion limit.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import numbers
 import operator
 import struct
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .device_use import born_multi, born_placed
@@ -457,10 +459,47 @@ def _short(node: UOp) -> str:
 
 
 # ---------------------------------------------------------------------- graph walks
+# the answers kept while one kernel is optimized (`kept_answers`): the optimizer's helpers ask
+# the same pure questions of the same nodes rule after rule (a kernel's walk, its loops' free
+# ranges, an index's stride), each walking the kernel again; the table goes with the pass, so
+# nothing outlives the kernel it was asked of
+_kept: contextvars.ContextVar[dict | None] = contextvars.ContextVar("rulegrad_kept", default=None)
+_kept_get = _kept.get
+
+
+@contextlib.contextmanager
+def keeping_answers() -> Iterator[None]:
+    """Keep the answers of `toposort` (and of the pure questions that ask `kept_answers`) until
+    the block ends (an enclosing block's table is kept on)."""
+    if _kept_get() is not None:
+        yield
+        return
+    token = _kept.set({})
+    try:
+        yield
+    finally:
+        _kept.reset(token)
+
+
+def kept_answers() -> dict | None:
+    """The table of the current `keeping_answers` block (None outside one): a pure function of
+    nodes keys its answer on (itself, its arguments)."""
+    return _kept_get()
+
+
 def toposort(root: UOp, stop: Callable[[UOp], bool] | None = None) -> list[UOp]:
     """All nodes reachable from root, sources before users; iterative.
 
     `stop(node)` true prunes the walk at that node (it and its sources are left out)."""
+    if stop is None and (kept := _kept_get()) is not None:
+        order = kept.get(root)
+        if order is None:
+            order = kept[root] = _toposort(root, None)
+        return order[:]  # (a copy: a caller may change its list)
+    return _toposort(root, stop)
+
+
+def _toposort(root: UOp, stop: Callable[[UOp], bool] | None) -> list[UOp]:
     order: list[UOp] = []
     if stop is not None and stop(root):
         return order

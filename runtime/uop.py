@@ -494,12 +494,16 @@ def toposort(root: UOp, stop: Callable[[UOp], bool] | None = None) -> list[UOp]:
     if stop is None and (kept := _kept_get()) is not None:
         order = kept.get(root)
         if order is None:
-            order = kept[root] = _toposort(root, None)
+            order = kept[root] = _toposort(root, None, kept)
         return order[:]  # (a copy: a caller may change its list)
     return _toposort(root, stop)
 
 
-def _toposort(root: UOp, stop: Callable[[UOp], bool] | None) -> list[UOp]:
+def _toposort(root: UOp, stop: Callable[[UOp], bool] | None,
+              kept: dict | None = None) -> list[UOp]:
+    """toposort's walk; `kept` (no `stop`): the walks kept so far, spliced in, not walked
+    again (a kept node's order less what is done is what its walk from here would emit: what
+    is under a done node is done too)."""
     order: list[UOp] = []
     if stop is not None and stop(root):
         return order
@@ -511,6 +515,7 @@ def _toposort(root: UOp, stop: Callable[[UOp], bool] | None) -> list[UOp]:
     done: set[UOp] = set()
     stack: list[Any] = [root]
     push, pop, finish, emit = stack.append, stack.pop, done.add, order.append
+    splice = None if kept is None else kept.get
     while stack:
         node = pop()
         if node is _EMIT:
@@ -519,6 +524,12 @@ def _toposort(root: UOp, stop: Callable[[UOp], bool] | None) -> list[UOp]:
             emit(node)
             continue
         if node in done:
+            continue
+        if splice is not None and (walked := splice(node)) is not None:
+            for n in walked:
+                if n not in done:
+                    finish(n)
+                    emit(n)
             continue
         waiting = False
         for s in reversed(node.src):
@@ -659,7 +670,18 @@ def substitute(root: UOp, mapping: dict[UOp, UOp]) -> UOp:
     # under every node of a kernel: a 1.25M-op chain's whole graph)
     new: dict[UOp, UOp] = dict(mapping)
     get = new.get
-    for node in toposort(root, stop=mapping.__contains__):
+    # while answers are kept (an optimized kernel), root's whole walk, kept or kept from here:
+    # the helpers substitute in the same value again and again (a loop's index at its first
+    # and last trip), and what a replaced node hides is a few nodes (a RANGE's bound); nodes
+    # under a replaced node are rebuilt for nothing, never read
+    kept = _kept_get()
+    if kept is None:
+        order = _toposort(root, mapping.__contains__)
+    elif (order := kept.get(root)) is None:
+        order = kept[root] = _toposort(root, None, kept)
+    for node in order:
+        if node in mapping:
+            continue
         src = node.src
         changed = tuple([get(s, s) for s in src])
         new[node] = node if changed == src else new_uop(UOp, node.op, node.dtype, changed,

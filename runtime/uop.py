@@ -679,14 +679,14 @@ def substitute(root: UOp, mapping: dict[UOp, UOp]) -> UOp:
         order = _toposort(root, mapping.__contains__)
     elif (order := kept.get(root)) is None:
         order = kept[root] = _toposort(root, None, kept)
+    # (only a node with a changed source is rebuilt and entered: most are left as they are)
+    changed = new.__contains__
     for node in order:
-        if node in mapping:
-            continue
         src = node.src
-        changed = tuple([get(s, s) for s in src])
-        new[node] = node if changed == src else new_uop(UOp, node.op, node.dtype, changed,
-                                                        node.arg, node.tag)
-    return new[root]
+        if any(map(changed, src)) and node not in mapping:
+            new[node] = new_uop(UOp, node.op, node.dtype, tuple([get(s, s) for s in src]),
+                                node.arg, node.tag)
+    return get(root, root)
 
 
 def print_graph(root: UOp) -> str:

@@ -76,8 +76,9 @@ def test_kept_walks_are_the_post_order_whatever_was_walked_before(seed):
 
 @pytest.mark.parametrize("seed", range(30))
 def test_kept_substitutions_are_the_definition(seed):
-    """substitute inside a block (which reuses root's kept walk, replaced nodes and all) gives
-    the node the recursive rebuild gives, a mapping's targets never revisited."""
+    """substitute inside a block (which reuses root's kept walk, replaced nodes and all) and
+    outside one gives the node the recursive rebuild gives, a mapping's targets never
+    revisited."""
     pool = random_dag(seed)
     rng = random.Random(seed)
     with keeping_answers():
@@ -88,6 +89,13 @@ def test_kept_substitutions_are_the_definition(seed):
             mapping = {n: UOp.const(dtypes.int32, -1 - i)
                        for i, n in enumerate(rng.sample(under, min(3, len(under))))}
             assert substitute(root, mapping) is substituted(root, mapping)
+    assert kept_answers() is None  # (and with nothing kept: the pruned walk)
+    for _ in range(8):
+        root = rng.choice(pool)
+        under = post_order(root)
+        mapping = {n: UOp.const(dtypes.int32, -1 - i)
+                   for i, n in enumerate(rng.sample(under, min(3, len(under))))}
+        assert substitute(root, mapping) is substituted(root, mapping)
 
 
 def _programs() -> list[Tensor]:

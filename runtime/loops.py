@@ -13,11 +13,12 @@ answer.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from types import MappingProxyType
 
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.uop import UOp, toposort
+from rulegrad.runtime.uop import UOp, kept_answers, toposort
 
 _ADD, _MUL, _CONST = Ops.ADD, Ops.MUL, Ops.CONST
 _INDEX = dtypes.index
@@ -37,14 +38,34 @@ def range_size(r: UOp) -> int | None:
 _NO_RANGES: frozenset[UOp] = frozenset()
 
 
-def free_ranges(root: UOp, order: Iterable[UOp] | None = None) -> dict[UOp, frozenset[UOp]]:
+def free_ranges(root: UOp, order: Iterable[UOp] | None = None) -> Mapping[UOp, frozenset[UOp]]:
     """For every node under root, the RANGEs it depends on. A REDUCE and a DEFINE_LOCAL bind
     their own ranges (but a "scan" range, the loop of the STORE around it), a STORE all of
     them. `order`: root's nodes in topological order, when the
-    caller has walked them already (a large kernel's walk is not repeated)."""
-    deps: dict[UOp, frozenset[UOp]] = {}
+    caller has walked them already (a large kernel's walk is not repeated).
+
+    While answers are kept (a kernel being optimized, uop.py's `keeping_answers`), one table
+    serves every root, read-only: a node's ranges are a fact of the node alone, so each node's
+    are derived once, and a new root (a rewritten STORE) costs only its new nodes."""
+    kept = kept_answers()
+    if kept is None:
+        return _fill(toposort(root) if order is None else order, {})
+    table = kept.get(free_ranges)
+    if table is None:
+        table = kept[free_ranges] = {}
+        kept[_RANGES_VIEW] = MappingProxyType(table)
+    if root not in table:
+        _fill(toposort(root, stop=table.__contains__), table)
+    return kept[_RANGES_VIEW]
+
+
+_RANGES_VIEW = (free_ranges, "view")  # (the key of the kept table's read-only view)
+
+
+def _fill(order: Iterable[UOp], deps: dict[UOp, frozenset[UOp]]) -> dict[UOp, frozenset[UOp]]:
+    """deps with the ranges of each node of `order`, whose sources are in deps or before it."""
     rng, binders, store = Ops.RANGE, (Ops.REDUCE, Ops.DEFINE_LOCAL), Ops.STORE  # read once
-    for n in toposort(root) if order is None else order:
+    for n in order:
         if n.op is rng:
             deps[n] = frozenset({n})
         elif n.op in binders:
@@ -145,6 +166,16 @@ def stride(expr: UOp, r: UOp) -> int | None:
     rules/row_block_helpers.py) only where r is not under it: a clamp of r has no one step
     (one that r does not move from 0 to 1 may at other values of the other ranges: min(13 -
     j + r, 12) is 12 at j = 0, r + 8 at j = 5)."""
+    kept = kept_answers()
+    if kept is None:
+        return _stride(expr, r)
+    key = (stride, expr, r)
+    if key not in kept:
+        kept[key] = _stride(expr, r)
+    return kept[key]
+
+
+def _stride(expr: UOp, r: UOp) -> int | None:
     if any(n.op in (Ops.MIN, Ops.MAX) and r in n.toposort() for n in toposort(expr)):
         return None
     vals: list[int] = []

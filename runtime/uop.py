@@ -8,12 +8,14 @@ million nodes deep work at Python's default recursion limit.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import numbers
 import operator
 import struct
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .device_use import born_multi, born_placed
@@ -457,10 +459,51 @@ def _short(node: UOp) -> str:
 
 
 # ---------------------------------------------------------------------- graph walks
+# the answers kept while one kernel is optimized (`kept_answers`): the optimizer's helpers ask
+# the same pure questions of the same nodes rule after rule (a kernel's walk, its loops' free
+# ranges, an index's stride), each walking the kernel again; the table goes with the pass, so
+# nothing outlives the kernel it was asked of
+_kept: contextvars.ContextVar[dict | None] = contextvars.ContextVar("rulegrad_kept", default=None)
+_kept_get = _kept.get
+
+
+@contextlib.contextmanager
+def keeping_answers() -> Iterator[None]:
+    """Keep the answers of `toposort` (and of the pure questions that ask `kept_answers`) until
+    the block ends (an enclosing block's table is kept on)."""
+    if _kept_get() is not None:
+        yield
+        return
+    token = _kept.set({})
+    try:
+        yield
+    finally:
+        _kept.reset(token)
+
+
+def kept_answers() -> dict | None:
+    """The table of the current `keeping_answers` block (None outside one): a pure function of
+    nodes keys its answer on (itself, its arguments)."""
+    return _kept_get()
+
+
 def toposort(root: UOp, stop: Callable[[UOp], bool] | None = None) -> list[UOp]:
     """All nodes reachable from root, sources before users; iterative.
 
     `stop(node)` true prunes the walk at that node (it and its sources are left out)."""
+    if stop is None and (kept := _kept_get()) is not None:
+        order = kept.get(root)
+        if order is None:
+            order = kept[root] = _toposort(root, None, kept)
+        return order[:]  # (a copy: a caller may change its list)
+    return _toposort(root, stop)
+
+
+def _toposort(root: UOp, stop: Callable[[UOp], bool] | None,
+              kept: dict | None = None) -> list[UOp]:
+    """toposort's walk; `kept` (no `stop`): the walks kept so far, spliced in, not walked
+    again (a kept node's order less what is done is what its walk from here would emit: what
+    is under a done node is done too)."""
     order: list[UOp] = []
     if stop is not None and stop(root):
         return order
@@ -472,6 +515,7 @@ def toposort(root: UOp, stop: Callable[[UOp], bool] | None = None) -> list[UOp]:
     done: set[UOp] = set()
     stack: list[Any] = [root]
     push, pop, finish, emit = stack.append, stack.pop, done.add, order.append
+    splice = None if kept is None else kept.get
     while stack:
         node = pop()
         if node is _EMIT:
@@ -480,6 +524,12 @@ def toposort(root: UOp, stop: Callable[[UOp], bool] | None = None) -> list[UOp]:
             emit(node)
             continue
         if node in done:
+            continue
+        if splice is not None and (walked := splice(node)) is not None:
+            for n in walked:
+                if n not in done:
+                    finish(n)
+                    emit(n)
             continue
         waiting = False
         for s in reversed(node.src):
@@ -620,12 +670,23 @@ def substitute(root: UOp, mapping: dict[UOp, UOp]) -> UOp:
     # under every node of a kernel: a 1.25M-op chain's whole graph)
     new: dict[UOp, UOp] = dict(mapping)
     get = new.get
-    for node in toposort(root, stop=mapping.__contains__):
+    # while answers are kept (an optimized kernel), root's whole walk, kept or kept from here:
+    # the helpers substitute in the same value again and again (a loop's index at its first
+    # and last trip), and what a replaced node hides is a few nodes (a RANGE's bound); nodes
+    # under a replaced node are rebuilt for nothing, never read
+    kept = _kept_get()
+    if kept is None:
+        order = _toposort(root, mapping.__contains__)
+    elif (order := kept.get(root)) is None:
+        order = kept[root] = _toposort(root, None, kept)
+    # (only a node with a changed source is rebuilt and entered: most are left as they are)
+    changed = new.__contains__
+    for node in order:
         src = node.src
-        changed = tuple([get(s, s) for s in src])
-        new[node] = node if changed == src else new_uop(UOp, node.op, node.dtype, changed,
-                                                        node.arg, node.tag)
-    return new[root]
+        if any(map(changed, src)) and node not in mapping:
+            new[node] = new_uop(UOp, node.op, node.dtype, tuple([get(s, s) for s in src]),
+                                node.arg, node.tag)
+    return get(root, root)
 
 
 def print_graph(root: UOp) -> str:

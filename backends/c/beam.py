@@ -47,7 +47,7 @@ from rulegrad.rules.choices import DEFAULT, Choices
 from rulegrad.runtime.env import env_get
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import machine_id
-from rulegrad.runtime.uop import UOp, toposort
+from rulegrad.runtime.uop import UOp, keeping_answers, toposort
 
 from . import cache as disk
 from .build import build_library, compiler, compiler_version
@@ -168,12 +168,13 @@ def search(name: str, low: UOp, restrict: bool, bufs: Sequence[Any], width: int
     tried = rejected = 0
     for _ in range(ROUNDS):
         new: list[tuple[Choices, UOp]] = []
-        for _, c, _ in beam:
-            for n in neighbours(c):
-                ast = optimize_kernel(low, n)
-                if ast not in seen:
-                    seen.add(ast)
-                    new.append((n, ast))
+        with keeping_answers():  # (the candidates of a round ask the same of the same nodes)
+            for _, c, _ in beam:
+                for n in neighbours(c):
+                    ast = optimize_kernel(low, n)
+                    if ast not in seen:
+                        seen.add(ast)
+                        new.append((n, ast))
         if not new:
             break
         timed = []

@@ -33,7 +33,7 @@ from rulegrad.runtime.loops import range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.rewrite import graph_rewrite
 from rulegrad.runtime.target import REDUCE_VECTORS, vector_lanes
-from rulegrad.runtime.uop import UOp, toposort
+from rulegrad.runtime.uop import UOp, keeping_answers, toposort
 
 
 def optimizer_on() -> bool:
@@ -45,6 +45,13 @@ def optimizer_on() -> bool:
 def optimize_kernel(ast: UOp, choices: Choices = DEFAULT) -> UOp:
     """The kernel with the optimizer's actions applied, sized by `choices` (rules/choices.py:
     the heuristic's by default, or a record found by search, backends/c/beam.py)."""
+    # the helpers' walks and loop facts of one node are kept until the kernel is done (nodes
+    # are immutable: an answer never goes stale; the table goes with the kernel)
+    with keeping_answers():
+        return _optimized(ast, choices)
+
+
+def _optimized(ast: UOp, choices: Choices) -> UOp:
     if not optimizer_on() or any(n.op is Ops.RANGE and range_size(n) == 0 for n in toposort(ast)):
         # (a loop of 0 trips: the plain nest does no work, or only writes a reduce's identity,
         # and the actions' sizing is not defined on it: the transpose's took a max of nothing)

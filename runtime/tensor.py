@@ -74,6 +74,7 @@ from .dtype import (
     dtypes,
     least_float,
     python_scalar,
+    scalar_int,
     stored_scalar,
     to_dtype,
     unary_result,
@@ -129,6 +130,21 @@ def _check_nested(data: list | tuple) -> None:
                 stack.append(x)
             elif not isinstance(x, Tensor):
                 need_real("Tensor(list): each element", x)
+
+
+def _int_data_dtype(lo: int, hi: int) -> DType:
+    """The dtype of Tensor data of ints in [lo, hi], no dtype given: tinygrad's int32, or int64
+    where int32 cannot hold them (arange's choice; numpy's "out of bounds for int32" was the
+    error). Past int64 it is refused, as torch.tensor refuses it (numpy made the list's ints
+    float32 silently, and a bool among them a 1.0)."""
+    lo, hi = int(lo), int(hi)
+    for dt in (dtypes.default_int, dtypes.int64):
+        if dt.min <= lo and hi <= dt.max:
+            return dt
+    big = hi if hi > dtypes.int64.max else lo
+    raise OverflowError(f"Tensor: the int {big} fits no int64, the widest int a tensor's data "
+                        "is read as (torch refuses it too); give dtype= (a float type holds its "
+                        "nearest float) or write it as a float")
 
 
 def _argfix(args: tuple) -> tuple:
@@ -272,6 +288,9 @@ def _operand_kind(item: Tensor | Scalar) -> object:
     if type(item) is int:
         if 0 <= item <= 127:  # (most int operands) every integer type holds it
             return _SMALL_INT
+        # past int64 and uint64: refused for every dtype, as torch's "int too big to convert"
+        # (a float tensor took it as its nearest float, a bool one raised numpy's bare error)
+        scalar_int(item, "operand")
         return (int, tuple(lo <= item <= hi for lo, hi in _INT_RANGES))
     return type(item)
 
@@ -851,9 +870,9 @@ class Tensor(TensorOps, NNOps):
             self.uop = uop if dt is None else uop.cast(dt)
         elif type(data) in _PYTHON_SCALARS:
             if dt is None:
-                dt = _default_dtype(data)
+                dt = _int_data_dtype(data, data) if type(data) is int else _default_dtype(data)
             else:  # torch.tensor's checked conversion: uint8 holds -1 as 255, not 300 or NaN
-                data = stored_scalar(data, dt, "Tensor", check_float=False)
+                data = stored_scalar(data, dt, "Tensor", check_float=False, widest=None)
             self.uop = UOp.const(dt, _const_value(data, dt))
         elif isinstance(data, (list, tuple)):
             arr = np.array(data)
@@ -861,8 +880,12 @@ class Tensor(TensorOps, NNOps):
             if kind in "OUS":  # (numbers only make numeric arrays: the rare list is walked)
                 _check_nested(data)
             if dt is None:
-                dt = {"b": dtypes.bool, "i": dtypes.default_int,
-                      "u": dtypes.default_int}.get(kind, dtypes.default_float)
+                if kind in "iu" and arr.size or kind == "O" and not any(
+                        type(v) is float for v in arr.flat):  # (ints past int64: kind O)
+                    dt = _int_data_dtype(min(arr.flat), max(arr.flat))
+                else:
+                    dt = {"b": dtypes.bool, "i": dtypes.default_int}.get(kind,
+                                                                       dtypes.default_float)
             if kind == "i" and dt.is_unsigned and arr.size and arr.min() < 0:
                 # torch.tensor's, as a number's above: a negative int down to -max wraps
                 # (`Tensor([-1, 2], uint8)` is [255, 2]), anything past is refused
@@ -1007,8 +1030,9 @@ class Tensor(TensorOps, NNOps):
         fill_value = python_scalar(fill_value.item() if isinstance(fill_value, Tensor)
                                    else fill_value)
         need_real("full: fill_value", fill_value)  # (a Variable too: a size, not a value)
-        if dtype is None:
-            dt = _default_dtype(fill_value)
+        if dtype is None:  # (an int past int32: int64, as arange and Tensor(data) choose)
+            dt = _int_data_dtype(fill_value, fill_value) if type(fill_value) is int \
+                else _default_dtype(fill_value)
         else:  # (checked as torch's full checks it: uint8 holds -1 as 255, not 300)
             dt = to_dtype(dtype)
             fill_value = stored_scalar(fill_value, dt, "full: fill_value")
@@ -1294,8 +1318,11 @@ class Tensor(TensorOps, NNOps):
         if type(value) in _PYTHON_SCALARS or isinstance(value, np.generic):
             # checked as torch's item write checks it (uint8: -1 is 255, 300 is refused; a
             # float16 takes 1e5 as inf, unchecked, where float32 refuses 1e39: it stored inf)
+            # (an int past int64 too: torch's item write reads an int64, "Overflow when
+            # unpacking long long", where its fill takes a uint64 as well)
             value = stored_scalar(python_scalar(value), self.dtype, "t[...] = value",
-                                  check_float=self.dtype is not dtypes.float16)
+                                  check_float=self.dtype is not dtypes.float16,
+                                  widest=dtypes.int64.max)
         val = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)
         val = val.cast(self.dtype)
         if _has_bool_scalar(index) and _as_mask(index) is None:
@@ -1571,6 +1598,11 @@ class Tensor(TensorOps, NNOps):
                 node := ref()) is not None:
             return _tensor(node)  # built before (see _binaries)
         other = _coerce(other)
+        if self.dtype.is_float:
+            # an int past int64 and uint64, refused as torch refuses it: a float compares with
+            # it rounded (`float64 == 2**70 + 1` was true); an int or bool tensor compares
+            # with any int exactly, as numpy 2 (below)
+            scalar_int(other, "comparison")
         if type(other) is int and (self.dtype.is_int or self.dtype.is_bool) and not (
                 self.dtype.min <= other <= self.dtype.max):
             # numpy 2 compares a Python int outside the tensor's integer type exactly
@@ -1683,6 +1715,8 @@ class Tensor(TensorOps, NNOps):
                 node := ref()) is not None:
             return _tensor(node)  # the node this select built last time (see _binaries)
         cond = self if self.dtype is dtypes.bool else self != 0
+        for v in (x, y):  # (torch refuses an int past int64 and uint64, bool or float result)
+            scalar_int(v, "where")
         if isinstance(x, Tensor) or isinstance(y, Tensor):
             dt = _probe(_np_where, x, y)
         else:

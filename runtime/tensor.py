@@ -879,6 +879,11 @@ class Tensor(TensorOps, NNOps):
             kind = arr.dtype.kind
             if kind in "OUS":  # (numbers only make numeric arrays: the rare list is walked)
                 _check_nested(data)
+            if kind == "f" and (np.abs(arr) >= 2.0 ** 63).any():
+                # numpy reads ints past int64 as float64 or objects (`[2**63, 1]`, `[2**70]`):
+                # each element's own type says whether the list held a float at all
+                arr = np.array(data, dtype=object)
+                kind = "O"
             if dt is None:
                 if kind in "iu" and arr.size or kind == "O" and not any(
                         type(v) is float for v in arr.flat):  # (ints past int64: kind O)
@@ -893,8 +898,9 @@ class Tensor(TensorOps, NNOps):
                 for v in (lo, hi):
                     stored_scalar(v, dt, "Tensor")
                 self.uop = _from_owned(arr.astype(dt.np), dt)
-            else:
-                self.uop = _from_owned(np.array(data, dtype=dt.np), dt)  # (a new array)
+            else:  # (a float past the dtype's range is inf, as torch.tensor's: no warning)
+                with np.errstate(over="ignore"):
+                    self.uop = _from_owned(np.array(data, dtype=dt.np), dt)  # (a new array)
         elif isinstance(data, np.generic) and dt is not None and data.dtype.kind in "biuf":
             # a numpy number is a number to torch.tensor too: checked as a Python one
             # (`Tensor(np.int64(300), uint8)` wrapped to 44, NaN to int became 0)

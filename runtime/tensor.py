@@ -147,6 +147,18 @@ def _int_data_dtype(lo: int, hi: int) -> DType:
                         "nearest float) or write it as a float")
 
 
+def _numpy_ints(index: Any) -> Any:
+    """numpy int arrays in an index read as numpy reads them: a 0-d one as its int, any other
+    as an int tensor (advanced indexing); `t[np.array([0, 2])]` was an "unsupported index"
+    where a bool array already indexed as a mask."""
+    def one(it: Any) -> Any:
+        if type(it) is np.ndarray and it.dtype.kind in "iu":
+            return int(it) if it.ndim == 0 else Tensor(it)
+        return it
+
+    return tuple(map(one, index)) if type(index) is tuple else one(index)
+
+
 def _argfix(args: tuple) -> tuple:
     """`f((1, 2))` and `f(1, 2)` mean the same, as in tinygrad."""
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
@@ -1281,9 +1293,19 @@ class Tensor(TensorOps, NNOps):
         dim = dim + self.ndim + 1 if dim < 0 else dim
         return self.reshape(self.shape[:dim] + (1,) + self.shape[dim:])
 
-    def squeeze(self, dim: int | None = None) -> Tensor:
+    def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
         if dim is None:
             return self.reshape(tuple(s for s in self.shape if s != 1))
+        if isinstance(dim, (tuple, list)):
+            # torch 2's tuple of dims: each listed axis of size 1 is dropped, the others kept
+            # (it was "axis (0, 2) is out of range" for a shape that has both)
+            if self.ndim == 0 and all(d in (0, -1) for d in dim):
+                return self
+            axes = [self._axis(d) for d in dim]
+            if len(set(axes)) != len(axes):
+                raise InvalidArgument(f"squeeze: dim {tuple(dim)} names an axis twice")
+            return self.reshape(tuple(s for i, s in enumerate(self.shape)
+                                      if i not in axes or s != 1))
         if self.ndim == 0 and dim in (0, -1):
             return self
         a = self._axis(dim)
@@ -1296,6 +1318,7 @@ class Tensor(TensorOps, NNOps):
         lists of ints index as numpy's advanced indexing does (an out-of-range index reads 0,
         as in tinygrad), and so does a boolean mask alone or among other indices. A bool
         scalar (`t[True]`, `t[1:, False]`) is numpy's 0-d mask: a new axis of 1 or 0."""
+        index = _numpy_ints(index)
         if _has_bool_scalar(index):
             return _bool_scalar_index(self, index)
         if (mask := _as_mask(index)) is not None:
@@ -1319,6 +1342,7 @@ class Tensor(TensorOps, NNOps):
         buffer now (a lazy t is realized first): graphs built from t before the write keep
         their values (as after `assign`); views of t see the write. A value that reads t
         (`t[1:] = t[:-1]`) reads it before the write, as assign does."""
+        index = _numpy_ints(index)
         if buffer_of(self.uop) is None and shards_of(self.uop) is None:
             self.realize()  # (a view, t[1:], becomes a tensor of its own: it does not write t)
         if type(value) in _PYTHON_SCALARS or isinstance(value, np.generic):

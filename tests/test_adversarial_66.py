@@ -220,3 +220,34 @@ def test_full_of_a_big_int_with_no_dtype_is_torchs(v):
     got = Tensor.full((2,), v).numpy()
     np.testing.assert_array_equal(got, want)
     assert got.dtype == want.dtype
+
+
+# ---------------------------------------------------------------- the fresh hunt
+_A = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+
+
+@pytest.mark.parametrize("index", [
+    np.array([0, -1]), (np.array([0, 2]), np.array([1, 3])), np.array(1), np.array(-2),
+    (np.array([0, 2]), slice(None), np.array([1, 3])), (np.array([[0], [1]]), np.array([[1, 2]])),
+    (np.array([], dtype=np.int64),), (slice(None, None, -1), np.array([3, 0], np.uint8)),
+    (1, np.array(2, np.int32), None), (Ellipsis, np.array([4, 0, 4], np.int16))],
+    ids=lambda i: repr(i).replace("\n", "").replace(" ", ""))
+def test_a_numpy_int_array_indexes_as_numpys(index):
+    """`t[np.array([0, 2])]` was an "unsupported index" (a bool array indexed as a mask, an int
+    one did not). numpy reads a 0-d one as its int and any other as advanced indexing."""
+    np.testing.assert_array_equal(Tensor(_A)[index].numpy(), _A[index])
+
+
+@pytest.mark.parametrize("shape,dim", [((1, 2, 1), (0, 2)), ((1, 2, 1), (0, 1)), ((1, 2, 1), [-1]),
+                                       ((2, 3), (0, 1)), ((1, 1), (1, 0)), ((), (0,)), ((4, 1), ())])
+def test_squeeze_of_a_tuple_of_dims_is_torchs(shape, dim):
+    """torch 2's `squeeze((0, 2))` drops each listed axis of size 1; ours said "axis (0, 2) is
+    out of range" of a shape that has both."""
+    a = np.zeros(shape, np.float32)
+    want = torch.from_numpy(a).squeeze(dim)
+    got = Tensor(a).squeeze(dim)
+    assert got.shape == tuple(want.shape)
+    with pytest.raises(Exception):  # an axis twice, or out of range: refused as torch's
+        torch.zeros(1, 2, 1).squeeze((0, 0))
+    with pytest.raises(Exception, match="twice"):
+        Tensor.zeros(1, 2, 1).squeeze((0, -3))

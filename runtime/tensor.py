@@ -147,6 +147,19 @@ def _int_data_dtype(lo: int, hi: int) -> DType:
                         "nearest float) or write it as a float")
 
 
+def _names_dtype(name: str) -> bool:
+    """Whether `name` is a dtype's name and no device's (`t.to("float16")`, as torch's)."""
+    try:
+        canonical(name)
+    except InvalidArgument:
+        try:
+            to_dtype(name)
+        except (TypeError, ValueError, KeyError, AttributeError):
+            return False
+        return True
+    return False
+
+
 def _numpy_ints(index: Any) -> Any:
     """numpy int arrays in an index read as numpy reads them: a 0-d one as its int, any other
     as an int tensor (advanced indexing); `t[np.array([0, 2])]` was an "unsupported index"
@@ -2213,13 +2226,23 @@ class Tensor(TensorOps, NNOps):
         """Its device ("CPU", "CPU:1", ...), or for a sharded tensor the tuple of its devices."""
         return device_of(self.uop) or DEFAULT
 
-    def to(self, device: str) -> Tensor:
+    def to(self, device: str | DType | None = None, dtype: DType | str | None = None) -> Tensor:
         """This tensor on `device`: a COPY (a kernel that copies, once realized); itself when it
-        is there already. A sharded tensor is gathered whole onto that device."""
+        is there already. A sharded tensor is gathered whole onto that device. As torch's, a
+        dtype casts too: `.to(dtypes.float16)`, `.to("float16")` (a dtype's name, no device's),
+        `.to("CPU:1", dtypes.int32)`, `.to(dtype=...)` (it was "unknown device dtypes.float16")."""
+        if isinstance(device, (DType, np.dtype, type)) or \
+                isinstance(device, str) and _names_dtype(device):
+            if dtype is not None:
+                raise TypeError(f"to({device!r}, dtype={dtype!r}): two dtypes")
+            device, dtype = None, device
+        out = self if dtype is None else self.cast(dtype)
+        if device is None:
+            return out
         dev = canonical(device)
-        if device_of(self.uop) == dev:
-            return self
-        return Tensor(to_device(self.uop, dev))
+        if device_of(out.uop) == dev:
+            return out
+        return Tensor(to_device(out.uop, dev))
 
     def shard(self, devices: Sequence[str], axis: int | None = None) -> Tensor:
         """Split this tensor along `axis` into equal parts, part i on `devices[i]` (axis None:

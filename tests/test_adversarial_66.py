@@ -251,3 +251,32 @@ def test_squeeze_of_a_tuple_of_dims_is_torchs(shape, dim):
         torch.zeros(1, 2, 1).squeeze((0, 0))
     with pytest.raises(Exception, match="twice"):
         Tensor.zeros(1, 2, 1).squeeze((0, -3))
+
+
+_ALL = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+        "float16", "float32", "float64"]
+_SPECIALS = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1.5, -1.5, 2.5, 100.7, -100.7, 65504.0, 1e-8]
+
+
+@pytest.mark.parametrize("src", ["float16", "float32", "float64", "int32", "bool"])
+@pytest.mark.parametrize("dst", _ALL)
+def test_to_a_dtype_casts_as_torch(src, dst):
+    """torch's `.to(torch.float16)` written `.to(dtypes.float16)` or `.to("float16")` was
+    "unknown device dtypes.float16". Values are torch's where its cast is defined: NaN, the
+    infinities and -0.0 into floats and bool, and in-range values into ints."""
+    x = np.array(_SPECIALS).astype(src) if src != "int32" else np.array([-7, 0, 3, 100, 1])
+    want = torch.from_numpy(x).to(getattr(torch, dst)).numpy()
+    for got in (Tensor(x).to(getattr(dtypes, dst)), Tensor(x).to(dst),
+                Tensor(x).to("CPU:1", getattr(dtypes, dst)), Tensor(x).to(dtype=dst)):
+        assert got.dtype is getattr(dtypes, dst)
+        got = got.numpy()
+        if dst.startswith("float") or dst == "bool" or src in ("int32", "bool"):
+            np.testing.assert_array_equal(got, want)
+            assert (np.signbit(got) == np.signbit(want)).all()
+        else:  # (a float past an int's range is undefined in C: torch's and ours may differ)
+            info = np.iinfo(dst)
+            m = np.isfinite(x) & (x > info.min - 1) & (x < info.max + 1)
+            np.testing.assert_array_equal(got[m], want[m])
+    assert Tensor(x).to("CPU:1", dst).device == "CPU:1"
+    with pytest.raises(Exception, match="unknown device"):
+        Tensor(x).to("flaot16")

@@ -212,8 +212,27 @@ def _unary_result(fn: Callable, dt: DType) -> DType:
         return dtypes.from_np(np.asarray(fn(np.zeros(1, dt.np))).dtype)
 
 
+# The ints torch's scalar argument (c10::Scalar) holds: an int64 or a uint64. A fill, a
+# select's or a masked fill's value, a comparison's or an arithmetic operand past them is
+# refused by torch ("int too big to convert") for every dtype, bool and float too.
+SCALAR_INT_MIN, SCALAR_INT_MAX = -2 ** 63, 2 ** 64 - 1
+
+
+def scalar_int(value: object, what: str, hi: int = SCALAR_INT_MAX) -> None:
+    """Refuse a Python int outside [-2**63, hi] as a scalar argument, as torch refuses it (hi:
+    2**64 - 1, or 2**63 - 1 for an item write, where torch reads an int64 only). Rounded to
+    a float or to True, it was stored where torch refuses, and a user who meant it exactly
+    never learned that it was not."""
+    if type(value) is int and not SCALAR_INT_MIN <= value <= hi:
+        top = "2**64 - 1" if hi == SCALAR_INT_MAX else "2**63 - 1" if hi == 2 ** 63 - 1 else hi
+        raise OverflowError(f"{what}: the int {value} is outside [-2**63, {top}], what a scalar "
+                            f"argument holds (torch refuses it too); pass float({value}) for "
+                            "its nearest float")
+
+
 def stored_scalar(value: int | float | bool, dt: DType, what: str, *,
-                  strict_unsigned: bool = False, check_float: bool = True) -> int | float | bool:
+                  strict_unsigned: bool = False, check_float: bool = True,
+                  widest: int | None = SCALAR_INT_MAX) -> int | float | bool:
     """A Python number stored into a tensor of `dt` as torch stores it (a fill, a select's or a
     masked fill's scalar, a written item, a pad value): torch's checked conversion
     (c10::checked_convert), where an arithmetic operand wraps instead (`_scalar_operand`).
@@ -226,7 +245,11 @@ def stored_scalar(value: int | float | bool, dt: DType, what: str, *,
     - a float type holds any int and float, refused past its largest finite value unless
       `check_float` is off (torch's `t[i] = 1e5` in float16 stores inf).
     Anything else raises OverflowError naming `what`: wrapping it would store a value that was
-    never written (numpy's where gave `uint8.where(c, 300)` 44)."""
+    never written (numpy's where gave `uint8.where(c, 300)` 44). So does an int outside
+    [-2**63, widest] (`scalar_int`), into any dtype; `widest=None` takes any int (torch.tensor's
+    data: `Tensor(2**70, dtype=float32)` is its nearest float, as torch's)."""
+    if widest is not None:
+        scalar_int(value, what, widest)
     if dt.kind == "b":
         return bool(value)
     if dt.is_int:

@@ -74,6 +74,7 @@ from .dtype import (
     dtypes,
     least_float,
     python_scalar,
+    scalar_int,
     stored_scalar,
     to_dtype,
     unary_result,
@@ -129,6 +130,46 @@ def _check_nested(data: list | tuple) -> None:
                 stack.append(x)
             elif not isinstance(x, Tensor):
                 need_real("Tensor(list): each element", x)
+
+
+def _int_data_dtype(lo: int, hi: int) -> DType:
+    """The dtype of Tensor data of ints in [lo, hi], no dtype given: tinygrad's int32, or int64
+    where int32 cannot hold them (arange's choice; numpy's "out of bounds for int32" was the
+    error). Past int64 it is refused, as torch.tensor refuses it (numpy made the list's ints
+    float32 silently, and a bool among them a 1.0)."""
+    lo, hi = int(lo), int(hi)
+    for dt in (dtypes.default_int, dtypes.int64):
+        if dt.min <= lo and hi <= dt.max:
+            return dt
+    big = hi if hi > dtypes.int64.max else lo
+    raise OverflowError(f"Tensor: the int {big} fits no int64, the widest int a tensor's data "
+                        "is read as (torch refuses it too); give dtype= (a float type holds its "
+                        "nearest float) or write it as a float")
+
+
+def _names_dtype(name: str) -> bool:
+    """Whether `name` is a dtype's name and no device's (`t.to("float16")`, as torch's)."""
+    try:
+        canonical(name)
+    except InvalidArgument:
+        try:
+            to_dtype(name)
+        except (TypeError, ValueError, KeyError, AttributeError):
+            return False
+        return True
+    return False
+
+
+def _numpy_ints(index: Any) -> Any:
+    """numpy int arrays in an index read as numpy reads them: a 0-d one as its int, any other
+    as an int tensor (advanced indexing); `t[np.array([0, 2])]` was an "unsupported index"
+    where a bool array already indexed as a mask."""
+    def one(it: Any) -> Any:
+        if type(it) is np.ndarray and it.dtype.kind in "iu":
+            return int(it) if it.ndim == 0 else Tensor(it)
+        return it
+
+    return tuple(map(one, index)) if type(index) is tuple else one(index)
 
 
 def _argfix(args: tuple) -> tuple:
@@ -272,6 +313,9 @@ def _operand_kind(item: Tensor | Scalar) -> object:
     if type(item) is int:
         if 0 <= item <= 127:  # (most int operands) every integer type holds it
             return _SMALL_INT
+        # past int64 and uint64: refused for every dtype, as torch's "int too big to convert"
+        # (a float tensor took it as its nearest float, a bool one raised numpy's bare error)
+        scalar_int(item, "operand")
         return (int, tuple(lo <= item <= hi for lo, hi in _INT_RANGES))
     return type(item)
 
@@ -851,18 +895,27 @@ class Tensor(TensorOps, NNOps):
             self.uop = uop if dt is None else uop.cast(dt)
         elif type(data) in _PYTHON_SCALARS:
             if dt is None:
-                dt = _default_dtype(data)
+                dt = _int_data_dtype(data, data) if type(data) is int else _default_dtype(data)
             else:  # torch.tensor's checked conversion: uint8 holds -1 as 255, not 300 or NaN
-                data = stored_scalar(data, dt, "Tensor", check_float=False)
+                data = stored_scalar(data, dt, "Tensor", check_float=False, widest=None)
             self.uop = UOp.const(dt, _const_value(data, dt))
         elif isinstance(data, (list, tuple)):
             arr = np.array(data)
             kind = arr.dtype.kind
             if kind in "OUS":  # (numbers only make numeric arrays: the rare list is walked)
                 _check_nested(data)
+            if kind == "f" and (np.abs(arr) >= 2.0 ** 63).any():
+                # numpy reads ints past int64 as float64 or objects (`[2**63, 1]`, `[2**70]`):
+                # each element's own type says whether the list held a float at all
+                arr = np.array(data, dtype=object)
+                kind = "O"
             if dt is None:
-                dt = {"b": dtypes.bool, "i": dtypes.default_int,
-                      "u": dtypes.default_int}.get(kind, dtypes.default_float)
+                if kind in "iu" and arr.size or kind == "O" and not any(
+                        type(v) is float for v in arr.flat):  # (ints past int64: kind O)
+                    dt = _int_data_dtype(min(arr.flat), max(arr.flat))
+                else:
+                    dt = {"b": dtypes.bool, "i": dtypes.default_int}.get(kind,
+                                                                       dtypes.default_float)
             if kind == "i" and dt.is_unsigned and arr.size and arr.min() < 0:
                 # torch.tensor's, as a number's above: a negative int down to -max wraps
                 # (`Tensor([-1, 2], uint8)` is [255, 2]), anything past is refused
@@ -870,8 +923,9 @@ class Tensor(TensorOps, NNOps):
                 for v in (lo, hi):
                     stored_scalar(v, dt, "Tensor")
                 self.uop = _from_owned(arr.astype(dt.np), dt)
-            else:
-                self.uop = _from_owned(np.array(data, dtype=dt.np), dt)  # (a new array)
+            else:  # (a float past the dtype's range is inf, as torch.tensor's: no warning)
+                with np.errstate(over="ignore"):
+                    self.uop = _from_owned(np.array(data, dtype=dt.np), dt)  # (a new array)
         elif isinstance(data, np.generic) and dt is not None and data.dtype.kind in "biuf":
             # a numpy number is a number to torch.tensor too: checked as a Python one
             # (`Tensor(np.int64(300), uint8)` wrapped to 44, NaN to int became 0)
@@ -1007,8 +1061,9 @@ class Tensor(TensorOps, NNOps):
         fill_value = python_scalar(fill_value.item() if isinstance(fill_value, Tensor)
                                    else fill_value)
         need_real("full: fill_value", fill_value)  # (a Variable too: a size, not a value)
-        if dtype is None:
-            dt = _default_dtype(fill_value)
+        if dtype is None:  # (an int past int32: int64, as arange and Tensor(data) choose)
+            dt = _int_data_dtype(fill_value, fill_value) if type(fill_value) is int \
+                else _default_dtype(fill_value)
         else:  # (checked as torch's full checks it: uint8 holds -1 as 255, not 300)
             dt = to_dtype(dtype)
             fill_value = stored_scalar(fill_value, dt, "full: fill_value")
@@ -1251,9 +1306,19 @@ class Tensor(TensorOps, NNOps):
         dim = dim + self.ndim + 1 if dim < 0 else dim
         return self.reshape(self.shape[:dim] + (1,) + self.shape[dim:])
 
-    def squeeze(self, dim: int | None = None) -> Tensor:
+    def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
         if dim is None:
             return self.reshape(tuple(s for s in self.shape if s != 1))
+        if isinstance(dim, (tuple, list)):
+            # torch 2's tuple of dims: each listed axis of size 1 is dropped, the others kept
+            # (it was "axis (0, 2) is out of range" for a shape that has both)
+            if self.ndim == 0 and all(d in (0, -1) for d in dim):
+                return self
+            axes = [self._axis(d) for d in dim]
+            if len(set(axes)) != len(axes):
+                raise InvalidArgument(f"squeeze: dim {tuple(dim)} names an axis twice")
+            return self.reshape(tuple(s for i, s in enumerate(self.shape)
+                                      if i not in axes or s != 1))
         if self.ndim == 0 and dim in (0, -1):
             return self
         a = self._axis(dim)
@@ -1266,6 +1331,7 @@ class Tensor(TensorOps, NNOps):
         lists of ints index as numpy's advanced indexing does (an out-of-range index reads 0,
         as in tinygrad), and so does a boolean mask alone or among other indices. A bool
         scalar (`t[True]`, `t[1:, False]`) is numpy's 0-d mask: a new axis of 1 or 0."""
+        index = _numpy_ints(index)
         if _has_bool_scalar(index):
             return _bool_scalar_index(self, index)
         if (mask := _as_mask(index)) is not None:
@@ -1289,13 +1355,17 @@ class Tensor(TensorOps, NNOps):
         buffer now (a lazy t is realized first): graphs built from t before the write keep
         their values (as after `assign`); views of t see the write. A value that reads t
         (`t[1:] = t[:-1]`) reads it before the write, as assign does."""
+        index = _numpy_ints(index)
         if buffer_of(self.uop) is None and shards_of(self.uop) is None:
             self.realize()  # (a view, t[1:], becomes a tensor of its own: it does not write t)
         if type(value) in _PYTHON_SCALARS or isinstance(value, np.generic):
             # checked as torch's item write checks it (uint8: -1 is 255, 300 is refused; a
             # float16 takes 1e5 as inf, unchecked, where float32 refuses 1e39: it stored inf)
+            # (an int past int64 too: torch's item write reads an int64, "Overflow when
+            # unpacking long long", where its fill takes a uint64 as well)
             value = stored_scalar(python_scalar(value), self.dtype, "t[...] = value",
-                                  check_float=self.dtype is not dtypes.float16)
+                                  check_float=self.dtype is not dtypes.float16,
+                                  widest=dtypes.int64.max)
         val = value if isinstance(value, Tensor) else Tensor(value, dtype=self.dtype)
         val = val.cast(self.dtype)
         if _has_bool_scalar(index) and _as_mask(index) is None:
@@ -1571,6 +1641,11 @@ class Tensor(TensorOps, NNOps):
                 node := ref()) is not None:
             return _tensor(node)  # built before (see _binaries)
         other = _coerce(other)
+        if self.dtype.is_float:
+            # an int past int64 and uint64, refused as torch refuses it: a float compares with
+            # it rounded (`float64 == 2**70 + 1` was true); an int or bool tensor compares
+            # with any int exactly, as numpy 2 (below)
+            scalar_int(other, "comparison")
         if type(other) is int and (self.dtype.is_int or self.dtype.is_bool) and not (
                 self.dtype.min <= other <= self.dtype.max):
             # numpy 2 compares a Python int outside the tensor's integer type exactly
@@ -1683,6 +1758,8 @@ class Tensor(TensorOps, NNOps):
                 node := ref()) is not None:
             return _tensor(node)  # the node this select built last time (see _binaries)
         cond = self if self.dtype is dtypes.bool else self != 0
+        for v in (x, y):  # (torch refuses an int past int64 and uint64, bool or float result)
+            scalar_int(v, "where")
         if isinstance(x, Tensor) or isinstance(y, Tensor):
             dt = _probe(_np_where, x, y)
         else:
@@ -2149,13 +2226,23 @@ class Tensor(TensorOps, NNOps):
         """Its device ("CPU", "CPU:1", ...), or for a sharded tensor the tuple of its devices."""
         return device_of(self.uop) or DEFAULT
 
-    def to(self, device: str) -> Tensor:
+    def to(self, device: str | DType | None = None, dtype: DType | str | None = None) -> Tensor:
         """This tensor on `device`: a COPY (a kernel that copies, once realized); itself when it
-        is there already. A sharded tensor is gathered whole onto that device."""
+        is there already. A sharded tensor is gathered whole onto that device. As torch's, a
+        dtype casts too: `.to(dtypes.float16)`, `.to("float16")` (a dtype's name, no device's),
+        `.to("CPU:1", dtypes.int32)`, `.to(dtype=...)` (it was "unknown device dtypes.float16")."""
+        if isinstance(device, (DType, np.dtype, type)) or \
+                isinstance(device, str) and _names_dtype(device):
+            if dtype is not None:
+                raise TypeError(f"to({device!r}, dtype={dtype!r}): two dtypes")
+            device, dtype = None, device
+        out = self if dtype is None else self.cast(dtype)
+        if device is None:
+            return out
         dev = canonical(device)
-        if device_of(self.uop) == dev:
-            return self
-        return Tensor(to_device(self.uop, dev))
+        if device_of(out.uop) == dev:
+            return out
+        return Tensor(to_device(out.uop, dev))
 
     def shard(self, devices: Sequence[str], axis: int | None = None) -> Tensor:
         """Split this tensor along `axis` into equal parts, part i on `devices[i]` (axis None:

@@ -76,10 +76,11 @@ def stored_value(value: Tensor, dt: DType, what: str, where: Tensor | None = Non
 
 
 def takes_requires_grad(fn: Any) -> Any:
-    """A creation function (its `**_` takes tinygrad's other keywords) given tinygrad's
-    `requires_grad=`, set on the tensor it returns: the `**_` swallowed it, and
-    `Tensor.randn(3, requires_grad=True)` silently needed no gradient (a function built on
-    another, `normal` on `randn`, set it on its inner draw, not on what it returns)."""
+    """A creation function given torch's and tinygrad's `requires_grad=` and `device=`, set on
+    the tensor it returns (a function built on another, `normal` on `randn`, set it on its
+    inner draw, not on what it returns). Any other keyword is refused by the function itself,
+    naming it, as Python refuses it: a `**_` once swallowed `device=`, `requires_grad=` and a
+    typo (`devcie=`) alike, silently."""
 
     @functools.wraps(fn)
     def make(*args: Any, requires_grad: bool | None = None,
@@ -235,20 +236,23 @@ class TensorOps:
     # ------------------------------------------------------------------ creation
     @classmethod
     @takes_requires_grad
-    def empty(cls, *shape: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
+    def empty(cls, *shape: Any, dtype: DType | str | None = None) -> Tensor:
         """No uninitialized memory here: an empty tensor is zeros."""
         return cls.zeros(*shape, dtype=dtype)
 
     @takes_requires_grad
-    def full_like(self, fill_value: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
-        return type(self).full(self.shape, fill_value, dtype or self.dtype)
+    def full_like(self, fill_value: Any, dtype: DType | str | None = None) -> Tensor:
+        """A tensor of self's shape filled with `fill_value`, of self's dtype and on self's
+        device (sharded as self is) unless `dtype=` / `device=` say otherwise, as torch's: it
+        was made on the default device, and `x + x.zeros_like()` of a CPU:1 x mixed devices."""
+        return _placed_like(type(self).full(self.shape, fill_value, dtype or self.dtype), self)
 
     @takes_requires_grad
-    def zeros_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
+    def zeros_like(self, dtype: DType | str | None = None) -> Tensor:
         return self.full_like(0, dtype)
 
     @takes_requires_grad
-    def ones_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
+    def ones_like(self, dtype: DType | str | None = None) -> Tensor:
         return self.full_like(1, dtype)
 
     def const_like(self, value: Any) -> Tensor:
@@ -273,7 +277,7 @@ class TensorOps:
 
     @classmethod
     @takes_requires_grad
-    def randn(cls, *shape: Any, dtype: DType | str | None = None, **_: Any) -> Tensor:
+    def randn(cls, *shape: Any, dtype: DType | str | None = None) -> Tensor:
         """Standard normal draws by Box-Muller over two `rand` tensors (seeded by manual_seed)."""
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
         if not dt.is_float:  # (as torch: rounded normal draws were mostly 0, and -1 or 1)
@@ -284,18 +288,19 @@ class TensorOps:
 
     @classmethod
     @takes_requires_grad
-    def normal(cls, *shape: Any, mean: float = 0.0, std: float = 1.0, **kw: Any) -> Tensor:
+    def normal(cls, *shape: Any, mean: float = 0.0, std: float = 1.0,
+               dtype: DType | str | None = None) -> Tensor:
         mean, std = python_scalar(mean), python_scalar(std)
         need_real("normal: mean", mean)
         need_real("normal: std", std)
         if not std >= 0:  # (NaN too; torch refuses the same)
             raise InvalidArgument(f"normal needs std >= 0, got {std}")
-        return (std * cls.randn(*shape, **kw)) + mean
+        return (std * cls.randn(*shape, dtype=dtype)) + mean
 
     @classmethod
     @takes_requires_grad
     def uniform(cls, *shape: Any, low: float = 0.0, high: float = 1.0,
-                dtype: DType | str | None = None, **_: Any) -> Tensor:
+                dtype: DType | str | None = None) -> Tensor:
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
         if not dt.is_float:
             raise InvalidArgument(f"uniform needs a float dtype, got {dt.name} (randint draws "
@@ -316,8 +321,8 @@ class TensorOps:
 
     @classmethod
     @takes_requires_grad
-    def randint(cls, *shape: Any, low: int = 0, high: int = 10, dtype: DType | str = dtypes.int32,
-                **_: Any) -> Tensor:
+    def randint(cls, *shape: Any, low: int = 0, high: int = 10, dtype: DType | str = dtypes.int32
+                ) -> Tensor:
         low, high = python_scalar(low), python_scalar(high)
         need_int("randint: low", low)
         need_int("randint: high", high)
@@ -369,11 +374,11 @@ class TensorOps:
         return cls.normal(*shape, mean=0.0, std=std, **kw)
 
     @takes_requires_grad
-    def rand_like(self, **kw: Any) -> Tensor:
-        return _placed_like(type(self).rand(*self.shape, dtype=kw.get("dtype") or self.dtype), self)
+    def rand_like(self, dtype: DType | str | None = None) -> Tensor:
+        return _placed_like(type(self).rand(*self.shape, dtype=dtype or self.dtype), self)
 
     @takes_requires_grad
-    def randn_like(self, dtype: DType | str | None = None, **_: Any) -> Tensor:
+    def randn_like(self, dtype: DType | str | None = None) -> Tensor:
         return _placed_like(type(self).randn(*self.shape, dtype=dtype or self.dtype), self)
 
     def clone(self) -> Tensor:

@@ -79,6 +79,7 @@ from .dtype import (
     unary_result,
 )
 from .errors import AxisError, DtypeError, InvalidArgument, need_int, need_real
+from .gradient_forms import key_walk
 from .lazy import Lazy, built_nodes, leaf, materialize
 from .lazy import op as lazy_op
 from .limits import ALWAYS_ALLOWED, check_buffer, check_shape
@@ -97,7 +98,6 @@ from .realize import (
     view_base,
     view_bases,
 )
-from .gradient_forms import key_walk
 from .schedule_cache import KeyWalk, step_held_by
 from .tensor_ops import (
     TensorOps,

@@ -108,7 +108,16 @@ from .tensor_ops import (
     takes_requires_grad,
     zero_outside,
 )
-from .uop import OP_BIT, VARIABLE_MARK, Shape, UOp, build_recorded, keep_order, toposort
+from .uop import (
+    OP_BIT,
+    VARIABLE_MARK,
+    Shape,
+    UOp,
+    build_recorded,
+    is_kept,
+    keep_order,
+    toposort,
+)
 from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
 from .view_chains import MAX_BINDINGS, VIEW_OPS, WRITABLE_VIEWS, view_ops
 
@@ -2006,8 +2015,9 @@ class Tensor(TensorOps, NNOps):
         root = self.uop
         # the schedule key's walk of the loss is backward's order too (one walk, not a toposort
         # and then the key's pass over it), kept for expand's look for realized values and for
-        # the optimizer step's realize, which walk it again (keep_order)
-        walk = key_walk(root)
+        # the optimizer step's realize, which walk it again (keep_order). Not for a loss whose
+        # order was kept (the very nodes again, one batch every step): no walk, as before
+        walk = None if is_kept(root) else key_walk(root)
         if walk is not None:
             keep_order(root, list(walk.index))
         ex = origins.expand([root, *(t.uop for t in live)])

@@ -194,6 +194,37 @@ def test_a_warm_backward_walks_the_loss_once():
     assert sum(calls.values()) < 800, sum(calls.values())
 
 
+SAME_COUNT = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from call_counts import python_calls
+from optimizer_runs import mlp_batch, mlp_loss, mlp_models
+from rulegrad import Tensor
+ours, opt, theirs, topt = mlp_models("sgd", seed=45)
+x, y = (Tensor(a).realize() for a in mlp_batch(np.random.default_rng(46), 6))
+out = []
+for i in range(6):
+    opt.zero_grad()
+    loss = mlp_loss(Tensor, ours, x, y)
+    out.append(python_calls(loss.backward))
+    opt.step(loss)
+    loss.item()
+print(json.dumps(out[-1]))
+"""
+
+
+def test_a_warm_backward_over_one_batch_walks_nothing():
+    """One batch every step: the loss is the very nodes again, whose order the last backward
+    kept and whose gradient is read back, so backward walks nothing, not even the key's walk
+    (which a fresh batch's backward makes)."""
+    got = subprocess.run([sys.executable, "-c", SAME_COUNT, str(TESTS)], capture_output=True,
+                         text=True, check=True)
+    calls = json.loads(got.stdout.strip().splitlines()[-1])
+    assert "schedule_cache.py:go_on" not in calls
+    assert "uop.py:toposort" not in calls
+
+
 def test_step_plan_runs_after_the_one_walk_backward():
     """The walk backward hands on keys the optimizer step's plan as before: warm steps are the
     plan's runs."""

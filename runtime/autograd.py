@@ -24,6 +24,7 @@ from .device import device_of, to_device
 from .gradient_forms import gradient_by_form
 from .matcher import RuleMatcher
 from .ops import Ops
+from .schedule_cache import KeyWalk
 from .uop import UOp, toposort
 from .variable import show, size_text
 
@@ -52,9 +53,11 @@ def _on_path(order: list[UOp], targets: set[UOp]) -> list[UOp]:
 
 
 def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp],
-                     order: list[UOp] | None = None) -> dict[UOp, UOp]:
+                     order: list[UOp] | None = None, walk: KeyWalk | None = None
+                     ) -> dict[UOp, UOp]:
     """{node: d root / d node, scaled by root_grad} for every target (and node between).
-    `order`: root's graph in `toposort` order, when the caller walked it already."""
+    `order`: root's graph in `toposort` order, when the caller walked it already; `walk`: the
+    key's walk that made that order (runtime/gradient_forms.py's `key_walk`), if one did."""
     rules = matcher("gradient", "pm_gradient")
     last = _last[0]
     if last is not None and last[0]() is root and last[1]() is root_grad and last[2] is rules \
@@ -62,7 +65,7 @@ def compute_gradient(root: UOp, root_grad: UOp, targets: list[UOp],
         grads = {t: g for r, q in last[4] if (t := r()) is not None and (g := q()) is not None}
         if len(grads) == len(last[4]):
             return grads
-    grads = gradient_by_form(root, root_grad, targets, order, rules, _compute_gradient)
+    grads = gradient_by_form(root, root_grad, targets, order, rules, _compute_gradient, walk)
     _last[0] = (ref(root), ref(root_grad), rules, [ref(t) for t in targets],
                 [(ref(t), ref(g)) for t, g in grads.items()])
     return grads

@@ -47,28 +47,47 @@ MAX_FORMS = 64
 # of that position, else the template's node ref - n. outs: (target position, ref) per target
 # reached.
 _Template = tuple[tuple[tuple, ...], tuple[tuple[int, int], ...]]
-_forms: OrderedDict[int, tuple[tuple, RuleMatcher, _Template | None]] = OrderedDict()
+# A form's entry: (key, rules, template or None, the key entries and lifted floats the
+# template's nodes add to the walk, or None when one was a node of the graph)
+_forms: OrderedDict[int, tuple[tuple, RuleMatcher, _Template | None, tuple | None]] = \
+    OrderedDict()
 _lock = threading.Lock()
 stats = {"rebuilt": 0, "derived": 0}
 
 Derive = Callable[[UOp, UOp, list[UOp], "list[UOp] | None", RuleMatcher], dict[UOp, UOp]]
 
 
+def key_walk(root: UOp) -> KeyWalk | None:
+    """The key's walk of root's graph, whose nodes (`walk.index`, sources before users) are
+    backward's order too: one walk of the loss where a toposort and then the key's walk over it
+    were two (`gradient_by_form` goes on with it). None with the schedule cache off."""
+    if not enabled():
+        return None
+    # (floats lifted as the schedule's key lifts them, their values kept in the gradient's key:
+    # a gradient's template holds the values it was derived with)
+    walk = KeyWalk(float_params.enabled())
+    go_on(walk, [root])
+    return walk
+
+
 def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[UOp] | None,
-                     rules: RuleMatcher, derive: Derive) -> dict[UOp, UOp]:
+                     rules: RuleMatcher, derive: Derive, walk: KeyWalk | None = None
+                     ) -> dict[UOp, UOp]:
     """`derive(root, root_grad, targets, order, rules)`, or its template for the form of the
     graph of root, root_grad and targets rebuilt over this graph's nodes. `order`: root's graph
     in `toposort` order when the caller walked it (backward): the key is numbered from it, not
-    walked again. The key's walk, gone on with the gradient's nodes, is handed to the schedule
+    walked again. `walk`: `key_walk(root)`, whose nodes were that order (gone on with here, no
+    second pass). The key's walk, gone on with the gradient's nodes, is handed to the schedule
     cache for the optimizer step that follows (`note_step`): that step's key walks only what the
     update adds."""
-    if not enabled():
+    if walk is None and not enabled():  # (a walk is made only while enabled)
         return derive(root, root_grad, targets, order, rules)
     roots = [root, root_grad, *targets]
-    # (floats lifted as the schedule's key lifts them, their values kept in this key: a
-    # gradient's template holds the values it was derived with)
-    walk = KeyWalk(float_params.enabled())
-    go_on(walk, roots, order)
+    if walk is None or root not in walk.index:
+        walk = KeyWalk(float_params.enabled())
+        go_on(walk, roots, order)
+    else:  # (root_grad, a new constant, is all it adds: the targets are in root's graph)
+        go_on(walk, roots)
     # the targets in the walk's order (backward finds them in a weak set, in no fixed order):
     # one form, one key and one template, whose nodes the step's key goes on with in one order
     targets = sorted(targets, key=walk.index.__getitem__)
@@ -87,24 +106,39 @@ def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[
         stats["rebuilt"] += 1
         n = len(nodes)
         grads = _rebuild(template, nodes, targets)
-        go_on(walk, [], nodes[n:])  # (the template's nodes, in its order: no walk)
+        added = nodes[n:]
+        keyed = got[3]
+        index = walk.index
+        if keyed is not None and index.keys().isdisjoint(added):
+            # the key's entries of the template's nodes, as the first graph's walk made them:
+            # entries, slots and lifted floats are numbered by the key alone, the same in every
+            # graph of it (no walk, no entry made per node)
+            index.update(zip(added, range(n, n + len(added))))
+            walk.entries.extend(keyed[0])
+            walk.floats.extend(keyed[1])
+        else:  # (a template node that is a node of the graph: numbered by the walk)
+            go_on(walk, [], added)  # (the template's nodes, in its order: no walk)
         _note(walk)
         return grads
     stats["derived"] += 1
     grads = derive(root, root_grad, targets, order, rules)
     recorded = _record(grads, list(nodes), targets) if got is None else None
-    if got is None:  # (a form known not to record is not tried again)
-        with _lock:
-            _forms[h] = (key, rules, recorded)
-            _forms.move_to_end(h)
-            if len(_forms) > MAX_FORMS:
-                _forms.popitem(last=False)
+    keyed = None
     if recorded is not None:  # the gradient's nodes in the template's order, as a rebuild
         built = list(nodes)  # gives them: the step's key is the same from the next step on
         build_recorded(recorded[0], built)
+        n, n_floats = len(walk.entries), len(walk.floats)
         go_on(walk, [], built[len(nodes):])
+        if len(walk.entries) == len(built):  # (each a new node: their entries are the form's)
+            keyed = (tuple(walk.entries[n:]), tuple(walk.floats[n_floats:]))
     else:
         go_on(walk, [g for t in targets if (g := grads.get(t)) is not None])
+    if got is None:  # (a form known not to record is not tried again)
+        with _lock:
+            _forms[h] = (key, rules, recorded, keyed)
+            _forms.move_to_end(h)
+            if len(_forms) > MAX_FORMS:
+                _forms.popitem(last=False)
     _note(walk)
     return grads
 

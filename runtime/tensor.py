@@ -80,6 +80,7 @@ from .dtype import (
     unary_result,
 )
 from .errors import AxisError, DtypeError, InvalidArgument, need_int, need_real
+from .gradient_forms import key_walk
 from .lazy import Lazy, built_nodes, leaf, materialize
 from .lazy import op as lazy_op
 from .limits import ALWAYS_ALLOWED, check_buffer, check_shape
@@ -98,7 +99,7 @@ from .realize import (
     view_base,
     view_bases,
 )
-from .schedule_cache import step_held_by
+from .schedule_cache import KeyWalk, step_held_by
 from .tensor_ops import (
     TensorOps,
     broadcast_shape,
@@ -108,7 +109,16 @@ from .tensor_ops import (
     takes_requires_grad,
     zero_outside,
 )
-from .uop import OP_BIT, VARIABLE_MARK, Shape, UOp, build_recorded, keep_order, toposort
+from .uop import (
+    OP_BIT,
+    VARIABLE_MARK,
+    Shape,
+    UOp,
+    build_recorded,
+    is_kept,
+    keep_order,
+    toposort,
+)
 from .variable import actual, concrete, has_symbolic, is_bound, refuse_symbolic, show, size_text
 from .view_chains import MAX_BINDINGS, VIEW_OPS, WRITABLE_VIEWS, view_ops
 
@@ -790,11 +800,11 @@ def _wrap_grads(targets: Sequence[Tensor], uops: Sequence[UOp], grads: dict[UOp,
 
 
 def _gradients(ex: origins.Expanded, targets: Sequence[Tensor], uops: Sequence[UOp],
-               seed: Tensor | None) -> list[Tensor]:
+               seed: Tensor | None, walk: KeyWalk | None = None) -> list[Tensor]:
     """The gradients of the root `ex.roots[0]` with respect to the targets, whose nodes in the
     expanded graph are `uops` (origins.expand: realized values, `loss.item()` before
     `loss.backward()`, are differentiated through the graphs they were computed from, and
-    the gradients read the realized values)."""
+    the gradients read the realized values). `walk`: the key's walk that made `ex.order`."""
     root = ex.roots[0]
     seed_node = seed_gradient(root, None if seed is None else seed.uop, list(uops))
     _refuse_lost(ex)
@@ -804,7 +814,7 @@ def _gradients(ex: origins.Expanded, targets: Sequence[Tensor], uops: Sequence[U
                 "this gradient flows through a realized value whose graph no longer computes "
                 f"it: {why}. torch refuses such a graph too (modified by an inplace "
                 "operation): take the gradient before the step, or compute the value again")
-    grads = compute_gradient(root, seed_node, list(uops), ex.order)
+    grads = compute_gradient(root, seed_node, list(uops), ex.order, walk)
     return _wrap_grads(targets, uops, grads, ex.back)
 
 
@@ -2079,18 +2089,29 @@ class Tensor(TensorOps, NNOps):
         """Add d self / d t to `t.grad` for every tensor t with requires_grad in self's graph
         (zeros for none: a parameter the loss does not use)."""
         live = [t for t in list(_needs_grad) if t.requires_grad]
-        ex = origins.expand([self.uop, *(t.uop for t in live)])
+        root = self.uop
+        # the schedule key's walk of the loss is backward's order too (one walk, not a toposort
+        # and then the key's pass over it), kept for expand's look for realized values and for
+        # the optimizer step's realize, which walk it again (keep_order). Not for a loss whose
+        # order was kept (the very nodes again, one batch every step): no walk, as before
+        walk = None if is_kept(root) else key_walk(root)
+        if walk is not None:
+            keep_order(root, list(walk.index))
+        ex = origins.expand([root, *(t.uop for t in live)])
+        if ex.roots[0] is not root:  # (realized values put back by their graphs: another root)
+            walk = None
         if ex.order is None:  # (the walk that looked for realized values made it, else none)
             ex.order = toposort(ex.roots[0])
-        keep_order(ex.roots[0], ex.order)  # (its optimizer step's realize walks it again)
-        nodes = set(ex.order)
+        if walk is None:
+            keep_order(ex.roots[0], ex.order)  # (its optimizer step's realize walks it again)
+        nodes = set(ex.order) if walk is None else walk.index
         found = [(t, u) for t, u in zip(live, ex.roots[1:]) if u in nodes]
         params, uops = [t for t, _ in found], [u for _, u in found]
         if not params:
             _refuse_lost(ex)
             seed_gradient(ex.roots[0], None if gradient is None else gradient.uop, [])
             raise GradientError("backward(): no tensor with requires_grad=True in this graph")
-        for t, g in zip(params, _gradients(ex, params, uops, gradient)):
+        for t, g in zip(params, _gradients(ex, params, uops, gradient, walk)):
             # (detached, as torch's .grad: a value, through which no later gradient flows)
             g = Tensor(g.uop.f(Ops.DETACH))
             t.grad = g if t.grad is None else t.grad + g

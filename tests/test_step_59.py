@@ -85,7 +85,7 @@ def _same(ours: dict, theirs: dict, got: float, want: float, atol: float = 1e-5)
 @pytest.mark.parametrize("how", ["step", "schedule_step"])
 @pytest.mark.parametrize("kind", ["sgd", "momentum", "adam"])
 def test_a_fresh_batch_step_walks_its_graph_once(kind, how):
-    """After the first steps of the form: one toposort a step (backward's walk of the loss; the
+    """After the first steps of the form: one walk of the loss a step (backward's key walk; the
     logits, a lazy reader of the parameters the step realizes with it, are found by a search
     that stops at the bias they read), no key walked from scratch, and the step's schedule
     keyed by going on with backward's walk and served from the cache. Before: seven toposorts
@@ -105,7 +105,10 @@ def test_a_fresh_batch_step_walks_its_graph_once(kind, how):
         calls = python_calls(lambda got=got, x_np=x_np, y_np=y_np:
                              got.append(_step(ours, opt, x_np, y_np, how)))
         _same(ours, theirs, got[0], want)
-        assert calls["uop.py:toposort"] == 1, calls["uop.py:toposort"]  # (backward's)
+        # (backward's one walk of the loss is the key's, which is its order too: no toposort,
+        # tests/test_step_66.py)
+        assert calls["gradient_forms.py:key_walk"] == 1
+        assert calls["uop.py:toposort"] == 0, calls["uop.py:toposort"]
         assert calls["schedule_cache.py:graph_key"] == 0
         # (served by the step's plan, keyed by going on with that walk too: runtime/plans.py)
         served = plans.stats["step_hits"] - hits_before

@@ -78,3 +78,23 @@ def test_float16_choice_flipped_by_the_caches_keeps_the_value(fake_machine, monk
     monkeypatch.setenv("RULEGRAD_L2_BYTES", "64M")
     monkeypatch.setenv("RULEGRAD_L3_BYTES", "256M")
     assert not _check(4, 4096, 1024, True, big)
+
+
+@pytest.mark.parametrize("big", [True, False], ids=["overflowing", "underflowing"])
+@pytest.mark.parametrize("shape", [(1, 2, 4, 4, 3), (2, 16, 12, 12, 8)])
+def test_float16_conv2d_is_torchs_small_or_packed(big, shape) -> None:
+    """conv2d of float16 by float16 (a 3x3 window, plain loops or packed): torch's value, the
+    products exact in float32 (had inf - inf = NaN and 0 where a product left float16's
+    range)."""
+    n, c, h, w_, o = shape
+    v = 300.0 if big else 1e-4
+    x = np.full((n, c, h, w_), v, np.float16)
+    w = np.full((o, c, 3, 3), v, np.float16)
+    if big:
+        w[:, 1::2] *= -1
+        w[:, c - 1 if c % 2 else c:] = 0
+    got = Tensor(x).conv2d(Tensor(w)).numpy()
+    want = torch.nn.functional.conv2d(torch.from_numpy(x).float(),
+                                      torch.from_numpy(w).float()).half().numpy()
+    assert got.dtype == np.float16 and np.all(np.isfinite(got)), got
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=2e-3)

@@ -98,3 +98,16 @@ def test_float16_conv2d_is_torchs_small_or_packed(big, shape) -> None:
                                       torch.from_numpy(w).float()).half().numpy()
     assert got.dtype == np.float16 and np.all(np.isfinite(got)), got
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=2e-3)
+
+
+@pytest.mark.parametrize("m, k, n", [(2, 8, 3), (2, 20000, 9), (7, 997, 33)])
+def test_a_float16_product_written_out_keeps_muls_rounding(fake_machine, m, k, n) -> None:
+    """(x[:, None] * w.T[None]).sum(-1) of float16 is numpy's: each product rounded to float16
+    (inf past 65504), summed: inf - inf, NaN, at every size. dot66's `_half_products` had
+    packed it from 2x20000x9 up with the products kept exact: 0, where 2x8x3 gave NaN."""
+    fake_machine(2, 1 << 20)
+    x, w = _inputs(m, k, n, False, True)
+    got = (Tensor(x)[:, None, :] * Tensor(w).T[None, :, :]).sum(-1).numpy()
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = (x[:, None, :] * w.T[None, :, :]).sum(-1)
+    assert np.all(np.isnan(want)) and np.all(np.isnan(got)), got

@@ -111,3 +111,19 @@ def test_a_float16_product_written_out_keeps_muls_rounding(fake_machine, m, k, n
     with np.errstate(invalid="ignore", over="ignore"):
         want = (x[:, None, :] * w.T[None, :, :]).sum(-1)
     assert np.all(np.isnan(want)) and np.all(np.isnan(got)), got
+
+
+@pytest.mark.parametrize("threads", [1, 4])
+def test_float16_matmul_every_path_threads_and_a_symbolic_row_count(each_path, fake_machine,
+                                                                     threads) -> None:
+    """Both schedulers and the interpreter, one thread and four, x's rows a bound Variable
+    (1, 5, 8 of 8): numpy's float16 matmul of products past 65504 that cancel (0, not NaN)."""
+    from rulegrad import Variable
+
+    fake_machine(threads, 1 << 20)
+    x, w = _inputs(8, 997, 33, False, True)
+    for v in (1, 5, 8):
+        rows = Variable("rows", 1, 8).bind(v)
+        got = (Tensor(x).shrink(((0, rows), None)) @ Tensor(w)).numpy()
+        want = x[:v] @ w
+        assert got.shape == want.shape and np.array_equal(got, want), (v, got)

@@ -135,7 +135,8 @@ def test_float16_packing_passes_the_rule_check() -> None:
     a float16 matmul (a float32 sum of the operands widened): C before (plain loops) and after
     (packed, the operands widened as they are copied, fused) within the kernel's rounding bound
     (generator/roundoff.py: a product in a sum rounded or fused), and the kernel interpreter's
-    fused chain on the packed AST bit for bit with its C, on random values, NaN, infinities and -0.0, and wide magnitudes."""
+    fused chain on the packed AST bit for bit with its C, on random values, NaN, infinities
+    and -0.0, and wide magnitudes."""
     from rulegrad.dsl import ast as A
     from rulegrad.dsl import load
     from rulegrad.generator import optdiff

@@ -134,6 +134,14 @@ def matmul(m: int, k: int, n: int, rng: np.random.Generator) -> Point:
                  lambda a, b: a @ b, lambda a, b: a @ b, flops=2.0 * m * k * n)
 
 
+def matmul_t(m: int, k: int, n: int, rng: np.random.Generator) -> Point:
+    """x @ w.T, w stored (n, k) as a linear layer's weight: plain dots or packed by cost
+    (rules/pack_helpers.py's `_dot_cost`)."""
+    a, b = _rand(rng, m, k), _rand(rng, n, k, scale=k ** -0.5)
+    return Point("matmul_t", (m, k, n), dict(a=a, b=b), lambda a, b: a @ b.T,
+                 lambda a, b: a @ b.T, lambda a, b: a @ b.T, flops=2.0 * m * k * n)
+
+
 def conv2d(n: int, c: int, hw: int, o: int, ksize: int, stride: int, groups: int = 1, *,
            rng: np.random.Generator) -> Point:
     """(n, c, hw, hw) * (o, c / groups, ksize, ksize), unpadded; a 7th shape entry is groups."""
@@ -788,7 +796,8 @@ FAMILIES: dict[str, Callable[..., Point]] = {
     "bcast": bcast, "permute_sum": permute_sum, "gather": gather, "gather0": gather0,
     "embedding": embedding, "where": where, "pad": pad,
     "cat": cat, "cat_last": cat_last,
-    "linear_act": linear_act, "attention4": attention4, "conv2d_full": conv2d_full,
+    "linear_act": linear_act, "matmul_t": matmul_t, "attention4": attention4,
+    "conv2d_full": conv2d_full,
     "groupnorm": groupnorm, "transpose_sum": transpose_sum,
     "mlp_block": mlp_block, "matmul_i8": matmul_i8, "conv1d": conv1d, "norm2": norm2,
     "softmax0": softmax0, "softmax3": softmax3, "bcast4": bcast4, "elementwise_dt": elementwise_dt,

@@ -5,8 +5,8 @@ In: a lowered STORE (backends/KERNEL_AST.md, "after lowering"). Out: `packed(st)
 with a `Pack` as its arg, which `backends/c/gemm.py` prints as it says, or None.
 
 A STORE qualifies when every REDUCE in its value is a float32/float64 sum of products (loop form
-`REDUCE(ADD(acc, x * y), *ranges)`; a float32 sum of float16 products is taken as one of the
-widened operands: `_half_products`) and its ranges split into columns j (one range, read by y and
+`REDUCE(ADD(acc, x * y), *ranges)`; a float16 matmul's or convolution's is a float32 sum of the
+operands widened, the frontend's) and its ranges split into columns j (one range, read by y and
 not by x), rows (read by x and not by y: one range for a matmul, several for a convolution's
 output pixels, flattened into one row count) and batch (the rest, looped outside). Then
 out[.., rows, j] = f(sum_k x(rows, k) * y(k, j), ..) is a matrix product whatever x and y are.
@@ -380,7 +380,7 @@ def _dot_cost(st: UOp, reds: list[UOp]) -> float:
 
 
 def _unwidened(v: UOp) -> UOp:
-    """v's float16 value where v widens one to float32 (`_half_products`' operands), else v."""
+    """v's float16 value where v widens one to float32 (a float16 matmul's operands), else v."""
     return v.src[0] if v.op is Ops.CAST and v.src[0].dtype is dtypes.float16 else v
 
 
@@ -847,7 +847,6 @@ def packed(st: UOp, noted: bool = True) -> UOp | None:
     packed yet whose value is a sum of products worth the packed loops (with a grouped column
     range split first: `_split_groups`); None for any other. `noted`: recorded as an action
     (not for a caller that only asks: interchange_helpers)."""
-    st = _half_products(st)
     plan = _plan(st)
     if plan is None:
         if (found := _split_groups(st)) is None:
@@ -859,33 +858,6 @@ def packed(st: UOp, noted: bool = True) -> UOp | None:
     if noted:
         taken(plan.describe())
     return stage_panels(st, plan) if plan.staged else st.replace(arg=plan)
-
-
-def _half_products(st: UOp) -> UOp:
-    """The STORE with each float32 sum of float16 products, REDUCE(ADD(acc, float32(float16(x *
-    y))), ..) where x and y are float16 values widened, summed as REDUCE(ADD(acc, x * y), ..):
-    each step the widened operands' fused multiply-add, rounded once in float32, not the product
-    rounded to float16 first (runtime/semantics.py: a sum of products may round each step once,
-    as BLAS and torch's float16 matmul do); the STORE itself where it has none."""
-    if st.arg is not None or not st.src[1]._ops & OP_BIT[Ops.REDUCE]:
-        return st  # (no sum in it: known without a walk)
-    mapping = {}
-    for red in toposort(st.src[1]):
-        if red.op is not Ops.REDUCE or red.arg is not Ops.ADD or red.dtype is not dtypes.float32:
-            continue
-        update = red.src[0]
-        if update.op is not Ops.ADD or len(update.src) != 2 or \
-                update.src[0].op is not Ops.DEFINE_REG:
-            continue
-        wide = update.src[1]
-        half = wide.src[0] if wide.op is Ops.CAST and wide.src else None
-        if half is None or half.op is not Ops.CAST or half.dtype is not dtypes.float16:
-            continue
-        mul = half.src[0]
-        if mul.op is Ops.MUL and mul.dtype is dtypes.float32 and all(
-                v.op is Ops.CAST and v.src[0].dtype is dtypes.float16 for v in mul.src):
-            mapping[wide] = mul
-    return st.substitute(mapping) if mapping else st
 
 
 def stage_panels(st: UOp, pack: Pack) -> UOp:

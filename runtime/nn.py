@@ -184,9 +184,16 @@ class NNOps:
         x = x.permute(0, 1, 3, *[4 + i for i in range(nsp)], 2,
                       *[4 + nsp + i for i in range(len(hw))])
         w = weight if dtype is None else weight.cast(to_dtype(dtype))
+        # float16 by float16: multiplied and summed in float32, rounded once, as torch's
+        # convolution (and Tensor.matmul): a product rounded to float16 had been inf past 65504
+        # and 0 under 2**-25 (rev66b)
+        half = x.dtype is dtypes.float16 and w.dtype is dtypes.float16
+        if half:
+            x, w = x.cast(dtypes.float32), w.cast(dtypes.float32)
         prod = x * w.reshape(1, groups, rcout, *[1] * nsp, cin, *hw)
         out = prod.sum([-1 - i for i in range(1 + len(hw))], keepdim=True)
-        out = out.reshape(bs, cout, *oyx)
+        out = out.reshape(bs, cout, *oyx).cast(dtypes.float16) if half else \
+            out.reshape(bs, cout, *oyx)
         return out if bias is None else out + bias.reshape(1, -1, *[1] * len(hw))
 
     def conv1d(self, weight: Tensor, bias: Tensor | None = None, groups: int = 1,

@@ -90,10 +90,12 @@ op means"; tests/test_opt.py checks it):
   rounds twice, as numpy computes it: the C build refuses flags that would fuse it. The C
   backend's packed loops (the kernel optimizer's PACK action) sum each output over k in order
   from 0, each step one fused multiply-add where the CPU has FMA: tests/test_opt.py compares
-  their bits with an exact oracle of that chain. A sum of float16 products (summed in float32,
-  each product rounded to float16 by MUL's meaning) is such a sum too: packed, each step is the
-  float32 fused multiply-add of the operands widened, the product not rounded to float16
-  first (torch's float16 matmul sums so; rules/pack_helpers.py's `_half_products`).
+  their bits with an exact oracle of that chain. A float16 matmul or convolution (both
+  operands float16) is built as the float32 sum of the operands widened to float32, rounded
+  to float16 once (numpy's and torch's: each product exact, never rounded to float16, so none
+  is inf past 65504 or 0 under 2**-25); every path computes that graph, packed or not. A
+  float16 MUL written out and summed (`(x * w).sum(-1)`) keeps MUL's meaning: each product
+  rounded to float16, as numpy computes it.
 """
 
 from __future__ import annotations

@@ -1996,14 +1996,18 @@ class Tensor(TensorOps, NNOps):
                                   f"{show(b_shape)} "
                              f"cannot be broadcast together") from None
         dt = _probe(_np_matmul, self, w)
+        # float16 operands are multiplied and summed in float32 and the sum rounded once, as
+        # numpy's and torch's float16 matmul: each product exact, not rounded to float16 by
+        # MUL's meaning (a product past 65504 was inf, one under 2**-25 was 0; rev66b)
+        wide = dtypes.float32 if dt is dtypes.float16 else dt
         (n, k), m = x_shape[-2:], w_shape[-1]
         full = batch + (n, m, k)
-        xs = _broadcast_uop(x1.uop.cast(dt).reshape(x_shape[:-1] + (1, k)), full)
+        xs = _broadcast_uop(x1.uop.cast(dt).cast(wide).reshape(x_shape[:-1] + (1, k)), full)
         wn = len(w_shape)
-        wt = w1.uop.cast(dt).permute(tuple(range(wn - 2)) + (wn - 1, wn - 2))
+        wt = w1.uop.cast(dt).cast(wide).permute(tuple(range(wn - 2)) + (wn - 1, wn - 2))
         ws = _broadcast_uop(wt.reshape(wt.shape[:-2] + (1, m, k)), full)
         prod = xs.alu(Ops.AND if dt is dtypes.bool else Ops.MUL, ws)
-        out = Tensor(prod)._reduce(Ops.ADD, -1, keepdim=False)
+        out = Tensor(prod)._reduce(Ops.ADD, -1, keepdim=False).cast(dt)
         if len(a_shape) == 1:
             out = out.reshape(out.shape[:-2] + out.shape[-1:])
         if len(b_shape) == 1:

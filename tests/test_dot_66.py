@@ -111,18 +111,19 @@ def test_narrow_products_sweep_against_numpy(machine, m: int, k: int, n: int, dt
 def test_float16_products_against_numpy(machine, m: int, k: int, n: int,
                                         transposed: bool) -> None:
     """float16 x and w: numpy's values within float32 sums of the exact products and one
-    rounding to float16 (packed or not)."""
+    rounding to float16, packed or not (Tensor.matmul widens float16 operands: rev66b; the
+    plain loops had rounded each product to float16, `rounded`)."""
     x, w = narrow_inputs(m, k, n, np.float16, transposed=transposed)
     x, w = x * np.float16(0.5), w * np.float16(0.5)
-    _close(_product(x, w, transposed).numpy(), x, w, transposed, rounded=True)
+    _close(_product(x, w, transposed).numpy(), x, w, transposed)
 
 
 @pytest.mark.parametrize("m, k, n", [(2, 100003, 9), (7, 997, 33), (64, 97, 7)])
 def test_float16_products_are_packed(machine, m: int, k: int, n: int) -> None:
-    """A float32 sum of float16 products (each product rounded to float16 before the add, by
-    MUL's own meaning) is packed as a sum of products, each step a fused multiply-add of the
-    widened operands (the sum-of-products contract): it ran as plain loops, 2x100003x9 at
-    0.14x torch eager. numpy's values."""
+    """A float16 matmul, a float32 sum of the operands widened (Tensor.matmul, numpy's
+    meaning), is packed, each step a fused multiply-add of the widened operands: it ran as
+    plain loops, its products rounded to float16, 2x100003x9 at 0.14x torch eager. numpy's
+    values."""
     x, w = narrow_inputs(m, k, n, np.float16)
     t = _product(x, w, False)
     assert "PACK" in _line(t), _line(t)
@@ -131,10 +132,11 @@ def test_float16_products_are_packed(machine, m: int, k: int, n: int) -> None:
 
 def test_float16_packing_passes_the_rule_check() -> None:
     """`rulegrad check`'s method on the packing rule (rules/opt.rules' pack_store) alone over
-    float16 products: C before (each product rounded to float16, then summed) and after (packed,
-    fused) within the kernel's rounding bound (generator/roundoff.py: a product in a sum rounded
-    or fused), and the kernel interpreter's fused chain on the packed AST bit for bit with its
-    C, on random values, NaN, infinities and -0.0, and wide magnitudes."""
+    a float16 matmul (a float32 sum of the operands widened): C before (plain loops) and after
+    (packed, the operands widened as they are copied, fused) within the kernel's rounding bound
+    (generator/roundoff.py: a product in a sum rounded or fused), and the kernel interpreter's
+    fused chain on the packed AST bit for bit with its C, on random values, NaN, infinities
+    and -0.0, and wide magnitudes."""
     from rulegrad.dsl import ast as A
     from rulegrad.dsl import load
     from rulegrad.generator import optdiff

@@ -9,8 +9,10 @@ import pytest
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import optimize_kernel
+from rulegrad.backends.c.render import render_alu, render_const
+from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.uop import toposort
+from rulegrad.runtime.uop import UOp, toposort
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -60,3 +62,20 @@ def test_gelu_gradient_at_inf_is_nan_in_every_float_dtype(dtype: type) -> None:
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
         tol = {np.float64: 1e-12, np.float32: 1e-6, np.float16: 2e-3}[dtype]
         np.testing.assert_allclose(got[3:], want[3:], rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("op", [Ops.MAX, Ops.MIN])
+def test_a_bound_is_one_select_only_where_its_literal_is_printed(op: Ops) -> None:
+    """render_alu prints an op over the names it is given: a reduce's update MAX(acc, c) is
+    printed over (its accumulator, a thread's partial result or a vector's fold), not over
+    c's literal. The compare-select form, chosen from the node's sources, had printed
+    `isgreater(acc, q) ? acc : q`, a max that drops a NaN acc; only a printed literal is a
+    bound (and the select then keeps the other side's NaN: C evaluated below)."""
+    two = UOp.const(dtypes.float32, 2.0)
+    node = UOp(op, dtypes.float32, (two, UOp.const(dtypes.float32, 3.0)))
+    over_names = render_alu(node, ["acc", "q_[i_]"])
+    assert "__builtin_is" not in over_names
+    assert over_names == render_alu(UOp(op, dtypes.float32, (UOp.const(dtypes.float32, 0.0),
+                                                            node.src[1])), ["acc", "q_[i_]"])
+    literal = render_const(2.0, dtypes.float32)
+    assert "__builtin_is" in render_alu(node, [literal, "x"])

@@ -9,7 +9,7 @@ import pytest
 from rulegrad import Tensor
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.backends.c.opt import optimize_kernel
-from rulegrad.backends.c.render import render_alu, render_const
+from rulegrad.backends.c.render import render_alu, render_const, render_kernel
 from rulegrad.runtime.dtype import dtypes
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
@@ -79,3 +79,14 @@ def test_a_bound_is_one_select_only_where_its_literal_is_printed(op: Ops) -> Non
                                                             node.src[1])), ["acc", "q_[i_]"])
     literal = render_const(2.0, dtypes.float32)
     assert "__builtin_is" in render_alu(node, [literal, "x"])
+
+
+def test_a_clamps_bound_is_still_one_select_in_a_kernel() -> None:
+    """The kernel printer's own call (operands as slots, each filled with its source's text)
+    keeps the compare-select: exp(x) clamped to 25 and sqrt(x * x) floored at 3."""
+    x = np.linspace(-3, 3, 37).astype(np.float32)
+    for t, builtin in ((Tensor(x).exp().minimum(25.0), "__builtin_isless"),
+                       ((Tensor(x) * Tensor(x)).sqrt().maximum(3.0), "__builtin_isgreater")):
+        sources = [render_kernel(optimize_kernel(lower_only(item.ast)), f"k{i}").source
+                   for i, item in enumerate(t.schedule())]
+        assert any(builtin in s for s in sources)

@@ -1803,9 +1803,11 @@ def _nan_slope_at_inf(x: Tensor, y: Tensor) -> Tensor:
     """y (gelu's), whose gradient at x = +-inf is NaN, as torch's: its derivative, cdf(x) +
     x pdf(x), meets inf * 0 there, where ours, of clamped pieces, was the limit (1 and 0). At an
     infinite x the select takes y, and its other side's gradient, 0, times inf is NaN; elsewhere
-    that side is y * 1."""
+    that side is y * 1. The select is in y's dtype: two Python floats would make it float32,
+    and a float64 gelu's y * CAST(select) hid it from opt.rules' `select_actions`, which take
+    y * 1 out of the forward (its kernels kept both compares against +-inf and two selects)."""
     inf = x.isinf()
-    return inf.where(y, y * inf.where(math.inf, 1.0))
+    return inf.where(y, y * inf.where(y.const_like(math.inf), y.const_like(1.0)))
 
 
 def _sigmoid_squared(v: Tensor) -> Tensor:

@@ -372,12 +372,16 @@ def alu_helper(node: UOp) -> str | None:
     return None
 
 
-def _plain_bound(x: UOp) -> bool:
-    """Whether a MAX or MIN against x is one compare-select (a clamp's bound: gelu's +-25, an
-    exp's floor; four vector operations and a blend each in rg_max_f32): x a constant, not
-    NaN (the other side's NaN is kept: `c > x` is false for it, as numpy's maximum returns
-    its NaN operand) and not zero (no tie of +0.0 and -0.0 to order, runtime/semantics.py)."""
-    return x.op is Ops.CONST and isinstance(x.arg, float) and x.arg == x.arg and x.arg != 0
+def _plain_bound(x: UOp, name: str, i: int) -> bool:
+    """Whether a MAX or MIN against x, its operand i printed as `name`, is one compare-select
+    (a clamp's bound: gelu's +-25, an exp's floor; four vector operations and a blend each in
+    rg_max_f32): x a constant, not NaN (the other side's NaN is kept: `c > x` is false for it,
+    as numpy's maximum returns its NaN operand) and not zero (no tie of +0.0 and -0.0 to order,
+    runtime/semantics.py), and `name` x itself: its literal, or slot i, which the printer fills
+    with it. A reduce's update is printed over other names (its accumulator, a thread's partial
+    result), which may be NaN or a zero."""
+    return x.op is Ops.CONST and isinstance(x.arg, float) and x.arg == x.arg and x.arg != 0 \
+        and name in (_SLOTS[i], render_const(x.arg, x.dtype))
 
 
 def render_alu(node: UOp, a: list[str]) -> str:
@@ -396,7 +400,7 @@ def render_alu(node: UOp, a: list[str]) -> str:
         return (f"({{ {ctype(dt)} o_; {ctype(sdt)} i_ = {a[0]}; "
                 f"memcpy(&o_, &i_, sizeof o_); o_; }})")
     if op in (Ops.MAX, Ops.MIN) and sdt in (dtypes.float32, dtypes.float64):
-        at = next((i for i, x in enumerate(node.src) if _plain_bound(x)), None)
+        at = next((i for i, x in enumerate(node.src) if _plain_bound(x, a[i], i)), None)
         if at is not None:  # x against a constant c, neither NaN nor zero: one compare-select
             c, x = a[at], a[1 - at]
             return f"(__builtin_is{'greater' if op is Ops.MAX else 'less'}({c}, {x}) ? {c} : {x})"

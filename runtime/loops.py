@@ -46,7 +46,9 @@ def free_ranges(root: UOp, order: Iterable[UOp] | None = None) -> Mapping[UOp, f
 
     While answers are kept (a kernel being optimized, uop.py's `keeping_answers`), one table
     serves every root, read-only: a node's ranges are a fact of the node alone, so each node's
-    are derived once, and a new root (a rewritten STORE) costs only its new nodes."""
+    are derived once, and a new root (a rewritten STORE) costs only its new nodes. So the
+    mapping may hold nodes that are not under root: read it at root's nodes (walk
+    `toposort(root)`), never iterate it."""
     kept = kept_answers()
     if kept is None:
         return _fill(toposort(root) if order is None else order, {})

@@ -1,0 +1,48 @@
+"""Review of fast66 (the optimizer's kept answers, runtime/uop.py's `keeping_answers`): a kernel
+optimized with answers kept is the kernel optimized with none kept (the definition), on programs
+outside bench/render_hashes.py's corpus."""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+import pytest
+
+from rulegrad import Tensor
+from rulegrad.backends.c import opt
+from rulegrad.backends.c.lower import lower_only
+from rulegrad.runtime.kernelize import using
+
+
+def _t(*shape: int) -> Tensor:
+    return Tensor(np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32))
+
+
+PROGRAMS = {
+    # scans whose rows are interleaved (rules/scan_helpers.py `_interleaved`): the kept free
+    # ranges table holds the nodes of every root asked before, and `_interleaved` read all of
+    # them (the un-scanned term's LOADs, which do not read the scan range), so the rows were
+    # left uninterleaved inside optimize_kernel only
+    "cumsum 131x131": lambda: _t(131, 131).cumsum(1),
+    "cumsum 127x257": lambda: _t(127, 257).cumsum(1),
+    "cumsum down 97x40": lambda: _t(97, 40).cumsum(0),
+    "cumsum 6x101x7": lambda: _t(6, 101, 7).cumsum(1),
+    "cummax 31x200": lambda: _t(31, 200).cummax(1)[0],
+    "argmax 17x33": lambda: _t(17, 33).argmax(1),
+    "causal attention": lambda: _t(1, 37, 8).scaled_dot_product_attention(
+        _t(1, 37, 8), _t(1, 37, 8), is_causal=True),
+    "softmax 1x97": lambda: _t(1, 97).softmax(-1),
+}
+
+
+@pytest.mark.parametrize("scheduler", ["rangeify", "kernelize"])
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_kept_answers_optimize_as_none_kept(name, scheduler, monkeypatch):
+    with using(scheduler):
+        items = PROGRAMS[name]().schedule()
+    lows = [lower_only(item.ast) for item in items]
+    kept = [opt.optimize_kernel(low) for low in lows]
+    monkeypatch.setattr(opt, "keeping_answers", contextlib.nullcontext)
+    plain = [opt.optimize_kernel(low) for low in lows]
+    assert [k is p for k, p in zip(kept, plain)] == [True] * len(lows)

@@ -9,7 +9,7 @@ import contextlib
 import numpy as np
 import pytest
 
-from rulegrad import Tensor
+from rulegrad import Tensor, Variable
 from rulegrad.backends.c import opt
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.runtime.kernelize import using
@@ -33,7 +33,19 @@ PROGRAMS = {
     "causal attention": lambda: _t(1, 37, 8).scaled_dot_product_attention(
         _t(1, 37, 8), _t(1, 37, 8), is_causal=True),
     "softmax 1x97": lambda: _t(1, 97).softmax(-1),
+    "attention 2x256x64": lambda: _t(2, 256, 64).scaled_dot_product_attention(
+        _t(2, 256, 64), _t(2, 256, 64)),
+    "matmul 257x129x67": lambda: _t(257, 129) @ _t(129, 67),
+    "matmul batch 1": lambda: _t(1, 509) @ _t(509, 263),
+    "layernorm 9x1000": lambda: _t(9, 1000).layernorm(axis=1),
+    "symbolic rows": lambda: _sym(lambda t: (t - t.mean(0)).exp().sum(1) + t.max(0).sum()),
+    "symbolic cumsum": lambda: _sym(lambda t: t.cumsum(1)),
 }
+
+
+def _sym(f):
+    n = Variable("n", 1, 64).bind(37)
+    return f(_t(64, 131).shrink(((0, n), None)))
 
 
 @pytest.mark.parametrize("scheduler", ["rangeify", "kernelize"])
@@ -46,3 +58,28 @@ def test_kept_answers_optimize_as_none_kept(name, scheduler, monkeypatch):
     monkeypatch.setattr(opt, "keeping_answers", contextlib.nullcontext)
     plain = [opt.optimize_kernel(low) for low in lows]
     assert [k is p for k, p in zip(kept, plain)] == [True] * len(lows)
+
+
+@pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
+def test_a_raise_inside_optimize_kernel_drops_its_table(error, monkeypatch):
+    """A helper that raises inside the block (a rule's error, ^C) leaves no table set; inside
+    an enclosing block, the enclosing one's table stays."""
+    from rulegrad.runtime.uop import keeping_answers, kept_answers
+
+    low = lower_only(_t(7, 13).softmax(-1).schedule()[-1].ast)
+    seen = []
+
+    def raising() -> bool:
+        seen.append(kept_answers())
+        raise error("a rule failed")
+
+    monkeypatch.setattr(opt, "optimizer_on", raising)
+    with pytest.raises(error):
+        opt.optimize_kernel(low)
+    assert seen[-1] is not None and kept_answers() is None
+    with keeping_answers():
+        outer = kept_answers()
+        with pytest.raises(error):
+            opt.optimize_kernel(low)
+        assert seen[-1] is outer and kept_answers() is outer
+    assert kept_answers() is None

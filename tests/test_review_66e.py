@@ -83,3 +83,22 @@ def test_a_raise_inside_optimize_kernel_drops_its_table(error, monkeypatch):
             opt.optimize_kernel(low)
         assert seen[-1] is outer and kept_answers() is outer
     assert kept_answers() is None
+
+
+def test_the_kept_free_ranges_table_refuses_a_walk():
+    """Inside a block free_ranges' mapping holds every root's nodes, not root's: iterating it
+    (as scan_helpers' `_interleaved` did) raises instead of reading other roots' nodes; reads
+    at root's nodes are answered."""
+    from rulegrad.runtime.loops import free_ranges
+    from rulegrad.runtime.uop import keeping_answers, toposort
+
+    low = lower_only(_t(7, 13).softmax(-1).schedule()[-1].ast)
+    with keeping_answers():
+        deps = free_ranges(low)
+        assert all(isinstance(deps[n], frozenset) for n in toposort(low))
+        for walk in (iter, lambda d: d.keys(), lambda d: d.items(), lambda d: d.values()):
+            with pytest.raises(TypeError):
+                walk(deps)
+        with pytest.raises(TypeError):
+            any(n for n in deps)
+    assert set(free_ranges(low)) == set(toposort(low))  # (outside a block: root's nodes)

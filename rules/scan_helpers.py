@@ -191,8 +191,8 @@ def _interleaved(st: UOp, i: UOp) -> UOp:
     if r is None or r.arg[1] != "loop" or (rows := range_size(r)) is None \
             or rows < 2 or sum(x.op is Ops.REDUCE for x in toposort(st.src[1])) > 1:
         return st  # (another reduce: a row's max computed per row, or a second scan along r)
-    deps = free_ranges(st.src[1])
-    if any(x.op is Ops.LOAD and i not in deps[x] for x in deps):
+    deps = free_ranges(st.src[1])  # (its table may hold other roots' nodes: walk the value's)
+    if any(x.op is Ops.LOAD and i not in deps[x] for x in toposort(st.src[1])):
         return st  # (a value read once per row, a blocked scan's carry, would be read per step)
     fresh = itertools.count(1 + max(x.arg[0] for x in toposort(st) if x.op is Ops.RANGE))
     m: dict[UOp, UOp] = {}

@@ -46,13 +46,15 @@ def free_ranges(root: UOp, order: Iterable[UOp] | None = None) -> Mapping[UOp, f
 
     While answers are kept (a kernel being optimized, uop.py's `keeping_answers`), one table
     serves every root, read-only: a node's ranges are a fact of the node alone, so each node's
-    are derived once, and a new root (a rewritten STORE) costs only its new nodes."""
+    are derived once, and a new root (a rewritten STORE) costs only its new nodes. So the
+    mapping may hold nodes that are not under root: read it at root's nodes (walk
+    `toposort(root)`), never iterate it."""
     kept = kept_answers()
     if kept is None:
         return _fill(toposort(root) if order is None else order, {})
     table = kept.get(free_ranges)
     if table is None:
-        table = kept[free_ranges] = {}
+        table = kept[free_ranges] = _Unwalkable()
         kept[_RANGES_VIEW] = MappingProxyType(table)
     if root not in table:
         _fill(toposort(root, stop=table.__contains__), table)
@@ -60,6 +62,19 @@ def free_ranges(root: UOp, order: Iterable[UOp] | None = None) -> Mapping[UOp, f
 
 
 _RANGES_VIEW = (free_ranges, "view")  # (the key of the kept table's read-only view)
+
+
+class _Unwalkable(dict):
+    """The kept free-ranges table: read at a node, never walked (it holds the nodes of every
+    root asked so far, not those of the one asked: a scan's check over "every LOAD of the
+    value" saw the LOADs of the term before it was rewritten, and left 131x131 cumsum's rows
+    uninterleaved). Lookups stay the dict's own."""
+
+    def _walked(self, *_: object) -> None:
+        raise TypeError("free_ranges' kept table holds other roots' nodes: walk toposort(root) "
+                        "and read it at those")
+
+    __iter__ = keys = values = items = _walked  # type: ignore[assignment]
 
 
 def _fill(order: Iterable[UOp], deps: dict[UOp, frozenset[UOp]]) -> dict[UOp, frozenset[UOp]]:

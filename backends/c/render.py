@@ -1329,7 +1329,7 @@ class KernelRenderer:
         # row's loop, whose overlapping last vector writes the same values again)
         deps = free_ranges(dl.src[0])  # (a reduce done before the loop, a softmax's max: no)
         inner.repeats = (len(dl.src) == 2 or one_row(dl)) and not any(
-            n.op is Ops.REDUCE and dl.src[-1] in deps[n] for n in deps)
+            n.op is Ops.REDUCE and dl.src[-1] in deps[n] for n in toposort(dl.src[0]))
         inner.itemsize = dl.dtype.itemsize
         host = self.stack[-len(dl.src)]
         var, n = self.loop_names[dl.src[-1]], loop_count(dl.src[-1])

@@ -176,6 +176,8 @@ def test_each_optimizer_rule_runs_and_agrees(alone):
         ((_f32(4, 21) > 0).where(-math.inf, _f32(4, 21).half()) - _f32(4, 1).half()).exp()
         .float(),
         (_f32(37, 53) * 30.0).exp(),
+        # a select inside the other arm of a select on the same condition (select_actions)
+        *_known_selects(_f32(3, 17) > 0, _f32(3, 17), _f32(3, 17), _f32(3, 17)),
         # reduces over padding only, of ints (sym keeps the update acc + 0, acc * 0)
         Tensor(RNG.integers(-9, 9, (4, 6)).astype(np.int32)).pad(((1, 1), (1, 1)))
         .shrink(((0, 1), (0, 3))).sum(1),
@@ -189,6 +191,13 @@ def test_each_optimizer_rule_runs_and_agrees(alone):
         method, verdict, detail, n = res.verdict(name, len(corpus))
         assert (method, verdict) == ("kernel", "passed"), (name, detail)
         assert n >= 1
+
+
+def _known_selects(c, a, b, p):
+    """where(c, a, b op where(c, p, a)) and its mirror for op in MUL and ADD: the inner select's
+    condition is known in each arm of the outer one."""
+    return (c.where(a, b * c.where(p, a)), c.where(b * c.where(p, a), a),
+            c.where(a, b + c.where(p, a)), c.where(b + c.where(p, a), a))
 
 
 @pytest.mark.parametrize("dt", [np.int8, np.int32, np.int64])

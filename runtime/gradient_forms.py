@@ -48,7 +48,8 @@ MAX_FORMS = 64
 # reached.
 _Template = tuple[tuple[tuple, ...], tuple[tuple[int, int], ...]]
 # A form's entry: (key, rules, template or None, the key entries and lifted floats the
-# template's nodes add to the walk, or None when one was a node of the graph)
+# template's nodes add to the walk and whether that walk lifted floats, or None when one was a
+# node of the graph)
 _forms: OrderedDict[int, tuple[tuple, RuleMatcher, _Template | None, tuple | None]] = \
     OrderedDict()
 _lock = threading.Lock()
@@ -109,10 +110,12 @@ def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[
         added = nodes[n:]
         keyed = got[3]
         index = walk.index
-        if keyed is not None and index.keys().isdisjoint(added):
+        if keyed is not None and keyed[2] is walk.lift and index.keys().isdisjoint(added):
             # the key's entries of the template's nodes, as the first graph's walk made them:
             # entries, slots and lifted floats are numbered by the key alone, the same in every
-            # graph of it (no walk, no entry made per node)
+            # graph of it (no walk, no entry made per node), if the walk lifts floats as that
+            # one did (RULEGRAD_FLOAT_PARAMS switched between steps: a float the template adds,
+            # exp2's ln 2, is ("float", slot) in one walk and its value in the other)
             index.update(zip(added, range(n, n + len(added))))
             walk.entries.extend(keyed[0])
             walk.floats.extend(keyed[1])
@@ -130,7 +133,7 @@ def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[
         n, n_floats = len(walk.entries), len(walk.floats)
         go_on(walk, [], built[len(nodes):])
         if len(walk.entries) == len(built):  # (each a new node: their entries are the form's)
-            keyed = (tuple(walk.entries[n:]), tuple(walk.floats[n_floats:]))
+            keyed = (tuple(walk.entries[n:]), tuple(walk.floats[n_floats:]), walk.lift)
     else:
         go_on(walk, [g for t in targets if (g := grads.get(t)) is not None])
     if got is None:  # (a form known not to record is not tried again)

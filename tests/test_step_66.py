@@ -221,6 +221,8 @@ def test_a_warm_backward_over_one_batch_walks_nothing():
     got = subprocess.run([sys.executable, "-c", SAME_COUNT, str(TESTS)], capture_output=True,
                          text=True, check=True)
     calls = json.loads(got.stdout.strip().splitlines()[-1])
+    # (what was counted is backward's work, whose absences below mean something)
+    assert calls.get("tensor.py:backward") == 1 and calls.get("uop.py:is_kept") == 1
     assert "schedule_cache.py:go_on" not in calls
     assert "uop.py:toposort" not in calls
 

@@ -76,19 +76,22 @@ def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[
                      ) -> dict[UOp, UOp]:
     """`derive(root, root_grad, targets, order, rules)`, or its template for the form of the
     graph of root, root_grad and targets rebuilt over this graph's nodes. `order`: root's graph
-    in `toposort` order when the caller walked it (backward): the key is numbered from it, not
-    walked again. `walk`: `key_walk(root)`, whose nodes were that order (gone on with here, no
-    second pass). The key's walk, gone on with the gradient's nodes, is handed to the schedule
+    in `toposort` order when the caller walked it, for `derive`. `walk`: `key_walk(root)`, gone
+    on with here (no second pass); without one, root's graph is walked as `key_walk` walks it
+    (one form, one key, whichever way the graph came). The key's walk, gone on with the gradient's nodes, is handed to the schedule
     cache for the optimizer step that follows (`note_step`): that step's key walks only what the
     update adds."""
     if walk is None and not enabled():  # (a walk is made only while enabled)
         return derive(root, root_grad, targets, order, rules)
     roots = [root, root_grad, *targets]
     if walk is None or root not in walk.index:
+        # root's graph walked as `key_walk` walks it, not numbered in `order`: a toposort
+        # numbers a graph otherwise (its sources first to last, the walk's last to first), and
+        # `gradient()` or a loss realized before backward would key one form twice, each
+        # derived by the rules and kept as a template of its own
         walk = KeyWalk(float_params.enabled())
-        go_on(walk, roots, order)
-    else:  # (root_grad, a new constant, is all it adds: the targets are in root's graph)
-        go_on(walk, roots)
+        go_on(walk, [root])
+    go_on(walk, roots)  # (root_grad, a new constant, is all it adds: targets are in the graph)
     # the targets in the walk's order (backward finds them in a weak set, in no fixed order):
     # one form, one key and one template, whose nodes the step's key goes on with in one order
     targets = sorted(targets, key=walk.index.__getitem__)

@@ -42,3 +42,33 @@ def test_float_lifting_switched_between_rebuilt_steps(monkeypatch, flags):
         np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-5, atol=1e-6)
     assert gradient_forms.stats["rebuilt"] > before  # (the path under test: a rebuild)
+
+
+def test_gradient_backward_and_a_realized_loss_share_one_form():
+    """One loss form taken three ways: `gradient()` (no key walk of backward's), `backward()`
+    (backward's key walk) and `backward()` of a loss read first (expand's root, walked in
+    toposort order). The key of each is one: the rules derive the form once and the other ways
+    rebuild its template. Before: the walk numbered from a toposort keyed the graph otherwise
+    (sources first to last, the key's walk last to first), so gradient() and backward() each
+    derived and kept a template of the same form (test_step_66's
+    test_gradient_and_backward_of_one_form checked values only)."""
+    rng = np.random.default_rng(3)
+    w0 = (rng.standard_normal((13, 3)) * 0.3).astype(np.float32)  # (a form of this test's own)
+    w = Tensor(w0, requires_grad=True).realize()
+    tw = torch.tensor(w0, requires_grad=True)
+    before = gradient_forms.stats["derived"]
+    for i in range(6):
+        x0 = rng.standard_normal((4, 13)).astype(np.float32)
+        loss = ((Tensor(x0) @ w).sigmoid() * 0.37).sum()
+        want = ((torch.tensor(x0) @ tw).sigmoid() * 0.37).sum()
+        (tg,) = torch.autograd.grad(want, tw)
+        if i % 3 == 0:
+            (g,) = loss.gradient(w)
+        else:
+            if i % 3 == 2:
+                loss.item()  # (realized first: backward differentiates its graph)
+            w.grad = None
+            loss.backward()
+            g = w.grad
+        np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-5, atol=1e-6)
+    assert gradient_forms.stats["derived"] - before == 1

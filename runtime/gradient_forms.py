@@ -78,9 +78,9 @@ def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[
     graph of root, root_grad and targets rebuilt over this graph's nodes. `order`: root's graph
     in `toposort` order when the caller walked it, for `derive`. `walk`: `key_walk(root)`, gone
     on with here (no second pass); without one, root's graph is walked as `key_walk` walks it
-    (one form, one key, whichever way the graph came). The key's walk, gone on with the gradient's nodes, is handed to the schedule
-    cache for the optimizer step that follows (`note_step`): that step's key walks only what the
-    update adds."""
+    (one form, one key, whichever way the graph came). The key's walk, gone on with the
+    gradient's nodes, is handed to the schedule cache for the optimizer step that follows
+    (`note_step`): that step's key walks only what the update adds."""
     if walk is None and not enabled():  # (a walk is made only while enabled)
         return derive(root, root_grad, targets, order, rules)
     roots = [root, root_grad, *targets]

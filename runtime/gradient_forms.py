@@ -91,7 +91,7 @@ def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[
         # derived by the rules and kept as a template of its own
         walk = KeyWalk(float_params.enabled())
         go_on(walk, [root])
-    go_on(walk, roots)  # (root_grad, a new constant, is all it adds: targets are in the graph)
+    go_on(walk, roots)  # (root_grad, a new constant, and any target outside root's graph)
     # the targets in the walk's order (backward finds them in a weak set, in no fixed order):
     # one form, one key and one template, whose nodes the step's key goes on with in one order
     targets = sorted(targets, key=walk.index.__getitem__)

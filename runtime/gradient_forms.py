@@ -48,7 +48,8 @@ MAX_FORMS = 64
 # reached.
 _Template = tuple[tuple[tuple, ...], tuple[tuple[int, int], ...]]
 # A form's entry: (key, rules, template or None, the key entries and lifted floats the
-# template's nodes add to the walk, or None when one was a node of the graph)
+# template's nodes add to the walk and whether that walk lifted floats, or None when one was a
+# node of the graph)
 _forms: OrderedDict[int, tuple[tuple, RuleMatcher, _Template | None, tuple | None]] = \
     OrderedDict()
 _lock = threading.Lock()
@@ -75,19 +76,22 @@ def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[
                      ) -> dict[UOp, UOp]:
     """`derive(root, root_grad, targets, order, rules)`, or its template for the form of the
     graph of root, root_grad and targets rebuilt over this graph's nodes. `order`: root's graph
-    in `toposort` order when the caller walked it (backward): the key is numbered from it, not
-    walked again. `walk`: `key_walk(root)`, whose nodes were that order (gone on with here, no
-    second pass). The key's walk, gone on with the gradient's nodes, is handed to the schedule
-    cache for the optimizer step that follows (`note_step`): that step's key walks only what the
-    update adds."""
+    in `toposort` order when the caller walked it, for `derive`. `walk`: `key_walk(root)`, gone
+    on with here (no second pass); without one, root's graph is walked as `key_walk` walks it
+    (one form, one key, whichever way the graph came). The key's walk, gone on with the
+    gradient's nodes, is handed to the schedule cache for the optimizer step that follows
+    (`note_step`): that step's key walks only what the update adds."""
     if walk is None and not enabled():  # (a walk is made only while enabled)
         return derive(root, root_grad, targets, order, rules)
     roots = [root, root_grad, *targets]
     if walk is None or root not in walk.index:
+        # root's graph walked as `key_walk` walks it, not numbered in `order`: a toposort
+        # numbers a graph otherwise (its sources first to last, the walk's last to first), and
+        # `gradient()` or a loss realized before backward would key one form twice, each
+        # derived by the rules and kept as a template of its own
         walk = KeyWalk(float_params.enabled())
-        go_on(walk, roots, order)
-    else:  # (root_grad, a new constant, is all it adds: the targets are in root's graph)
-        go_on(walk, roots)
+        go_on(walk, [root])
+    go_on(walk, roots)  # (root_grad, a new constant, and any target outside root's graph)
     # the targets in the walk's order (backward finds them in a weak set, in no fixed order):
     # one form, one key and one template, whose nodes the step's key goes on with in one order
     targets = sorted(targets, key=walk.index.__getitem__)
@@ -109,10 +113,12 @@ def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[
         added = nodes[n:]
         keyed = got[3]
         index = walk.index
-        if keyed is not None and index.keys().isdisjoint(added):
+        if keyed is not None and keyed[2] is walk.lift and index.keys().isdisjoint(added):
             # the key's entries of the template's nodes, as the first graph's walk made them:
             # entries, slots and lifted floats are numbered by the key alone, the same in every
-            # graph of it (no walk, no entry made per node)
+            # graph of it (no walk, no entry made per node), if the walk lifts floats as that
+            # one did (RULEGRAD_FLOAT_PARAMS switched between steps: a float the template adds,
+            # exp2's ln 2, is ("float", slot) in one walk and its value in the other)
             index.update(zip(added, range(n, n + len(added))))
             walk.entries.extend(keyed[0])
             walk.floats.extend(keyed[1])
@@ -130,7 +136,7 @@ def gradient_by_form(root: UOp, root_grad: UOp, targets: list[UOp], order: list[
         n, n_floats = len(walk.entries), len(walk.floats)
         go_on(walk, [], built[len(nodes):])
         if len(walk.entries) == len(built):  # (each a new node: their entries are the form's)
-            keyed = (tuple(walk.entries[n:]), tuple(walk.floats[n_floats:]))
+            keyed = (tuple(walk.entries[n:]), tuple(walk.floats[n_floats:]), walk.lift)
     else:
         go_on(walk, [g for t in targets if (g := grads.get(t)) is not None])
     if got is None:  # (a form known not to record is not tried again)

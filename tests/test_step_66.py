@@ -83,6 +83,7 @@ def test_gradient_and_backward_of_one_form():
     alternating: the gradient's key is one, whichever made the walk."""
     ours, opt, theirs, topt = mlp_models("sgd", seed=35)
     rng = np.random.default_rng(36)
+    derived = gradient_forms.stats["derived"]
     for i in range(6):
         x_np, y_np = mlp_batch(rng, 4)
         if i % 2:
@@ -94,6 +95,8 @@ def test_gradient_and_backward_of_one_form():
         wants = torch.autograd.grad(want, list(theirs.values()))
         for g, w in zip(got, wants):
             np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-4, atol=1e-5)
+    # (one key: derived once at most, none if an earlier test of this process derived it)
+    assert gradient_forms.stats["derived"] - derived <= 1
 
 
 def test_leaf_assigned_and_realized_loss_between_steps():
@@ -221,6 +224,8 @@ def test_a_warm_backward_over_one_batch_walks_nothing():
     got = subprocess.run([sys.executable, "-c", SAME_COUNT, str(TESTS)], capture_output=True,
                          text=True, check=True)
     calls = json.loads(got.stdout.strip().splitlines()[-1])
+    # (what was counted is backward's work, whose absences below mean something)
+    assert calls.get("tensor.py:backward") == 1 and calls.get("uop.py:is_kept") == 1
     assert "schedule_cache.py:go_on" not in calls
     assert "uop.py:toposort" not in calls
 

@@ -39,3 +39,31 @@ def test_clamp_bound_at_the_scalar_edges_still_clips_nothing(dt):
     want = np.array([0, 1, 3], dtype=getattr(np, dt))
     np.testing.assert_array_equal(x.clamp(None, 2 ** 64 - 1).numpy(), want)
     np.testing.assert_array_equal(x.clamp(-2 ** 63).numpy(), want)
+
+
+@pytest.mark.parametrize("x, y", [(2 ** 40, 0), (0, -2 ** 31 - 1), (2 ** 31, True), (2 ** 63 - 1, -2 ** 63)])
+def test_where_of_two_python_ints_past_int32_is_int64(x, y):
+    """hunt66 made a Python int past int32 an int64 tensor (Tensor(data), full), as torch and
+    numpy choose; `cond.where(2**40, 0)` still chose int32 for two Python scalars and raised
+    "cannot be converted to int32 ... torch refuses it too", where torch and numpy give int64."""
+    c = [True, False]
+    want = torch.where(torch.tensor(c), x, y)
+    assert np.where(c, x, y).dtype == np.int64 and want.dtype == torch.int64
+    got = Tensor(c).where(x, y)
+    assert got.dtype is dtypes.int64
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_where_of_python_ints_past_int64_names_where():
+    with pytest.raises((OverflowError, RuntimeError)):
+        torch.where(torch.tensor([True]), 2 ** 63, 0)
+    with pytest.raises(OverflowError, match="where"):
+        Tensor([True]).where(2 ** 63, 0)
+
+
+def test_full_of_an_int_past_int64_names_full():
+    """The refusal named `Tensor` for `full`'s fill value (the helper's caller was assumed)."""
+    with pytest.raises((OverflowError, RuntimeError)):
+        torch.full((2,), 2 ** 63)
+    with pytest.raises(OverflowError, match="^full"):
+        Tensor.full((2,), 2 ** 63)

@@ -1323,6 +1323,8 @@ class Tensor(TensorOps, NNOps):
             # torch 2's tuple of dims: each listed axis of size 1 is dropped, the others kept
             # (it was "axis (0, 2) is out of range" for a shape that has both)
             if self.ndim == 0 and all(d in (0, -1) for d in dim):
+                if len(dim) > 1:  # (0 and -1 both name the one axis: torch refuses it too)
+                    raise InvalidArgument(f"squeeze: dim {tuple(dim)} names an axis twice")
                 return self
             axes = [self._axis(d) for d in dim]
             if len(set(axes)) != len(axes):

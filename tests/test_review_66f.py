@@ -67,3 +67,24 @@ def test_full_of_an_int_past_int64_names_full():
         torch.full((2,), 2 ** 63)
     with pytest.raises(OverflowError, match="^full"):
         Tensor.full((2,), 2 ** 63)
+
+
+@pytest.mark.parametrize("dims", [(0, -1), (0, 0), (-1, -1)])
+def test_squeeze_of_0d_tensor_refuses_a_dim_named_twice(dims):
+    """squeeze's tuple refuses an axis named twice (torch's "appears multiple times"), but a
+    0-d tensor's shortcut returned it before the check."""
+    with pytest.raises(RuntimeError, match="multiple times"):
+        torch.tensor(3.0).squeeze(dims)
+    with pytest.raises(ValueError, match="twice"):
+        Tensor(3.0).squeeze(dims)
+    assert Tensor(3.0).squeeze((0,)).shape == tuple(torch.tensor(3.0).squeeze((0,)).shape)
+
+
+@pytest.mark.parametrize("start, end", [(0, 2 ** 64), (-2 ** 63 - 1, 0)])
+def test_linspace_endpoint_past_int64_and_uint64_refused(start, end):
+    """linspace's endpoints are torch scalars: an int past them is "int too big to convert"
+    there, as hunt66's scalar_int refuses it elsewhere; it was rounded to a float silently."""
+    with pytest.raises(OverflowError):
+        torch.linspace(start, end, 3)
+    with pytest.raises(OverflowError, match="linspace"):
+        Tensor.linspace(start, end, 3)

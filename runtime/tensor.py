@@ -921,7 +921,8 @@ class Tensor(TensorOps, NNOps):
                 kind = "O"
             if dt is None:
                 if kind in "iu" and arr.size or kind == "O" and not any(
-                        type(v) is float for v in arr.flat):  # (ints past int64: kind O)
+                        isinstance(v, (float, np.floating)) for v in arr.flat):
+                    # (ints past int64: kind O; a numpy float is a float too, np.float64(1e20))
                     dt = _int_data_dtype(min(arr.flat), max(arr.flat))
                 else:
                     dt = {"b": dtypes.bool, "i": dtypes.default_int}.get(kind,

@@ -88,3 +88,17 @@ def test_linspace_endpoint_past_int64_and_uint64_refused(start, end):
         torch.linspace(start, end, 3)
     with pytest.raises(OverflowError, match="linspace"):
         Tensor.linspace(start, end, 3)
+
+
+@pytest.mark.parametrize("data", [[np.float64(1e20), 1], [np.float32(1e20), 1], [np.float64(2.0 ** 63)],
+                                  [np.float64(-1e19), True], [[np.float64(1e30)], [2]]])
+def test_tensor_of_a_list_with_numpy_floats_past_int64_is_a_float_tensor(data):
+    """hunt66 reads a list whose floats reach 2**63 as objects to find ints past int64, and
+    asked `type(v) is float` whether it held a float: a numpy float is none, so
+    `Tensor([np.float64(1e20), 1])` was "the int 100000000000000000000 fits no int64", where
+    torch (and this library before) made a float tensor of it."""
+    want = torch.tensor(data)
+    assert want.dtype.is_floating_point
+    got = Tensor(data)
+    assert got.dtype.is_float
+    np.testing.assert_array_equal(got.numpy(), want.numpy().astype(got.dtype.np))

@@ -41,7 +41,8 @@ def test_clamp_bound_at_the_scalar_edges_still_clips_nothing(dt):
     np.testing.assert_array_equal(x.clamp(-2 ** 63).numpy(), want)
 
 
-@pytest.mark.parametrize("x, y", [(2 ** 40, 0), (0, -2 ** 31 - 1), (2 ** 31, True), (2 ** 63 - 1, -2 ** 63)])
+@pytest.mark.parametrize("x, y", [(2 ** 40, 0), (0, -2 ** 31 - 1), (2 ** 31, True),
+                                  (2 ** 63 - 1, -2 ** 63)])
 def test_where_of_two_python_ints_past_int32_is_int64(x, y):
     """hunt66 made a Python int past int32 an int64 tensor (Tensor(data), full), as torch and
     numpy choose; `cond.where(2**40, 0)` still chose int32 for two Python scalars and raised
@@ -90,8 +91,9 @@ def test_linspace_endpoint_past_int64_and_uint64_refused(start, end):
         Tensor.linspace(start, end, 3)
 
 
-@pytest.mark.parametrize("data", [[np.float64(1e20), 1], [np.float32(1e20), 1], [np.float64(2.0 ** 63)],
-                                  [np.float64(-1e19), True], [[np.float64(1e30)], [2]]])
+@pytest.mark.parametrize("data", [[np.float64(1e20), 1], [np.float32(1e20), 1],
+                                  [np.float64(2.0 ** 63)], [np.float64(-1e19), True],
+                                  [[np.float64(1e30)], [2]]])
 def test_tensor_of_a_list_with_numpy_floats_past_int64_is_a_float_tensor(data):
     """hunt66 reads a list whose floats reach 2**63 as objects to find ints past int64, and
     asked `type(v) is float` whether it held a float: a numpy float is none, so

@@ -887,8 +887,6 @@ class TensorOps:
         1 there), to min_ where x < min_ < max_, to max_ where x > max_ or max_ < min_."""
         if min_ is None and max_ is None:
             raise InvalidArgument("clamp needs at least one of min_ and max_")
-        for bound in (min_, max_):  # (before the int dtype's drop below: 2**64 clipped nothing)
-            scalar_int(bound, "clamp")  # past int64 and uint64: torch's "int too big to convert"
         if self.dtype.is_int:  # numpy 2: a Python int bound past the dtype clips nothing
             lo, hi = self.dtype.min, self.dtype.max
             # one that clips everything is refused, as numpy and torch refuse it: the value

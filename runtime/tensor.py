@@ -142,7 +142,7 @@ def _check_nested(data: list | tuple) -> None:
                 need_real("Tensor(list): each element", x)
 
 
-def _int_data_dtype(lo: int, hi: int) -> DType:
+def _int_data_dtype(lo: int, hi: int, what: str = "Tensor") -> DType:
     """The dtype of Tensor data of ints in [lo, hi], no dtype given: tinygrad's int32, or int64
     where int32 cannot hold them (arange's choice; numpy's "out of bounds for int32" was the
     error). Past int64 it is refused, as torch.tensor refuses it (numpy made the list's ints
@@ -152,7 +152,7 @@ def _int_data_dtype(lo: int, hi: int) -> DType:
         if dt.min <= lo and hi <= dt.max:
             return dt
     big = hi if hi > dtypes.int64.max else lo
-    raise OverflowError(f"Tensor: the int {big} fits no int64, the widest int a tensor's data "
+    raise OverflowError(f"{what}: the int {big} fits no int64, the widest int a tensor's data "
                         "is read as (torch refuses it too); give dtype= (a float type holds its "
                         "nearest float) or write it as a float")
 
@@ -921,7 +921,8 @@ class Tensor(TensorOps, NNOps):
                 kind = "O"
             if dt is None:
                 if kind in "iu" and arr.size or kind == "O" and not any(
-                        type(v) is float for v in arr.flat):  # (ints past int64: kind O)
+                        isinstance(v, (float, np.floating)) for v in arr.flat):
+                    # (ints past int64: kind O; a numpy float is a float too, np.float64(1e20))
                     dt = _int_data_dtype(min(arr.flat), max(arr.flat))
                 else:
                     dt = {"b": dtypes.bool, "i": dtypes.default_int}.get(kind,
@@ -1072,7 +1073,7 @@ class Tensor(TensorOps, NNOps):
                                    else fill_value)
         need_real("full: fill_value", fill_value)  # (a Variable too: a size, not a value)
         if dtype is None:  # (an int past int32: int64, as arange and Tensor(data) choose)
-            dt = _int_data_dtype(fill_value, fill_value) if type(fill_value) is int \
+            dt = _int_data_dtype(fill_value, fill_value, "full") if type(fill_value) is int \
                 else _default_dtype(fill_value)
         else:  # (checked as torch's full checks it: uint8 holds -1 as 255, not 300)
             dt = to_dtype(dtype)
@@ -1323,6 +1324,8 @@ class Tensor(TensorOps, NNOps):
             # torch 2's tuple of dims: each listed axis of size 1 is dropped, the others kept
             # (it was "axis (0, 2) is out of range" for a shape that has both)
             if self.ndim == 0 and all(d in (0, -1) for d in dim):
+                if len(dim) > 1:  # (0 and -1 both name the one axis: torch refuses it too)
+                    raise InvalidArgument(f"squeeze: dim {tuple(dim)} names an axis twice")
                 return self
             axes = [self._axis(d) for d in dim]
             if len(set(axes)) != len(axes):
@@ -1761,7 +1764,7 @@ class Tensor(TensorOps, NNOps):
 
     def where(self, x: Any, y: Any) -> Tensor:
         """`cond.where(x, y)`: x where cond is true (nonzero), else y. Two Python scalars
-        give tinygrad's default dtypes (int32, float32), as a Python list would."""
+        give the dtype a Python list of them would: int32, or int64 past int32, or float32."""
         x, y = _coerce(x), _coerce(y)
         key = _where_key(self, x, y)
         if key is not None and (ref := _binaries.get(key)) is not None and (
@@ -1773,8 +1776,11 @@ class Tensor(TensorOps, NNOps):
         if isinstance(x, Tensor) or isinstance(y, Tensor):
             dt = _probe(_np_where, x, y)
         else:
-            dt = max((_default_dtype(v) for v in (x, y)),
-                     key=lambda d: (d.is_float, d.is_int or d.is_float))
+            # (an int past int32: int64, as Tensor([2**40, 0]) and torch's and numpy's where;
+            # it was int32, and `c.where(2**40, 0)` an OverflowError)
+            dt = max((_int_data_dtype(v, v, "where") if type(v) is int else _default_dtype(v)
+                      for v in (x, y)),
+                     key=lambda d: (d.is_float, d.is_int or d.is_float, d.itemsize))
         shapes = [cond.shape]
         for t in (x, y):
             if isinstance(t, Tensor):

@@ -29,6 +29,7 @@ from .dtype import (
     dtypes,
     least_float,
     python_scalar,
+    scalar_int,
     stored_scalar,
     to_dtype,
     unary_result,
@@ -267,6 +268,8 @@ class TensorOps:
             raise InvalidArgument(f"linspace needs steps, an int >= 0, got {size_text(steps)}")
         need_real("linspace: start", start)
         need_real("linspace: end", stop)
+        scalar_int(start, "linspace: start")  # (torch's scalars: 2**64 was its nearest float)
+        scalar_int(stop, "linspace: end")
         dt = to_dtype(dtype) if dtype is not None else dtypes.default_float
         if dt.is_bool:
             raise InvalidArgument("linspace does not make bool tensors")

@@ -119,6 +119,8 @@ class Optimizer:
         value (a step schedule's `opt.lr = 0.01` after the jit's fourth call changed nothing);
         the jit then records the step again. (Before, only the names the library declared
         were watched: a subclass's own setting was frozen by the replay.)"""
+        if name == "weight_decay":  # torch's name of `wd` (it had made an attribute no step read)
+            name = "wd"
         d = self.__dict__
         if name[0] != "_" and _forgets and (entry := _forgets.get(id(self))) is not None \
                 and entry[0]() is self and not _same(d.get(name, _same), value):
@@ -131,6 +133,9 @@ class Optimizer:
                     reset()
             return
         object.__setattr__(self, name, value)
+
+    # torch's name of the weight decay, read as `wd` (`__setattr__` writes it there)
+    weight_decay = property(lambda self: self.wd)
 
     def __init__(self, params: Iterable[Tensor], lr: float):
         self.params = list(dict.fromkeys(params))  # once each, in order

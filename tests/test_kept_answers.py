@@ -10,6 +10,7 @@ import random
 
 import numpy as np
 import pytest
+from range_oracle import reaches
 
 from rulegrad import Ops, Tensor, UOp, dtypes
 from rulegrad.backends.c.lower import lower_only
@@ -105,25 +106,6 @@ def _programs() -> list[Tensor]:
     return [x.softmax(-1), (x @ w).relu(), x.sum(axis=0), x.layernorm(axis=1)]
 
 
-def _reaches(n: UOp, r: UOp) -> bool:
-    """Whether a path goes from n to RANGE r through no STORE and no REDUCE or DEFINE_LOCAL
-    that binds r."""
-    seen, stack = set(), [n]
-    while stack:
-        m = stack.pop()
-        if m is r:
-            return True
-        if m in seen or m.op is Ops.STORE:
-            continue
-        seen.add(m)
-        if m.op in (Ops.REDUCE, Ops.DEFINE_LOCAL):  # its own ranges are bound
-            if r not in m.src[1:]:
-                stack.append(m.src[0])
-        else:
-            stack.extend(m.src)
-    return False
-
-
 @pytest.mark.parametrize("which", range(4))
 def test_kept_free_ranges_are_the_reachable_ranges(which):
     """Inside a block one table answers every root, asked in a random order (a node's ranges
@@ -138,7 +120,7 @@ def test_kept_free_ranges_are_the_reachable_ranges(which):
             for root in rng.sample(nodes, len(nodes)):
                 deps = free_ranges(root)
                 for n in post_order(root):
-                    want = frozenset(r for r in ranges if n.op is not Ops.STORE and _reaches(n, r))
+                    want = frozenset(r for r in ranges if n.op is not Ops.STORE and reaches(n, r))
                     assert deps[n] == want, (n.op, item.ast)
             with pytest.raises(TypeError):
                 deps[low] = frozenset()  # type: ignore[index]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from range_oracle import reaches
 
 from rulegrad import Tensor
 from rulegrad.backends.c.ctext import RenderError, loop_count
@@ -129,28 +130,6 @@ def test_a_range_size_is_a_constant_or_none():
     assert loop_count(UOp.range(12, 0)) == 12
 
 
-_BINDERS = (Ops.REDUCE, Ops.DEFINE_LOCAL)
-
-
-def _reaches(n: UOp, r: UOp) -> bool:
-    """Whether a path goes from n to RANGE r through no STORE and no REDUCE or DEFINE_LOCAL
-    that binds r (its value, src[0], is where r is bound; its ranges themselves are not read)."""
-    seen, stack = set(), [n]
-    while stack:
-        m = stack.pop()
-        if m is r:
-            return True
-        if m in seen or m.op is Ops.STORE:
-            continue
-        seen.add(m)
-        if m.op in _BINDERS:  # its own ranges are bound: only its value reads the others
-            if r not in m.src[1:]:
-                stack.append(m.src[0])
-        else:
-            stack.extend(m.src)
-    return False
-
-
 def _programs() -> list[Tensor]:
     rng = np.random.default_rng(0)
     x = Tensor(rng.standard_normal((8, 33)).astype(np.float32))
@@ -172,7 +151,7 @@ def test_free_ranges_are_the_ranges_a_node_reaches_unbound(which):
         assert deps == free_ranges(low, nodes)
         rs = [n for n in nodes if n.op is Ops.RANGE]
         for n in nodes:
-            want = frozenset(r for r in rs if n.op is not Ops.STORE and _reaches(n, r))
+            want = frozenset(r for r in rs if n.op is not Ops.STORE and reaches(n, r))
             assert deps[n] == want, (n.op, item.ast)
 
 

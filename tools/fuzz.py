@@ -761,6 +761,10 @@ def _gen_opt(seed: int) -> Case:
         part = len(fams) + 4 + i
         src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
         src += _mixed_part(random.Random(f"opt-{fam}-{seed}"), str(part), fam)
+    # selects on one condition nested under a MUL or an ADD (select_actions), its own
+    # generator too
+    src += f"{PART}rng = np.random.default_rng(({seed}, {len(fams) + 10}))\n"
+    src += _mixed_part(random.Random(f"opt-selects-{seed}"), str(len(fams) + 10), "selects")
     # int reduces over padding only (sym keeps their update), by its own generator too
     part = len(fams) + 8
     src += f"{PART}rng = np.random.default_rng(({seed}, {part}))\n"
@@ -989,6 +993,24 @@ def _mixed_part(rng: random.Random, t: str, fam: str) -> str:
                "layernorm": f"np.abs(d{t}) / np.sqrt((d{t} * d{t}).mean(-1, keepdims=True) "
                             "+ 1e-5) + 1"}[op]
         src += f"outs += [Tensor({x}).{got}]\nwant += [{want}]\nmag += [{mag}]\n"
+        return src + f"lows += [{_low(dt)}]\nexact += [False]\n"
+    if fam == "selects":  # a select in the other arm of one on the same condition, under a
+        # MUL and an ADD, either arm (select_actions: the inner condition is known there); the
+        # four forms summed, one output (a part is one output)
+        shape = (rng.choice([1, 7, p()]), rng.choice([5, 64, p()]))
+        dt = rng.choice([F32, F32, F64])
+        src = "".join(_arr(n, shape, dt, rng, special) for n in (x, a, b, y))
+        src += (f"c{t}, ta{t}, tb{t}, tp{t} = Tensor({x}) > 0, Tensor({a}), Tensor({b}), "
+                f"Tensor({y})\nk{t}, a{t}64, b{t}64, p{t}64 = {x} > 0, {a}.astype(np.float64), "
+                f"{b}.astype(np.float64), {y}.astype(np.float64)\n")
+        got = " + ".join(f"c{t}.where(ta{t}, tb{t} {op} c{t}.where(tp{t}, ta{t})) + "
+                         f"c{t}.where(tb{t} {op} c{t}.where(tp{t}, ta{t}), ta{t})" for op in "*+")
+        want = " + ".join(f"np.where(k{t}, a{t}64, b{t}64 {op} a{t}64) + "
+                          f"np.where(k{t}, b{t}64 {op} p{t}64, a{t}64)" for op in "*+")
+        # (the magnitude of what each element reads: a NaN in an arm not read is no bound)
+        mag = (f"4 * np.where(k{t}, (np.abs(a{t}64) + 1) * (np.abs(b{t}64) + 1) * "
+               f"(np.abs(p{t}64) + 1), (np.abs(a{t}64) + 1) * (np.abs(b{t}64) + 1))")
+        src += f"outs += [{got}]\nwant += [{want}]\nmag += [{mag}]\n"
         return src + f"lows += [{_low(dt)}]\nexact += [False]\n"
     if fam == "padonly":  # an int sum and product of rows all padding: sym keeps acc + 0
         r, cl, top = rng.choice([2, 5, p()]), rng.choice([3, 8, p()]), rng.choice([1, 2])

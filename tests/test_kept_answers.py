@@ -10,7 +10,7 @@ import random
 
 import numpy as np
 import pytest
-from range_oracle import reaches
+from walk_oracles import post_order, reaches
 
 from rulegrad import Ops, Tensor, UOp, dtypes
 from rulegrad.backends.c.lower import lower_only
@@ -18,22 +18,6 @@ from rulegrad.backends.c.opt import optimize_kernel
 from rulegrad.runtime import uop
 from rulegrad.runtime.loops import free_ranges
 from rulegrad.runtime.uop import keeping_answers, kept_answers, substitute, toposort
-
-
-def post_order(root: UOp) -> list[UOp]:
-    """The depth-first post-order, sources left to right (toposort's definition)."""
-    out: list[UOp] = []
-    done: set[UOp] = set()
-
-    def visit(n: UOp) -> None:
-        done.add(n)
-        for s in n.src:
-            if s not in done:
-                visit(s)
-        out.append(n)
-
-    visit(root)
-    return out
 
 
 def substituted(root: UOp, mapping: dict[UOp, UOp]) -> UOp:

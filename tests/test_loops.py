@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from range_oracle import reaches
+from walk_oracles import reaches
 
 from rulegrad import Tensor
 from rulegrad.backends.c.ctext import RenderError, loop_count

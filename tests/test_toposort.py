@@ -7,28 +7,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from walk_oracles import post_order as definition
 
 from rulegrad import Ops, UOp, dtypes
 from rulegrad.runtime.uop import toposort
-
-
-def definition(root: UOp, stop=None) -> list[UOp]:
-    out: list[UOp] = []
-    done: set[UOp] = set()
-
-    def visit(n: UOp) -> None:
-        done.add(n)
-        for s in n.src:
-            if s not in done:
-                if stop is not None and stop(s):
-                    done.add(s)
-                    continue
-                visit(s)
-        out.append(n)
-
-    if stop is None or not stop(root):
-        visit(root)
-    return out
 
 
 @pytest.mark.parametrize("seed", range(40))

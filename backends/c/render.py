@@ -54,6 +54,7 @@ import itertools
 import math
 import re
 from collections.abc import Callable, Iterable
+from contextlib import contextmanager
 from typing import NamedTuple
 
 from rulegrad.rules.flash_helpers import Flash
@@ -648,13 +649,19 @@ class KernelRenderer:
         raise RenderError(f"{n.op.name} reads {missing}, which no enclosing STORE or REDUCE "
                           "loops over")
 
+    def loop_var(self, r: UOp) -> str:
+        """The C variable of RANGE r's loops (`r<i>`, the same in every loop over r)."""
+        var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
+        self.vartypes[var] = "int64_t"
+        return var
+
     def open_loop(self, parent: Scope, r: UOp, pragma: str | Threads = "", start: str = "0",
                   count: int | None = None, last: int | None = None,
                   simd: bool = False) -> Scope:
         """A loop binding RANGE r; by default over all of it, else `count` values from
         `start` (one tile of a tiled loop; with a `last`, values past it are `last`); split
         across cores when `pragma` is a `Threads`; `omp simd` when `simd`."""
-        var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
+        var = self.loop_var(r)
         threads: Threads | None = None
         if isinstance(pragma, Threads):
             assert count is None, "threads run a whole range"
@@ -666,7 +673,6 @@ class KernelRenderer:
             # -fwrapv, `start + count` might wrap, and a loop from start to it has no known count)
             head = Loop(var if count is None else f"{var}_u",
                         loop_count(r) if count is None else count, pragma=pragma, simd=simd)
-        self.vartypes[var] = "int64_t"
         scope = Scope(head, parent.bound | {r}, threads=threads)
         scope.names[r] = var
         if count is not None:
@@ -857,14 +863,12 @@ class KernelRenderer:
         """The loop over r in steps of `lanes`, binding r to each vector's first lane; the last
         vector overlaps the one before it (the loop is at least `lanes` long), so the rest of a
         row is whole vectors, not a scalar tail (`unroll`: its pragma)."""
-        var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
-        n = loop_count(r)
+        var, n = self.loop_var(r), loop_count(r)
         if threads is not None:
             threads, head = threads.loop(f"{var}_v", n, lanes)
             head = head._replace(vector=True)
         else:
             head = Loop(f"{var}_v", n, step=lanes, pragma=unroll, vector=True)
-        self.vartypes[var] = "int64_t"
         scope = Scope(head, parent.bound | {r}, threads=threads)
         scope.names[r] = var
         last = n - lanes
@@ -884,17 +888,25 @@ class KernelRenderer:
         if cols:
             self._open_columns(red, cols, saved)
             return
-        host = self.home(red)
-        acc = self.fresh("acc")
-        reg = _accumulator(red)
-        declaration = f"{ctype(reg.dtype)} {acc} = {render_const(reg.arg, reg.dtype)};"
-        host.add(declaration)
-        self.vartypes[acc] = ctype(reg.dtype)
+        host, acc, reg = self.home(red), self.fresh("acc"), _accumulator(red)
+        declaration = self._declare(host, ctype(reg.dtype), acc, render_const(reg.arg, reg.dtype))
         last = len(red.src) - 2
         mark, nest = self._open_nest(host, red.src[1:], lambda i: self._reduce_pragma(
             red, acc, innermost=i == last, outermost=i == 0))
         nest[-1].names[reg] = acc  # the accumulator, read by the combined value inside the loops
         saved.append((mark, acc, declaration, (), None))
+
+    def _declare(self, host: Scope, ct: str, acc: str, ident: str, size: int | None = None) -> str:
+        """Declare accumulator `acc` of C type ct in `host`, from `ident`: one value, or an
+        array of `size` of them; returns the declaration."""
+        if size is None:
+            line, self.vartypes[acc] = f"{ct} {acc} = {ident};", ct
+        else:
+            line = (f"{ct} {acc}[{size}]; for (int64_t n_ = 0; n_ < {size}; n_++) {acc}[n_] = "
+                    f"{ident};")
+            self.vartypes[acc] = f"{ct} *"
+        host.add(line)
+        return line
 
     def _open_scan(self, red: UOp, saved: list) -> None:
         """A running accumulator along its STORE's open loop (rules/scan_helpers.py): declared
@@ -909,15 +921,10 @@ class KernelRenderer:
                      if c in self.deps[red])
         reg = _accumulator(red)
         acc, ct, ident = self.fresh("acc"), ctype(reg.dtype), render_const(reg.arg, reg.dtype)
+        self._declare(self.stack[inside - 1], ct, acc, ident,
+                      math.prod(loop_count(c) for c in cols) if cols else None)
         if cols:
-            size = math.prod(loop_count(c) for c in cols)
-            self.stack[inside - 1].add(f"{ct} {acc}[{size}]; for (int64_t n_ = 0; n_ < {size}; "
-                                       f"n_++) {acc}[n_] = {ident};")
-            self.vartypes[acc] = f"{ct} *"
             acc = self.cell(acc, _row_major(cols, self.loop_names))
-        else:
-            self.stack[inside - 1].add(f"{ct} {acc} = {ident};")
-            self.vartypes[acc] = ct
         self.stack[inside].names[reg] = acc
         saved.append((None, acc, None, (), None))
 
@@ -945,9 +952,7 @@ class KernelRenderer:
         size = size if vec is None else -(-size // lanes)  # (the last may overlap)
         ct, ident = (ct, ident) if vec is None else (vector_type(reg.dtype),
                                                      broadcast(reg.dtype, ident))
-        host.add(f"{ct} {acc}[{size}]; for (int64_t n_ = 0; n_ < {size}; n_++) {acc}[n_] = "
-                 f"{ident};")
-        self.vartypes[acc] = f"{ct} *"
+        self._declare(host, ct, acc, ident, size)
         mark, nest = self._open_nest(host, red.src[1:])
         scope = nest[-1]
         if vec is not None:  # (what the value reads along the vector is vectors; `outside`)
@@ -1005,9 +1010,8 @@ class KernelRenderer:
         vt, sfx, lanes = vector_type(reg.dtype), SUFFIX[reg.dtype.name], \
             vector_lanes(reg.dtype.itemsize)
         acc, accv = self.fresh("acc"), self.fresh("acc")
-        declaration = f"{ct} {acc} = {ident};"
-        host.add(declaration)
-        self.vartypes[acc], self.vartypes[accv] = ct, f"{vt} *"
+        declaration = self._declare(host, ct, acc, ident)
+        self.vartypes[accv] = f"{vt} *"
         outside = (self.vector, self.vector_nodes, self.wide)
         self.wide = False
         mark, nest = self._open_nest(host, red.src[1:-1], lambda i: self._reduce_pragma(
@@ -1079,17 +1083,25 @@ class KernelRenderer:
         if red.dtype is not dtypes.float32 or not isinstance(whole, int) or n <= whole \
                 or calls != {Ops.EXP}:
             return False
+        with self._strided(r, "", str(n - lanes), 1, lanes) as (lane, _):
+            step = render_alu(red.src[0], [acc, f"{self.emit(value)}[u_]"])
+            lane.add(f"for (int u_ = {whole - (n - lanes)}; u_ < {lanes}; u_++) {acc} = {step};")
+        return True
+
+    @contextmanager
+    def _strided(self, r: UOp, pragma: str, start: str, count: int, step: int):
+        """A loop of `count` iterations binding RANGE r to `start + i * step`, pushed while the
+        body is emitted (yields it and its variable), then closed: the scope it opened in fills
+        again what it was filling before."""
         parent = self.stack[-1]
         rest = parent.open_child
-        lane = self.open_loop(parent, r, "", str(n - lanes), 1)
+        lane = self.open_loop(parent, r, pragma, start, count)
         var = lane.names[r]
-        lane.items[0] = f"const int64_t {var} = {n - lanes} + {var}_u * {lanes};"
+        lane.items[0] = f"const int64_t {var} = {start} + {var}_u * {step};"
         self.stack.append(lane)
-        step = render_alu(red.src[0], [acc, f"{self.emit(value)}[u_]"])
-        lane.add(f"for (int u_ = {whole - (n - lanes)}; u_ < {lanes}; u_++) {acc} = {step};")
+        yield lane, var
         self.stack.pop()
         parent.open_child = rest
-        return True
 
     def _open_nest(self, host: Scope, ranges: tuple[UOp, ...],
                    pragma: Callable[[int], str | Threads] | None = None) -> tuple[tuple, list]:
@@ -1181,35 +1193,28 @@ class KernelRenderer:
         an even count) two at a time: the value for both in one 16-lane vector (`wide`: its
         loads and its exp), whose halves are combined into their two cells as one at a time."""
         step = 2 if pairs and count % 2 == 0 else 1
-        r, parent = red.src[-1], self.stack[-1]
-        rest = parent.open_child
-        lane = self.open_loop(parent, r, f"#pragma GCC unroll {count // step}", start,
-                              count // step)
-        var = lane.names[r]
-        lane.items[0] = f"const int64_t {var} = {start} + {var}_u * {step * lanes};"
-        self.stack.append(lane)
-        if step == 1:
-            lane.names[_accumulator(red)] = cell = f"{accv}[{var}_u]"
-            self.vartypes[cell] = vector_type(_accumulator(red).dtype)  # (one value: `forms`)
-            update = red.src[0]
-            if update.op in (Ops.MAX, Ops.MIN) and update.dtype.is_float and \
-                    update.src[0] is _accumulator(red):
-                # any NaN in the loop (ctext's rg_vmaxl_f32): the accumulators' combination
-                # after it gives numpy's quiet NaN
-                step_fn = f"rg_v{update.op.name.lower()}l_{SUFFIX[update.dtype.name]}"
-                lane.add(f"{cell} = {step_fn}({cell}, {self.emit(update.src[1])});")
+        with self._strided(red.src[-1], f"#pragma GCC unroll {count // step}", start,
+                           count // step, step * lanes) as (lane, var):
+            if step == 1:
+                lane.names[_accumulator(red)] = cell = f"{accv}[{var}_u]"
+                self.vartypes[cell] = vector_type(_accumulator(red).dtype)  # (one value: `forms`)
+                update = red.src[0]
+                if update.op in (Ops.MAX, Ops.MIN) and update.dtype.is_float and \
+                        update.src[0] is _accumulator(red):
+                    # any NaN in the loop (ctext's rg_vmaxl_f32): the accumulators' combination
+                    # after it gives numpy's quiet NaN
+                    step_fn = f"rg_v{update.op.name.lower()}l_{SUFFIX[update.dtype.name]}"
+                    lane.add(f"{cell} = {step_fn}({cell}, {self.emit(update.src[1])});")
+                else:
+                    lane.add(f"{cell} = {self.emit(update)};")
             else:
-                lane.add(f"{cell} = {self.emit(update)};")
-        else:
-            self.wide = True
-            value = self.emit(red.src[0].src[1])
-            self.wide = False
-            for h in (0, 1):
-                cell = f"{accv}[2 * {var}_u + {h}]"
-                both = render_vector(red.src[0], [cell, f"rg_zhalf_f32({value}, {h})"])
-                lane.add(f"{cell} = {both};")
-        self.stack.pop()
-        parent.open_child = rest
+                self.wide = True
+                value = self.emit(red.src[0].src[1])
+                self.wide = False
+                for h in (0, 1):
+                    cell = f"{accv}[2 * {var}_u + {h}]"
+                    both = render_vector(red.src[0], [cell, f"rg_zhalf_f32({value}, {h})"])
+                    lane.add(f"{cell} = {both};")
 
     def _reduce_pragma(self, red: UOp, acc: str, innermost: bool,
                        outermost: bool) -> str | Threads:
@@ -1421,8 +1426,7 @@ class KernelRenderer:
         inner = math.prod(sizes)
         for k, (r, n) in enumerate(zip(loops, sizes)):
             inner //= n
-            var = self.loop_names.setdefault(r, f"r{len(self.loop_names)}")
-            self.vartypes[var] = "int64_t"
+            var = self.loop_var(r)
             value = threads.var if inner == 1 else f"{threads.var} / {inner}"
             scope.items.append(f"const int64_t {var} = {value}{f' % {n}' if k else ''};")
             scope.names[r] = var

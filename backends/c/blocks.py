@@ -330,13 +330,11 @@ def kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
     # one per row count; each a library of its own (`_one`), built when a kernel first calls
     # it (all in one: 353M compiler instructions, ~90 ms, for the one or two a product calls);
     # each uses its own declaration in the prelude
-    return [RenderedKernel(f, _block(dt, lanes, rows), 0, (), kind="packed", uses=(f,))
-            for rows in BLOCK_ROWS if (f := name(dt, lanes, rows))] + [
-        # (a streamed block reads its rows' offsets under a condition, `xo ? xo[k] : k * xs`)
-        RenderedKernel(f, _stream(dt, lanes, rows), 0, (), kind="packed", gated=True, uses=(f,))
-        for rows in BLOCK_ROWS if (f := stream_name(dt, lanes, rows))] + [
-        RenderedKernel(f, _block(dt, lanes, rows, last=True), 0, (), kind="packed", uses=(f,))
-        for rows in BLOCK_ROWS if (f := last_name(dt, lanes, rows))] + [
+    return [RenderedKernel(f, make(dt, lanes, rows), 0, (), kind="packed", uses=(f,),
+                           gated=named is stream_name)  # (its offsets: `xo ? xo[k] : k * xs`)
+            for named, make in ((name, _block), (stream_name, _stream),
+                                (last_name, partial(_block, last=True)))
+            for rows in BLOCK_ROWS if (f := named(dt, lanes, rows))] + [
         RenderedKernel(f, _pack(dt, lanes), 0, (), kind="packed", uses=(f,))
         for f in (pack_name(dt, lanes),)]
 

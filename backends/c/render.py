@@ -1592,12 +1592,9 @@ class KernelRenderer:
 # A kernel whose whole body is one threaded loop (`omp parallel for` over a loop from 0 by a
 # constant step: a scope with a `Threads` fact, after nothing but `const` statements, which
 # each thread then computes for itself, and before nothing) is printed as that loop's body over
-# a range of its iterations,
-# and launch.py's one precompiled OpenMP region runs it on each thread's share, as `omp
-# parallel for` would (its static schedule: the same iterations per thread).
-# gcc outlines every OpenMP region into a function of its own and expands the runtime calls:
-# relu(a*b+c)'s library cost gcc and the assembler 135M instructions with the region and 104M
-# launched (callgrind; the floor of any C function is ~55M). A loop scheduled dynamically (the
+# a range of its iterations, and launch.py's one precompiled OpenMP region (its docstring says
+# what a region costs gcc) runs it on each thread's share, as `omp parallel for` would (its
+# static schedule: the same iterations per thread). A loop scheduled dynamically (the
 # heads of attention's flash tiles, a batch of packed products) is launched too, in the same
 # static shares: the bench's attention kernel costs gcc 232M instructions so, about 25M less
 # (its kernel 0.67 ms before, 0.73 after on two threads, in one noisy run).

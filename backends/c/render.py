@@ -517,12 +517,12 @@ class KernelRenderer:
 
     def __init__(self, ast: UOp, restrict: bool):
         self.ast, self.restrict = ast, restrict
-        # the loops the parallel action split across cores, by range id; and per loop nest
-        self.parallel = ast.arg.ranges if isinstance(ast.arg, Parallel) else frozenset()
-        self.nests = ast.arg.nests if isinstance(ast.arg, Parallel) else ()
+        # the loops the parallel action split across cores, by range id; and per loop nest;
         # each threaded loop's team, by range id (Parallel.teams: the model's; 0 the runtime's)
-        self.teams = {i: ast.arg.team(i) for i in self.parallel} \
-            if isinstance(ast.arg, Parallel) else {}
+        par = ast.arg if isinstance(ast.arg, Parallel) else None
+        self.parallel = par.ranges if par is not None else frozenset()
+        self.nests = par.nests if par is not None else ()
+        self.teams = {i: par.team(i) for i in self.parallel} if par is not None else {}
         self.order = toposort(ast)  # the one walk of the whole kernel; the rest reuse it
         self.deps = free_ranges(ast, self.order)
         # kernel-local row -> the sums its filling loop adds up ("fill" reduces: opt.rules'

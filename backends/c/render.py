@@ -1454,8 +1454,7 @@ class KernelRenderer:
         if self.vector is not None:  # 8 (16; 4 doubles) lanes from p[off] (stride 1)
             sfx = {dtypes.float16: "f16", dtypes.float64: "f64", dtypes.int32: "i32"}.get(
                 value.dtype, "f32")
-            store = "rg_zstore_f32" if self.wide and sfx == "f32" else \
-                f"rg_{'z' if self.wide else 'v'}store_{sfx}"
+            store = f"rg_{'z' if self.wide else 'v'}store_{sfx}"
             value, v = self._unrounded(value, v)
             if self.wide:  # (vexp.WIDE's types and broadcasts even where no value is a
                 # vector: a constant fill stores rg_zset_f32's lanes)

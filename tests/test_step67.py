@@ -12,7 +12,7 @@ import rulegrad
 from rulegrad import Tensor
 from rulegrad.nn.optim import SGD
 
-D, H, O, LR = 12, 16, 5, 0.05
+D, H, OUT, LR = 12, 16, 5, 0.05
 NAMES = ("w1", "b1", "w2", "b2")
 
 
@@ -20,13 +20,13 @@ def _weights(seed: int = 0) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
     return {"w1": (rng.standard_normal((D, H)) / np.sqrt(D)).astype(np.float32),
             "b1": (rng.standard_normal(H) * 0.1).astype(np.float32),
-            "w2": (rng.standard_normal((H, O)) / np.sqrt(H)).astype(np.float32),
-            "b2": (rng.standard_normal(O) * 0.1).astype(np.float32)}
+            "w2": (rng.standard_normal((H, OUT)) / np.sqrt(H)).astype(np.float32),
+            "b2": (rng.standard_normal(OUT) * 0.1).astype(np.float32)}
 
 
 def _batch(rng: np.random.Generator, b: int, dtype=np.float32) -> tuple[np.ndarray, np.ndarray]:
     x = rng.standard_normal((b, D)).astype(dtype)
-    return x, np.eye(O, dtype=dtype)[rng.integers(0, O, b)]
+    return x, np.eye(OUT, dtype=dtype)[rng.integers(0, OUT, b)]
 
 
 def _np_step(w: dict[str, np.ndarray], x: np.ndarray, y: np.ndarray, scale: float = 1.0
@@ -76,10 +76,14 @@ def test_step_without_jit_agrees_with_numpy_over_fresh_batches():
     p, opt, ref = _setup()
     train = _train(p, opt)
     rng = np.random.default_rng(1)
+    # each step's batch and loss kept alive, so that no later one is at their addresses: a run
+    # over the addresses of an earlier step (its kernels' arguments not refilled) reads them
+    kept = []
     for _ in range(8):  # (the later steps run the step's plan: runtime/plans.py)
         x, y = _batch(rng, 9)
-        loss = train(Tensor(x), Tensor(y)).item()
-        _check(p, ref, loss, _np_step(ref, x, y))
+        kept.append((Tensor(x), Tensor(y)))
+        kept.append(train(*kept[-1]))
+        _check(p, ref, kept[-1].item(), _np_step(ref, x, y))
 
 
 def test_jitted_step_replays_numpys_step_over_fresh_batches():

@@ -111,7 +111,7 @@ class Plan:
     __slots__ = ("roots", "shapes", "inputs", "sig", "getters", "prog", "fixed", "fresh", "args",
                  "outs", "var_vals", "held", "busy", "owned", "nodes", "mine", "addrs", "calls",
                  "own_addrs", "moves", "epoch", "recent", "take", "dropped", "watch", "written",
-                 "spare", "lifted", "native", "filled", "__weakref__")
+                 "spare", "lifted", "__weakref__")
 
     def __init__(self, roots: tuple[UOp, ...], prog: Any, fixed: list[Buffer | None],
                  fresh: list[tuple[int, Any, str]], args: list[tuple[int, ...]],
@@ -146,10 +146,6 @@ class Plan:
         self.owned: list[Buffer] | None = None
         # the intermediates of a run whose results were handed over (`_handed`), for the next
         self.spare: list[Buffer | None] | None = None
-        # a form plan's kernels as one C call (the backend's `calls`, as a jit replay runs
-        # them: None not asked yet, False none) and the addresses it was last filled with
-        self.native: Any = None
-        self.filled: list[tuple[int, ...]] = []
         self.nodes: list[UOp] = []
         self.mine: list[tuple[UOp, UOp, Buffer]] = []
         self.addrs: list[tuple[int, ...]] = []
@@ -443,11 +439,9 @@ def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None,
             slots += plan.own_addrs
             if prog.threaded:
                 prog.run_addresses([get(slots) for get in plan.getters])
-            elif len(plan.getters) == 1 or plan.native is False:  # (one kernel: one C call
-                for kernel, get in zip(prog.kernels, plan.getters):  # already, no frame more)
+            else:  # (the kernels called directly, each picking its slots in one C call)
+                for kernel, get in zip(prog.kernels, plan.getters):
                     kernel.fn(*get(slots))
-            else:
-                _run_native(plan, prog, [get(slots) for get in plan.getters])
             return _handed(plan) if hand_over else list(plan.nodes)
         if plan.moves != _buffer.moves:  # some input moved to a copy (Buffer.prepare_write)
             slots = [b.address() for b in plan.fixed] + [b.address() for b in plan.owned]
@@ -463,24 +457,6 @@ def _run(k: tuple, plan: Plan, graph_bufs: list[Buffer] | None,
         return _handed(plan) if hand_over else list(plan.nodes)
     finally:
         plan.busy.release()
-
-
-def _run_native(plan: Plan, prog: Any, args: list[tuple[int, ...]]) -> None:
-    """A form plan's kernels over these addresses (per kernel), as one C call when the
-    backend can make one (backends/c/driver.py: a training step's 15 kernels were 15 ctypes
-    calls a step), refilled only when some address changed; else each called directly."""
-    native = plan.native
-    if native is None:
-        make = getattr(prog, "calls", None)
-        native = plan.native = (make is not None and make(prog.kernels)) or False
-    if native:
-        if args != plan.filled:  # (a fresh batch's and the fresh results' addresses)
-            native.fill(args)
-            plan.filled = args
-        native()
-        return
-    for kernel, a in zip(prog.kernels, args):
-        kernel.fn(*a)
 
 
 def _handed(plan: Plan) -> list[UOp]:

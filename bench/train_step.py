@@ -7,14 +7,17 @@ gradients), built from the library's own Tensor and SGD classes.
 
 Run as a script, it times a step over a fresh batch, as users train (a new Tensor of a numpy
 array each step, `opt.step(loss)`, the loss read), beside torch eager and torch.compile doing
-the same, and the same step over one batch used every step (`--same` only):
+the same, and the same step over one batch used every step (`--same` only). rulegrad's step is
+timed twice: as written (no jit: each step builds its graphs) and under `rulegrad.jit` (given
+the batch's arrays; from its fourth call a replay of the recorded kernels):
 
     python bench/train_step.py [--sizes 784-256-10-128,64-128-10-64] [--rounds N] [--same]
                                [--no-compile] [--cpu]
 
 Times are wall-clock medians of interleaved rounds (bench/harness.py), with the CPU time of
 the whole run; "eager/rg" and "compile/rg" are torch's time over rulegrad's (> 1: rulegrad is
-faster). The losses of each side's first steps are checked against torch eager's.
+faster), "eager/jit" and "compile/jit" the same over the jitted step's. The losses of each
+side's first steps are checked against torch eager's.
 """
 
 from __future__ import annotations
@@ -77,7 +80,10 @@ def _batches(d: int, o: int, b: int, n: int = 8, seed: int = 1) -> list[tuple]:
              np.eye(o, dtype=np.float32)[rng.integers(0, o, b)]) for _ in range(n)]
 
 
-def _rulegrad_step(w: dict, batches: list[tuple], same: bool):
+def _rulegrad_step(w: dict, batches: list[tuple], same: bool, jit: bool = False):
+    """rulegrad's step; with `jit`, the same step under `rulegrad.jit`, given the batch's
+    numpy arrays (a replay copies them into its own buffers: no Tensor is made)."""
+    import rulegrad
     from rulegrad import Tensor
     from rulegrad.nn.optim import SGD
 
@@ -86,19 +92,24 @@ def _rulegrad_step(w: dict, batches: list[tuple], same: bool):
     held = [(Tensor(x).realize(), Tensor(y).realize()) for x, y in batches[:1]]
     at = [0]
 
+    def train(x, y):
+        opt.zero_grad()
+        logits = (x @ p["w1"] + p["b1"]).relu() @ p["w2"] + p["b2"]
+        loss = -(logits.log_softmax(1) * y).sum(1).mean()
+        loss.backward()
+        opt.step(loss)
+        return loss
+
+    f = rulegrad.jit(train) if jit else train
+
     def step() -> float:
         if same:
             x, y = held[0]
         else:
             xb, yb = batches[at[0] % len(batches)]
             at[0] += 1
-            x, y = Tensor(xb), Tensor(yb)
-        opt.zero_grad()
-        logits = (x @ p["w1"] + p["b1"]).relu() @ p["w2"] + p["b2"]
-        loss = -(logits.log_softmax(1) * y).sum(1).mean()
-        loss.backward()
-        opt.step(loss)
-        return loss.item()
+            x, y = (xb, yb) if jit else (Tensor(xb), Tensor(yb))
+        return f(x, y).item()
     return step
 
 
@@ -143,13 +154,14 @@ def main() -> None:
     if args.cpu and torch is not None:
         torch.set_num_threads(1)  # (its other threads' CPU would count, not their wall time)
     modes = [False, True] if args.same else [False]
-    print(f"{'step':<34} {'rulegrad ms':>11} {'eager ms':>9} {'compile ms':>10} "
-          f"{'eager/rg':>8} {'compile/rg':>10}")
+    print(f"{'step':<34} {'rulegrad ms':>11} {'jit ms':>7} {'eager ms':>9} {'compile ms':>10} "
+          f"{'eager/rg':>8} {'compile/rg':>10} {'eager/jit':>9} {'compile/jit':>11}")
     for sizes in args.sizes.split(","):
         d, h, o, b = map(int, sizes.split("-"))
         w, batches = _mlp(d, h, o), _batches(d, o, b)
         for same in modes:
-            sides = {"rulegrad": _rulegrad_step(w, batches, same)}
+            sides = {"rulegrad": _rulegrad_step(w, batches, same),
+                     "jit": _rulegrad_step(w, batches, same, jit=True)}
             if torch is not None:
                 sides["eager"] = _torch_step(torch, w, batches, same, False)
                 if not args.no_compile:
@@ -163,14 +175,14 @@ def main() -> None:
             times = dict(zip(sides, interleaved_medians(list(sides.values()), args.rounds,
                                                         clock=clock)))
             cpu = time.process_time() - cpu
-            rg = times["rulegrad"]
+            rg, jt = times["rulegrad"], times["jit"]
             cells = [f"{times[k] * 1e3:>9.3f}" if k in times else f"{'-':>9}"
                      for k in ("eager", "compile")]
-            ratios = [f"{times[k] / rg:>8.2f}x" if k in times else f"{'-':>9}"
-                      for k in ("eager", "compile")]
+            ratios = [f"{times[k] / base:>8.2f}x" if k in times else f"{'-':>9}"
+                      for base in (rg, jt) for k in ("eager", "compile")]
             name = f"{'same' if same else 'fresh'} batch {d}-{h}-{o} b{b}"
-            print(f"{name:<34} {rg * 1e3:>11.3f} {cells[0]} {cells[1]:>10} {ratios[0]} "
-                  f"{ratios[1]:>10}  (cpu {cpu:.1f} s)"
+            print(f"{name:<34} {rg * 1e3:>11.3f} {jt * 1e3:>7.3f} {cells[0]} {cells[1]:>10} "
+                  f"{ratios[0]} {ratios[1]:>10} {ratios[2]:>9} {ratios[3]:>11}  (cpu {cpu:.1f} s)"
                   + (f"  WRONG: {', '.join(wrong)}" if wrong else ""), flush=True)
 
 

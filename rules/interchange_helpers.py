@@ -46,8 +46,7 @@ from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 INTERCHANGE_MAX = 4096
 # the output block a tiled product keeps in registers (rows x contiguous columns)
 TILE_I, TILE_J = 4, 16
-# the fewest columns in a block: a vector's worth (8 float32 lanes)
-BLOCK_MIN = 8
+# (VECTOR_LANES, the fewest columns in a block: a vector's worth)
 # (VECTORS_MAX, the most vectors of accumulators a reduce over rows keeps: runtime/target.py)
 # a sum down the columns (an interchanged reduce with no output loop but its columns) adds
 # this many rows per pass over its accumulators, in order, in a register: each accumulator is
@@ -417,7 +416,7 @@ def _columns(st: UOp, j: UOp, reds: list[UOp], rows: int,
     # another
     count = -(-size // INTERCHANGE_MAX)  # type: ignore[operator]
     block = -(-size // count)  # type: ignore[operator]
-    return Plan(None, -(-block // BLOCK_MIN) * BLOCK_MIN, rows=rows)
+    return Plan(None, -(-block // VECTOR_LANES) * VECTOR_LANES, rows=rows)
 
 
 def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
@@ -464,18 +463,18 @@ def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
 def _block(size: int, widest: int, spread: int = 1) -> int | None:
     """The width of the column blocks threads share: size split into n >= 2 equal blocks, the
     fewest that makes them at most `widest` (`block_j`) wide (else the narrowest wider split),
-    at least BLOCK_MIN wide, n a multiple of `spread` (the threads, where each must take as
+    at least VECTOR_LANES wide, n a multiple of `spread` (the threads, where each must take as
     many). With no equal split (a prime width: a max down 97 rows of 1009 columns ran on one
     core), as many blocks, whole vectors wide, the last ending at the row's end
     (`split_range`), where the widest is within 1/PARALLEL_SHARES of the mean; else None (too
     narrow to share)."""
     first = -(-max(2, -(-size // widest)) // spread) * spread
-    fits = [size // n for n in range(first, size // BLOCK_MIN + 1, spread) if size % n == 0]
+    fits = [size // n for n in range(first, size // VECTOR_LANES + 1, spread) if size % n == 0]
     fits = fits or [size // n for n in range(first - spread, 1, -spread) if size % n == 0]
     if fits:
         return fits[0]
     block = -(-size // first)
-    block = -(-block // BLOCK_MIN) * BLOCK_MIN
+    block = -(-block // VECTOR_LANES) * VECTOR_LANES
     count = -(-size // block)
     even = count > 1 and block * count <= size * (1 + 1 / PARALLEL_SHARES)
     return block if even else None

@@ -22,7 +22,15 @@ import math
 
 from rulegrad.rules.choices import current, least_parallel_work, pick, taken
 from rulegrad.runtime.dtype import DType, dtypes
-from rulegrad.runtime.loops import free_ranges, fresh_id, local_read, range_size, stride, trips
+from rulegrad.runtime.loops import (
+    free_ranges,
+    fresh_id,
+    local_read,
+    range_size,
+    row_major,
+    stride,
+    trips,
+)
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import (
@@ -903,10 +911,6 @@ def panel_array(y: UOp, ks: tuple[UOp, ...], j: UOp, tj: int, fresh: int,
         value = value.substitute(gates)
         # (a load reads 0 where its gate fails; any other value is 0 by a select)
         value = value if value.op is Ops.LOAD else valid.where(value, value.const_like(0))
-    flat = ks[0]
-    for k in ks[1:]:
-        flat = flat * range_size(k) + k  # type: ignore[operator]
-    kn = trips(ks)
     dl = UOp(Ops.DEFINE_LOCAL, y.dtype, (value, panel, *own, jj), "heap" if heap else "aligned")
-    at = j // tj * (kn * tj) + flat * tj + j % tj
+    at = j // tj * (trips(ks) * tj) + row_major(ks) * tj + j % tj
     return local_read(dl, at), fresh + 2 + len(ks)

@@ -47,6 +47,14 @@ def fresh_id(root: UOp) -> int:
     return 1 + max((n.arg[0] for n in toposort(root) if n.op is Ops.RANGE), default=-1)
 
 
+def row_major(ranges: tuple[UOp, ...] | list[UOp]) -> UOp:
+    """The flat offset of a point of `ranges` in an array over them, the last fastest."""
+    flat = ranges[0]
+    for r in ranges[1:]:
+        flat = flat * range_size(r) + r  # type: ignore[operator]
+    return flat
+
+
 def local_read(array: UOp, at: UOp) -> UOp:
     """A read of kernel-local `array` (a DEFINE_LOCAL) at flat offset `at`."""
     return UOp(Ops.LOAD, array.dtype, (UOp(Ops.INDEX, array.dtype, (array, at)),))

@@ -29,13 +29,13 @@ from rulegrad.rules.flash_mask import key_windows
 from rulegrad.rules.pack_helpers import (
     TILE_ROWS,
     batch_shares,
-    panel_array,
     panel_width,
+    panels_read,
     region_threads,
     split,
 )
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.loops import free_ranges, fresh_id, range_size, trips
+from rulegrad.runtime.loops import free_ranges, range_size, trips
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import cache_bytes, stack_bytes, threads
@@ -286,15 +286,11 @@ def _staged(st: UOp, fl: Flash) -> UOp:
     from a kernel-local array of its panels (pack_helpers' `panel_array`), which the renderer
     fills once per head, before its tiles of rows (backends/c/flash.py): the same values."""
     i, c = st.src[-2], st.src[-1]
-    deps, mapping = free_ranges(st), {}
-    fresh = fresh_id(st)
+    deps = free_ranges(st)
     widths = dict(zip(fl.products, fl.product_panels))
     sums = [(dl.src[0], dl.src[1], widths[dl.src[1].arg[0]]) for dl in toposort(st.src[1])
             if dl.op is Ops.DEFINE_LOCAL and len(dl.src) == 2 and dl.src[1].arg[0] in widths]
     if fl.panel:
         sums += [(n, c, fl.panel) for n in toposort(st.src[1]) if n.op is Ops.REDUCE
                  and c in deps[n]]
-    for red, cols, tj in sums:
-        _, y = split(red, (i,), cols, deps)  # type: ignore[misc]
-        mapping[y], fresh = panel_array(y, red.src[1:], cols, tj, fresh)
-    return st.replace(src=(st.src[0], st.src[1].substitute(mapping), *st.src[2:]))
+    return panels_read(st, sums, (i,))

@@ -878,17 +878,24 @@ def stage_panels(st: UOp, pack: Pack) -> UOp:
     that claims it; with the panels outer, one at a time into one buffer)."""
     by_id = {r.arg[0]: r for r in st.src[2:]}
     rows, j, tj = tuple(by_id[i] for i in pack.rows), by_id[pack.cols], pack.panel
-    fresh = fresh_id(st)
-    deps, mapping = free_ranges(st), {}
     reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
-    size = _k_total(reds)
     # on the heap past an eighth of the stack budget, all products' panels together (gemm.py's
     # STACK_PANEL_BYTES): a thread's stack holds them beside the kernel's other arrays
-    heap = size * -(-range_size(j) // tj) * tj * reds[0].dtype.itemsize > stack_bytes() // 8
-    for red in reds:
-        _, y = split(red, rows, j, deps)  # type: ignore[misc]
-        mapping[y], fresh = panel_array(y, red.src[1:], j, tj, fresh, heap)
-    return st.replace(src=(st.src[0], st.src[1].substitute(mapping), *st.src[2:]), arg=pack)
+    heap = _k_total(reds) * -(-range_size(j) // tj) * tj * reds[0].dtype.itemsize > \
+        stack_bytes() // 8
+    return panels_read(st, [(red, j, tj) for red in reds], rows, heap).replace(arg=pack)
+
+
+def panels_read(st: UOp, sums: list[tuple[UOp, UOp, int]], rows: tuple[UOp, ...],
+                heap: bool = False) -> UOp:
+    """The STORE with the y of each sum of products in `sums` (its REDUCE, its columns' range
+    and its panel width; x reads the `rows`) read from a kernel-local array of its panels
+    (`panel_array`): the packing action's and the flash action's staged panels."""
+    deps, mapping, fresh = free_ranges(st), {}, fresh_id(st)
+    for red, cols, tj in sums:
+        _, y = split(red, rows, cols, deps)  # type: ignore[misc]
+        mapping[y], fresh = panel_array(y, red.src[1:], cols, tj, fresh, heap)
+    return st.replace(src=(st.src[0], st.src[1].substitute(mapping), *st.src[2:]))
 
 
 def panel_array(y: UOp, ks: tuple[UOp, ...], j: UOp, tj: int, fresh: int,

@@ -141,10 +141,13 @@ _ROW_KINDS = ("loop", "upcast", "simd", "vector", "unroll")
 
 def _inline_local(load: UOp) -> UOp | None:
     """A LOAD of a kernel-local array at a constant point as the array's value at that point
-    (None when the point is not a constant or the array has more than one range)."""
+    (None when it is no such read, or the array has more than one range)."""
+    if load.op is not Ops.LOAD or load.src[0].op is not Ops.INDEX:
+        return None
     idx = load.src[0]
     dl, at = idx.src[0], idx.src[1]
-    if at.op is not Ops.CONST or len(dl.src) != 2 or len(idx.src) != 2:
+    if dl.op is not Ops.DEFINE_LOCAL or at.op is not Ops.CONST or len(dl.src) != 2 \
+            or len(idx.src) != 2:
         return None
     return dl.src[0].substitute({dl.src[1]: at})
 
@@ -157,13 +160,7 @@ def _flattened(values: list[UOp]) -> list[UOp] | None:
     memo: dict[UOp, UOp] = {}
 
     def local_reads(v: UOp) -> UOp:
-        reads = {}
-        for n in toposort(v):
-            if n.op is Ops.LOAD and n.src[0].op is Ops.INDEX and \
-                    n.src[0].src[0].op is Ops.DEFINE_LOCAL:
-                value = _inline_local(n)
-                if value is not None:
-                    reads[n] = value
+        reads = {n: x for n in toposort(v) if (x := _inline_local(n)) is not None}
         return v.substitute(reads) if reads else v
 
     for v in values:
@@ -179,12 +176,10 @@ def _flattened(values: list[UOp]) -> list[UOp] | None:
                         m.src[0].src[:1] == () or m.src[0].src[0].op is not Ops.DEFINE_REG:
                     return None
                 m = local_reads(unrolled(m, noted=False))
-            elif m.op is Ops.LOAD and m.src[0].op is Ops.INDEX and \
-                    m.src[0].src[0].op is Ops.DEFINE_LOCAL:
+            elif (value := _inline_local(m)) is not None:
                 # (a read at a reduce's loop is inlined once that reduce is unrolled; one left
                 # at a loop is a DEFINE_LOCAL `across` finds and refuses)
-                value = _inline_local(m)
-                m = m if value is None else value
+                m = value
             memo[n] = m
     return [memo[v] for v in values]
 

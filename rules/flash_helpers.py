@@ -29,13 +29,13 @@ from rulegrad.rules.flash_mask import key_windows
 from rulegrad.rules.pack_helpers import (
     TILE_ROWS,
     batch_shares,
-    panel_array,
     panel_width,
+    panels_read,
     region_threads,
     split,
 )
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.loops import free_ranges, range_size
+from rulegrad.runtime.loops import free_ranges, range_size, trips
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import cache_bytes, stack_bytes, threads
@@ -199,23 +199,32 @@ def _plan(st: UOp) -> Flash | None:
         return None
     prods = [dl for dl in per_row
              if dl.op is Ops.DEFINE_LOCAL and local_product(dl, i, deps) is not None]
-    # each product's panels are registers of its own dtype (a panel of float32 scores is twice
-    # the columns of the float64 output's); every panel is wide only where all products' are
-    columns = [range_size(cols) for cols in [dl.src[1] for dl in prods] + [c]]
-    widths = [panel_width(red.dtype, columns)  # type: ignore[arg-type]
-              for red in [dl.src[0] for dl in prods] + [out]]
-    sums = list(zip([dl.src[0] for dl in prods] + [out], [dl.src[1] for dl in prods] + [c],
-                    widths))
-    arrays = [n for n in toposort(xy[0]) if n.op is Ops.DEFINE_LOCAL and n not in prods]
-    tile = min(TILE_ROWS, range_size(i))  # type: ignore[type-var]
-    stack = _fits(sums, arrays, tile, True)
-    if stack is None:
+    tiled = _tiled(prods, (out, c), toposort(xy[0]), i)
+    if tiled is None:
         return None
-    work = math.prod(range_size(r) for r in ranges) * math.prod(range_size(r) for r in out.src[1:])  # type: ignore[misc]
+    widths, tile, stack = tiled
+    work = trips(ranges) * trips(out.src[1:])
     windows, narrowed = key_windows(st, i, out, xy[0], prods, tile, deps) or ((), ())
     parallel, team = _threads(ranges, work, tile)
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths[:-1]),
                  tile, widths[-1], parallel, stack, windows, narrowed, team)
+
+
+def _tiled(prods: list[UOp], output: tuple[UOp, UOp] | None, nodes: list[UOp], i: UOp
+           ) -> tuple[list[int], int, int] | None:
+    """The panel widths of the local products `prods` and of the `output` (its sum and columns,
+    if any), the tile of rows and the bytes on the stack (`_fits`; None when they do not fit),
+    beside the other kernel-local arrays of `nodes`. Each product's panels are registers of its
+    own dtype (a panel of float32 scores is twice the columns of the float64 output's); every
+    panel is wide only where all products' are."""
+    sums = [(dl.src[0], dl.src[1]) for dl in prods] + ([output] if output else [])
+    columns = [range_size(cols) for _, cols in sums]
+    widths = [panel_width(red.dtype, columns) for red, _ in sums]  # type: ignore[arg-type]
+    arrays = [n for n in nodes if n.op is Ops.DEFINE_LOCAL and n not in prods]
+    tile = min(TILE_ROWS, range_size(i))  # type: ignore[type-var]
+    stack = _fits([(red, cols, w) for (red, cols), w in zip(sums, widths)], arrays, tile,
+                  output is not None)
+    return None if stack is None else (widths, tile, stack)
 
 
 def _threads(ranges: tuple[UOp, ...], work: int, tile: int) -> tuple[str, int]:
@@ -229,7 +238,7 @@ def _threads(ranges: tuple[UOp, ...], work: int, tile: int) -> tuple[str, int]:
     against a head's two products over them)."""
     batch = ranges[:-2]
     heads, rows = range_size(batch[0]) if batch else 0, range_size(ranges[-2])
-    wakes = math.prod(range_size(b) for b in batch)  # type: ignore[misc]
+    wakes = trips(batch)
     tiles = region_threads(work // wakes, threads(), -(-rows // tile))  # type: ignore[operator]
     by_heads = region_threads(work, threads(), heads) if heads >= 2 else 1  # type: ignore
     if by_heads >= 2 and (tiles < 2 or batch_shares(heads, rows, work, wakes)):  # type: ignore
@@ -251,16 +260,11 @@ def _rows_plan(st: UOp, i: UOp, c: UOp, deps: dict[UOp, frozenset[UOp]]) -> Flas
              and local_product(n, i, deps) is not None]
     if not prods:
         return None
-    columns = [range_size(dl.src[1]) for dl in prods]
-    widths = [panel_width(dl.src[0].dtype, columns) for dl in prods]  # type: ignore[arg-type]
-    work = sum(_count(dl.src[0].src[1:]) * _count(dl.src[1:2]) for dl in prods)
-    sums = [(dl.src[0], dl.src[1], w) for dl, w in zip(prods, widths)]
-    arrays = [n for n in nodes if n.op is Ops.DEFINE_LOCAL and n not in prods]
-    tile = min(TILE_ROWS, range_size(i))  # type: ignore[type-var]
-    stack = _fits(sums, arrays, tile, False)
-    if stack is None:
+    tiled = _tiled(prods, None, nodes, i)
+    if tiled is None:
         return None
-    work *= math.prod(range_size(r) for r in ranges[:-1])  # type: ignore[misc]
+    widths, tile, stack = tiled
+    work = sum(_count(dl.src[0].src[1:]) * _count(dl.src[1:2]) for dl in prods) * trips(ranges[:-1])
     parallel, team = _threads(ranges, work, tile)
     return Flash(i.arg[0], c.arg[0], tuple(dl.src[1].arg[0] for dl in prods), tuple(widths),
                  tile, 0, parallel, stack, team=team)
@@ -282,15 +286,11 @@ def _staged(st: UOp, fl: Flash) -> UOp:
     from a kernel-local array of its panels (pack_helpers' `panel_array`), which the renderer
     fills once per head, before its tiles of rows (backends/c/flash.py): the same values."""
     i, c = st.src[-2], st.src[-1]
-    deps, mapping = free_ranges(st), {}
-    fresh = 1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE)
+    deps = free_ranges(st)
     widths = dict(zip(fl.products, fl.product_panels))
     sums = [(dl.src[0], dl.src[1], widths[dl.src[1].arg[0]]) for dl in toposort(st.src[1])
             if dl.op is Ops.DEFINE_LOCAL and len(dl.src) == 2 and dl.src[1].arg[0] in widths]
     if fl.panel:
         sums += [(n, c, fl.panel) for n in toposort(st.src[1]) if n.op is Ops.REDUCE
                  and c in deps[n]]
-    for red, cols, tj in sums:
-        _, y = split(red, (i,), cols, deps)  # type: ignore[misc]
-        mapping[y], fresh = panel_array(y, red.src[1:], cols, tj, fresh)
-    return st.replace(src=(st.src[0], st.src[1].substitute(mapping), *st.src[2:]))
+    return panels_read(st, sums, (i,))

@@ -24,7 +24,6 @@ took 1.4 ms of one core from memory, 0.58 interchanged (a contiguous sum of as m
 from __future__ import annotations
 
 import itertools
-import math
 from typing import NamedTuple
 
 from rulegrad.rules.choices import current, least_parallel_work, pick, taken
@@ -37,7 +36,7 @@ from rulegrad.rules.pack_helpers import (
     strided_inside,
 )
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.loops import free_ranges, range_size, stride
+from rulegrad.runtime.loops import free_ranges, fresh_id, local_read, range_size, stride, trips
 from rulegrad.runtime.ops import LIBM_CALLS, Ops
 from rulegrad.runtime.target import VECTORS_MAX, cache_bytes, page_bytes, threads, vector_lanes
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
@@ -47,8 +46,7 @@ from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 INTERCHANGE_MAX = 4096
 # the output block a tiled product keeps in registers (rows x contiguous columns)
 TILE_I, TILE_J = 4, 16
-# the fewest columns in a block: a vector's worth (8 float32 lanes)
-BLOCK_MIN = 8
+# (VECTOR_LANES, the fewest columns in a block: a vector's worth)
 # (VECTORS_MAX, the most vectors of accumulators a reduce over rows keeps: runtime/target.py)
 # a sum down the columns (an interchanged reduce with no output loop but its columns) adds
 # this many rows per pass over its accumulators, in order, in a register: each accumulator is
@@ -138,14 +136,17 @@ def _short_runs(reds: list[UOp], j: UOp) -> int:
         return 0
     found = False
     for r in reds:
-        for n in toposort(r.src[0]):
-            if n.op is Ops.LOAD and n.src[0].op is Ops.INDEX:
-                off = n.src[0].src[1]
-                sk, sj = stride(off, k), stride(off, j)
-                if sk is None or sj is None or (sk and (sk != 1 or sj != size)):
-                    return 0
-                found = found or sk == 1
+        for _, sk, sj in _load_strides(r, k, j):
+            if sk is None or sj is None or (sk and (sk != 1 or sj != size)):
+                return 0
+            found = found or sk == 1
     return size if found else 0
+
+
+def _load_strides(red: UOp, k: UOp, j: UOp) -> list[tuple[UOp, int | None, int | None]]:
+    """Each read of memory in the reduce's body, with how far it moves per step of k and of j."""
+    return [(n, stride(n.src[0].src[1], k), stride(n.src[0].src[1], j))
+            for n in toposort(red.src[0]) if n.op is Ops.LOAD and n.src[0].op is Ops.INDEX]
 
 
 def _page_runs(red: UOp, j: UOp, k: UOp) -> bool:
@@ -154,23 +155,25 @@ def _page_runs(red: UOp, j: UOp, k: UOp) -> bool:
     N, H and W of an N, C, H, W tensor: each channel's run of H*W is a page further on per n,
     and the next channel's run follows it)."""
     found = False
-    for n in toposort(red.src[0]):
-        if n.op is Ops.LOAD and n.src[0].op is Ops.INDEX:
-            off = n.src[0].src[1]
-            sk, sj = stride(off, k), stride(off, j)
-            if sk is None or sj is None:
+    for n, sk, sj in _load_strides(red, k, j):
+        if sk is None or sj is None:
+            return False
+        if sk:
+            if abs(sk) * n.dtype.itemsize < page_bytes() or not 0 < abs(sj) < abs(sk):
                 return False
-            if sk:
-                if abs(sk) * n.dtype.itemsize < page_bytes() or not 0 < abs(sj) < abs(sk):
-                    return False
-                found = True
+            found = True
     return found
+
+
+def reduces_over(st: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> list[UOp]:
+    """The reduces of a STORE's value that depend on range j."""
+    return [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in deps[n]]
 
 
 def outer_reduces(st: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> list[UOp]:
     """The reduces of a STORE's value that depend on its last range j and are not inside
     another such reduce: the ones an interchange runs j inside of."""
-    reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in deps[n]]
+    reds = reduces_over(st, j, deps)
     inner = {n for r in reds for n in toposort(r.src[0])[:-1] if n.op is Ops.REDUCE}
     return [r for r in reds if r not in inner]
 
@@ -218,16 +221,16 @@ def _hoisted(st: UOp) -> UOp | None:
     if not st.src[1]._ops & OP_BIT[Ops.REDUCE]:
         return None  # an elementwise kernel: nothing to hoist, known without a walk
     deps = free_ranges(st)
-    reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in deps[n]]
+    reds = reduces_over(st, j, deps)
     fixed = list(dict.fromkeys(v for r in reds for v in _repeats(r, j, deps)))
     if not fixed or any(n.op in LIBM_CALLS for v in fixed for n in toposort(v)):
         return None  # (the array's fill loop calls libmvec, another reader libm: ulps apart)
-    fresh = 1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE)
+    fresh = fresh_id(st)
     reads = {}
     for i, v in enumerate(fixed):
         own = UOp.range(range_size(j), fresh + i, "local")  # type: ignore[arg-type]
         array = UOp(Ops.DEFINE_LOCAL, v.dtype, (v.substitute({j: own}), own))
-        reads[v] = UOp(Ops.LOAD, v.dtype, (UOp(Ops.INDEX, v.dtype, (array, j)),))
+        reads[v] = local_read(array, j)
     return st.replace(src=(st.src[0], st.src[1].substitute(reads), *st.src[2:]))
 
 
@@ -243,7 +246,7 @@ def _plan(st: UOp) -> Plan | None:
     deps = free_ranges(st)
     # a reduce that does not depend on j (a kernel-local row max or sum) is computed once per
     # row outside j's loop wherever it is read: only the others are interchanged
-    reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and j in deps[n]]
+    reds = reduces_over(st, j, deps)
     if not reds or any(range_size(k) is None for r in reds for k in r.src[1:]):
         return None
     if any(k.arg[1] != "reduce" for r in outer_reduces(st, j, deps) for k in r.src[1:]):
@@ -362,9 +365,9 @@ def _product(reds: list[UOp]) -> bool:
 def _work(j: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]) -> int:
     """The steps of j times those of the longest reduce's loops and of the reduces over j in
     it (a reduce not over j runs once per row, outside j's loop)."""
-    return range_size(j) * max(math.prod(range_size(k) for n in toposort(r)  # type: ignore
-                                         if n.op is Ops.REDUCE and j in deps[n]
-                                         for k in n.src[1:]) for r in reds)
+    return range_size(j) * max(trips(k for n in toposort(r)  # type: ignore[operator]
+                                     if n.op is Ops.REDUCE and j in deps[n] for k in n.src[1:])
+                               for r in reds)
 
 
 def _shared_block(j: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]],
@@ -413,7 +416,7 @@ def _columns(st: UOp, j: UOp, reds: list[UOp], rows: int,
     # another
     count = -(-size // INTERCHANGE_MAX)  # type: ignore[operator]
     block = -(-size // count)  # type: ignore[operator]
-    return Plan(None, -(-block // BLOCK_MIN) * BLOCK_MIN, rows=rows)
+    return Plan(None, -(-block // VECTOR_LANES) * VECTOR_LANES, rows=rows)
 
 
 def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
@@ -460,18 +463,18 @@ def _vectors(st: UOp, red: UOp, j: UOp) -> int | None:
 def _block(size: int, widest: int, spread: int = 1) -> int | None:
     """The width of the column blocks threads share: size split into n >= 2 equal blocks, the
     fewest that makes them at most `widest` (`block_j`) wide (else the narrowest wider split),
-    at least BLOCK_MIN wide, n a multiple of `spread` (the threads, where each must take as
+    at least VECTOR_LANES wide, n a multiple of `spread` (the threads, where each must take as
     many). With no equal split (a prime width: a max down 97 rows of 1009 columns ran on one
     core), as many blocks, whole vectors wide, the last ending at the row's end
     (`split_range`), where the widest is within 1/PARALLEL_SHARES of the mean; else None (too
     narrow to share)."""
     first = -(-max(2, -(-size // widest)) // spread) * spread
-    fits = [size // n for n in range(first, size // BLOCK_MIN + 1, spread) if size % n == 0]
+    fits = [size // n for n in range(first, size // VECTOR_LANES + 1, spread) if size % n == 0]
     fits = fits or [size // n for n in range(first - spread, 1, -spread) if size % n == 0]
     if fits:
         return fits[0]
     block = -(-size // first)
-    block = -(-block // BLOCK_MIN) * BLOCK_MIN
+    block = -(-block // VECTOR_LANES) * VECTOR_LANES
     count = -(-size // block)
     even = count > 1 and block * count <= size * (1 + 1 / PARALLEL_SHARES)
     return block if even else None
@@ -492,7 +495,7 @@ def _reordered(st: UOp) -> UOp | None:
     deps = free_ranges(st)
 
     def qualifies(c: UOp) -> bool:
-        reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and c in deps[n]]
+        reds = reduces_over(st, c, deps)
         return bool(reds) and all(len(r.src) > 1 and strided_inside(r, c, r.src[-1])
                                   for r in reds)
 
@@ -548,7 +551,7 @@ def _nest(st: UOp, plan: Plan) -> UOp:
     "block" loop), or with the row range before it into a register tile (each split, the inner
     parts "unroll", after the outer ones). Every sum keeps its order."""
     ranges = st.src[2:]
-    fresh = itertools.count(1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE))
+    fresh = itertools.count(fresh_id(st))
     value = st.src[1]
     if plan.rows > 1:
         deps = free_ranges(st)

@@ -22,7 +22,15 @@ import math
 
 from rulegrad.rules.choices import current, least_parallel_work, pick, taken
 from rulegrad.runtime.dtype import DType, dtypes
-from rulegrad.runtime.loops import free_ranges, range_size, stride
+from rulegrad.runtime.loops import (
+    free_ranges,
+    fresh_id,
+    local_read,
+    range_size,
+    row_major,
+    stride,
+    trips,
+)
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import (
@@ -248,12 +256,11 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
     nj = range_size(j)
     panel = panel_width(dt, [nj])  # type: ignore[list-item]
     npanels = -(-nj // panel)  # type: ignore[operator]
-    ni = math.prod(range_size(i) for i in rows)  # type: ignore[misc]
+    ni = trips(rows)
     tile = tile_rows(ni)
     computed = -(-ni // tile) * tile
-    batch = math.prod(range_size(r) for r in st.src[2:]  # type: ignore[misc]
-                      if r is not j and r not in rows)
-    k = sum(math.prod(range_size(r) for r in red.src[1:]) for red in reds)  # type: ignore[misc]
+    batch = trips(r for r in st.src[2:] if r is not j and r not in rows)
+    k = _k_total(reds)
     fmas = batch * computed * npanels * PANEL_VECTORS * k
     copies = batch * k * npanels * panel
     if batch == 1 and all(xy is not None and _contiguous(xy[1], j)
@@ -298,21 +305,30 @@ def strided_inside(red: UOp, j: UOp, k: UOp) -> bool:
     return False
 
 
-def _window(y: UOp, ks: tuple[UOp, ...], j: UOp) -> bool:
-    """Whether y is a plain load contiguous along j whose k ranges are no one flat stride of
-    steps (a window's taps: channels, rows and columns of the image apart), so its panels are
-    copied tap by tap, where a block reads a flat y in place (gemm.py's streamed block)."""
-    if y.op is not Ops.LOAD or len(y.src) != 1 or y.src[0].op is not Ops.INDEX:
-        return False
+def _rows_of_k(y: UOp, ks: tuple[UOp, ...], j: UOp) -> tuple[int, bool] | None:
+    """For y a plain load contiguous along the columns j: the elements between its rows of the
+    last k range, and whether the k ranges are one flat stride of steps (not a window's taps:
+    channels, rows and columns of the image apart); else None."""
+    if not _plain_load(y):
+        return None
     idx = y.src[0].src[1]
     step = stride(idx, ks[-1])
     if stride(idx, j) != 1 or step is None:
-        return False
+        return None
+    inner = step
     for k in reversed(ks):
-        if stride(idx, k) != step:
-            return True
-        step *= range_size(k)  # type: ignore[operator]
-    return False
+        if stride(idx, k) != inner:
+            return step, False
+        inner *= range_size(k)  # type: ignore[operator]
+    return step, True
+
+
+def _window(y: UOp, ks: tuple[UOp, ...], j: UOp) -> bool:
+    """Whether y is a plain load contiguous along j whose k ranges are a window's taps
+    (`_rows_of_k`), so its panels are copied tap by tap, where a block reads a flat y in place
+    (gemm.py's streamed block)."""
+    rows = _rows_of_k(y, ks, j)
+    return rows is not None and not rows[1]
 
 
 def _plain_cost(st: UOp, reds: list[UOp]) -> float:
@@ -322,8 +338,8 @@ def _plain_cost(st: UOp, reds: list[UOp]) -> float:
     load moving along it by 0 or 1: render.py's `rg_vf32` loops), else infinite (one output a
     step, the reduce's own vectors only: packing is taken)."""
     ranges = st.src[2:]
-    k = sum(math.prod(range_size(r) for r in red.src[1:]) for red in reds)  # type: ignore[misc]
-    outputs = math.prod(range_size(r) for r in ranges)  # type: ignore[misc]
+    k = _k_total(reds)
+    outputs = trips(ranges)
     v = ranges[-1]
     if stride(st.src[0].src[1], v) != 1 or not all(
             _contiguous(red.src[0], v) and strided_inside(red, v, red.src[-1]) for red in reds):
@@ -365,7 +381,7 @@ def _dot_cost(st: UOp, reds: list[UOp]) -> float:
     if any(len(red.src) != 2 or (xy := operands(red)) is None or
            not all(_in_place(_unwidened(v), red) for v in xy) for red in reds):
         return math.inf
-    outputs = math.prod(range_size(r) for r in st.src[2:])  # type: ignore[misc]
+    outputs = trips(st.src[2:])
     lanes = vector_lanes(reds[0].dtype.itemsize)
     outer = st.src[2]
     again = 0
@@ -373,7 +389,7 @@ def _dot_cost(st: UOp, reds: list[UOp]) -> float:
         deps = free_ranges(red)
         for v in operands(red):  # type: ignore[union-attr]
             if outer not in deps[v]:  # (read whole once per iteration of the outer loop)
-                size = math.prod(range_size(r) for r in deps[v])  # type: ignore[misc]
+                size = trips(deps[v])
                 again += (range_size(outer) - 1) * _far_reads(size, _unwidened(v).dtype)  # type: ignore
     return PLAIN_FMAS * outputs * sum(-(-range_size(red.src[1]) // lanes)  # type: ignore
                                       + DOT_LANE_SUM * lanes for red in reds) + again
@@ -401,7 +417,7 @@ def _far_panels(reds: list[UOp], ni: int, nj: int) -> float:
     dt = reds[0].dtype
     panel = panel_width(dt, [nj])
     tiles = -(-ni // tile_rows(ni))
-    k = sum(math.prod(range_size(r) for r in red.src[1:]) for red in reds)  # type: ignore[misc]
+    k = _k_total(reds)
     return -(-nj // panel) * (1 + tiles) * _far_reads(k * panel, dt)
 
 
@@ -409,13 +425,8 @@ def _contiguous(v: UOp, rng: UOp) -> bool:
     """Whether v's values along `rng` are copied as vectors: no read of v is gated (copied one
     at a time, see gemm.py's pack_y) and each read that moves with rng reads the next
     element."""
-    for n in toposort(v):
-        if n.op is Ops.LOAD:
-            if len(n.src) != 1 or n.src[0].op is not Ops.INDEX:
-                return False
-            if stride(n.src[0].src[1], rng) not in (0, 1):
-                return False
-    return True
+    return all(_plain_load(n) and stride(n.src[0].src[1], rng) in (0, 1)
+               for n in toposort(v) if n.op is Ops.LOAD)
 
 
 def _stores(st: UOp, reds: list[UOp], rows: int, j: UOp, panel: int) -> int:
@@ -482,6 +493,11 @@ def _layout(st: UOp, reds: list[UOp], deps: dict[UOp, frozenset[UOp]]
     return found[rank][2], found[rank][3]
 
 
+def _k_total(reds: list[UOp]) -> int:
+    """The multiply-adds of one output of the product: every reduce's values."""
+    return sum(trips(red.src[1:]) for red in reds)
+
+
 def _reduces(st: UOp) -> list[UOp] | None:
     """The STORE's reduces when all are float sums of one dtype with no reduce inside."""
     reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
@@ -516,9 +532,9 @@ def _plan(st: UOp) -> Pack | None:
             if (xy := split(red, rows, j, deps)) is not None) and \
             _cost(st, reds, rows, j, deps) > _plain_cost(st, reds):
         return None
-    ni = math.prod(range_size(i) for i in rows)  # type: ignore[misc]
-    k_total = sum(math.prod(range_size(k) for k in red.src[1:]) for red in reds)  # type: ignore[misc]
-    macs = math.prod(range_size(r) for r in ranges) * k_total  # type: ignore[misc]
+    ni = trips(rows)
+    k_total = _k_total(reds)
+    macs = trips(ranges) * k_total
     if ni < 2 or macs < pick(current().pack_min_work, MIN_WORK):
         return None
     # plain dots (`_dot_cost`) where they cost less than the packed loops, each with its
@@ -531,7 +547,7 @@ def _plan(st: UOp) -> Pack | None:
     # a team over the tiles or panels is woken once per iteration of every batch loop: with
     # too little work each time, the outermost batch loop is threaded however few its
     # iterations (`batch_shares`)
-    wakes = math.prod(range_size(b) for b in batch)  # type: ignore[misc]
+    wakes = trips(batch)
     # threads where two shares of the whole product each pay for the region (`region_threads`,
     # every threaded loop's model): any product past one share's cost had taken them
     if region_threads(macs, threads()) < 2:
@@ -632,18 +648,8 @@ def y_row_step(y: UOp, ks: tuple[UOp, ...], j: UOp) -> int | None:
     (gemm.py's `_in_place`): a plain load, the next element along the columns `j`, the k
     ranges one flat stride of steps, not negative; else None (a y read backwards, `w[::-1]`,
     or a window's taps: packed)."""
-    if y.op is not Ops.LOAD or len(y.src) != 1 or y.src[0].op is not Ops.INDEX:
-        return None
-    idx = y.src[0].src[1]
-    step = stride(idx, ks[-1])
-    if stride(idx, j) != 1 or step is None or step < 0:
-        return None
-    inner = step
-    for k in reversed(ks):
-        if stride(idx, k) != inner:
-            return None
-        inner *= range_size(k)  # type: ignore[operator]
-    return step
+    rows = _rows_of_k(y, ks, j)
+    return rows[0] if rows is not None and rows[1] and rows[0] >= 0 else None
 
 
 def read_in_place(y_bytes: int, tiles: int, columns: int, panel: int, row_bytes: int,
@@ -791,9 +797,12 @@ def _in_place(x: UOp, red: UOp) -> bool:
     """Whether x is an ungated load contiguous along the reduce's last range: each row read
     forward one element per step (a matmul's A; a convolution's window, whose 6 rows are
     mostly 6 neighbouring pixels, one line)."""
-    if x.op is not Ops.LOAD or len(x.src) != 1 or x.src[0].op is not Ops.INDEX:
-        return False
-    return stride(x.src[0].src[1], red.src[-1]) == 1
+    return _plain_load(x) and stride(x.src[0].src[1], red.src[-1]) == 1
+
+
+def _plain_load(x: UOp) -> bool:
+    """An ungated read of memory: LOAD(INDEX(buffer, offset))."""
+    return x.op is Ops.LOAD and len(x.src) == 1 and x.src[0].op is Ops.INDEX
 
 
 def _divisors(st: UOp) -> list[tuple[UOp, int, list[UOp], list[UOp]]]:
@@ -827,7 +836,7 @@ def _split_groups(st: UOp) -> tuple[UOp, Pack] | None:
     divisors = _divisors(st)
     if not divisors:
         return None
-    fresh = 1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE)
+    fresh = fresh_id(st)
     for r, c, quotients, remainders in divisors:
         outer = UOp.range(range_size(r) // c, fresh)  # type: ignore[operator]
         inner = UOp.range(c, r.arg[0], r.arg[1])
@@ -869,17 +878,24 @@ def stage_panels(st: UOp, pack: Pack) -> UOp:
     that claims it; with the panels outer, one at a time into one buffer)."""
     by_id = {r.arg[0]: r for r in st.src[2:]}
     rows, j, tj = tuple(by_id[i] for i in pack.rows), by_id[pack.cols], pack.panel
-    fresh = 1 + max(n.arg[0] for n in toposort(st) if n.op is Ops.RANGE)
-    deps, mapping = free_ranges(st), {}
     reds = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE]
-    size = sum(math.prod(range_size(k) for k in red.src[1:]) for red in reds)  # type: ignore
     # on the heap past an eighth of the stack budget, all products' panels together (gemm.py's
     # STACK_PANEL_BYTES): a thread's stack holds them beside the kernel's other arrays
-    heap = size * -(-range_size(j) // tj) * tj * reds[0].dtype.itemsize > stack_bytes() // 8
-    for red in reds:
-        _, y = split(red, rows, j, deps)  # type: ignore[misc]
-        mapping[y], fresh = panel_array(y, red.src[1:], j, tj, fresh, heap)
-    return st.replace(src=(st.src[0], st.src[1].substitute(mapping), *st.src[2:]), arg=pack)
+    heap = _k_total(reds) * -(-range_size(j) // tj) * tj * reds[0].dtype.itemsize > \
+        stack_bytes() // 8
+    return panels_read(st, [(red, j, tj) for red in reds], rows, heap).replace(arg=pack)
+
+
+def panels_read(st: UOp, sums: list[tuple[UOp, UOp, int]], rows: tuple[UOp, ...],
+                heap: bool = False) -> UOp:
+    """The STORE with the y of each sum of products in `sums` (its REDUCE, its columns' range
+    and its panel width; x reads the `rows`) read from a kernel-local array of its panels
+    (`panel_array`): the packing action's and the flash action's staged panels."""
+    deps, mapping, fresh = free_ranges(st), {}, fresh_id(st)
+    for red, cols, tj in sums:
+        _, y = split(red, rows, cols, deps)  # type: ignore[misc]
+        mapping[y], fresh = panel_array(y, red.src[1:], cols, tj, fresh, heap)
+    return st.replace(src=(st.src[0], st.src[1].substitute(mapping), *st.src[2:]))
 
 
 def panel_array(y: UOp, ks: tuple[UOp, ...], j: UOp, tj: int, fresh: int,
@@ -902,10 +918,6 @@ def panel_array(y: UOp, ks: tuple[UOp, ...], j: UOp, tj: int, fresh: int,
         value = value.substitute(gates)
         # (a load reads 0 where its gate fails; any other value is 0 by a select)
         value = value if value.op is Ops.LOAD else valid.where(value, value.const_like(0))
-    flat = ks[0]
-    for k in ks[1:]:
-        flat = flat * range_size(k) + k  # type: ignore[operator]
-    kn = math.prod(range_size(k) for k in ks)  # type: ignore[misc]
     dl = UOp(Ops.DEFINE_LOCAL, y.dtype, (value, panel, *own, jj), "heap" if heap else "aligned")
-    at = j // tj * (kn * tj) + flat * tj + j % tj
-    return UOp(Ops.LOAD, y.dtype, (UOp(Ops.INDEX, y.dtype, (dl, at)),)), fresh + 2 + len(ks)
+    at = j // tj * (trips(ks) * tj) + row_major(ks) * tj + j % tj
+    return local_read(dl, at), fresh + 2 + len(ks)

@@ -42,7 +42,7 @@ import math
 from rulegrad.rules.flash_helpers import Flash
 from rulegrad.rules.interchange_helpers import columns, split_range
 from rulegrad.rules.pack_helpers import Pack, balanced, idle, region_threads
-from rulegrad.runtime.loops import free_ranges, range_size
+from rulegrad.runtime.loops import free_ranges, fresh_id, range_size, trips
 from rulegrad.runtime.ops import LIBM_CALLS, Ops
 from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import REDUCE_VECTORS, VECTOR_LANES, threads
@@ -240,8 +240,8 @@ def _chain_loads(loops: tuple[UOp, ...], scan: UOp) -> int:
     8 rows of 131071 in 2 blocks of 4 weigh 8 x 131071 x 9 and take two threads (1M elements:
     one core, counted as loads alone); 131 rows of 131 weigh about 131 x 131 x 9, one core."""
     at = loops.index(scan)
-    chains = math.prod(range_size(r) for r in loops[at + 1:])  # type: ignore[misc]
-    steps = math.prod(range_size(r) for r in loops)  # type: ignore[misc]
+    chains = trips(loops[at + 1:])
+    steps = trips(loops)
     return steps * (REDUCE_VECTORS * VECTOR_LANES // chains)
 
 
@@ -258,7 +258,7 @@ def runs(loops: tuple[UOp, ...], cols: frozenset[UOp], depends: frozenset[UOp]) 
     printed = [r for r in loops if r not in cols] + [r for r in loops if r in cols]
     while printed and printed[-1] not in depends:
         printed.pop()
-    return math.prod(range_size(r) for r in printed)  # type: ignore[misc]
+    return trips(printed)
 
 
 def _threads(sink: UOp) -> tuple[tuple[tuple[int, ...], int], ...]:
@@ -291,7 +291,7 @@ def _in_blocks(sink: UOp, nests: tuple[tuple[int, ...], ...]) -> tuple[UOp, tupl
     """The SINK with each threaded vector loop (a nest of one upcast range, first of its
     stores' ranges and of no other store's) split into a "block" range, which the threads take
     instead, times a vector loop of `_vector_block` values; and the nests so."""
-    fresh = itertools.count(1 + max(n.arg[0] for n in toposort(sink) if n.op is Ops.RANGE))
+    fresh = itertools.count(fresh_id(sink))
     stores, out = list(sink.src), []
     for nest in nests:
         group = [st for st in stores if st.src[2:] and st.src[2].arg[0] == nest[0]]

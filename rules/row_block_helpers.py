@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 
 from rulegrad.rules.choices import taken
-from rulegrad.runtime.loops import free_ranges, range_size
+from rulegrad.runtime.loops import free_ranges, fresh_id, local_read, range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import UNROLL_MAX, cache_bytes
 from rulegrad.runtime.uop import UOp, substitute, toposort
@@ -148,7 +148,7 @@ def row_blocked(sink: UOp) -> UOp | None:
     block = min(ROWS_MAX, rows, cache_bytes(1) // 8 // nbytes)
     if block < ROWS_MIN:
         return None
-    nxt = 1 + max(n.arg[0] for n in order if n.op is Ops.RANGE)
+    nxt = fresh_id(st)
     outer = UOp(Ops.RANGE, row.dtype, (UOp.const(row.dtype, -(-rows // block)),),
                 (lead[0].arg[0], "loop"))
     size = UOp.const(row.dtype, block)
@@ -165,7 +165,7 @@ def row_blocked(sink: UOp) -> UOp | None:
         mapping = {**_unflattened(lead, sizes, here), **vector}
         for n, d in done.items():
             if n.op is not Ops.DEFINE_LOCAL:
-                mapping[n] = _read(d, u)
+                mapping[n] = local_read(d, u)
                 continue
             width = UOp.const(row.dtype, math.prod(range_size(r) or 0 for r in n.src[1:]))
             for idx in (i for i in order if i.op is Ops.INDEX and i.src[0] is n):
@@ -204,5 +204,3 @@ def _unflattened(lead: tuple[UOp, ...], sizes: list[int], here: UOp) -> dict[UOp
     return mapping
 
 
-def _read(local: UOp, u: UOp) -> UOp:
-    return UOp(Ops.LOAD, local.dtype, (UOp(Ops.INDEX, local.dtype, (local, u)),))

@@ -50,7 +50,7 @@ import numpy as np
 from rulegrad.rules.interchange_helpers import split_range
 from rulegrad.runtime import semantics
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.loops import free_ranges, index_sums, range_size
+from rulegrad.runtime.loops import free_ranges, fresh_id, index_sums, range_size
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import REDUCE_VECTORS, cache_bytes
 from rulegrad.runtime.uop import UOp, toposort
@@ -98,7 +98,7 @@ def _scan_blocks(st: UOp, red: UOp, i: UOp) -> UOp | None:
         mod, div = i.alu(Ops.AND, m - 1), i.alu(Ops.SHR, m.bit_length() - 1)
     if mod not in set(toposort(red)):
         return None
-    fresh = 1 + max(x.arg[0] for x in toposort(st) if x.op is Ops.RANGE)
+    fresh = fresh_id(st)
     b = i.replace(src=(UOp.const(dtypes.index, -(-n // m)),))
     k = UOp.range(m, fresh, "loop")
     split = {mod: k, div: b, i: b * m + k}
@@ -156,7 +156,7 @@ def _scan(st: UOp, red: UOp, i: UOp) -> UOp | None:
     if not _along_sum(term, i, j):
         return None
     # with i = 0 and j over [0, m - 1): the identity (a fresh range holds j's bounds)
-    fresh = 1 + max(x.arg[0] for x in toposort(st) if x.op is Ops.RANGE)
+    fresh = fresh_id(st)
     below = UOp.range(m - 1, fresh, "reduce")
     c = _settled(term, {i: UOp.const(dtypes.index, 0), j: below})
     if c is None or not _neutral_after(red.arg, update.src[0].dtype, start, c):
@@ -194,7 +194,7 @@ def _interleaved(st: UOp, i: UOp) -> UOp:
     deps = free_ranges(st.src[1])  # (its table may hold other roots' nodes: walk the value's)
     if any(x.op is Ops.LOAD and i not in deps[x] for x in toposort(st.src[1])):
         return st  # (a value read once per row, a blocked scan's carry, would be read per step)
-    fresh = itertools.count(1 + max(x.arg[0] for x in toposort(st) if x.op is Ops.RANGE))
+    fresh = itertools.count(fresh_id(st))
     m: dict[UOp, UOp] = {}
     outer, inner = split_range(r, min(rows, REDUCE_VECTORS), "loop", fresh, m)
     index, value = (x.substitute(m) for x in st.src[:2])

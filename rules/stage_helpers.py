@@ -21,7 +21,7 @@ import math
 
 from rulegrad.rules.interchange_helpers import columns
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.loops import free_ranges, range_size
+from rulegrad.runtime.loops import free_ranges, fresh_id, local_read, range_size, row_major
 from rulegrad.runtime.ops import GroupOp, Ops
 from rulegrad.runtime.target import cache_bytes, stack_bytes
 from rulegrad.runtime.uop import UOp, substitute, toposort
@@ -102,17 +102,11 @@ def staged(sink: UOp) -> UOp | None:
     plan = _plan(sink)
     if not plan:
         return None
-    nxt = 1 + max((n.arg[0] for n in toposort(sink) if n.op is Ops.RANGE), default=-1)
+    nxt = fresh_id(sink)
     mapping: dict[UOp, UOp] = {}
     for x, ks in plan.values():
-        local = []
-        for k in ks:
-            local.append(UOp(Ops.RANGE, k.dtype, k.src, (nxt, "local")))
-            nxt += 1
-        value = substitute(x, dict(zip(ks, local)))
-        dl = UOp(Ops.DEFINE_LOCAL, x.dtype, (value, *local))
-        offset = ks[0]
-        for k, size in zip(ks[1:], (range_size(k) for k in ks[1:])):
-            offset = offset * UOp.const(k.dtype, size) + k  # row-major, as the array is
-        mapping[x] = UOp(Ops.LOAD, x.dtype, (UOp(Ops.INDEX, x.dtype, (dl, offset)),))
+        local = [UOp(Ops.RANGE, k.dtype, k.src, (nxt + n, "local")) for n, k in enumerate(ks)]
+        nxt += len(ks)
+        dl = UOp(Ops.DEFINE_LOCAL, x.dtype, (substitute(x, dict(zip(ks, local))), *local))
+        mapping[x] = local_read(dl, row_major(ks))  # (row-major, as the array is)
     return substitute(sink, mapping)

@@ -33,7 +33,7 @@ from rulegrad.rules.choices import taken
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
 from rulegrad.rules.pack_helpers import region_threads
 from rulegrad.rules.parallel_helpers import load_weight, runs
-from rulegrad.runtime.loops import free_ranges, loops_within, range_size
+from rulegrad.runtime.loops import free_ranges, fresh_id, loops_within, range_size
 from rulegrad.runtime.ops import Ops, reduce_identity
 from rulegrad.runtime.target import SPLIT_PARTS, threads
 from rulegrad.runtime.uop import UOp, toposort
@@ -46,7 +46,7 @@ BLOCK_STEP = REDUCE_VECTORS * VECTOR_LANES
 def threadable(red: UOp) -> bool:
     """A loop-form REDUCE that reads no loop of its kernel's stores (it is computed once, at
     the top of the kernel), whose outermost loop is at least 2 long, and whose loops (its own
-    and those nested in it) do work that pays for two threads (`_worth_threads`); not yet
+    and those nested in it) do work that pays for two threads' parallel region (`team`); not yet
     threaded, and with an OpenMP reduction to print (every op but a bool MAX or MIN)."""
     update = red.src[0]
     if red.arg is None or not update.src or update.src[0].op is not Ops.DEFINE_REG:
@@ -59,11 +59,6 @@ def threadable(red: UOp) -> bool:
         return False
     if free_ranges(red)[red]:
         return False
-    return _worth_threads(red)
-
-
-def _worth_threads(red: UOp) -> bool:
-    """Whether red's work pays for two threads' parallel region (`team`)."""
     return team(red) >= 2
 
 
@@ -112,7 +107,7 @@ def blocked(red: UOp) -> UOp | None:
     block = max(BLOCK_STEP, size // SPLIT_PARTS // BLOCK_STEP * BLOCK_STEP)
     if size < 2 * block or not _starts_neutral(red):
         return None
-    fresh = 1 + max(n.arg[0] for n in toposort(red) if n.op is Ops.RANGE)
+    fresh = fresh_id(red)
     count = size // block
     outer, inner = UOp.range(count, fresh, "reduce"), UOp.range(block, r.arg[0], "reduce")
     blocks = _part(red, (outer, inner), outer * block + inner)

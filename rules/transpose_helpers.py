@@ -28,7 +28,7 @@ from collections import Counter
 from rulegrad.rules.choices import taken
 from rulegrad.rules.interchange_helpers import split_range
 from rulegrad.rules.opt_helpers import UPCAST_MAX_STRIDE, along
-from rulegrad.runtime.loops import range_size, stride
+from rulegrad.runtime.loops import fresh_id, range_size, stride
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import cache_bytes, page_bytes, vector_bytes
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
@@ -133,8 +133,7 @@ def transposed(st: UOp) -> UOp | None:
                 continue
             if range_size(i) < 2 * block:  # type: ignore[operator]
                 return None
-            fresh = itertools.count(1 + max(n.arg[0] for n in toposort(st)
-                                            if n.op is Ops.RANGE))
+            fresh = itertools.count(fresh_id(st))
             mapping: dict[UOp, UOp] = {}
             outer, inner = split_range(i, block, "loop", fresh, mapping)
             loops = [outer if r is i else r for r in ranges] + [inner]

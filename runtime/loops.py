@@ -2,8 +2,9 @@
 
 In: kernel UOps (backends/KERNEL_AST.md). Out: a RANGE's trip count (`range_size`), the RANGEs
 each node depends on (`free_ranges`), an index as a sum of coefficient * term
-(`linear_terms`), how far an index moves per step of one range (`stride`), and which loops run
-once per iteration of others (`loops_within`).
+(`linear_terms`), how far an index moves per step of one range (`stride`), which loops run
+once per iteration of others (`loops_within`), the iterations of a nest (`trips`), the id a new
+loop takes (`fresh_id`), and a read of a kernel-local array (`local_read`).
 
 The optimizer's helpers (rules/*_helpers.py), the algebra (rules/symbolic_helpers.py) and the C
 printers (backends/c) all ask these questions; they sit here, below both, so that each has one
@@ -12,6 +13,7 @@ answer.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from types import MappingProxyType
@@ -33,6 +35,29 @@ def range_size(r: UOp) -> int | None:
         return end.arg
     # (uop.py's _const_arg leaves a numpy integer as it was given)
     return int(end.arg) if isinstance(end.arg, numbers.Integral) else None
+
+
+def trips(ranges: Iterable[UOp]) -> int:
+    """The iterations of a nest of `ranges` (each of a constant size: the caller has checked)."""
+    return math.prod(range_size(r) for r in ranges)  # type: ignore[misc]
+
+
+def fresh_id(root: UOp) -> int:
+    """The id of a new loop under root: past every RANGE's (0 when it has none)."""
+    return 1 + max((n.arg[0] for n in toposort(root) if n.op is Ops.RANGE), default=-1)
+
+
+def row_major(ranges: tuple[UOp, ...] | list[UOp]) -> UOp:
+    """The flat offset of a point of `ranges` in an array over them, the last fastest."""
+    flat = ranges[0]
+    for r in ranges[1:]:
+        flat = flat * range_size(r) + r  # type: ignore[operator]
+    return flat
+
+
+def local_read(array: UOp, at: UOp) -> UOp:
+    """A read of kernel-local `array` (a DEFINE_LOCAL) at flat offset `at`."""
+    return UOp(Ops.LOAD, array.dtype, (UOp(Ops.INDEX, array.dtype, (array, at)),))
 
 
 _NO_RANGES: frozenset[UOp] = frozenset()

@@ -18,7 +18,16 @@ from rulegrad import Tensor
 from rulegrad.backends.c.ctext import RenderError, loop_count
 from rulegrad.backends.c.lower import lower_only
 from rulegrad.runtime.dtype import dtypes
-from rulegrad.runtime.loops import free_ranges, linear_terms, range_size, stride
+from rulegrad.runtime.loops import (
+    free_ranges,
+    fresh_id,
+    linear_terms,
+    local_read,
+    range_size,
+    row_major,
+    stride,
+    trips,
+)
 from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.uop import UOp, toposort
 
@@ -155,12 +164,39 @@ def test_free_ranges_are_the_ranges_a_node_reaches_unbound(which):
             assert deps[n] == want, (n.op, item.ast)
 
 
+def test_a_nest_in_row_major_order_is_numpys_flat_index():
+    """row_major's offset at every point of a nest is numpy's C-order flat index of the point,
+    and trips is the nest's size: the arrays the optimizer's actions stage are laid out so."""
+    rs = _ranges()
+    for cut in range(1, len(rs) + 1):
+        flat, shape = row_major(rs[:cut]), SIZES[:cut]
+        assert trips(rs[:cut]) == int(np.prod(shape))
+        for point in np.ndindex(*shape):
+            at = dict(zip(rs, point))
+            assert _value(flat, at) == np.ravel_multi_index(point, shape), (cut, point)
+
+
+def test_a_fresh_id_is_past_every_range_and_a_local_read_reads_its_array():
+    """fresh_id is one past the largest RANGE id under the root (0 with none), whatever the
+    order of the ids; local_read is LOAD(INDEX(array, at)) in the array's dtype."""
+    rs = [UOp.range(4, 9), UOp.range(3, 2), UOp.range(5, 0)]
+    x = (rs[0] * 15 + rs[1] * 5 + rs[2]).alu(Ops.MOD, 7)
+    assert fresh_id(x) == 1 + max(r.arg[0] for r in rs) == 10
+    assert fresh_id(UOp.const(dtypes.index, 3)) == 0
+    array = UOp(Ops.DEFINE_LOCAL, dtypes.float32, (UOp.const(dtypes.float32, 1.0), rs[2]))
+    read = local_read(array, rs[2])
+    assert (read.op, read.dtype, read.src[0].op) == (Ops.LOAD, dtypes.float32, Ops.INDEX)
+    assert read.src[0].src == (array, rs[2]) and read.src[0].dtype is dtypes.float32
+
+
 def test_each_loop_fact_is_written_once():
-    """No other module of the package defines range_size, free_ranges, linear_terms or stride
-    again (the copies issue 35 counted: three range sizes, two free-range walks, three
-    stride/affine analyses)."""
+    """No other module of the package defines range_size, free_ranges, linear_terms, stride or
+    the nest's facts (trips, fresh_id, row_major, local_read) again (the copies issue 35
+    counted: three range sizes, two free-range walks, three stride/affine analyses; issue 32:
+    a new loop's id worked out in thirteen places, a staged array's read in four)."""
     names = {"range_size", "free_ranges", "linear_terms", "stride", "_range_size",
-             "_free_ranges", "_affine", "_linear_terms"}
+             "_free_ranges", "_affine", "_linear_terms", "trips", "fresh_id", "row_major",
+             "local_read"}
     home = ROOT / "runtime" / "loops.py"
     found = []
     for folder in ("api", "dsl", "generator", "rules", "runtime", "backends", "tools"):

@@ -1,5 +1,5 @@
 """Review of cliff64 (threads by the work each thread gets): a full reduce's threads
-(rules/thread_helpers.py's `_worth_threads`) came from its iterations alone, where every other
+(rules/thread_helpers.py's `threadable`) came from its iterations alone, where every other
 threaded loop's come from its work (rules/parallel_helpers.py's `_work`: each load, and each
 libm call as LIBM_LOADS loads). With the rule at two shares of the region's cost, a sum of
 exp(x) over 1.5M values (6M loads of work) ran on one core while exp(x) of 600K (2.4M) took two

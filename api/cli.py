@@ -87,8 +87,8 @@ def _seconds(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from rulegrad import __version__
     # (limits.py only: the checker, z3 and the rule front end load when `check` runs)
+    from rulegrad import __version__
     from rulegrad.generator.limits import DEFAULT_RLIMIT, HANG_SECONDS, MAX_ULP
 
     p = argparse.ArgumentParser(prog="rulegrad", description=__doc__.splitlines()[0])

@@ -9,6 +9,9 @@
   returns); CPU time, not wall clock, so a loaded machine does not turn a slow rule into an
   error. A helper that blocks without using the CPU (a sleep, a read) is stopped after
   HANG_WALL_FACTOR times that in wall clock.
+- MAX_ULP: the largest `# check: ulp N` honoured without `--max-ulp`: what the package's own
+  rules need (rangeify.rules' float sums, 8); a larger tolerance would hide a wrong constant
+  (8 ulp of float16 is already 0.8%). A rule asking for more is checked at the cap, and says so.
 """
 
 DEFAULT_RLIMIT = 10_000_000
@@ -16,3 +19,4 @@ RULE_RLIMIT_FACTOR = 5
 ABSTRACT_SHARE = 10
 HANG_SECONDS = 60.0
 HANG_WALL_FACTOR = 10
+MAX_ULP = 8

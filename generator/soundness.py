@@ -59,7 +59,7 @@ from rulegrad.dsl import ast as A
 from rulegrad.dsl.check import gradient_rules
 from rulegrad.generator.paths import in_package, package_rules_files
 
-from .limits import DEFAULT_RLIMIT, HANG_SECONDS, HANG_WALL_FACTOR
+from .limits import DEFAULT_RLIMIT, HANG_SECONDS, HANG_WALL_FACTOR, MAX_ULP
 from .verdicts import VerdictFolder
 
 # A mark is a comment of its own that ends its line (`...  # check: structural`), never words
@@ -71,10 +71,6 @@ UNREACHABLE_MARK = re.compile(r"#\s*check:\s*unreachable\s*$")
 # copies of x): its sides may differ as two orders of the sum may, by the reduction contract
 # (docs/checker.md), 2·n·u·sum |terms|, which grows with n as no fixed number of ulps does
 SUM_MARK = re.compile(r"#\s*check:\s*sum\s*$")
-# The largest `# check: ulp N` honoured without `--max-ulp`: what the package's own rules need
-# (rangeify.rules' float sums, 8); a larger tolerance would hide a wrong constant (8 ulp of
-# float16 is already 0.8%). A rule asking for more is checked at the cap, and says so.
-MAX_ULP = 8
 EXIT_OK, EXIT_REFUTED, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
 INCONCLUSIVE = ("unknown", "unchecked", "error")
 BOUNDS_EXAMPLES = 10  # examples that test a z3 proof's vmin/vmax assumption on real graphs

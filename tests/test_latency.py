@@ -380,6 +380,27 @@ def test_the_rule_front_end_still_loads_on_use():
         dsl.check(dsl.parse("rules a = {\n  n: ADDD(x, y) -> x\n}\n", "t.rules"))
 
 
+def test_a_cli_start_loads_the_checker_and_generator_only_for_their_commands(tmp_path):
+    """Every `rulegrad` command builds the whole parser, whose options' defaults are the
+    checker's limits (generator/limits.py): that loads neither the matcher printer (Jinja2),
+    the rule front end, z3 nor the checker, ~0.2 CPU-s of each of the suite's CLI children.
+    `rulegrad gen` then still prints matchers (the generator's phases load on use), and
+    `check`'s defaults are the checker's own."""
+    code = ("import sys\nimport rulegrad.cli as cli\np = cli.build_parser()\n"
+            "print(sorted(m for m in sys.modules if m.startswith(" f"{_HEAVY!r}" ")\n"
+            "             and m not in ('rulegrad.generator', 'rulegrad.generator.limits')))\n")
+    assert _fresh_process(code, tmp_path) == "[]"
+    from rulegrad import cli
+    from rulegrad.generator import compile_file, lower, soundness
+
+    args = cli.build_parser().parse_args(["check"])
+    assert (args.max_ulp, args.rlimit, args.hang_timeout) == (
+        soundness.MAX_ULP, soundness.DEFAULT_RLIMIT, soundness.HANG_SECONDS)
+    rules = tmp_path / "r.rules"
+    rules.write_text("rules a = {\n  n: NEG(NEG(x)) -> x\n}\n")
+    assert "NEG" in compile_file(rules) and callable(lower)
+
+
 def _frames(calls: collections.Counter) -> int:
     """The Python functions a call entered, the measuring lambda left out."""
     return sum(n for k, n in calls.items() if not k.startswith("C:")) - 1

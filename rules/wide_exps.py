@@ -51,13 +51,16 @@ def wide_fill(x: UOp) -> bool:
     out = x.src[0].src[0] if store else None  # (never read: its last vector overlaps)
     return ((x.src[1] if store else x).dtype is dtypes.float32 and (range_size(j) or 0) >= 16
             and (j.arg[1] in ("upcast", "simd") if store else one_row(x))
-            and _wide_exps(value, j, out, x.src[0].src[1] if store else None))
+            and _wide_exps(value, j, out, x.src[0].src[1] if store else None,
+                           (64,) if store else (32, 64)))
 
 
-def _wide_exps(value: UOp, r: UOp, out: UOp | None = None, at: UOp | None = None) -> bool:
-    """On a 512-bit target: `value` has an EXP along loop r and is float32 ops of _PAIR_OPS
-    along it, reading contiguously and never `out`, its indices (and `at`) affine in r."""
-    if vector_bytes() != 64:
+def _wide_exps(value: UOp, r: UOp, out: UOp | None = None, at: UOp | None = None,
+               widths: tuple[int, ...] = (64,)) -> bool:
+    """On a target of one of `widths` vector bytes: `value` has an EXP along loop r and is
+    float32 ops of _PAIR_OPS along it, reading contiguously and never `out`, its indices (and
+    `at`) affine in r."""
+    if vector_bytes() not in widths:
         return False
     nodes = along(value, r)
     return any(n.op is Ops.EXP for n in nodes) and all(map(_wide_op, nodes)) \

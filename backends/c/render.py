@@ -1273,12 +1273,13 @@ class KernelRenderer:
         self.vartypes[name] = f"{ctype(dl.dtype)} *"
         mark = self._enter(host)
         scope = host
-        wide = self.vector is None and wide_fill(dl)  # 16 lanes at a time (wide_exps')
-        # 8 halves at a time (opt_helpers'): inside a store's vector loop too (the row is
-        # filled once per row, outside it; that loop's vector is restored by `_close_local`)
+        # 16 lanes at a time (wide_exps'), 8 halves at a time (opt_helpers'): inside a store's
+        # 8-lane vector loop too (the row is filled once per row, outside it; that loop's vector
+        # is restored by `_close_local`)
+        wide = not self.wide and wide_fill(dl)
         half = not (wide or self.wide) and half_row(dl)
         outside = (self.vector, self.vector_nodes)
-        self.vector_nodes = set() if half else self.vector_nodes
+        self.vector_nodes = set() if half or wide else self.vector_nodes
         half_lanes = 16 if half and wide_half(dl) else VECTOR_LANES  # (then self.wide)
         if half_lanes == 16:
             self.uses |= {WIDE_EXP, WIDE_HALF}
@@ -1294,7 +1295,7 @@ class KernelRenderer:
                 if (wide or half) and r is dl.src[-1] else self.open_loop(scope, r)
             self.stack.append(scope)
         self.wide |= wide or half_lanes == 16  # (a 16-lane store's lanes stay 16 inside)
-        saved.append((mark, name, wide, half and outside, sums))
+        saved.append((mark, name, wide and outside, half and outside, sums))
 
     def _fill_reduce(self, red: UOp) -> None:
         """A sum the filling loop of the kernel-local row it reads adds up where wide_exps'
@@ -1312,7 +1313,7 @@ class KernelRenderer:
         at, value = "".join(_row_major(dl.src[1:], self.loop_names)), self.emit(dl.src[0])
         if wide:  # (its last vector overlaps the one before: the same values again)
             inner.add(f"rg_zstore_f32(&{name}[{at}], {value});")
-            self.vector, self.wide = None, False
+            (self.vector, self.vector_nodes), self.wide = wide, False
         elif half:  # (F16C's rounding: the value is a half already, where the graph casts)
             store = "rg_zstore_f16" if self.wide else "rg_vstore_f16"
             # (a value the same along the row, an expanded column's exp: broadcast to the lanes)

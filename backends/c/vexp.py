@@ -106,18 +106,28 @@ static inline __attribute__((always_inline)) float rg_exp1(float x) {
   float s1, s2; memcpy(&s1, &u1, 4); memcpy(&s2, &u2, 4);
   return p * s1 * s2;
 }
-/* the same steps on 8 lanes */
-static inline __attribute__((always_inline)) rg_xf8 rg_exp8(rg_xf8 x) {
-  rg_xi8 m = x > RG_B8(88.8f);
-  x = (rg_xf8)((~m & (rg_xi8)x) | (m & (rg_xi8)RG_B8(88.8f)));
-  m = x < RG_B8(-104.0f);
-  x = (rg_xf8)((~m & (rg_xi8)x) | (m & (rg_xi8)RG_B8(-104.0f)));
+/* the same steps on 8 lanes; AVX's min and max return their second operand, x, where it is NaN,
+   as the compares keep it (one instruction a clamp, not a compare and a blend) */
+#if defined(__AVX__) && defined(__GNUC__)
+#define RG_CLAMP8(x, MINMAX, OP, c) x = MINMAX(RG_B8(c), x)
+#else
+#define RG_CLAMP8(x, MINMAX, OP, c) do { rg_xi8 m_ = x OP RG_B8(c); \
+  x = (rg_xf8)((~m_ & (rg_xi8)x) | (m_ & (rg_xi8)RG_B8(c))); } while (0)
+#endif
+/* an argument known <= 0 or NaN (wide_exps.nonpositive): the steps but the overflow clamp,
+   which keeps such an x, so the same bits */
+static inline __attribute__((always_inline)) rg_xf8 rg_exp8n(rg_xf8 x) {
+  RG_CLAMP8(x, __builtin_ia32_maxps256, <, -104.0f);
   const rg_xf8 kf = RG_FMA8(x, RG_B8(0x1.715476p+0f), RG_B8(RG_EXP_SHIFT)), k = kf - RG_EXP_SHIFT;
   rg_xf8 r = RG_FMA8(k, RG_B8(-0x1.63p-1f), x), p;
   r = RG_FMA8(k, RG_B8(0x1.bd0106p-13f), r);
   RG_EXP_POLY(RG_FMA8, RG_B8, p, r);
   const rg_xi8 ki = (rg_xi8)kf - (rg_xi8)RG_B8(RG_EXP_SHIFT), k1 = ki >> 1, k2 = ki - k1;
   return p * (rg_xf8)((k1 + 127) << 23) * (rg_xf8)((k2 + 127) << 23);
+}
+static inline __attribute__((always_inline)) rg_xf8 rg_exp8(rg_xf8 x) {
+  RG_CLAMP8(x, __builtin_ia32_minps256, >, 88.8f);
+  return rg_exp8n(x);
 }
 #if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
 #define RG_B16(c) ((rg_xf16){0} + (c))
@@ -226,7 +236,8 @@ static inline rg_zf32 rg_zexpn_f32(rg_zf32 x) {
 #if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
   return rg_exp16n(x);
 #else
-  return rg_zexp_f32(x);
+  rg_xf8 a, b; memcpy(&a, &x, 32); memcpy(&b, (const char *)&x + 32, 32);
+  a = rg_exp8n(a); b = rg_exp8n(b); memcpy(&x, &a, 32); memcpy((char *)&x + 32, &b, 32); return x;
 #endif
 }"""
 

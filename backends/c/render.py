@@ -61,7 +61,14 @@ from rulegrad.rules.interchange_helpers import columns
 from rulegrad.rules.opt_helpers import VECTOR_LANES, half_row, one_row, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
-from rulegrad.rules.wide_exps import fills_sum, nonpositive, paired, wide_fill, wide_half
+from rulegrad.rules.wide_exps import (
+    fills_sum,
+    lane_fill,
+    nonpositive,
+    paired,
+    wide_fill,
+    wide_half,
+)
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops
@@ -845,6 +852,8 @@ class KernelRenderer:
             expr = f"rg_z{fn}_f32({args})"
         else:
             expr = render_vector(n, [self._lanes(s, x) for s, x in zip(n.src, _SLOTS)])
+            if n.op is Ops.EXP and nonpositive(n.src[0]):  # (as rg_zexpn_f32: the same bits)
+                expr = f"rg_vexpn_f32({self._lanes(n.src[0], _SLOTS[0])})"
             if n.op in (Ops.EXP, Ops.LOG):
                 self.uses.add(VECTOR_EXP if n.op is Ops.EXP else VECTOR_LOG)
         name = self.fresh()
@@ -1273,13 +1282,13 @@ class KernelRenderer:
         self.vartypes[name] = f"{ctype(dl.dtype)} *"
         mark = self._enter(host)
         scope = host
-        # 16 lanes at a time (wide_exps'), 8 halves at a time (opt_helpers'): inside a store's
-        # 8-lane vector loop too (the row is filled once per row, outside it; that loop's vector
-        # is restored by `_close_local`)
-        wide = not self.wide and wide_fill(dl)
-        half = not (wide or self.wide) and half_row(dl)
+        wide = self.vector is None and wide_fill(dl)  # 16 lanes at a time (wide_exps')
+        # 8 halves (opt_helpers'), or 8 float32 lanes of exps on a 256-bit target (wide_exps'),
+        # at a time: inside a store's vector loop too (the row is filled once per row, outside
+        # it; that loop's vector is restored by `_close_local`)
+        half = not (wide or self.wide) and (half_row(dl) or lane_fill(dl))
         outside = (self.vector, self.vector_nodes)
-        self.vector_nodes = set() if half or wide else self.vector_nodes
+        self.vector_nodes = set() if half else self.vector_nodes
         half_lanes = 16 if half and wide_half(dl) else VECTOR_LANES  # (then self.wide)
         if half_lanes == 16:
             self.uses |= {WIDE_EXP, WIDE_HALF}
@@ -1295,7 +1304,7 @@ class KernelRenderer:
                 if (wide or half) and r is dl.src[-1] else self.open_loop(scope, r)
             self.stack.append(scope)
         self.wide |= wide or half_lanes == 16  # (a 16-lane store's lanes stay 16 inside)
-        saved.append((mark, name, wide and outside, half and outside, sums))
+        saved.append((mark, name, wide, half and outside, sums))
 
     def _fill_reduce(self, red: UOp) -> None:
         """A sum the filling loop of the kernel-local row it reads adds up where wide_exps'
@@ -1313,7 +1322,10 @@ class KernelRenderer:
         at, value = "".join(_row_major(dl.src[1:], self.loop_names)), self.emit(dl.src[0])
         if wide:  # (its last vector overlaps the one before: the same values again)
             inner.add(f"rg_zstore_f32(&{name}[{at}], {value});")
-            (self.vector, self.vector_nodes), self.wide = wide, False
+            self.vector, self.wide = None, False
+        elif half and dl.dtype is dtypes.float32:  # (`lane_fill`'s)
+            inner.add(f"rg_vstore_f32(&{name}[{at}], {self._lanes(dl.src[0], value)});")
+            self.vector, self.vector_nodes = half
         elif half:  # (F16C's rounding: the value is a half already, where the graph casts)
             store = "rg_zstore_f16" if self.wide else "rg_vstore_f16"
             # (a value the same along the row, an expanded column's exp: broadcast to the lanes)

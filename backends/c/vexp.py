@@ -8,9 +8,9 @@ the SIMD clones gcc's vectorizer calls from a kernel's loops, `_ZGV{b,c,d,e}N{4,
 (the x86-64 vector ABI); and `VECTOR`, the core inline as `rg_vexp_f32` for a kernel's
 explicit 8-lane vectors (render.py's op table), and `WIDE`, as `rg_zexp_f32` in 16 lanes (a
 512-bit target's reduce of exps, two 8-lane vectors at once, and its local rows of exps), and
-as `rg_zexpn_f32` without the overflow clamp for an argument known <= 0 or NaN (a softmax's
-x - max(x), a sigmoid's -|x|: rules/wide_exps.py's `nonpositive`; the clamp keeps such an x,
-so the same bits).
+as `rg_vexpn_f32` and `rg_zexpn_f32` without the overflow clamp for an argument known <= 0 or
+NaN (a softmax's x - max(x), a sigmoid's -|x|: rules/wide_exps.py's `nonpositive`; the clamp
+keeps such an x, so the same bits).
 Every one of them computes its lanes with the same core, so a vector loop and its scalar
 tail give the same bits. The scalar function runs the core's steps on one value (scalar fused
 multiply-adds): through a 16-lane call, the two values of a row of 10 left after its 8-lane
@@ -204,7 +204,9 @@ SOURCE = CORE + clones(NAME, "rg_exp", "0")
 # (logsumexp's exp(x - max)) a call per vector spilled the partial sums around it and kept the
 # vectors' steps apart; inline, a block's vectors interleave. The same steps as the clones' and
 # the function's, so the lanes give the bits the library gives a scalar tail.
-VECTOR = CORE + "\nstatic inline rg_vf32 rg_vexp_f32(rg_vf32 x) { return rg_exp8(x); }"
+VECTOR = CORE + """
+static inline rg_vf32 rg_vexp_f32(rg_vf32 x) { return rg_exp8(x); }
+static inline rg_vf32 rg_vexpn_f32(rg_vf32 x) { return rg_exp8n(x); }  /* x <= 0 or NaN */"""
 
 # What a reduce computing two of its 8-lane vectors as one 16-lane value (rules/wide_exps.py's
 # `paired`, render.py's `_vector_steps`), or a local row filled 16 lanes at a time (`wide_fill`),

@@ -1,9 +1,9 @@
 """A 256-bit target's float32 exps (issue 33: softmax and logsumexp toward the copy roof).
 
 A softmax's kernel-local row of exps is filled in explicit 8-lane vectors with vexp.py's core
-inline (wide_exps' `lane_fill`), where gcc's `omp simd` loop called the library's 8-lane clone; the 8-lane core clamps
-its argument with AVX's min and max (the compares' NaN rule) and, for a value less its own
-row's max, without the overflow clamp (`rg_exp8n`). Checked against numpy in float64: the
+inline (wide_exps' `lane_fill`), where gcc's `omp simd` loop called the library's 8-lane
+clone; the 8-lane core clamps its argument with AVX's min and max (the compares' NaN rule)
+and, for a value less its own row's max, without the overflow clamp (`rg_exp8n`). Checked against numpy in float64: the
 softmax over row widths tiny, prime, 1024 and 32768 and batch 1, with NaN and infinities in
 rows; exp's special values and the clamps' edges; exps of the subnormal range in a softmax.
 """
@@ -40,8 +40,9 @@ def _softmax64(x: np.ndarray) -> np.ndarray:
                                         (5, 4099)])
 def test_a_256_bit_softmax_fills_its_row_of_exps_inline_within_rounding_of_numpy(
         rows: int, cols: int, monkeypatch):
-    """The row of exps in explicit 8-lane vectors wherever it is 8 long or more, and numpy's float64 softmax within float32 rounding: rows of NaN, +inf, -inf among
-    normal values, and (past 3 rows) a row of -inf only."""
+    """The row of exps in explicit 8-lane vectors wherever it is 8 long or more, and numpy's
+    float64 softmax within float32 rounding: rows of NaN, +inf, -inf among normal values, and
+    (past 3 rows) a row of -inf only."""
     monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "32")
     x = np.random.default_rng(rows * cols).standard_normal((rows, cols)).astype(F32) * 8
     for r, v in enumerate([np.nan, np.inf, -np.inf][:rows - 1]):
@@ -77,8 +78,8 @@ def test_a_256_bit_exp_keeps_nan_and_clamps_at_its_edges(monkeypatch):
 
 def test_a_256_bit_softmax_of_a_wide_range_is_exact_exps_into_the_subnormals(monkeypatch):
     """A row whose max is 0 and whose other values run from -30 down to -120: its sum rounds to
-    1, so each value is exp(x) (the core without its overflow clamp, `rg_exp8n`, and scaled by 2^k in
-    two halves into the subnormals), within an ulp of float64's, and 0 below -104."""
+    1, so each value is exp(x) (the core without its overflow clamp, `rg_exp8n`, scaled by 2^k
+    in two halves into the subnormals), within an ulp of float64's, and 0 below -104."""
     monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", "32")
     x = np.zeros((3, 1031), F32)
     x[:, 1:] = -np.linspace(30.0, 120.0, 1030, dtype=F32)  # (their sum < 1e-12)

@@ -4,8 +4,9 @@ A softmax's kernel-local row of exps is filled in explicit 8-lane vectors with v
 inline (wide_exps' `lane_fill`), where gcc's `omp simd` loop called the library's 8-lane
 clone; the 8-lane core clamps its argument with AVX's min and max (the compares' NaN rule)
 and, for a value less its own row's max, without the overflow clamp (`rg_exp8n`). Checked
-against numpy in float64: the softmax over row widths tiny, prime, 1024 and 32768 and batch 1, with NaN and infinities in
-rows; exp's special values and the clamps' edges; exps of the subnormal range in a softmax.
+against numpy in float64: the softmax over row widths tiny, prime, 1024 and 32768 and batch
+1, with NaN and infinities in rows; exp's special values and the clamps' edges; exps of the
+subnormal range in a softmax.
 """
 
 from __future__ import annotations

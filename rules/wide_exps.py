@@ -54,10 +54,25 @@ def wide_fill(x: UOp) -> bool:
             and _wide_exps(value, j, out, x.src[0].src[1] if store else None))
 
 
-def _wide_exps(value: UOp, r: UOp, out: UOp | None = None, at: UOp | None = None) -> bool:
-    """On a 512-bit target: `value` has an EXP along loop r and is float32 ops of _PAIR_OPS
-    along it, reading contiguously and never `out`, its indices (and `at`) affine in r."""
-    if vector_bytes() != 64:
+def lane_fill(row: UOp) -> bool:
+    """Whether a float32 kernel-local row of exps (`one_row`: a softmax's) at least 8 long is
+    filled in explicit 8-lane vectors with the core inline (vexp.VECTOR's), on a 256-bit
+    target, as `wide_fill` fills it 16 lanes at a time on a 512-bit one: gcc's `omp simd` loop
+    called the library's 8-lane clone, which loaded the core's constants again every call (a
+    C loop over a row in L1, one thread, CPU time: 1.07 ns a value, inline 0.60). Not in 16
+    lanes: such a target has no register for them, and gcc kept them in memory (the softmax
+    2x slower). Its sum reads the row back (`fills_sum` is false): the same steps."""
+    j = row.src[-1]
+    return row.dtype is dtypes.float32 and (range_size(j) or 0) >= 8 and one_row(row) \
+        and _wide_exps(row.src[0], j, bytes_=32)
+
+
+def _wide_exps(value: UOp, r: UOp, out: UOp | None = None, at: UOp | None = None,
+               bytes_: int = 64) -> bool:
+    """On a target of `bytes_` vector bytes (a 512-bit one): `value` has an EXP along loop r
+    and is float32 ops of _PAIR_OPS along it, reading contiguously and never `out`, its indices
+    (and `at`) affine in r."""
+    if vector_bytes() != bytes_:
         return False
     nodes = along(value, r)
     return any(n.op is Ops.EXP for n in nodes) and all(map(_wide_op, nodes)) \

@@ -474,7 +474,7 @@ def test_row_programs_compute_each_exp_once_and_match_numpy(shape, dtype, monkey
     # float16's row of exps is explicit float32 vectors (`r_v += 8`, the last one overlapping)
     loop = r"for \(int64_t r\d+(?:_v)? = (\d+); r\d+(?:_v)? < (\d+); r\d+(?:_v)?" \
            r"(?:\+\+| \+= \d+)\) \{([^{}]*)\}"
-    exp = r"\b(?:expf?|rg_vexp_f32)\("
+    exp = r"\b(?:expf?|rg_vexpn?_f32)\("
     runs = [(int(hi) - int(lo)) * len(re.findall(exp, body))
             for lo, hi, body in re.findall(loop, src)]
     assert len(re.findall(exp, src)) == len([n for n in runs if n]) <= 2, src

@@ -62,7 +62,14 @@ from rulegrad.rules.interchange_helpers import columns
 from rulegrad.rules.opt_helpers import VECTOR_LANES, half_row, one_row, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
-from rulegrad.rules.wide_exps import fills_sum, nonpositive, paired, wide_fill, wide_half
+from rulegrad.rules.wide_exps import (
+    fills_sum,
+    lane_fill,
+    nonpositive,
+    paired,
+    wide_fill,
+    wide_half,
+)
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops
@@ -851,6 +858,8 @@ class KernelRenderer:
             expr = f"rg_z{fn}_f32({args})"
         else:
             expr = render_vector(n, [self._lanes(s, x) for s, x in zip(n.src, _SLOTS)])
+            if n.op is Ops.EXP and nonpositive(n.src[0]):  # (as rg_zexpn_f32: the same bits)
+                expr = f"rg_vexpn_f32({self._lanes(n.src[0], _SLOTS[0])})"
             if n.op in (Ops.EXP, Ops.LOG):
                 self.uses.add(VECTOR_EXP if n.op is Ops.EXP else VECTOR_LOG)
         name = self.fresh()
@@ -1279,9 +1288,10 @@ class KernelRenderer:
         mark = self._enter(host)
         scope = host
         wide = self.vector is None and wide_fill(dl)  # 16 lanes at a time (wide_exps')
-        # 8 halves at a time (opt_helpers'): inside a store's vector loop too (the row is
-        # filled once per row, outside it; that loop's vector is restored by `_close_local`)
-        half = not (wide or self.wide) and half_row(dl)
+        # 8 halves (opt_helpers'), or 8 float32 lanes of exps on a 256-bit target (wide_exps'),
+        # at a time: inside a store's vector loop too (the row is filled once per row, outside
+        # it; that loop's vector is restored by `_close_local`)
+        half = not (wide or self.wide) and (half_row(dl) or lane_fill(dl))
         outside = (self.vector, self.vector_nodes)
         self.vector_nodes = set() if half else self.vector_nodes
         half_lanes = 16 if half and wide_half(dl) else VECTOR_LANES  # (then self.wide)
@@ -1318,6 +1328,9 @@ class KernelRenderer:
         if wide:  # (its last vector overlaps the one before: the same values again)
             inner.add(f"rg_zstore_f32(&{name}[{at}], {value});")
             self.vector, self.wide = None, False
+        elif half and dl.dtype is dtypes.float32:  # (`lane_fill`'s)
+            inner.add(f"rg_vstore_f32(&{name}[{at}], {self._lanes(dl.src[0], value)});")
+            self.vector, self.vector_nodes = half
         elif half:  # (F16C's rounding: the value is a half already, where the graph casts)
             store = "rg_zstore_f16" if self.wide else "rg_vstore_f16"
             # (a value the same along the row, an expanded column's exp: broadcast to the lanes)

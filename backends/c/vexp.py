@@ -8,9 +8,9 @@ the SIMD clones gcc's vectorizer calls from a kernel's loops, `_ZGV{b,c,d,e}N{4,
 (the x86-64 vector ABI); and `VECTOR`, the core inline as `rg_vexp_f32` for a kernel's
 explicit 8-lane vectors (render.py's op table), and `WIDE`, as `rg_zexp_f32` in 16 lanes (a
 512-bit target's reduce of exps, two 8-lane vectors at once, and its local rows of exps), and
-as `rg_zexpn_f32` without the overflow clamp for an argument known <= 0 or NaN (a softmax's
-x - max(x), a sigmoid's -|x|: rules/wide_exps.py's `nonpositive`; the clamp keeps such an x,
-so the same bits).
+as `rg_vexpn_f32` and `rg_zexpn_f32` without the overflow clamp for an argument known <= 0 or
+NaN (a softmax's x - max(x), a sigmoid's -|x|: rules/wide_exps.py's `nonpositive`; the clamp
+keeps such an x, so the same bits).
 Every one of them computes its lanes with the same core, so a vector loop and its scalar
 tail give the same bits. The scalar function runs the core's steps on one value (scalar fused
 multiply-adds): through a 16-lane call, the two values of a row of 10 left after its 8-lane
@@ -106,18 +106,28 @@ static inline __attribute__((always_inline)) float rg_exp1(float x) {
   float s1, s2; memcpy(&s1, &u1, 4); memcpy(&s2, &u2, 4);
   return p * s1 * s2;
 }
-/* the same steps on 8 lanes */
-static inline __attribute__((always_inline)) rg_xf8 rg_exp8(rg_xf8 x) {
-  rg_xi8 m = x > RG_B8(88.8f);
-  x = (rg_xf8)((~m & (rg_xi8)x) | (m & (rg_xi8)RG_B8(88.8f)));
-  m = x < RG_B8(-104.0f);
-  x = (rg_xf8)((~m & (rg_xi8)x) | (m & (rg_xi8)RG_B8(-104.0f)));
+/* the same steps on 8 lanes; AVX's min and max return their second operand, x, where it is NaN,
+   as the compares keep it (one instruction a clamp, not a compare and a blend) */
+#if defined(__AVX__) && defined(__GNUC__)
+#define RG_CLAMP8(x, MINMAX, OP, c) x = MINMAX(RG_B8(c), x)
+#else
+#define RG_CLAMP8(x, MINMAX, OP, c) do { rg_xi8 m_ = x OP RG_B8(c); \
+  x = (rg_xf8)((~m_ & (rg_xi8)x) | (m_ & (rg_xi8)RG_B8(c))); } while (0)
+#endif
+/* an argument known <= 0 or NaN (wide_exps.nonpositive): the steps but the overflow clamp,
+   which keeps such an x, so the same bits */
+static inline __attribute__((always_inline)) rg_xf8 rg_exp8n(rg_xf8 x) {
+  RG_CLAMP8(x, __builtin_ia32_maxps256, <, -104.0f);
   const rg_xf8 kf = RG_FMA8(x, RG_B8(0x1.715476p+0f), RG_B8(RG_EXP_SHIFT)), k = kf - RG_EXP_SHIFT;
   rg_xf8 r = RG_FMA8(k, RG_B8(-0x1.63p-1f), x), p;
   r = RG_FMA8(k, RG_B8(0x1.bd0106p-13f), r);
   RG_EXP_POLY(RG_FMA8, RG_B8, p, r);
   const rg_xi8 ki = (rg_xi8)kf - (rg_xi8)RG_B8(RG_EXP_SHIFT), k1 = ki >> 1, k2 = ki - k1;
   return p * (rg_xf8)((k1 + 127) << 23) * (rg_xf8)((k2 + 127) << 23);
+}
+static inline __attribute__((always_inline)) rg_xf8 rg_exp8(rg_xf8 x) {
+  RG_CLAMP8(x, __builtin_ia32_minps256, >, 88.8f);
+  return rg_exp8n(x);
 }
 #if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
 #define RG_B16(c) ((rg_xf16){0} + (c))
@@ -194,7 +204,9 @@ SOURCE = CORE + clones(NAME, "rg_exp", "0")
 # (logsumexp's exp(x - max)) a call per vector spilled the partial sums around it and kept the
 # vectors' steps apart; inline, a block's vectors interleave. The same steps as the clones' and
 # the function's, so the lanes give the bits the library gives a scalar tail.
-VECTOR = CORE + "\nstatic inline rg_vf32 rg_vexp_f32(rg_vf32 x) { return rg_exp8(x); }"
+VECTOR = CORE + """
+static inline rg_vf32 rg_vexp_f32(rg_vf32 x) { return rg_exp8(x); }
+static inline rg_vf32 rg_vexpn_f32(rg_vf32 x) { return rg_exp8n(x); }  /* x <= 0 or NaN */"""
 
 # What a reduce computing two of its 8-lane vectors as one 16-lane value (rules/wide_exps.py's
 # `paired`, render.py's `_vector_steps`), or a local row filled 16 lanes at a time (`wide_fill`),
@@ -226,7 +238,8 @@ static inline rg_zf32 rg_zexpn_f32(rg_zf32 x) {
 #if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
   return rg_exp16n(x);
 #else
-  return rg_zexp_f32(x);
+  rg_xf8 a, b; memcpy(&a, &x, 32); memcpy(&b, (const char *)&x + 32, 32);
+  a = rg_exp8n(a); b = rg_exp8n(b); memcpy(&x, &a, 32); memcpy((char *)&x + 32, &b, 32); return x;
 #endif
 }"""
 

@@ -103,6 +103,7 @@ from .schedule_cache import KeyWalk, step_held_by
 from .tensor_ops import (
     TensorOps,
     broadcast_shape,
+    check_index_bounds,
     half_in_float32,
     in_range,
     stored_value,
@@ -140,6 +141,38 @@ def _check_nested(data: list | tuple) -> None:
                 stack.append(x)
             elif not isinstance(x, Tensor):
                 need_real("Tensor(list): each element", x)
+
+
+def _numpy_scalars_dtype(data: list | tuple, arr: np.ndarray) -> DType | None:
+    """The dtype of a (nested) list holding numpy scalars, as torch.tensor infers it: each
+    element's own dtype (a Python int the default int, int64 when the list's ints need it; a
+    float the default float), promoted together, a float over any int. None for a list of
+    Python numbers only. numpy's own array of the list took a Python int as int64 and a float
+    as float64, and our dtype was then chosen from the array's kind: `[np.uint64(1), 2]` was
+    float32, `[np.int8(1)]` int32 and `[np.float64(0.1)]` float32, where torch keeps uint64,
+    int8 and float64."""
+    kinds: set[type] = set()
+    stack = [data]
+    while stack:  # (one `map` per list: a flat list of floats is walked at C speed)
+        level = stack.pop()
+        here = set(map(type, level))
+        if list in here or tuple in here:
+            stack.extend(x for x in level if isinstance(x, (list, tuple)))
+        kinds |= here
+    found = [np.dtype(k) for k in kinds if issubclass(k, np.generic)]
+    if not found:
+        return None
+    if int in kinds:  # (a bool among ints is no int: its type is bool)
+        lo, hi = (arr.min(), arr.max()) if arr.dtype.kind in "iu" else (0, 0)
+        found.append(_int_data_dtype(lo, hi).np)
+    if float in kinds:
+        found.append(dtypes.default_float.np)
+    if bool in kinds:
+        found.append(np.dtype(np.bool_))
+    # torch's promotion: a float wins over every int, and floats promote among themselves
+    # (`[np.float16(1), 2]` is float16, where numpy's int32 + float16 is float64)
+    floats = [d for d in found if d.kind == "f"]
+    return dtypes.from_np(functools.reduce(np.promote_types, floats or found))
 
 
 def _int_data_dtype(lo: int, hi: int, what: str = "Tensor") -> DType:
@@ -914,11 +947,13 @@ class Tensor(TensorOps, NNOps):
             kind = arr.dtype.kind
             if kind in "OUS":  # (numbers only make numeric arrays: the rare list is walked)
                 _check_nested(data)
-            if kind == "f" and (np.abs(arr) >= 2.0 ** 63).any():
+            if kind == "f" and arr.dtype == np.float64 and (np.abs(arr) >= 2.0 ** 63).any():
                 # numpy reads ints past int64 as float64 or objects (`[2**63, 1]`, `[2**70]`):
                 # each element's own type says whether the list held a float at all
                 arr = np.array(data, dtype=object)
                 kind = "O"
+            if dt is None:
+                dt = _numpy_scalars_dtype(data, arr)
             if dt is None:
                 if kind in "iu" and arr.size or kind == "O" and not any(
                         isinstance(v, (float, np.floating)) for v in arr.flat):
@@ -2035,6 +2070,11 @@ class Tensor(TensorOps, NNOps):
         # the set holds one weak reference per tensor: a second one of the same tensor has its
         # hash, and the set compared the two tensors with `==`, whose truth value raises for
         # more than one element (`requires_grad_()` twice, or again after False)
+        if value and not self.dtype.is_float:
+            # torch's refusal: an int or bool tensor has no gradient (it was accepted, and
+            # backward() left its .grad None, or zeros, silently)
+            raise DtypeError(f"only tensors of a floating point dtype can require gradients, "
+                             f"got {self.dtype.name}")
         was, self._requires_grad = self._requires_grad, value
         if value:
             if not was:  # (once: a second node would not be the one graphs read)
@@ -2897,6 +2937,8 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
         big = broadcast_shape(*(t.shape for t in idx))
     except ValueError as e:
         raise IndexError(f"tensor indices cannot be broadcast together: {e}") from None
+    for d, t in zip(dims, idx):
+        check_index_bounds(t, x.shape[d], "indexing", d, wrap=True)
     idx = [_from_end(t, x.shape[d]) for d, t in zip(dims, idx)]
     first = dims[0]
     full = x.shape[:first] + big + x.shape[first:]

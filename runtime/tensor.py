@@ -1461,7 +1461,7 @@ class Tensor(TensorOps, NNOps):
 
     def cat(self: Tensor | Sequence[Tensor], *args: Tensor, dim: int = 0) -> Tensor:
         """Concatenate along `dim`: each part padded to the full length, then summed (OR)."""
-        tensors = _tensor_list(self, args)
+        tensors, dim = _tensor_list(self, args, dim)
         first = tensors[0]
         if first.ndim == 0:
             raise AxisError("cannot concatenate 0-d tensors (shapes "
@@ -1496,8 +1496,7 @@ class Tensor(TensorOps, NNOps):
     def stack(self: Tensor | Sequence[Tensor], *args: Tensor, dim: int = 0,
               axis: int | None = None) -> Tensor:
         """Join tensors of one shape along a new axis `dim` (numpy's name `axis` also works)."""
-        dim = dim if axis is None else axis
-        tensors = _tensor_list(self, args)
+        tensors, dim = _tensor_list(self, args, dim if axis is None else axis)
         if any(t.shape != tensors[0].shape for t in tensors):
             raise InvalidArgument("stack needs tensors of one shape, got "
                                   f"{', '.join(show(t.shape) for t in tensors)}")
@@ -2998,14 +2997,20 @@ def _stride(uop: UOp, axis: int, step: int, phase: int = 0) -> UOp:
     return uop.pad(pad).reshape(split).shrink(keep).reshape(shape[:axis] + (n,) + shape[axis + 1:])
 
 
-def _tensor_list(first: Tensor | Sequence[Tensor], rest: tuple) -> list[Tensor]:
-    """`Tensor.cat(a, b)`, `a.cat(b)` and `Tensor.cat([a, b])` all name the same tensors."""
+def _tensor_list(first: Tensor | Sequence[Tensor], rest: tuple,
+                 dim: int) -> tuple[list[Tensor], int]:
+    """`Tensor.cat(a, b)`, `a.cat(b)` and `Tensor.cat([a, b])` all name the same tensors; and
+    the dim, which torch's spelling `Tensor.cat([a, b], 1)` gives after the sequence (it was
+    refused as a tensor passed both ways)."""
+    if isinstance(first, (list, tuple)) and len(rest) == 1 and isinstance(rest[0], int) \
+            and not isinstance(rest[0], bool):
+        rest, dim = (), rest[0]
     if isinstance(first, (list, tuple)) and rest:
         raise InvalidArgument("pass the tensors either as one sequence or as arguments, not both")
     items = [*first, *rest] if isinstance(first, (list, tuple)) else [first, *rest]
     if not items:
         raise InvalidArgument("need at least one tensor")
-    return [t if isinstance(t, Tensor) else Tensor(t) for t in items]
+    return [t if isinstance(t, Tensor) else Tensor(t) for t in items], dim
 
 
 # ---------------------------------------------------------------------- float helpers

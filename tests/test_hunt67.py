@@ -141,3 +141,14 @@ def test_python_numbers_keep_the_defaults():
     assert Tensor([1, 2]).dtype.name == "int32"
     assert Tensor([1.0, 2]).dtype.name == "float32"
     assert Tensor([True, 2]).dtype.name == "int32"
+
+
+@pytest.mark.parametrize("fn, dim", [("cat", -1), ("cat", 1), ("stack", -1), ("stack", 0)])
+def test_cat_and_stack_take_torchs_positional_dim(fn, dim):
+    """`torch.cat([a, b], -1)`: the dim after the sequence (it was refused: "pass the tensors
+    either as one sequence or as arguments"), mixed dtypes promoted as torch's."""
+    a, b = np.arange(6, dtype=np.int8).reshape(2, 3), np.ones((2, 3), np.float16)
+    got = getattr(Tensor, fn)([Tensor(a), Tensor(b)], dim).numpy()
+    want = getattr(torch, fn)([torch.tensor(a), torch.tensor(b)], dim).numpy()
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)

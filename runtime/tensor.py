@@ -1339,6 +1339,12 @@ class Tensor(TensorOps, NNOps):
     def T(self) -> Tensor:  # noqa: N802 - numpy's and tinygrad's name
         return self.permute(tuple(reversed(range(self.ndim))))
 
+    # torch's `*_as`: the other tensor's shape or dtype (a new user's torch code called them)
+    def expand_as(self, other: Tensor) -> Tensor: return self.expand(other.shape)
+    def reshape_as(self, other: Tensor) -> Tensor: return self.reshape(other.shape)
+    def view_as(self, other: Tensor) -> Tensor: return self.reshape(other.shape)
+    def type_as(self, other: Tensor) -> Tensor: return self.cast(other.dtype)
+
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         if self.ndim == 0:
             return self.reshape(1)
@@ -1421,8 +1427,8 @@ class Tensor(TensorOps, NNOps):
         if (mask := _as_mask(index)) is not None:
             _check_mask(self, mask)
             if val.numel() != 1:
-                raise InvalidArgument(f"t[mask] = value takes one value (a scalar or a "
-                                      f"one-element tensor), got shape {show(val.shape)}")
+                self.assign(_mask_values_write(self, mask, val))
+                return
             # checked as torch's masked write checks it (uint8: Tensor(300) refused)
             val = stored_value(value if isinstance(value, Tensor) else val, self.dtype,
                                "t[mask] = value")
@@ -2710,6 +2716,29 @@ def _mask_index(x: Tensor, mask: Tensor) -> Tensor:
     rows, rest = math.prod(x.shape[:k]), x.shape[k:]
     picked = x.reshape(rows, math.prod(rest))._compact(mask.reshape(rows), None, 0)
     return picked.reshape((picked.shape[0], *rest))
+
+
+def _mask_values_write(x: Tensor, mask: Tensor, val: Tensor) -> Tensor:
+    """x with `x[mask] = val` written, val one value per True of the mask (or per row of the
+    axes past it), as numpy and torch write it: the k-th True place takes val[k]. Its count
+    is data (a realize, as `x[mask]` reads it). `t[mask] += 1` is this write of `t[mask] + 1`:
+    it was refused, taking one value only."""
+    refuse_symbolic("t[mask] = values", x.shape)
+    rows, rest = math.prod(mask.shape), x.shape[mask.ndim:]
+    count = int(mask.sum().item())
+    try:
+        val = val.expand((count, *rest)) if val.shape != (count, *rest) else val
+    except InvalidArgument:
+        raise InvalidArgument(f"t[mask] = values: a value of shape {show(val.shape)} cannot "
+                              f"be written into the {count} places of shape "
+                              f"{show((count, *rest))} the mask selects") from None
+    if count == 0:
+        return x.copy_node()
+    flat = mask.reshape(rows)
+    order = (flat.cast(dtypes.int32).cumsum(0) - 1).maximum(0)  # (the k-th True: k)
+    spread = val[order].reshape(x.shape)
+    hit = mask.reshape(mask.shape + (1,) * len(rest)).expand(x.shape)
+    return hit.where(spread, x)
 
 
 def _masked_write(x: Tensor, items: tuple, at: int, val: Tensor) -> Tensor:

@@ -881,11 +881,16 @@ class TensorOps:
         small, xs, r, mag, _ = _erf_parts(x)
         return small.where(xs + xs * r, small.where(1.0, x).sign() * mag)
 
-    def clamp(self, min_: Any = None, max_: Any = None) -> Tensor:
+    def clamp(self, min_: Any = None, max_: Any = None, *, min: Any = None,  # noqa: A002
+              max: Any = None) -> Tensor:  # noqa: A002 (torch's keywords, `clamp(min=0)`)
         """torch's clamp: min(max(x, min_), max_), NaN where any of them is NaN (a NaN bound
         was ignored), x itself where it is in range (its -0.0 kept at a 0.0 bound). The
         gradient is torch's clamp_backward: to x where min_ <= x <= max_ (not at NaN: it got
-        1 there), to min_ where x < min_ < max_, to max_ where x > max_ or max_ < min_."""
+        1 there), to min_ where x < min_ < max_, to max_ where x > max_ or max_ < min_.
+        torch's keywords `min=`/`max=` name the bounds too (tinygrad's are `min_`/`max_`)."""
+        if (min is not None and min_ is not None) or (max is not None and max_ is not None):
+            raise TypeError("clamp: a bound given twice (min_ and min, or max_ and max)")
+        min_, max_ = min_ if min is None else min, max_ if max is None else max
         if min_ is None and max_ is None:
             raise InvalidArgument("clamp needs at least one of min_ and max_")
         if self.dtype.is_int:  # numpy 2: a Python int bound past the dtype clips nothing
@@ -916,11 +921,15 @@ class TensorOps:
             if isinstance(bound, TensorOps):  # a constant bound needs no gradient: `value` is it
                 # the bound where it is the value (max_ even where x or min_ is NaN, as
                 # torch's gradient: NaN subtracted keeps the value NaN there; 0.0 keeps a -0.0)
-                out = cond.where(bound - value.isnan().where(value, 0.0), out)
+                # (an int has no NaN, and no gradient: where(.., value, 0.0) made an int
+                # clamp by a tensor bound float64, where numpy's clip and torch's keep int)
+                nan = value.isnan().where(value, 0.0) if value.dtype.is_float else None
+                out = cond.where(bound if nan is None else bound - nan, out)
         return keep.where(x, out)
 
-    def clip(self, min_: Any = None, max_: Any = None) -> Tensor:
-        return self.clamp(min_, max_)
+    def clip(self, min_: Any = None, max_: Any = None, *, min: Any = None,  # noqa: A002
+             max: Any = None) -> Tensor:  # noqa: A002
+        return self.clamp(min_, max_, min=min, max=max)
 
     def isnan(self) -> Tensor: return self != self
 

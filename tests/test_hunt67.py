@@ -152,3 +152,60 @@ def test_cat_and_stack_take_torchs_positional_dim(fn, dim):
     want = getattr(torch, fn)([torch.tensor(a), torch.tensor(b)], dim).numpy()
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+def test_int_clamp_by_a_tensor_bound_stays_int():
+    """`where(.., value, 0.0)` for NaN made an int clamp by a tensor bound float64; numpy's
+    clip and torch's clamp keep the int dtype. torch's keywords `min=`/`max=` work too."""
+    x = np.array([[-7, 3, 9], [0, -2, 5]], np.int32)
+    lo = np.array([[-1, 4, 0], [1, -5, 2]], np.int32)
+    got = Tensor(x).clamp(Tensor(lo), 5).numpy()
+    want = torch.tensor(x).clamp(torch.tensor(lo), torch.tensor(5)).numpy()
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(Tensor(x).clamp(min=-1).numpy(),
+                                  torch.tensor(x).clamp(min=-1).numpy())
+    np.testing.assert_array_equal(Tensor(x).clip(max=2).numpy(),
+                                  torch.tensor(x).clip(max=2).numpy())
+
+
+def test_torchs_as_methods():
+    a, b = np.arange(3, dtype=np.float32).reshape(3, 1), np.zeros((2, 3, 4), np.int8)
+    for name in ("expand_as", "type_as"):
+        got = getattr(Tensor(a), name)(Tensor(b)).numpy()
+        want = getattr(torch.tensor(a), name)(torch.tensor(b)).numpy()
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(Tensor(a).view_as(Tensor(a.T)).numpy(),
+                                  torch.tensor(a).view_as(torch.tensor(a.T)).numpy())
+
+
+def _write(t, T, how):
+    if how == "iadd":
+        t[t > 0] += 1
+    elif how == "rows":
+        m = T(A3[:, :, 0] > 0)
+        t[m] = t[m] * 2
+    elif how == "broadcast":
+        t[T(A3[:, 0, 0] > 0)] = T(np.arange(5, dtype=np.float32))
+    elif how == "none":
+        t[T(np.zeros((3, 4), bool))] = T(np.zeros((0, 5), np.float32))
+
+
+A3 = np.random.default_rng(3).standard_normal((3, 4, 5)).astype(np.float32)
+
+
+@pytest.mark.parametrize("how", ["iadd", "rows", "broadcast", "none"])
+def test_mask_write_of_one_value_per_place(how):
+    """`t[mask] = values` (and so `t[mask] += 1`): the k-th True place takes values[k], as
+    numpy and torch write it; it was refused, taking one value only."""
+    ours, theirs = Tensor(A3.copy()), torch.tensor(A3.copy())
+    _write(ours, Tensor, how)
+    _write(theirs, torch.tensor, how)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_mask_write_of_the_wrong_count_is_refused():
+    t = Tensor(A3.copy())
+    with pytest.raises(ValueError, match="cannot be written"):
+        t[t > 0] = Tensor(np.ones(3, np.float32))

@@ -103,6 +103,7 @@ from .schedule_cache import KeyWalk, step_held_by
 from .tensor_ops import (
     TensorOps,
     broadcast_shape,
+    check_index_bounds,
     half_in_float32,
     in_range,
     stored_value,
@@ -140,6 +141,38 @@ def _check_nested(data: list | tuple) -> None:
                 stack.append(x)
             elif not isinstance(x, Tensor):
                 need_real("Tensor(list): each element", x)
+
+
+def _numpy_scalars_dtype(data: list | tuple, arr: np.ndarray) -> DType | None:
+    """The dtype of a (nested) list holding numpy scalars, as torch.tensor infers it: each
+    element's own dtype (a Python int the default int, int64 when the list's ints need it; a
+    float the default float), promoted together, a float over any int. None for a list of
+    Python numbers only. numpy's own array of the list took a Python int as int64 and a float
+    as float64, and our dtype was then chosen from the array's kind: `[np.uint64(1), 2]` was
+    float32, `[np.int8(1)]` int32 and `[np.float64(0.1)]` float32, where torch keeps uint64,
+    int8 and float64."""
+    kinds: set[type] = set()
+    stack = [data]
+    while stack:  # (one `map` per list: a flat list of floats is walked at C speed)
+        level = stack.pop()
+        here = set(map(type, level))
+        if list in here or tuple in here:
+            stack.extend(x for x in level if isinstance(x, (list, tuple)))
+        kinds |= here
+    found = [np.dtype(k) for k in kinds if issubclass(k, np.generic)]
+    if not found:
+        return None
+    if int in kinds:  # (a bool among ints is no int: its type is bool)
+        lo, hi = (arr.min(), arr.max()) if arr.dtype.kind in "iu" else (0, 0)
+        found.append(_int_data_dtype(lo, hi).np)
+    if float in kinds:
+        found.append(dtypes.default_float.np)
+    if bool in kinds:
+        found.append(np.dtype(np.bool_))
+    # torch's promotion: a float wins over every int, and floats promote among themselves
+    # (`[np.float16(1), 2]` is float16, where numpy's int32 + float16 is float64)
+    floats = [d for d in found if d.kind == "f"]
+    return dtypes.from_np(functools.reduce(np.promote_types, floats or found))
 
 
 def _int_data_dtype(lo: int, hi: int, what: str = "Tensor") -> DType:
@@ -914,11 +947,13 @@ class Tensor(TensorOps, NNOps):
             kind = arr.dtype.kind
             if kind in "OUS":  # (numbers only make numeric arrays: the rare list is walked)
                 _check_nested(data)
-            if kind == "f" and (np.abs(arr) >= 2.0 ** 63).any():
+            if kind == "f" and arr.dtype == np.float64 and (np.abs(arr) >= 2.0 ** 63).any():
                 # numpy reads ints past int64 as float64 or objects (`[2**63, 1]`, `[2**70]`):
                 # each element's own type says whether the list held a float at all
                 arr = np.array(data, dtype=object)
                 kind = "O"
+            if dt is None:
+                dt = _numpy_scalars_dtype(data, arr)
             if dt is None:
                 if kind in "iu" and arr.size or kind == "O" and not any(
                         isinstance(v, (float, np.floating)) for v in arr.flat):
@@ -1304,6 +1339,12 @@ class Tensor(TensorOps, NNOps):
     def T(self) -> Tensor:  # noqa: N802 - numpy's and tinygrad's name
         return self.permute(tuple(reversed(range(self.ndim))))
 
+    # torch's `*_as`: the other tensor's shape or dtype (a new user's torch code called them)
+    def expand_as(self, other: Tensor) -> Tensor: return self.expand(other.shape)
+    def reshape_as(self, other: Tensor) -> Tensor: return self.reshape(other.shape)
+    def view_as(self, other: Tensor) -> Tensor: return self.reshape(other.shape)
+    def type_as(self, other: Tensor) -> Tensor: return self.cast(other.dtype)
+
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         if self.ndim == 0:
             return self.reshape(1)
@@ -1386,8 +1427,8 @@ class Tensor(TensorOps, NNOps):
         if (mask := _as_mask(index)) is not None:
             _check_mask(self, mask)
             if val.numel() != 1:
-                raise InvalidArgument(f"t[mask] = value takes one value (a scalar or a "
-                                      f"one-element tensor), got shape {show(val.shape)}")
+                self.assign(_mask_values_write(self, mask, val))
+                return
             # checked as torch's masked write checks it (uint8: Tensor(300) refused)
             val = stored_value(value if isinstance(value, Tensor) else val, self.dtype,
                                "t[mask] = value")
@@ -1426,7 +1467,7 @@ class Tensor(TensorOps, NNOps):
 
     def cat(self: Tensor | Sequence[Tensor], *args: Tensor, dim: int = 0) -> Tensor:
         """Concatenate along `dim`: each part padded to the full length, then summed (OR)."""
-        tensors = _tensor_list(self, args)
+        tensors, dim = _tensor_list(self, args, dim)
         first = tensors[0]
         if first.ndim == 0:
             raise AxisError("cannot concatenate 0-d tensors (shapes "
@@ -1461,8 +1502,7 @@ class Tensor(TensorOps, NNOps):
     def stack(self: Tensor | Sequence[Tensor], *args: Tensor, dim: int = 0,
               axis: int | None = None) -> Tensor:
         """Join tensors of one shape along a new axis `dim` (numpy's name `axis` also works)."""
-        dim = dim if axis is None else axis
-        tensors = _tensor_list(self, args)
+        tensors, dim = _tensor_list(self, args, dim if axis is None else axis)
         if any(t.shape != tensors[0].shape for t in tensors):
             raise InvalidArgument("stack needs tensors of one shape, got "
                                   f"{', '.join(show(t.shape) for t in tensors)}")
@@ -2035,6 +2075,11 @@ class Tensor(TensorOps, NNOps):
         # the set holds one weak reference per tensor: a second one of the same tensor has its
         # hash, and the set compared the two tensors with `==`, whose truth value raises for
         # more than one element (`requires_grad_()` twice, or again after False)
+        if value and not self.dtype.is_float:
+            # torch's refusal: an int or bool tensor has no gradient (it was accepted, and
+            # backward() left its .grad None, or zeros, silently)
+            raise DtypeError(f"only tensors of a floating point dtype can require gradients, "
+                             f"got {self.dtype.name}")
         was, self._requires_grad = self._requires_grad, value
         if value:
             if not was:  # (once: a second node would not be the one graphs read)
@@ -2673,6 +2718,29 @@ def _mask_index(x: Tensor, mask: Tensor) -> Tensor:
     return picked.reshape((picked.shape[0], *rest))
 
 
+def _mask_values_write(x: Tensor, mask: Tensor, val: Tensor) -> Tensor:
+    """x with `x[mask] = val` written, val one value per True of the mask (or per row of the
+    axes past it), as numpy and torch write it: the k-th True place takes val[k]. Its count
+    is data (a realize, as `x[mask]` reads it). `t[mask] += 1` is this write of `t[mask] + 1`:
+    it was refused, taking one value only."""
+    refuse_symbolic("t[mask] = values", x.shape)
+    rows, rest = math.prod(mask.shape), x.shape[mask.ndim:]
+    count = int(mask.sum().item())
+    try:
+        val = val.expand((count, *rest)) if val.shape != (count, *rest) else val
+    except InvalidArgument:
+        raise InvalidArgument(f"t[mask] = values: a value of shape {show(val.shape)} cannot "
+                              f"be written into the {count} places of shape "
+                              f"{show((count, *rest))} the mask selects") from None
+    if count == 0:
+        return x.copy_node()
+    flat = mask.reshape(rows)
+    order = (flat.cast(dtypes.int32).cumsum(0) - 1).maximum(0)  # (the k-th True: k)
+    spread = val[order].reshape(x.shape)
+    hit = mask.reshape(mask.shape + (1,) * len(rest)).expand(x.shape)
+    return hit.where(spread, x)
+
+
 def _masked_write(x: Tensor, items: tuple, at: int, val: Tensor) -> Tensor:
     """x with one value written where `x[items]` reads, items[at] being a boolean mask among
     basic indices (numpy's `t[mask, 1:3] = v`, `t[0, mask] = v`): the mask stands for full
@@ -2897,6 +2965,8 @@ def _advanced_index(x: Tensor, items: tuple) -> Tensor:
         big = broadcast_shape(*(t.shape for t in idx))
     except ValueError as e:
         raise IndexError(f"tensor indices cannot be broadcast together: {e}") from None
+    for d, t in zip(dims, idx):
+        check_index_bounds(t, x.shape[d], "indexing", d, wrap=True)
     idx = [_from_end(t, x.shape[d]) for d, t in zip(dims, idx)]
     first = dims[0]
     full = x.shape[:first] + big + x.shape[first:]
@@ -2956,14 +3026,20 @@ def _stride(uop: UOp, axis: int, step: int, phase: int = 0) -> UOp:
     return uop.pad(pad).reshape(split).shrink(keep).reshape(shape[:axis] + (n,) + shape[axis + 1:])
 
 
-def _tensor_list(first: Tensor | Sequence[Tensor], rest: tuple) -> list[Tensor]:
-    """`Tensor.cat(a, b)`, `a.cat(b)` and `Tensor.cat([a, b])` all name the same tensors."""
+def _tensor_list(first: Tensor | Sequence[Tensor], rest: tuple,
+                 dim: int) -> tuple[list[Tensor], int]:
+    """`Tensor.cat(a, b)`, `a.cat(b)` and `Tensor.cat([a, b])` all name the same tensors; and
+    the dim, which torch's spelling `Tensor.cat([a, b], 1)` gives after the sequence (it was
+    refused as a tensor passed both ways)."""
+    if isinstance(first, (list, tuple)) and len(rest) == 1 and isinstance(rest[0], int) \
+            and not isinstance(rest[0], bool):
+        rest, dim = (), rest[0]
     if isinstance(first, (list, tuple)) and rest:
         raise InvalidArgument("pass the tensors either as one sequence or as arguments, not both")
     items = [*first, *rest] if isinstance(first, (list, tuple)) else [first, *rest]
     if not items:
         raise InvalidArgument("need at least one tensor")
-    return [t if isinstance(t, Tensor) else Tensor(t) for t in items]
+    return [t if isinstance(t, Tensor) else Tensor(t) for t in items], dim
 
 
 # ---------------------------------------------------------------------- float helpers

@@ -37,6 +37,7 @@ from .dtype import (
 from .errors import AxisError, InvalidArgument, need_int, need_real
 from .limits import check_buffer, max_work
 from .ops import LIBM_CALLS, Ops, reduce_identity
+from .realize import buffer_of, stored_view, view_base
 from .running_max import key_index, running_values
 from .running_sum import SCAN_BLOCK, running_product, running_sum
 from .target import parallel_min_work, threads
@@ -880,11 +881,16 @@ class TensorOps:
         small, xs, r, mag, _ = _erf_parts(x)
         return small.where(xs + xs * r, small.where(1.0, x).sign() * mag)
 
-    def clamp(self, min_: Any = None, max_: Any = None) -> Tensor:
+    def clamp(self, min_: Any = None, max_: Any = None, *, min: Any = None,  # noqa: A002
+              max: Any = None) -> Tensor:  # noqa: A002 (torch's keywords, `clamp(min=0)`)
         """torch's clamp: min(max(x, min_), max_), NaN where any of them is NaN (a NaN bound
         was ignored), x itself where it is in range (its -0.0 kept at a 0.0 bound). The
         gradient is torch's clamp_backward: to x where min_ <= x <= max_ (not at NaN: it got
-        1 there), to min_ where x < min_ < max_, to max_ where x > max_ or max_ < min_."""
+        1 there), to min_ where x < min_ < max_, to max_ where x > max_ or max_ < min_.
+        torch's keywords `min=`/`max=` name the bounds too (tinygrad's are `min_`/`max_`)."""
+        if (min is not None and min_ is not None) or (max is not None and max_ is not None):
+            raise TypeError("clamp: a bound given twice (min_ and min, or max_ and max)")
+        min_, max_ = min_ if min is None else min, max_ if max is None else max
         if min_ is None and max_ is None:
             raise InvalidArgument("clamp needs at least one of min_ and max_")
         if self.dtype.is_int:  # numpy 2: a Python int bound past the dtype clips nothing
@@ -915,11 +921,15 @@ class TensorOps:
             if isinstance(bound, TensorOps):  # a constant bound needs no gradient: `value` is it
                 # the bound where it is the value (max_ even where x or min_ is NaN, as
                 # torch's gradient: NaN subtracted keeps the value NaN there; 0.0 keeps a -0.0)
-                out = cond.where(bound - value.isnan().where(value, 0.0), out)
+                # (an int has no NaN, and no gradient: where(.., value, 0.0) made an int
+                # clamp by a tensor bound float64, where numpy's clip and torch's keep int)
+                nan = value.isnan().where(value, 0.0) if value.dtype.is_float else None
+                out = cond.where(bound if nan is None else bound - nan, out)
         return keep.where(x, out)
 
-    def clip(self, min_: Any = None, max_: Any = None) -> Tensor:
-        return self.clamp(min_, max_)
+    def clip(self, min_: Any = None, max_: Any = None, *, min: Any = None,  # noqa: A002
+             max: Any = None) -> Tensor:  # noqa: A002
+        return self.clamp(min_, max_, min=min, max=max)
 
     def isnan(self) -> Tensor: return self != self
 
@@ -1455,18 +1465,24 @@ class TensorOps:
         return self == pos.reshape((num_classes,) + (1,) * offset)
 
     def one_hot(self, num_classes: int) -> Tensor:
-        """(..., num_classes) of int32 0/1 (tinygrad's dtype)."""
+        """(..., num_classes) of int32 0/1 (tinygrad's dtype). A class outside
+        0..num_classes-1 is refused when its values are known, as torch's; one computed in the
+        graph gives a row of zeros."""
         if not self.dtype.is_int:
             raise InvalidArgument(f"one_hot needs an int tensor, got {self.dtype.name}")
         if num_classes < 0:  # tinygrad (like jax) does not infer it from the data
             raise InvalidArgument(f"one_hot needs num_classes >= 0, got {num_classes}")
+        # (torch refuses a class past num_classes, or negative; it made a row of zeros)
+        check_index_bounds(self, num_classes, "one_hot", None, wrap=False)
         return self.unsqueeze(-1)._one_hot_along_dim(num_classes).cast(dtypes.int32)
 
     def gather(self, dim: int, index: Tensor) -> Tensor:
         """out[..., i, ...] = self[..., index[..., i, ...], ...] along `dim` (torch's gather).
         One read per output: the one-hot sum below is folded into a load (rules/kernel.rules,
         pick_load). An index outside 0..size-1 (negative ones included: gather does not wrap
-        them) gives 0 (+0.0 for floats), where torch raises; memory outside self is never read."""
+        them) is refused when its values are known (`check_index_bounds`), as torch refuses
+        it; one computed in the graph gives 0 (+0.0 for floats) there. Memory outside self is
+        never read."""
         if index.ndim != self.ndim:
             raise InvalidArgument(f"gather index needs {self.ndim} dims, got shape "
                                   f"{show(index.shape)}")
@@ -1478,6 +1494,7 @@ class TensorOps:
                                f"dim {dim}")
         if not index.dtype.is_int:
             raise InvalidArgument(f"gather index must be an int tensor, got {index.dtype.name}")
+        check_index_bounds(index, self.shape[dim], "gather", dim, wrap=False)
         x = self.shrink(tuple((0, s) if d != dim else None for d, s in enumerate(index.shape)))
         x = x.unsqueeze(-1).transpose(-1, dim)
         hot = index.unsqueeze(-1)._one_hot_along_dim(self.shape[dim])
@@ -1496,6 +1513,7 @@ class TensorOps:
             raise InvalidArgument(f"scatter index {show(index.shape)} must fit src "
                                   f"{show(src.shape)} and "
                                f"self {show(self.shape)} off dim {dim}")
+        check_index_bounds(index, self.shape[dim], "scatter", dim, wrap=False)
         src = src.shrink(tuple((0, s) for s in index.shape))
         mask = index.unsqueeze(-1)._one_hot_along_dim(self.shape[dim]).transpose(-1, dim)
         src = src.unsqueeze(-1).expand(*src.shape, self.shape[dim]).transpose(-1, dim)
@@ -1854,6 +1872,45 @@ def _half_exp(v: Tensor) -> Tensor:
 def _eps(dt: DType) -> float:
     """The float dtype's machine epsilon, 2^-(its mantissa bits): a fact of the dtype."""
     return {2: 2.0 ** -10, 4: 2.0 ** -23, 8: 2.0 ** -52}[dt.itemsize]
+
+
+def check_index_bounds(index: Tensor, n: int | UOp, what: str, axis: int | None,
+                       wrap: bool) -> None:
+    """Refuse, as torch and numpy do, an index past an axis of n (`wrap`: -n..n-1, numpy's
+    indexing; else 0..n-1, torch's gather and scatter), when the index's values are known
+    without computing anything: a constant, or host data or a realized buffer (a list, an
+    array, `Tensor(array)`, a view of a realized tensor). Such an index read 0 silently.
+    The check is a min and max over that data, skipped where the dtype cannot leave the range
+    (a uint8 index into 256 rows). An index computed in the graph is not read back: that
+    would cost a realize of it, break its fusion into the reading kernel and stop a jitted
+    step's replay; it still reads 0 where it is out of range (docs/tensor.md)."""
+    n = actual((n,))[0]
+    lo_ok = -n if wrap else 0
+    dt = index.dtype
+    if dt.min >= lo_ok and dt.max < n:
+        return
+    data = _known_values(index)
+    if data is None or not data.size:
+        return
+    lo, hi = data.min().item(), data.max().item()
+    if lo < lo_ok or hi >= n:
+        bad = lo if lo < lo_ok else hi
+        where = "" if axis is None else f"for axis {axis} "
+        raise IndexError(f"{what}: index {bad} is out of bounds {where}with size {n}")
+
+
+def _known_values(t: Tensor) -> np.ndarray | None:
+    """t's values when reading them computes nothing (a constant, host data, a realized
+    buffer or a view of one), else None."""
+    record = getattr(t, "record", None)  # (a LazyTensor's; a plain Tensor's slot is unset)
+    if record is not None:  # (an op over host data is computed: not read)
+        return t.numpy() if record.build is None else None
+    base = view_base(t.uop)
+    if base.op is Ops.CONST:
+        return np.asarray(base.arg)
+    if buffer_of(t.uop) is not None or stored_view(t.uop):
+        return t.numpy()
+    return None
 
 
 def in_range(index: Tensor, n: int | UOp) -> Tensor:

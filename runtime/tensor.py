@@ -2072,12 +2072,6 @@ class Tensor(TensorOps, NNOps):
 
     @requires_grad.setter
     def requires_grad(self, value: bool | None) -> None:
-        if value and not self.dtype.is_float:
-            # torch's rule: an int or bool tensor has no gradient (it got a zeros `.grad` of its
-            # own dtype, a bool one `[False, False]`; torch refuses the flag)
-            raise GradientError(f"requires_grad=True needs a float tensor; this one is "
-                                f"{self.dtype.name}: int and bool tensors have no gradient "
-                                "(cast it: .float())")
         # the set holds one weak reference per tensor: a second one of the same tensor has its
         # hash, and the set compared the two tensors with `==`, whose truth value raises for
         # more than one element (`requires_grad_()` twice, or again after False)
@@ -2085,7 +2079,7 @@ class Tensor(TensorOps, NNOps):
             # torch's refusal: an int or bool tensor has no gradient (it was accepted, and
             # backward() left its .grad None, or zeros, silently)
             raise DtypeError(f"only tensors of a floating point dtype can require gradients, "
-                             f"got {self.dtype.name}")
+                             f"got {self.dtype.name} (cast it: .float())")
         was, self._requires_grad = self._requires_grad, value
         if value:
             if not was:  # (once: a second node would not be the one graphs read)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 from rulegrad.rules.choices import current, least_parallel_work, pick, taken
+from rulegrad.rules.lower_helpers import reduce_loop
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, range_size, stride
 from rulegrad.runtime.ops import GroupOp, Ops
@@ -362,8 +363,9 @@ def _dot_cost(st: UOp, reds: list[UOp]) -> float:
     (`_far_reads`); else infinite. A narrow w.T packs few columns into a whole panel, each
     element copied one at a time down w's columns: 2x100003x13 as a panel of 16 ran 0.45x torch
     eager on two threads."""
-    if any(len(red.src) != 2 or (xy := operands(red)) is None or
-           not all(_in_place(_unwidened(v), red) for v in xy) for red in reds):
+    if any((xy := operands(red)) is None or
+           not all(_in_place(_unwidened(v), red) and _one_run(_unwidened(v), red.src[1:])
+                   for v in xy) for red in reds):
         return math.inf
     outputs = math.prod(range_size(r) for r in st.src[2:])  # type: ignore[misc]
     lanes = vector_lanes(reds[0].dtype.itemsize)
@@ -375,8 +377,17 @@ def _dot_cost(st: UOp, reds: list[UOp]) -> float:
             if outer not in deps[v]:  # (read whole once per iteration of the outer loop)
                 size = math.prod(range_size(r) for r in deps[v])  # type: ignore[misc]
                 again += (range_size(outer) - 1) * _far_reads(size, _unwidened(v).dtype)  # type: ignore
-    return PLAIN_FMAS * outputs * sum(-(-range_size(red.src[1]) // lanes)  # type: ignore
-                                      + DOT_LANE_SUM * lanes for red in reds) + again
+    return PLAIN_FMAS * outputs * sum(
+        -(-math.prod(range_size(k) for k in red.src[1:]) // lanes)  # type: ignore[misc]
+        + DOT_LANE_SUM * lanes for red in reds) + again
+
+
+def _one_run(v: UOp, ks: tuple[UOp, ...]) -> bool:
+    """Whether the load v reads its k ranges as one run, each range's step the next one's whole
+    run (a k the scheduler split, flattened: `_unnested_runs`), so a dot reads it forward."""
+    idx = v.src[0].src[1]
+    return all(stride(idx, a) == range_size(b) * stride(idx, b)  # type: ignore[operator]
+               for a, b in zip(ks, ks[1:]))
 
 
 def _unwidened(v: UOp) -> UOp:
@@ -848,6 +859,12 @@ def packed(st: UOp, noted: bool = True) -> UOp | None:
     range split first: `_split_groups`); None for any other. `noted`: recorded as an action
     (not for a caller that only asks: interchange_helpers)."""
     plan = _plan(st)
+    if plan is None and (flat := _unnested_runs(st)) is not None:
+        if (plan := _plan(flat)) is None:  # its plain loops: one run of k (merge_reduce), dots
+            if noted:
+                taken("UNNEST ADD: a product's split k as one run")
+            return flat
+        st = flat
     if plan is None:
         if (found := _split_groups(st)) is None:
             return None
@@ -858,6 +875,44 @@ def packed(st: UOp, noted: bool = True) -> UOp | None:
     if noted:
         taken(plan.describe())
     return stage_panels(st, plan) if plan.staged else st.replace(arg=plan)
+
+
+def _unnested_runs(st: UOp) -> UOp | None:
+    """The STORE with each of its nested float sums read as one run made one sum over both
+    ranges, when any is: REDUCE(ADD(acc, REDUCE(ADD(acc', v), k1)), k0), both from +0.0, every
+    load reading k0 as k1's whole run (its step along k0 is size(k1) steps along k1), i.e. v
+    over k = k0 * size(k1) + k1 in memory order. A long k split by the scheduler into partials
+    summed in the same kernel (`x @ w` of 7x50000x16: 250 partials of 200) is so; the packing
+    action takes only the flat sum, and as plain loops over 7x16 outputs it ran 0.09x torch
+    eager. The sum's order is the reduction contract's (lower_helpers' unnest_reduce); None
+    when there is no such nest (only a product that then packs takes it: `packed`)."""
+    swaps: dict[UOp, UOp] = {}
+    for red in toposort(st.src[1]):
+        update = red.src[0] if red.op is Ops.REDUCE else None
+        if update is None or red.arg is not Ops.ADD or len(red.src) != 2 or \
+                update.op is not Ops.ADD or len(update.src) != 2 or \
+                update.src[0].op is not Ops.DEFINE_REG:
+            continue
+        inner = update.src[1]
+        if inner.op is not Ops.REDUCE or inner.arg is not Ops.ADD or len(inner.src) != 2 or \
+                inner.dtype is not red.dtype or inner.src[0].op is not Ops.ADD or \
+                len(inner.src[0].src) != 2 or inner.src[0].src[0].op is not Ops.DEFINE_REG:
+            continue
+        if any(math.copysign(1.0, a.src[0].src[0].arg or 0.0) < 0 or a.src[0].src[0].arg != 0
+               for a in (red, inner)):
+            continue
+        if inner.src[0].src[1].op is not Ops.MUL:  # (a product's: a plain sum's partials stay)
+            continue
+        k0, k1 = red.src[1], inner.src[1]
+        size = range_size(k1)
+        loads = [n.src[0].src[1] for n in toposort(inner.src[0].src[1]) if n.op is Ops.LOAD]
+        if size is None or not loads or any(
+                len(n.src) != 1 or n.src[0].op is not Ops.INDEX
+                for n in toposort(inner.src[0].src[1]) if n.op is Ops.LOAD) or \
+                any((s1 := stride(i, k1)) is None or stride(i, k0) != size * s1 for i in loads):
+            continue
+        swaps[red] = reduce_loop(UOp(Ops.REDUCE, red.dtype, (inner.src[0].src[1], k0, k1), red.arg))
+    return st.substitute(swaps) if swaps else None
 
 
 def stage_panels(st: UOp, pack: Pack) -> UOp:

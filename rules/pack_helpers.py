@@ -352,15 +352,21 @@ L3_SHARE = 2
 # 0.85x, CPU time interleaved against main); with it the break-even k of 4 rows is about 4.5
 # vectors (4x64x100003 ran the same either way, 4x256x4096 1.7x as dots)
 DOT_LANE_SUM = 1
+# a vector of float16 widened to float32 in a dot's step (ctext.HALF_WIDEN: some 18 vector
+# integer and float ops, on the core's 3 vector ALU ports) against one vector multiply-add (2 a
+# cycle): a ratio of throughputs of the core. Each row's dots widen w.T again, the packed loops
+# once per element as they copy it: 8x30011x13 float16 x @ w.T ran as dots at 6x its float32
+# dots' time (0.2x torch eager), packed 1.8x faster than as dots (CPU time, two threads)
+HALF_WIDEN_FMAS = 5
 
 
 def _dot_cost(st: UOp, reds: list[UOp]) -> float:
     """The work of the product's plain loops, in vector multiply-adds (PLAIN_FMAS each), where
     each output's sum is a dot of two rows read forward along its one k range (`x @ w.T`: both
     operands ungated loads contiguous along k, a vector of k a step, then the vector of partial
-    sums summed across its lanes, about a multiply-add a lane: DOT_LANE_SUM), plus the operand
-    that does not read the outer loop (y) read again per iteration of it from past the L2
-    (`_far_reads`); else infinite. A narrow w.T packs few columns into a whole panel, each
+    sums summed across its lanes, about a multiply-add a lane: DOT_LANE_SUM; a float16 operand's
+    vector widened, HALF_WIDEN_FMAS more), plus the operand that does not read the outer loop
+    (y) read again per iteration of it from past the L2 (`_far_reads`); else infinite. A narrow w.T packs few columns into a whole panel, each
     element copied one at a time down w's columns: 2x100003x13 as a panel of 16 ran 0.45x torch
     eager on two threads."""
     if any((xy := operands(red)) is None or
@@ -377,9 +383,10 @@ def _dot_cost(st: UOp, reds: list[UOp]) -> float:
             if outer not in deps[v]:  # (read whole once per iteration of the outer loop)
                 size = math.prod(range_size(r) for r in deps[v])  # type: ignore[misc]
                 again += (range_size(outer) - 1) * _far_reads(size, _unwidened(v).dtype)  # type: ignore
-    return PLAIN_FMAS * outputs * sum(
-        -(-math.prod(range_size(k) for k in red.src[1:]) // lanes)  # type: ignore[misc]
-        + DOT_LANE_SUM * lanes for red in reds) + again
+    return outputs * sum(
+        (PLAIN_FMAS + HALF_WIDEN_FMAS * sum(v is not _unwidened(v) for v in operands(red)))  # type: ignore
+        * -(-math.prod(range_size(k) for k in red.src[1:]) // lanes)  # type: ignore[misc]
+        + PLAIN_FMAS * DOT_LANE_SUM * lanes for red in reds) + again
 
 
 def _one_run(v: UOp, ks: tuple[UOp, ...]) -> bool:

@@ -123,3 +123,27 @@ def test_a_split_k_of_one_row_keeps_numpy_values() -> None:
     for transposed in (False, True):
         x, w = narrow_inputs(1, 50000, 16, np.float32, transposed=transposed)
         _close(_product(x, w, transposed).numpy(), x, w, transposed)
+
+
+@pytest.mark.parametrize("m, k, n", [(8, 30011, 13), (5, 4099, 16), (12, 1021, 33)])
+def test_float16_x_at_w_t_of_several_rows_packs(m: int, k: int, n: int) -> None:
+    """float16 x @ w.T of several rows: each dot would widen both rows' halves again per output
+    (`HALF_WIDEN_FMAS`: 8x30011x13 ran as dots at 6x its float32 dots' time), the packed loops
+    widen each element once: packed, numpy's values (NaN and -0.0 among them)."""
+    x, w = narrow_inputs(m, k, n, np.float16, transposed=True)
+    x, w = x * np.float16(0.5), w * np.float16(0.5)
+    x[1, k // 2] = np.nan
+    w[n - 1, 3] = -0.0
+    t = _product(x, w, True)
+    assert "PACK" in _line(t), _line(t)
+    _close(t.numpy(), x, w, True)
+
+
+@pytest.mark.parametrize("m, k, n", [(8, 30011, 13), (6, 4099, 16), (2, 100003, 9)])
+def test_float32_x_at_w_t_choice_is_not_moved_by_the_widening(m: int, k: int, n: int) -> None:
+    """The widening's cost is a float16 operand's only: float32 x @ w.T of these shapes keeps
+    its dots (tests/test_dot_66's choice), numpy's values."""
+    x, w = narrow_inputs(m, k, n, np.float32, transposed=True)
+    t = _product(x, w, True)
+    assert "PACK" not in _line(t), _line(t)
+    _close(t.numpy(), x, w, True)

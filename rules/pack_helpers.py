@@ -362,11 +362,12 @@ HALF_WIDEN_FMAS = 5
 
 def _dot_cost(st: UOp, reds: list[UOp]) -> float:
     """The work of the product's plain loops, in vector multiply-adds (PLAIN_FMAS each), where
-    each output's sum is a dot of two rows read forward along its one k range (`x @ w.T`: both
-    operands ungated loads contiguous along k, a vector of k a step, then the vector of partial
-    sums summed across its lanes, about a multiply-add a lane: DOT_LANE_SUM; a float16 operand's
-    vector widened, HALF_WIDEN_FMAS more), plus the operand that does not read the outer loop
-    (y) read again per iteration of it from past the L2 (`_far_reads`); else infinite. A narrow w.T packs few columns into a whole panel, each
+    each output's sum is a dot of two rows read forward along k (`x @ w.T`: both operands
+    ungated loads contiguous along k, its ranges one run: `_one_run`; a vector of k a step, then
+    the vector of partial sums summed across its lanes, about a multiply-add a lane:
+    DOT_LANE_SUM; a float16 operand's vector widened, HALF_WIDEN_FMAS more), plus the operand
+    that does not read the outer loop (y) read again per iteration of it from past the L2
+    (`_far_reads`); else infinite. A narrow w.T packs few columns into a whole panel, each
     element copied one at a time down w's columns: 2x100003x13 as a panel of 16 ran 0.45x torch
     eager on two threads."""
     if any((xy := operands(red)) is None or
@@ -905,21 +906,24 @@ def _unnested_runs(st: UOp) -> UOp | None:
                 inner.dtype is not red.dtype or inner.src[0].op is not Ops.ADD or \
                 len(inner.src[0].src) != 2 or inner.src[0].src[0].op is not Ops.DEFINE_REG:
             continue
-        if any(math.copysign(1.0, a.src[0].src[0].arg or 0.0) < 0 or a.src[0].src[0].arg != 0
-               for a in (red, inner)):
+        if not all(_plus_zero(a.src[0].src[0].arg) for a in (red, inner)):
             continue
-        if inner.src[0].src[1].op is not Ops.MUL:  # (a product's: a plain sum's partials stay)
+        v, k0, k1 = inner.src[0].src[1], red.src[1], inner.src[1]
+        if v.op is not Ops.MUL:  # (a product's: a plain sum's partials stay nested)
             continue
-        k0, k1 = red.src[1], inner.src[1]
-        size = range_size(k1)
-        loads = [n.src[0].src[1] for n in toposort(inner.src[0].src[1]) if n.op is Ops.LOAD]
-        if size is None or not loads or any(
-                len(n.src) != 1 or n.src[0].op is not Ops.INDEX
-                for n in toposort(inner.src[0].src[1]) if n.op is Ops.LOAD) or \
-                any((s1 := stride(i, k1)) is None or stride(i, k0) != size * s1 for i in loads):
+        loads = [n for n in toposort(v) if n.op is Ops.LOAD]
+        if not loads or any(len(n.src) != 1 or n.src[0].op is not Ops.INDEX for n in loads):
             continue
-        swaps[red] = reduce_loop(UOp(Ops.REDUCE, red.dtype, (inner.src[0].src[1], k0, k1), red.arg))
+        steps = [(stride(n.src[0].src[1], k0), stride(n.src[0].src[1], k1)) for n in loads]
+        if any(s1 is None or s0 != range_size(k1) * s1 for s0, s1 in steps):  # type: ignore
+            continue
+        swaps[red] = reduce_loop(UOp(Ops.REDUCE, red.dtype, (v, k0, k1), red.arg))
     return st.substitute(swaps) if swaps else None
+
+
+def _plus_zero(start: object) -> bool:
+    """Whether an accumulator's start is +0.0 (a sum from its identity, not a pick's -0.0)."""
+    return isinstance(start, (int, float)) and start == 0 and math.copysign(1.0, start) > 0
 
 
 def stage_panels(st: UOp, pack: Pack) -> UOp:

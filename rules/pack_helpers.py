@@ -870,7 +870,10 @@ def packed(st: UOp, noted: bool = True) -> UOp | None:
     if plan is None and (flat := _unnested_runs(st)) is not None:
         if (plan := _plan(flat)) is None:  # its plain loops: one run of k (merge_reduce), dots
             if noted:
-                taken("UNNEST ADD: a product's split k as one run")
+                ks = {r.arg[0] for n in toposort(flat.src[1]) if n.op is Ops.REDUCE
+                      for r in n.src[1:]}
+                taken(f"UNNEST ADD over {' '.join(f'r{i}' for i in sorted(ks))}: a product's "
+                      "split k as one run")
             return flat
         st = flat
     if plan is None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 from rulegrad.rules.choices import current, least_parallel_work, pick, taken
+from rulegrad.rules.lower_helpers import reduce_loop
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import (
     free_ranges,
@@ -367,19 +368,27 @@ L3_SHARE = 2
 # 0.85x, CPU time interleaved against main); with it the break-even k of 4 rows is about 4.5
 # vectors (4x64x100003 ran the same either way, 4x256x4096 1.7x as dots)
 DOT_LANE_SUM = 1
+# a vector of float16 widened to float32 in a dot's step (ctext.HALF_WIDEN: some 18 vector
+# integer and float ops, on the core's 3 vector ALU ports) against one vector multiply-add (2 a
+# cycle): a ratio of throughputs of the core. Each row's dots widen w.T again, the packed loops
+# once per element as they copy it: 8x30011x13 float16 x @ w.T ran as dots at 6x its float32
+# dots' time (0.2x torch eager), packed 1.8x faster than as dots (CPU time, two threads)
+HALF_WIDEN_FMAS = 5
 
 
 def _dot_cost(st: UOp, reds: list[UOp]) -> float:
     """The work of the product's plain loops, in vector multiply-adds (PLAIN_FMAS each), where
-    each output's sum is a dot of two rows read forward along its one k range (`x @ w.T`: both
-    operands ungated loads contiguous along k, a vector of k a step, then the vector of partial
-    sums summed across its lanes, about a multiply-add a lane: DOT_LANE_SUM), plus the operand
+    each output's sum is a dot of two rows read forward along k (`x @ w.T`: both operands
+    ungated loads contiguous along k, its ranges one run: `_one_run`; a vector of k a step, then
+    the vector of partial sums summed across its lanes, about a multiply-add a lane:
+    DOT_LANE_SUM; a float16 operand's vector widened, HALF_WIDEN_FMAS more), plus the operand
     that does not read the outer loop (y) read again per iteration of it from past the L2
     (`_far_reads`); else infinite. A narrow w.T packs few columns into a whole panel, each
     element copied one at a time down w's columns: 2x100003x13 as a panel of 16 ran 0.45x torch
     eager on two threads."""
-    if any(len(red.src) != 2 or (xy := operands(red)) is None or
-           not all(_in_place(_unwidened(v), red) for v in xy) for red in reds):
+    if any((xy := operands(red)) is None or
+           not all(_in_place(_unwidened(v), red) and _one_run(_unwidened(v), red.src[1:])
+                   for v in xy) for red in reds):
         return math.inf
     outputs = trips(st.src[2:])
     lanes = vector_lanes(reds[0].dtype.itemsize)
@@ -391,8 +400,18 @@ def _dot_cost(st: UOp, reds: list[UOp]) -> float:
             if outer not in deps[v]:  # (read whole once per iteration of the outer loop)
                 size = trips(deps[v])
                 again += (range_size(outer) - 1) * _far_reads(size, _unwidened(v).dtype)  # type: ignore
-    return PLAIN_FMAS * outputs * sum(-(-range_size(red.src[1]) // lanes)  # type: ignore
-                                      + DOT_LANE_SUM * lanes for red in reds) + again
+    return outputs * sum(
+        (PLAIN_FMAS + HALF_WIDEN_FMAS * sum(v is not _unwidened(v) for v in operands(red)))  # type: ignore
+        * -(-math.prod(range_size(k) for k in red.src[1:]) // lanes)  # type: ignore[misc]
+        + PLAIN_FMAS * DOT_LANE_SUM * lanes for red in reds) + again
+
+
+def _one_run(v: UOp, ks: tuple[UOp, ...]) -> bool:
+    """Whether the load v reads its k ranges as one run, each range's step the next one's whole
+    run (a k the scheduler split, flattened: `_unnested_runs`), so a dot reads it forward."""
+    idx = v.src[0].src[1]
+    return all(stride(idx, a) == range_size(b) * stride(idx, b)  # type: ignore[operator]
+               for a, b in zip(ks, ks[1:]))
 
 
 def _unwidened(v: UOp) -> UOp:
@@ -857,6 +876,22 @@ def packed(st: UOp, noted: bool = True) -> UOp | None:
     range split first: `_split_groups`); None for any other. `noted`: recorded as an action
     (not for a caller that only asks: interchange_helpers)."""
     plan = _plan(st)
+    if plan is None and (flat := _unnested_runs(st)) is not None:
+        if (plan := _plan(flat)) is None:
+            # not packed: `x @ w`'s one run of k in plain loops (merge_reduce, interchange:
+            # 1x50000x16 nested ran 0.12x torch eager, flat 1.7x); dots (`x @ w.T`) keep the
+            # nest (flat they ran 0.56-0.75x its speed, 3x40000x24 and 5x50000x9, CPU
+            # interleaved)
+            reds = _reduces(flat)
+            if reds is None or _dot_cost(flat, reds) < math.inf:
+                return None
+            if noted:
+                ks = {r.arg[0] for n in toposort(flat.src[1]) if n.op is Ops.REDUCE
+                      for r in n.src[1:]}
+                taken(f"UNNEST ADD over {' '.join(f'r{i}' for i in sorted(ks))}: a product's "
+                      "split k as one run")
+            return flat
+        st = flat
     if plan is None:
         if (found := _split_groups(st)) is None:
             return None
@@ -867,6 +902,47 @@ def packed(st: UOp, noted: bool = True) -> UOp | None:
     if noted:
         taken(plan.describe())
     return stage_panels(st, plan) if plan.staged else st.replace(arg=plan)
+
+
+def _unnested_runs(st: UOp) -> UOp | None:
+    """The STORE with each of its nested float sums read as one run made one sum over both
+    ranges, when any is: REDUCE(ADD(acc, REDUCE(ADD(acc', v), k1)), k0), both from +0.0, every
+    load reading k0 as k1's whole run (its step along k0 is size(k1) steps along k1), i.e. v
+    over k = k0 * size(k1) + k1 in memory order. A long k split by the scheduler into partials
+    summed in the same kernel (`x @ w` of 7x50000x16: 250 partials of 200) is so; the packing
+    action takes only the flat sum, and as plain loops over 7x16 outputs it ran 0.09x torch
+    eager. The sum's order is the reduction contract's (lower_helpers' unnest_reduce); None
+    when there is no such nest (only a product that then packs takes it: `packed`)."""
+    swaps: dict[UOp, UOp] = {}
+    for red in toposort(st.src[1]):
+        update = red.src[0] if red.op is Ops.REDUCE else None
+        if update is None or red.arg is not Ops.ADD or len(red.src) != 2 or \
+                update.op is not Ops.ADD or len(update.src) != 2 or \
+                update.src[0].op is not Ops.DEFINE_REG:
+            continue
+        inner = update.src[1]
+        if inner.op is not Ops.REDUCE or inner.arg is not Ops.ADD or len(inner.src) != 2 or \
+                inner.dtype is not red.dtype or inner.src[0].op is not Ops.ADD or \
+                len(inner.src[0].src) != 2 or inner.src[0].src[0].op is not Ops.DEFINE_REG:
+            continue
+        if not all(_plus_zero(a.src[0].src[0].arg) for a in (red, inner)):
+            continue
+        v, k0, k1 = inner.src[0].src[1], red.src[1], inner.src[1]
+        if v.op is not Ops.MUL:  # (a product's: a plain sum's partials stay nested)
+            continue
+        loads = [n for n in toposort(v) if n.op is Ops.LOAD]
+        if not loads or any(len(n.src) != 1 or n.src[0].op is not Ops.INDEX for n in loads):
+            continue
+        steps = [(stride(n.src[0].src[1], k0), stride(n.src[0].src[1], k1)) for n in loads]
+        if any(s1 is None or s0 != range_size(k1) * s1 for s0, s1 in steps):  # type: ignore
+            continue
+        swaps[red] = reduce_loop(UOp(Ops.REDUCE, red.dtype, (v, k0, k1), red.arg))
+    return st.substitute(swaps) if swaps else None
+
+
+def _plus_zero(start: object) -> bool:
+    """Whether an accumulator's start is +0.0 (a sum from its identity, not a pick's -0.0)."""
+    return isinstance(start, (int, float)) and start == 0 and math.copysign(1.0, start) > 0
 
 
 def stage_panels(st: UOp, pack: Pack) -> UOp:

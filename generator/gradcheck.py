@@ -40,7 +40,7 @@ from rulegrad.dsl import ast as A
 
 MAX_EXAMPLES = 20  # instances per op (spread over its variants and draws)
 RTOL_TORCH = 1e-12  # float64 against float64 autograd: only rounding differs (ulps of 2e-16)
-RTOL_TORCH32 = 1e-6  # float32: a few roundings (the package's rules need 2.5e-7 of |want| + max |want|)
+RTOL_TORCH32 = 1e-6  # float32: a few roundings (the package's rules: 2.5e-7 of |want| + max |want|)
 # a float32 gradient that sums the upstream one (EXPAND's, a reduction's) may differ from
 # torch's by the order of the sum, up to 2·n·u·sum |ctx|; an elementwise op's sums nothing
 SUM_SLACK32 = 2 * float(np.finfo(np.float32).eps)

@@ -2,6 +2,7 @@
 found, a wrong rule of it refuted and its sound twin not. The oracle is torch's autograd (the
 gradient checker's reference, in float64 at the float32 inputs' values too) or numpy."""
 
+# ruff: noqa: E501 (rule texts are kept on one line each, as a user writes them)
 from __future__ import annotations
 
 import textwrap

@@ -9,8 +9,8 @@ short enough, else the reason, for DEBUG=2's `cost` lines. (And split_reduceop's
 Why (docs/schedulers.md has the measures): the C backend prints a kernel whose sum of products
 reads per-row local values as the flash kernel, which packs each product's operand that does not
 vary by row (attention's K^T and V) once per head and reads it whole per tile of 6 rows: within
-`local_max_panel()` it stays in L2 between tiles; a longer one (an MLP's hidden layer) would
-stream from memory per tile, and the packed loops of its own kernel win.
+`local_max_panel()` (half of L2) both of attention's stay in L2 between tiles; a longer one (an
+MLP's hidden layer) would stream from memory per tile, and the packed loops of its own kernel win.
 """
 
 from __future__ import annotations
@@ -27,8 +27,12 @@ from rulegrad.runtime.uop import UOp, toposort
 
 def local_max_panel() -> int:
     """The most multiply-adds per row of a kernel-local sum of products: its packed float32
-    operand at most a quarter of L2 (see the module's docstring) and of the stack budget."""
-    return min(cache_bytes(2), stack_bytes()) // (4 * 4)
+    operand at most half of L2 (attention's two fill it: see the module's docstring) and a
+    quarter of the stack budget. (A quarter of L2 had been measured against an eighth on a
+    1 MB L2, where the stack's quarter binds first; on a 512 KB L2 it sent attention over
+    1100 keys of 24 or 40 to the 4 kernels, 0.45-0.64x torch eager, where the flash kernel,
+    its two panels filling L2, ran 1.5x faster: bench/cliffs.py --seed 1, cliff67.)"""
+    return min(cache_bytes(2) // 2, stack_bytes() // 4) // 4
 
 
 # the flash kernel computes a product's columns in whole panels of 16 float32: 2 columns cost as

@@ -44,10 +44,10 @@ from rulegrad.runtime.uop import UOp, toposort
 
 def max_panel_bytes() -> int:
     """The packed panels of one head (every product's), at most: they are read again by each
-    tile of rows, so they fill at most half of L2 (the rangeify cost rule keeps each below a
-    quarter: rules/flash_cost.py), and they live on the stack of the thread, so at most half
-    of its budget (runtime/target.py) whatever L2 says."""
-    return min(cache_bytes(2), stack_bytes()) // 2
+    tile of rows, so they fill at most L2 (the rangeify cost rule keeps each below half of
+    it: rules/flash_cost.py), and they live on the stack of the thread, so at most half of
+    its budget (runtime/target.py) whatever L2 says."""
+    return min(cache_bytes(2), stack_bytes() // 2)
 
 
 def stack_used(sums: list[tuple[UOp, UOp, int]], arrays: list[UOp], tile: int,

@@ -1,5 +1,6 @@
-"""Where a 512-bit target computes float32 exps 16 lanes at a time: facts the C printer
-(backends/c/render.py) reads about a kernel's lowered UOps, as it reads `reduce_vectors`.
+"""Where a 512-bit target computes float32 exps 16 lanes at a time (and a 256-bit one fills a
+row of them in 8-lane vectors, `lane_fill`): facts the C printer (backends/c/render.py) reads
+about a kernel's lowered UOps, as it reads `reduce_vectors`.
 
 In: a "vector" REDUCE, a kernel-local DEFINE_LOCAL or an upcast STORE (backends/KERNEL_AST.md,
 "after lowering"). Out: bools. vexp.py's exp core costs the same instructions at 16 lanes as at
@@ -69,7 +70,7 @@ def lane_fill(row: UOp) -> bool:
 
 def _wide_exps(value: UOp, r: UOp, out: UOp | None = None, at: UOp | None = None,
                bytes_: int = 64) -> bool:
-    """On a target of `bytes_` vector bytes (a 512-bit one): `value` has an EXP along loop r
+    """On a target of `bytes_` vector bytes (64; `lane_fill`: 32): `value` has an EXP along loop r
     and is float32 ops of _PAIR_OPS along it, reading contiguously and never `out`, its indices
     (and `at`) affine in r."""
     if vector_bytes() != bytes_:

@@ -62,14 +62,7 @@ from rulegrad.rules.interchange_helpers import columns
 from rulegrad.rules.opt_helpers import VECTOR_LANES, half_row, one_row, reduce_vectors
 from rulegrad.rules.pack_helpers import Pack
 from rulegrad.rules.parallel_helpers import Parallel, store_groups
-from rulegrad.rules.wide_exps import (
-    fills_sum,
-    lane_fill,
-    nonpositive,
-    paired,
-    wide_fill,
-    wide_half,
-)
+from rulegrad.rules.wide_exps import fills_sum, lane_fill, nonpositive, paired, wide_fill, wide_half
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import free_ranges, stride
 from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops

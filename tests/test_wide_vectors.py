@@ -133,7 +133,10 @@ def test_512_bit_targets_leave_contiguous_loops_to_gcc_and_keep_explicit_windows
         ups = _upcasts(t)
         assert ups and all((explicit in a) == (width == "32") for a in ups), ups
         (item,) = t.schedule()
-        assert render_kernel(optimize_kernel(lower_only(item.ast)), "k").kind == "vector"
+        # (a level with explicit vectors, never -O3's "loops": "vector", or "explicit" where no
+        # plain loop is left for gcc, as roof67's 8-lane row of exps leaves a softmax's)
+        kind = render_kernel(optimize_kernel(lower_only(item.ast)), "k").kind
+        assert kind in ("vector", "explicit"), kind
     assert any(explicit in a for a in _upcasts(pool)), _upcasts(pool)
     np.testing.assert_allclose(soft.numpy(), _softmax(x), rtol=1e-6)
     x64 = x.astype(np.float64)

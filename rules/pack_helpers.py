@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 from rulegrad.rules.choices import current, least_parallel_work, pick, taken
-from rulegrad.rules.lower_helpers import reduce_loop
+from rulegrad.rules.lower_helpers import from_identity, reduce_loop
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import (
     free_ranges,
@@ -927,7 +927,7 @@ def _unnested_runs(st: UOp) -> UOp | None:
                 inner.dtype is not red.dtype or inner.src[0].op is not Ops.ADD or \
                 len(inner.src[0].src) != 2 or inner.src[0].src[0].op is not Ops.DEFINE_REG:
             continue
-        if not all(_plus_zero(a.src[0].src[0].arg) for a in (red, inner)):
+        if not all(from_identity(a) for a in (red, inner)):  # (+0.0, not a pick's -0.0)
             continue
         v, k0, k1 = inner.src[0].src[1], red.src[1], inner.src[1]
         if v.op is not Ops.MUL:  # (a plain sum's stay nested; a scaled one's flatten too)
@@ -940,11 +940,6 @@ def _unnested_runs(st: UOp) -> UOp | None:
             continue
         swaps[red] = reduce_loop(UOp(Ops.REDUCE, red.dtype, (v, k0, k1), red.arg))
     return st.substitute(swaps) if swaps else None
-
-
-def _plus_zero(start: object) -> bool:
-    """Whether an accumulator's start is +0.0 (a sum from its identity, not a pick's -0.0)."""
-    return isinstance(start, (int, float)) and start == 0 and math.copysign(1.0, start) > 0
 
 
 def stage_panels(st: UOp, pack: Pack) -> UOp:

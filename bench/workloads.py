@@ -780,6 +780,17 @@ def elementwise_dt(n: int, bits: int, rng: np.random.Generator) -> Point:
                  nbytes=_bytes(x, y, x), tol=tol)
 
 
+def matmul_half(m: int, k: int, n: int, transposed: int, rng: np.random.Generator) -> Point:
+    """float16 x @ w (`transposed` 0) or x @ w.T (1, w stored (n, k)): a float32 sum of the
+    operands widened (runtime/semantics.py), packed or plain dots by cost (`_dot_cost`'s
+    HALF_WIDEN_FMAS)."""
+    a = _rand(rng, m, k).astype(np.float16)
+    b = _rand(rng, *((n, k) if transposed else (k, n)), scale=k ** -0.5).astype(np.float16)
+    f = (lambda a, b: a @ b.T) if transposed else (lambda a, b: a @ b)
+    return Point("matmul_half", (m, k, n, transposed), dict(a=a, b=b), f, f, f,
+                 flops=2.0 * m * k * n, tol={"rtol": 1e-2, "atol": 1e-2})
+
+
 FAMILIES: dict[str, Callable[..., Point]] = {
     "attention": attention, "mlp": mlp, "linear_gelu": linear_gelu, "matmul": matmul,
     "conv2d": conv2d, "layernorm": layernorm, "batchnorm": batchnorm, "softmax": softmax,
@@ -796,7 +807,8 @@ FAMILIES: dict[str, Callable[..., Point]] = {
     "bcast": bcast, "permute_sum": permute_sum, "gather": gather, "gather0": gather0,
     "embedding": embedding, "where": where, "pad": pad,
     "cat": cat, "cat_last": cat_last,
-    "linear_act": linear_act, "matmul_t": matmul_t, "attention4": attention4,
+    "linear_act": linear_act, "matmul_t": matmul_t, "matmul_half": matmul_half,
+    "attention4": attention4,
     "conv2d_full": conv2d_full,
     "groupnorm": groupnorm, "transpose_sum": transpose_sum,
     "mlp_block": mlp_block, "matmul_i8": matmul_i8, "conv1d": conv1d, "norm2": norm2,

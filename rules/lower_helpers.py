@@ -99,7 +99,7 @@ def unnested(red: UOp) -> UOp | None:
     if inner.op is not Ops.REDUCE or inner.arg is not red.arg or inner.dtype is not red.dtype \
             or not is_loop(inner) or update.op is not red.arg or inner.src[0].op is not red.arg:
         return None
-    if not all(_from_identity(r) for r in (red, inner)):
+    if not all(from_identity(r) for r in (red, inner)):
         return None
     # only where the contiguous axis is the outer one's: a batch norm's sum over N of sums along
     # each image's H*W run stays a nest (interchange_helpers runs the channels between the two)
@@ -113,7 +113,7 @@ def unnested(red: UOp) -> UOp | None:
     return reduce_loop(UOp(Ops.REDUCE, red.dtype, (inner.src[0].src[1], *ranges), red.arg))
 
 
-def _from_identity(red: UOp) -> bool:
+def from_identity(red: UOp) -> bool:
     """A loop-form reduce whose accumulator starts at its op's identity (a +0.0 sum, not a
     pick's -0.0)."""
     acc, ident = red.src[0].src[0].arg, reduce_identity(red.arg, red.dtype)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 from rulegrad.rules.choices import current, least_parallel_work, pick, taken
-from rulegrad.rules.lower_helpers import reduce_loop
+from rulegrad.rules.lower_helpers import from_identity, reduce_loop
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.loops import (
     free_ranges,
@@ -372,7 +372,9 @@ DOT_LANE_SUM = 1
 # integer and float ops, on the core's 3 vector ALU ports) against one vector multiply-add (2 a
 # cycle): a ratio of throughputs of the core. Each row's dots widen w.T again, the packed loops
 # once per element as they copy it: 8x30011x13 float16 x @ w.T ran as dots at 6x its float32
-# dots' time (0.2x torch eager), packed 1.8x faster than as dots (CPU time, two threads)
+# dots' time (0.2x torch eager), packed 1.8x faster than as dots (CPU time, two threads). The
+# software widen's, not F16C's (gcc 12 keeps `_Float16` scalar): an F16C dot ran 1.1-1.3x its
+# float32 dot's time in cache, HALF_WIDEN's 6.2-7.5x (3.4-4.3x from memory; EPYC, rev67c)
 HALF_WIDEN_FMAS = 5
 
 
@@ -402,7 +404,7 @@ def _dot_cost(st: UOp, reds: list[UOp]) -> float:
                 again += (range_size(outer) - 1) * _far_reads(size, _unwidened(v).dtype)  # type: ignore
     return outputs * sum(
         (PLAIN_FMAS + HALF_WIDEN_FMAS * sum(v is not _unwidened(v) for v in operands(red)))  # type: ignore
-        * -(-math.prod(range_size(k) for k in red.src[1:]) // lanes)  # type: ignore[misc]
+        * -(-trips(red.src[1:]) // lanes)
         + PLAIN_FMAS * DOT_LANE_SUM * lanes for red in reds) + again
 
 
@@ -911,7 +913,7 @@ def _unnested_runs(st: UOp) -> UOp | None:
     over k = k0 * size(k1) + k1 in memory order. A long k split by the scheduler into partials
     summed in the same kernel (`x @ w` of 7x50000x16: 250 partials of 200) is so; the packing
     action takes only the flat sum, and as plain loops over 7x16 outputs it ran 0.09x torch
-    eager. The sum's order is the reduction contract's (lower_helpers' unnest_reduce); None
+    eager. The sum's order is the reduction contract's (lower_helpers' `unnested`); None
     when there is no such nest (only a product that then packs takes it: `packed`)."""
     swaps: dict[UOp, UOp] = {}
     for red in toposort(st.src[1]):
@@ -925,10 +927,10 @@ def _unnested_runs(st: UOp) -> UOp | None:
                 inner.dtype is not red.dtype or inner.src[0].op is not Ops.ADD or \
                 len(inner.src[0].src) != 2 or inner.src[0].src[0].op is not Ops.DEFINE_REG:
             continue
-        if not all(_plus_zero(a.src[0].src[0].arg) for a in (red, inner)):
+        if not all(from_identity(a) for a in (red, inner)):  # (+0.0, not a pick's -0.0)
             continue
         v, k0, k1 = inner.src[0].src[1], red.src[1], inner.src[1]
-        if v.op is not Ops.MUL:  # (a product's: a plain sum's partials stay nested)
+        if v.op is not Ops.MUL:  # (a plain sum's stay nested; a scaled one's flatten too)
             continue
         loads = [n for n in toposort(v) if n.op is Ops.LOAD]
         if not loads or any(len(n.src) != 1 or n.src[0].op is not Ops.INDEX for n in loads):
@@ -938,11 +940,6 @@ def _unnested_runs(st: UOp) -> UOp | None:
             continue
         swaps[red] = reduce_loop(UOp(Ops.REDUCE, red.dtype, (v, k0, k1), red.arg))
     return st.substitute(swaps) if swaps else None
-
-
-def _plus_zero(start: object) -> bool:
-    """Whether an accumulator's start is +0.0 (a sum from its identity, not a pick's -0.0)."""
-    return isinstance(start, (int, float)) and start == 0 and math.copysign(1.0, start) > 0
 
 
 def stage_panels(st: UOp, pack: Pack) -> UOp:

@@ -1,0 +1,42 @@
+"""rev67b: review of hunt67 (issue 31: known out-of-range indices refused, requires_grad on
+floats only, numpy scalars' dtypes in lists, mask writes of several values), each against numpy
+or torch."""
+
+import numpy as np
+import torch
+
+import rulegrad
+from rulegrad import Tensor
+
+X = np.arange(5, dtype=np.float32)
+
+
+def test_a_jitted_step_indexing_with_its_argument_still_replays():
+    """The bounds check read the index argument back to Python inside the step (a host read),
+    which refused every jitted step that indexes, gathers or one_hots with an argument (an
+    embedding lookup, a loss by labels): they ran unreplayed. Values against numpy."""
+    x = Tensor(X).realize()
+
+    @rulegrad.jit
+    def step(x, idx):
+        return x[idx] * 2 + x.gather(0, idx) + idx.one_hot(5).sum(1)
+
+    for i in range(6):
+        ix = np.array([i % 5, 4, 0])
+        got = step(x, Tensor(ix).realize()).numpy()
+        want = X[ix] * 3 + 1
+        np.testing.assert_array_equal(got, want)
+    assert step.refused == [] and step.replays == 3
+
+
+def test_an_empty_constant_index_is_no_out_of_range_index():
+    """A constant of no element (`full((0,), 7)`) indexes nothing, as torch's: its one stored
+    value was read and refused."""
+    for shape in [(0,), (2, 0)]:
+        got = Tensor(X)[Tensor.full(shape, 7, dtype="int32")].numpy()
+        want = torch.tensor(X)[torch.full(shape, 7)].numpy()
+        assert got.shape == want.shape
+        got = Tensor(X[None].repeat(2, 0)).gather(1, Tensor.full(shape[:1] + (0,), 7,
+                                                                 dtype="int32")).numpy()
+        assert got.shape == torch.zeros(2, 5).gather(
+            1, torch.full(shape[:1] + (0,), 7)).shape

@@ -3,6 +3,7 @@ floats only, numpy scalars' dtypes in lists, mask writes of several values), eac
 or torch."""
 
 import numpy as np
+import pytest
 import torch
 
 import rulegrad
@@ -40,3 +41,25 @@ def test_an_empty_constant_index_is_no_out_of_range_index():
                                                                  dtype="int32")).numpy()
         assert got.shape == torch.zeros(2, 5).gather(
             1, torch.full(shape[:1] + (0,), 7)).shape
+
+
+def test_nll_loss_ignores_its_ignore_index_and_refuses_other_labels_out_of_range():
+    """torch's `nll_loss(ignore_index=-100)` with -100 among the labels: the gathers' new
+    bounds check refused -100 as an index (IndexError), where torch ignores it; a label out of
+    range other than ignore_index is still refused, as torch refuses it."""
+    import torch.nn.functional as F
+
+    lp = np.log(np.random.default_rng(1).dirichlet(np.ones(4), 5)).astype(np.float32)
+    w = np.array([1.0, 2.0, 0.5, 3.0], np.float32)
+    y = np.array([1, -100, 3, 0, -100])
+    for weight in (None, w):
+        got = Tensor(lp).nll_loss(Tensor(y), None if weight is None else Tensor(weight),
+                                  ignore_index=-100).numpy()
+        want = F.nll_loss(torch.tensor(lp), torch.tensor(y), None if weight is None else
+                          torch.tensor(weight), ignore_index=-100).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    bad = np.array([1, -100, 4, 0, 0])
+    with pytest.raises((IndexError, RuntimeError)):
+        F.nll_loss(torch.tensor(lp), torch.tensor(bad), ignore_index=-100)
+    with pytest.raises(IndexError, match="out of bounds"):
+        Tensor(lp).nll_loss(Tensor(bad), ignore_index=-100).numpy()

@@ -152,13 +152,16 @@ def _numpy_scalars_dtype(data: list | tuple, arr: np.ndarray) -> DType | None:
     and `[np.float64(0.1)]` float32, where torch keeps int8 and float64. (`[np.uint64(1), 2]`,
     which torch refuses to promote, is numpy's float64: uint64 with an int.)"""
     kinds: set[type] = set()
-    stack = [data]
-    while stack:  # (one `map` per list: a flat list of floats is walked at C speed)
-        level = stack.pop()
+    level: Sequence = data
+    while level:  # (one `map` per nesting level, not per list: walked at C speed; a Python
+        # loop per row made a 100000-row nested list twice as slow to read)
         here = set(map(type, level))
-        if list in here or tuple in here:
-            stack.extend(x for x in level if isinstance(x, (list, tuple)))
         kinds |= here
+        if list not in here and tuple not in here:
+            break
+        rows = level if here <= {list, tuple} else \
+            [x for x in level if isinstance(x, (list, tuple))]
+        level = list(itertools.chain.from_iterable(rows))
     found = [np.dtype(k) for k in kinds if issubclass(k, np.generic)]
     if not found:
         return None

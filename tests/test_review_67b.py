@@ -63,3 +63,18 @@ def test_nll_loss_ignores_its_ignore_index_and_refuses_other_labels_out_of_range
         F.nll_loss(torch.tensor(lp), torch.tensor(bad), ignore_index=-100)
     with pytest.raises(IndexError, match="out of bounds"):
         Tensor(lp).nll_loss(Tensor(bad), ignore_index=-100).numpy()
+
+
+def test_a_numpy_scalar_deep_in_a_nested_list_sets_its_dtype():
+    """The list walker reads each nesting level at once (it looped in Python per row, which
+    made a 100000-row list twice as slow to read): a numpy scalar in the last row of the
+    deepest level, or among tuples, still sets the dtype, as torch.tensor infers it."""
+    for data in ([[[1.0, 2.0]], [[3.0, np.float64(4)]]],
+                 [[1.0, 2.0], (3.0, np.float16(4))],
+                 [[[np.int8(1)], [2]], [[3], [4]]],
+                 [[[True]], [[np.bool_(False)]]]):
+        want = torch.tensor(data)
+        got = Tensor(data)
+        want_dt = torch.empty(0, dtype=want.dtype).numpy().dtype
+        assert got.dtype.np == (np.dtype(np.int32) if want_dt == np.int64 else want_dt), data
+        np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -21,7 +21,7 @@ from .dtype import DType, dtypes, least_float, to_dtype
 from .errors import InvalidArgument
 from .ops import Ops
 from .pool_graphs import reused
-from .tensor_ops import make_tuple, placed_like, window_arg
+from .tensor_ops import check_index_bounds, make_tuple, placed_like, window_arg
 from .variable import has_symbolic, refuse_symbolic, show
 
 if TYPE_CHECKING:
@@ -500,12 +500,20 @@ class NNOps:
 
     def nll_loss(self, y: Tensor, weight: Tensor | None = None, ignore_index: int | None = None,
                  reduction: str = "mean") -> Tensor:
-        """Negative log likelihood of log-probabilities (N, C, ...) at int labels (N, ...)."""
+        """Negative log likelihood of log-probabilities (N, C, ...) at int labels (N, ...).
+        A label outside 0..C-1 other than ignore_index is refused when its values are known,
+        as torch's (`check_index_bounds`); an ignored one is read as class 0, weighted 0 (the
+        gathers refused it as an index: torch's `ignore_index=-100` raised)."""
+        keep = None
+        if ignore_index is not None:  # (else the gathers check y)
+            check_index_bounds(y, self.shape[1], "nll_loss", 1, wrap=False, ignore=ignore_index)
+            keep = y != ignore_index
+        at = y if keep is None else keep.where(y, 0)
         w = y.full_like(1, self.dtype) if weight is None else \
-            weight.gather(0, y.flatten()).reshape(y.shape)
-        if ignore_index is not None:
-            w = w * (y != ignore_index)
-        nll = -self.gather(1, y.unsqueeze(1)).squeeze(1) * w
+            weight.gather(0, at.flatten()).reshape(y.shape)
+        if keep is not None:
+            w = w * keep
+        nll = -self.gather(1, at.unsqueeze(1)).squeeze(1) * w
         return nll.sum() / w.sum() if reduction == "mean" else nll._do_reduction(reduction)
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import capture
 from .buffer import Positions
 from .dtype import (
     DType,
@@ -1875,7 +1876,7 @@ def _eps(dt: DType) -> float:
 
 
 def check_index_bounds(index: Tensor, n: int | UOp, what: str, axis: int | None,
-                       wrap: bool) -> None:
+                       wrap: bool, ignore: int | None = None) -> None:
     """Refuse, as torch and numpy do, an index past an axis of n (`wrap`: -n..n-1, numpy's
     indexing; else 0..n-1, torch's gather and scatter), when the index's values are known
     without computing anything: a constant, or host data or a realized buffer (a list, an
@@ -1883,13 +1884,20 @@ def check_index_bounds(index: Tensor, n: int | UOp, what: str, axis: int | None,
     The check is a min and max over that data, skipped where the dtype cannot leave the range
     (a uint8 index into 256 rows). An index computed in the graph is not read back: that
     would cost a realize of it, break its fusion into the reading kernel and stop a jitted
-    step's replay; it still reads 0 where it is out of range (docs/tensor.md)."""
+    step's replay; it still reads 0 where it is out of range (docs/tensor.md). `ignore` is
+    a value let through (a loss's ignore_index, as torch's nll_loss lets it). Inside a
+    `rulegrad.jit` step's recorded calls no index is read either: the read refused the step's
+    replay (a host read), and a replay runs no Python to check its new index with."""
+    if capture.active is not None:
+        return
     n = actual((n,))[0]
     lo_ok = -n if wrap else 0
     dt = index.dtype
     if dt.min >= lo_ok and dt.max < n:
         return
     data = _known_values(index)
+    if data is not None and ignore is not None:
+        data = data[data != ignore]
     if data is None or not data.size:
         return
     lo, hi = data.min().item(), data.max().item()
@@ -1906,8 +1914,8 @@ def _known_values(t: Tensor) -> np.ndarray | None:
     if record is not None:  # (an op over host data is computed: not read)
         return t.numpy() if record.build is None else None
     base = view_base(t.uop)
-    if base.op is Ops.CONST:
-        return np.asarray(base.arg)
+    if base.op is Ops.CONST:  # (its one value, unless its view has no element: none read)
+        return None if 0 in actual(t.shape) else np.asarray(base.arg)
     if buffer_of(t.uop) is not None or stored_view(t.uop):
         return t.numpy()
     return None

@@ -21,7 +21,7 @@ def _reports(tmp_path, text: str, **kw) -> dict:
 # A gradient rule drawn only in float32 (its pattern's dtype, or a guard on it) was compared
 # with torch at rtol 1e-4 plus 1e-4 of the largest gradient: a constant off by 1e-4 (1.0001,
 # the brief's "off by 1e-4"), or by 1e-5, passed. The package's rules need 2.5e-7 there, and a
-# gradient that sums the upstream one (EXPAND's) the order of its sum, 2·n·u·sum |ctx|.
+# gradient that sums the upstream one (EXPAND's) the order of each element's sum of k terms, 2·k·u·sum |terms|.
 GRADIENTS = """
 use rulegrad.rules.gradient_helpers: sum_to, reduce_grad
 

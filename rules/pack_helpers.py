@@ -397,7 +397,8 @@ def _dot_cost(st: UOp, reds: list[UOp]) -> float:
     for red in reds:
         deps = free_ranges(red)
         for v in operands(red):  # type: ignore[union-attr]
-            if outer is not None and outer not in deps[v]:  # (read whole once per iteration of the outer loop)
+            # (read whole once per iteration of the outer loop)
+            if outer is not None and outer not in deps[v]:
                 size = trips(deps[v])
                 again += (range_size(outer) - 1) * _far_reads(size, _unwidened(v).dtype)  # type: ignore
     return outputs * sum(

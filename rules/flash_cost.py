@@ -61,6 +61,15 @@ def _panels(n: int) -> int:
     return -(-n // PANEL) * PANEL
 
 
+def product_cost(red: UOp) -> int:
+    """A sum of products' multiply-adds per output, each counted as a float32 one of the packed
+    operand (`local_max_panel`'s unit): a float64 one's panels take twice the bytes, and past
+    L2 the flash kernel refuses them (flash_helpers' `max_panel_bytes`), leaving the local row
+    to per-row plain loops at 0.36-0.45x the separate kernels' speed (float64 attention over
+    1024 keys of 64 and 1031 of 40 on a 512 KB L2, bench/ab.py; rev67d)."""
+    return red.src[0].size // max(red.size, 1) * max(red.dtype.itemsize, 4) // 4
+
+
 def _size(r: UOp) -> int:
     size = range_size(r)
     return local_max_panel() + 1 if size is None else size  # symbolic: never local
@@ -75,7 +84,7 @@ def too_long(ctx: Any, idx: UOp, products: UOp | None = None) -> str | None:
     most = 0
     if products is not None:
         cols = math.prod(_size(r) for r in idx.src[1:] if r.op is Ops.RANGE and r not in row)
-        most = _panels(cols) * (products.src[0].size // max(products.size, 1))
+        most = _panels(cols) * product_cost(products)
     for r in ranges_in(*idx.src[1:], *(idx.arg or ())):
         k = ctx.products.get(r)
         if k is not None:

@@ -394,12 +394,13 @@ def _dot_cost(st: UOp, reds: list[UOp]) -> float:
         return math.inf
     outputs = trips(st.src[2:])
     lanes = vector_lanes(reds[0].dtype.itemsize)
-    outer = st.src[2]
+    outer = st.src[2] if len(st.src) > 2 else None  # a scalar's store: no loop reads again
     again = 0
     for red in reds:
         deps = free_ranges(red)
         for v in operands(red):  # type: ignore[union-attr]
-            if outer not in deps[v]:  # (read whole once per iteration of the outer loop)
+            # (read whole once per iteration of the outer loop)
+            if outer is not None and outer not in deps[v]:
                 size = trips(deps[v])
                 again += (range_size(outer) - 1) * _far_reads(size, _unwidened(v).dtype)  # type: ignore
     return outputs * sum(

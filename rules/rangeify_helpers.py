@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from rulegrad.rules.flash_cost import ranges_in, too_long
+from rulegrad.rules.flash_cost import product_cost, ranges_in, too_long
 from rulegrad.rules.lower_helpers import reduce_loop
 from rulegrad.runtime.ops import LIBM_CALLS, GroupOp, Ops, reduce_start
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
@@ -110,7 +110,7 @@ def map_reduce(ctx: RangeifyContext, red: UOp, idx: UOp, local: bool = False) ->
     for r in new:
         ctx.group[r], ctx.kernel_loops[r] = tuple(new), loops
     if is_products(red):
-        ctx.products.update((r, red.src[0].size // max(red.size, 1)) for r in new)
+        ctx.products.update((r, product_cost(red)) for r in new)
     value = UOp(Ops.INDEX, red.src[0].dtype, (red.src[0], *rngs)).cast(red.dtype)
     return reduce_over(value, new, op, reduce_start(red.arg))
 

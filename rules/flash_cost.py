@@ -6,11 +6,9 @@ In: the rangeify context (which reduce ranges are matmul-sized sums of products,
 the kernel each runs in) and the INDEX a local value is read at. Out: None when the products are
 short enough, else the reason, for DEBUG=2's `cost` lines. (And split_reduceop's `shares_threads`.)
 
-Why (docs/schedulers.md has the measures): the C backend prints a kernel whose sum of products
-reads per-row local values as the flash kernel, which packs each product's operand that does not
-vary by row (attention's K^T and V) once per head and reads it whole per tile of 6 rows: within
-`local_max_panel()` (half of L2) both of attention's stay in L2 between tiles; a longer one (an
-MLP's hidden layer) would stream from memory per tile, and the packed loops of its own kernel win.
+Why (docs/schedulers.md has the measures): such a kernel is the flash kernel, which packs the
+operands that do not vary by row (K^T, V) once per head and reads them whole per tile of rows:
+within `local_max_panel()` they stay in L2; longer ones (an MLP's hidden layer) would stream.
 """
 
 from __future__ import annotations
@@ -27,17 +25,11 @@ from rulegrad.runtime.uop import UOp, toposort
 
 def local_max_panel() -> int:
     """The most multiply-adds per row of a kernel-local sum of products: its packed float32
-    operand at most half of L2 (attention's two fill it: see the module's docstring) and a
-    quarter of the stack budget. (A quarter of L2 had been measured against an eighth on a
-    1 MB L2, where the stack's quarter binds first; on a 512 KB L2 it sent attention over
-    1100 keys of 24 or 40 to the 4 kernels, 0.45-0.64x torch eager, where the flash kernel,
-    its two panels filling L2, ran 1.5x faster: bench/cliffs.py --seed 1, cliff67.)"""
+    operand at most half of L2 (attention's two fill it) and a quarter of the stack budget."""
     return min(cache_bytes(2) // 2, stack_bytes() // 4) // 4
 
 
-# the flash kernel computes a product's columns in whole panels of 16 float32: 2 columns cost as
-# much as 16, so they count as 16
-PANEL = 16
+PANEL = 16  # the flash kernel's columns come in whole panels of 16 float32 (2 cost as 16)
 
 
 def shares_threads(rows: int, values: int) -> bool:
@@ -62,11 +54,8 @@ def _panels(n: int) -> int:
 
 
 def product_cost(red: UOp) -> int:
-    """A sum of products' multiply-adds per output, each counted as a float32 one of the packed
-    operand (`local_max_panel`'s unit): a float64 one's panels take twice the bytes, and past
-    L2 the flash kernel refuses them (flash_helpers' `max_panel_bytes`), leaving the local row
-    to per-row plain loops at 0.36-0.45x the separate kernels' speed (float64 attention over
-    1024 keys of 64 and 1031 of 40 on a 512 KB L2, bench/ab.py; rev67d)."""
+    """A sum of products' multiply-adds per output in float32 ones (`local_max_panel`'s unit):
+    a float64 one's panels take twice the bytes (docs/schedulers.md, rev67d)."""
     return red.src[0].size // max(red.size, 1) * max(red.dtype.itemsize, 4) // 4
 
 

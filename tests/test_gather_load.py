@@ -81,17 +81,20 @@ def test_gather_three_dims_and_smaller_index(backend):
 
 
 def test_out_of_range_index_reads_zero(backend):
-    # torch raises; rulegrad gives 0 as docs/tensor.md says (+0.0 for floats: the pick's sum
-    # starts from -0.0, which gathers masks; tests/test_issue31_leftovers.py), and reads no
-    # memory outside x
+    # an index known before the kernel is refused, as torch refuses it (hunt67); one computed
+    # in the graph (`Tensor(i) * 1`) gives 0 as docs/tensor.md says (+0.0 for floats: the
+    # pick's sum starts from -0.0, which gathers masks; tests/test_issue31_leftovers.py), and
+    # the kernel reads no memory outside x
     x = _data((3, 5), "float32", seed=6)
     i = np.array([[0, 5, -1, 4], [2**31 - 1, -2**31, 3, 1], [4, 4, 6, 0]], np.int32)
+    with pytest.raises(IndexError, match="out of bounds"):
+        Tensor(x).gather(1, Tensor(i))
     inside = (i >= 0) & (i < 5)
     want = np.where(inside, np.take_along_axis(x, np.where(inside, i, 0), 1), np.float32(0.0))
-    _same(Tensor(x).gather(1, Tensor(i)).numpy(), want)
+    _same(Tensor(x).gather(1, Tensor(i) * 1).numpy(), want)
     xi = _data((3, 5), "int32", seed=6)
     wanti = np.where(inside, np.take_along_axis(xi, np.where(inside, i, 0), 1), 0)
-    _same(Tensor(xi).gather(1, Tensor(i)).numpy(), wanti.astype(np.int32))
+    _same(Tensor(xi).gather(1, Tensor(i) * 1).numpy(), wanti.astype(np.int32))
 
 
 @pytest.mark.parametrize("shape", [(1, 1), (13, 7), (50000, 8)])

@@ -413,8 +413,12 @@ def _one_run(v: UOp, ks: tuple[UOp, ...]) -> bool:
     """Whether the load v reads its k ranges as one run, each range's step the next one's whole
     run (a k the scheduler split, flattened: `_unnested_runs`), so a dot reads it forward."""
     idx = v.src[0].src[1]
-    return all(stride(idx, a) == range_size(b) * stride(idx, b)  # type: ignore[operator]
-               for a, b in zip(ks, ks[1:]))
+    for a, b in zip(ks, ks[1:]):
+        outer, inner, size = stride(idx, a), stride(idx, b), range_size(b)
+        # (a non-linear index or a symbolic range has no run: None, never a TypeError)
+        if None in (outer, inner, size) or outer != size * inner:
+            return False
+    return True
 
 
 def _unwidened(v: UOp) -> UOp:

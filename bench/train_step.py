@@ -12,12 +12,17 @@ timed twice: as written (no jit: each step builds its graphs) and under `rulegra
 the batch's arrays; from its fourth call a replay of the recorded kernels):
 
     python bench/train_step.py [--sizes 784-256-10-128,64-128-10-64] [--rounds N] [--same]
-                               [--no-compile] [--cpu]
+                               [--no-compile] [--cpu] [--old OLD_TREE [--steps N]]
 
 Times are wall-clock medians of interleaved rounds (bench/harness.py), with the CPU time of
 the whole run; "eager/rg" and "compile/rg" are torch's time over rulegrad's (> 1: rulegrad is
 faster), "eager/jit" and "compile/jit" the same over the jitted step's. The losses of each
 side's first steps are checked against torch eager's.
+
+With `--old OLD_TREE` (`git archive main | tar -x -C /tmp/old`), the step without the jit of that
+tree and of this one instead, in two worker processes (bench/ab.py's), `--steps` steps a turn,
+taking turns round by round: each side's median per step and the median and range of the
+per-round ratios old/new (> 1: this tree is faster; the range says how noisy the machine was).
 """
 
 from __future__ import annotations
@@ -135,6 +140,64 @@ def _torch_step(torch, w: dict, batches: list[tuple], same: bool, compiled: bool
     return step
 
 
+_WORKER = r'''
+import sys, time
+root, here, size, steps = sys.argv[1:5]
+''' + "{USE_TREE}" + r'''
+sys.path.insert(0, here + "/bench")
+import train_step, rulegrad
+assert rulegrad.__file__.startswith(root), rulegrad.__file__
+d, h, o, b = map(int, size.split("-"))
+step = train_step._rulegrad_step(train_step._mlp(d, h, o), train_step._batches(d, o, b), False)
+for _ in range(30):
+    step()
+print("ready", flush=True)
+for _ in sys.stdin:  # (a turn: `steps` steps, their CPU time per step)
+    t = time.process_time()
+    for _ in range(int(steps)):
+        step()
+    print((time.process_time() - t) / int(steps), flush=True)
+'''
+
+
+def old_against_new(old: str, sizes: str, rounds: int, steps: int) -> None:
+    """The no-jit step of tree `old` and of this one, interleaved (`--old`)."""
+    import os
+    import statistics
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from ab import USE_TREE
+
+    here = str(Path(__file__).resolve().parent.parent)
+    code = _WORKER.replace("{USE_TREE}", USE_TREE)
+    for size in sizes.split(","):
+        procs = {tag: subprocess.Popen(
+            [sys.executable, "-c", code, str(Path(root).resolve()), here, size, str(steps)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            env=dict(os.environ, RULEGRAD_CACHE=f"{os.environ.get('RULEGRAD_CACHE', '/tmp/rg')}"
+                                                f"-{tag}")) for tag, root in (("old", old),
+                                                                                ("new", here))}
+        for p in procs.values():
+            if p.stdout.readline().strip() != "ready":
+                raise SystemExit(f"a worker failed to start for {size}")
+        times: dict[str, list[float]] = {"old": [], "new": []}
+        for r in range(rounds):  # (each side first in every other round)
+            for tag in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                procs[tag].stdin.write("go\n")
+                procs[tag].stdin.flush()
+                times[tag].append(float(procs[tag].stdout.readline()))
+        for p in procs.values():
+            p.stdin.close()
+            p.wait()
+        ratios = [a / b for a, b in zip(times["old"], times["new"])]
+        print(f"no-jit step {size}: old {statistics.median(times['old']) * 1e3:.3f} ms, "
+              f"new {statistics.median(times['new']) * 1e3:.3f} ms, old/new "
+              f"{statistics.median(ratios):.3f} (rounds {min(ratios):.2f}-{max(ratios):.2f})",
+              flush=True)
+
+
 def main() -> None:
     import argparse
     import time
@@ -149,7 +212,11 @@ def main() -> None:
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
     ap.add_argument("--cpu", action="store_true",
                     help="time CPU, not wall clock (a loaded machine; torch on one thread)")
+    ap.add_argument("--old", help="a source tree: its no-jit step against this tree's")
+    ap.add_argument("--steps", type=int, default=100, help="steps per turn with --old")
     args = ap.parse_args()
+    if args.old:
+        return old_against_new(args.old, args.sizes, args.rounds, args.steps)
     torch = torch_module()
     if args.cpu and torch is not None:
         torch.set_num_threads(1)  # (its other threads' CPU would count, not their wall time)

@@ -10,7 +10,8 @@ The packed products' tiles are 256-bit (`RULEGRAD_VECTOR_BYTES=32`) unless a tes
 tests/test_wide_vectors.py runs the products in 512-bit tiles. The machine facts the
 optimizer's sizes come from (runtime/target.py: cache sizes, threads) are pinned too, to this
 project's machine's, so a test's kernels are the same on every machine; tests/test_machine.py
-reads the machine itself.
+reads the machine itself. A library's kernels of one optimization level are one compiler run
+(`RULEGRAD_BUILD_JOBS=1`: the workers keep both cores busy).
 
 The rules check's verdicts are kept per session in a folder of the cache
 (`RULEGRAD_TEST_VERDICTS`): a rule one worker checked is read by the other
@@ -46,6 +47,12 @@ pytest_plugins = ["pytester", "suite_costs"]
 def pytest_configure(config) -> None:
     os.environ.setdefault("RULEGRAD_VECTOR_BYTES", "32")
     os.environ.setdefault("RULEGRAD_KERNEL_INDEX", "0")
+    # one compiler run per optimization level of a library, never a level's kernels split over
+    # both cores and linked (`build.partition`): the suite's two workers keep both cores busy,
+    # so a split buys no time and costs a compiler start, the prelude again and a link
+    # (test_assign_order_56: 134 -> 94 runs, 7.8 -> 7.0 CPU-s); test_cold_build and test_cache
+    # set it to check the split builds
+    os.environ.setdefault("RULEGRAD_BUILD_JOBS", "1")
     for name, value in (("RULEGRAD_L1_BYTES", "32K"), ("RULEGRAD_L2_BYTES", "1M"),
                         ("RULEGRAD_L3_BYTES", "32M"), ("RULEGRAD_THREADS", "2")):
         os.environ.setdefault(name, value)

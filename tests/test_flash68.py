@@ -124,3 +124,17 @@ def test_float16_rows_that_see_no_key_are_nan(s, below):
     want = _reference(q, k, v, np.tril(np.ones((s, s), dtype=bool), -below))
     assert np.isnan(want[..., :below, :]).all()
     _close(out.numpy(), want)
+
+
+@pytest.mark.parametrize("s", [7, 97])
+def test_float16_sdpa_rows_that_see_no_key_weigh_zero(s):
+    """A float16 head with a bool mask that drops every key of some rows (k < q: the first
+    row; and every odd row): the flash kernel, those rows 0 (torch's safe softmax), not NaN;
+    the others numpy's values."""
+    q, k, v = _data(1, 3, s, s, 16, seed=s)
+    keep = np.tril(np.ones((s, s), dtype=bool), -1)
+    keep[1::2] = False
+    out = Tensor(q).scaled_dot_product_attention(Tensor(k), Tensor(v), attn_mask=Tensor(keep))
+    assert _flash(out)
+    want = np.nan_to_num(_reference(q, k, v, keep), nan=0.0)  # (no NaN input: the empty rows)
+    _close(out.numpy(), want)

@@ -601,6 +601,18 @@ def attention4(b: int, h: int, s: int, d: int, causal: int = 0, *,
                  tf, jf, flops=4.0 * b * h * s * s * d)
 
 
+def attention_dt(b: int, h: int, s: int, d: int, causal: int, bits: int, *,
+                 rng: np.random.Generator) -> Point:
+    """attention4 in float16, float32 or float64 (`bits`): float16's sums of products are float32
+    sums of the operands widened, each other op rounded to float16 (runtime/semantics.py)."""
+    p = attention4(b, h, s, d, causal, rng=rng)
+    dt = {16: np.float16, 32: np.float32, 64: np.float64}[bits]
+    tol = {"rtol": 1e-2, "atol": 1e-2} if bits == 16 else None
+    return Point("attention_dt", (b, h, s, d, causal, bits),
+                 {n: a.astype(dt) for n, a in p.inputs.items()}, p.rg, p.torch, p.jax,
+                 flops=p.flops, **({"tol": tol} if tol else {}))
+
+
 def conv2d_full(n: int, c: int, hw: int, o: int, ksize: int, stride: int, dilation: int,
                 padding: int, groups: int, *, rng: np.random.Generator) -> Point:
     """conv2d with stride, dilation, padding and groups all given."""
@@ -808,7 +820,7 @@ FAMILIES: dict[str, Callable[..., Point]] = {
     "embedding": embedding, "where": where, "pad": pad,
     "cat": cat, "cat_last": cat_last,
     "linear_act": linear_act, "matmul_t": matmul_t, "matmul_half": matmul_half,
-    "attention4": attention4,
+    "attention4": attention4, "attention_dt": attention_dt,
     "conv2d_full": conv2d_full,
     "groupnorm": groupnorm, "transpose_sum": transpose_sum,
     "mlp_block": mlp_block, "matmul_i8": matmul_i8, "conv1d": conv1d, "norm2": norm2,

@@ -4,8 +4,9 @@ products run as a flash kernel (an attention head: scores, softmax and output pe
 In: a lowered STORE (backends/KERNEL_AST.md, "after lowering"). Out: `flashed(st)`, the STORE
 with a `Flash` as its arg, which `backends/c/flash.py` prints, or None.
 
-A STORE qualifies when it is out[.., i, c] = sum_j x(.., i, j) * y(.., j, c) (float32 or
-float64, one sum of products over its last range c, the columns), x holds the kernel's per-row
+A STORE qualifies when it is out[.., i, c] = sum_j x(.., i, j) * y(.., j, c) (a float32 or
+float64 sum, one sum of products over its last range c, the columns; the store may round it: a
+float16 head's output is a float32 sum of the operands widened, cast to float16 once), x holds the kernel's per-row
 values (the kernel-local arrays and scalars rangeify made: each depends on the batch ranges and
 the row i only), y none of them; a local array may itself be a sum of products
 s(.., i, l) = sum_d a(.., i, d) * b(.., l, d) (attention's scores). Then per tile of `tile`
@@ -172,15 +173,16 @@ def _plan(st: UOp) -> Flash | None:
     ranges = st.src[2:]
     if st.arg is not None or len(ranges) < 2 or any(range_size(r) is None for r in ranges):
         return None
-    dt = st.src[1].dtype
-    if len(st.src[0].src) != 2 or dt not in TILE_DTYPES:
+    if len(st.src[0].src) != 2:
         return None
     i, c = ranges[-2], ranges[-1]
     deps = free_ranges(st)
     outs = [n for n in toposort(st.src[1]) if n.op is Ops.REDUCE and c in deps[n]]
     if not outs:
-        return _rows_plan(st, i, c, deps)
-    if len(outs) != 1 or outs[0].dtype is not dt:
+        return _rows_plan(st, i, c, deps) if st.src[1].dtype in TILE_DTYPES else None
+    # the output's sum in a dtype a register tile computes in; the store may round it (a
+    # float16 head's float32 sum of widened products, cast once: runtime/semantics.py)
+    if len(outs) != 1 or outs[0].dtype not in TILE_DTYPES:
         return None
     out = outs[0]
     xy = split(out, (i,), c, deps)

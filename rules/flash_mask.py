@@ -33,6 +33,10 @@ Why the keys outside are skipped with no change of value (backends/c/flash.py):
   -inf, -inf - -inf is NaN. The fill pa(i, j) = x(i, j): written in the window only, the only
   keys the output's sum reads (all the row's passes visit every key when V holds an inf or a
   NaN: backends/c/flash.py's `kl`, `kh`).
+A float16 head reads each of these values through casts between float dtypes (each op's result
+rounded to float16, widened to float32 for the next: runtime/semantics.py); the matchers look
+through them (`_uncast`): a float cast keeps +0, -inf and NaN and is monotone, all the above
+uses (a total of exps past float16's range rounds to inf, and +0 / inf is +0).
 The masks are evaluated on the grid of rows x keys by runtime/semantics.py (each op's one
 meaning), in blocks of rows.
 """
@@ -56,25 +60,39 @@ def _is_neg_inf(n: UOp) -> bool:
     return n.op is Ops.CONST and n.arg == NEG_INF
 
 
+def _uncast(n: UOp) -> UOp:
+    """n below its casts from a float dtype to a float dtype (a float16 head's roundings)."""
+    while n.op is Ops.CAST and n.dtype.is_float and n.src[0].dtype.is_float:
+        n = n.src[0]
+    return n
+
+
+def _sub(n: UOp) -> tuple[UOp, UOp] | None:
+    """(a, y) of an exp's argument a - y, each below its float casts; else None."""
+    n = _uncast(n)
+    return (_uncast(n.src[0]), _uncast(n.src[1])) if n.op is Ops.SUB else None
+
+
 def _masked_exp(n: UOp, r: UOp, deps: dict[UOp, frozenset[UOp]]) -> bool:
     """n is exp(-inf - y), y not reading r (+0 or NaN, the same along r)."""
-    return (n.op is Ops.EXP and n.src[0].op is Ops.SUB and _is_neg_inf(n.src[0].src[0])
-            and r not in deps[n.src[0].src[1]])
+    n = _uncast(n)
+    ay = _sub(n.src[0]) if n.op is Ops.EXP else None
+    return ay is not None and _is_neg_inf(ay[0]) and r not in deps[ay[1]]
 
 
 def _row_mask(e: UOp, deps: dict[UOp, frozenset[UOp]]) -> tuple[UOp, bool] | None:
     """The mask of a local row e(i, r) = where(c, A, B) (or exp(where(c, a, -inf) - y)), A an
     exp and B = exp(-inf - y): (c, whether c true keeps A); else None."""
-    v, r = e.src[0], e.src[1]
+    v, r = _uncast(e.src[0]), e.src[1]
     if v.op is Ops.WHERE:
         c, a, b = v.src
         for kept, dropped, keeps in ((a, b, True), (b, a, False)):
-            if kept.op is Ops.EXP and _masked_exp(dropped, r, deps):
+            if _uncast(kept).op is Ops.EXP and _masked_exp(dropped, r, deps):
                 return c, keeps
         return None
-    if v.op is Ops.EXP and v.src[0].op is Ops.SUB and v.src[0].src[0].op is Ops.WHERE \
-            and r not in deps[v.src[0].src[1]]:
-        c, a, b = v.src[0].src[0].src
+    ay = _sub(v.src[0]) if v.op is Ops.EXP else None
+    if ay is not None and ay[0].op is Ops.WHERE and r not in deps[ay[1]]:
+        c, a, b = ay[0].src
         if _is_neg_inf(b):
             return c, True
         if _is_neg_inf(a):
@@ -89,23 +107,26 @@ def _loop_body(red: UOp, op: Ops) -> UOp | None:
     body = red.src[0]
     if body.op is op and body.src[0].op is Ops.DEFINE_REG:
         body = body.src[1]
-    return body
+    return _uncast(body)
 
 
 def _max_masked(e: UOp, keeps: bool, deps: dict[UOp, frozenset[UOp]]) -> UOp | None:
     """The range of the row max y of e(i, r) = where(c, exp(a - y), exp(-inf - y)) (or
     exp(where(c, a, -inf) - y)) when y is the max over a range k of its own of the same masked
     scores, where(c, a, -inf) read at k (keeping a where c is `keeps`); else None."""
-    v, r = e.src[0], e.src[1]
+    v, r = _uncast(e.src[0]), e.src[1]
     if v.op is Ops.WHERE:
         c, kept, dropped = v.src[0], *(v.src[1:] if keeps else v.src[:0:-1])
-        if kept.op is not Ops.EXP or kept.src[0].op is not Ops.SUB:
+        kept, dropped = _uncast(kept), _uncast(dropped)
+        ay = _sub(kept.src[0]) if kept.op is Ops.EXP else None
+        if ay is None:
             return None
-        a, y = kept.src[0].src
-        if dropped.src[0].src[1] is not y:  # (exp(-inf - y), _row_mask saw)
+        a, y = ay
+        if _sub(dropped.src[0])[1] is not y:  # type: ignore[index]  (exp(-inf - y), _row_mask's)
             return None
     else:
-        (c, a1, a2), y = v.src[0].src[0].src, v.src[0].src[1]
+        (w, y) = _sub(v.src[0])  # type: ignore[misc]  (_row_mask saw it)
+        c, a1, a2 = w.src
         a = a1 if keeps else a2
     body = _loop_body(y, Ops.MAX)
     if body is None or body.op is not Ops.WHERE or r in deps[y]:
@@ -114,7 +135,8 @@ def _max_masked(e: UOp, keeps: bool, deps: dict[UOp, frozenset[UOp]]) -> UOp | N
     c2, a2_, b2 = body.src[0], *(body.src[1:] if keeps else body.src[:0:-1])
     if not _is_neg_inf(b2) or k.op is not Ops.RANGE or range_size(k) != range_size(r):
         return None
-    if c2.substitute({k: r}) is not c or a2_.substitute({k: r}) is not a:
+    # (the same scores up to float casts, which keep -inf, NaN and the order)
+    if c2.substitute({k: r}) is not c or _uncast(a2_.substitute({k: r})) is not _uncast(a):
         return None
     return k
 
@@ -136,12 +158,13 @@ def _row_passes(root: UOp, e: UOp, keeps: bool, r: UOp, j: UOp,
 def _unselected(x: UOp, j: UOp, deps: dict[UOp, frozenset[UOp]]) -> UOp:
     """x without a select of +0 by a per-row condition (sdpa's row that sees no key weighs
     every key 0): where it picks 0, a skipped key adds fma(+0, v, acc) = acc too."""
+    x = _uncast(x)
     while x.op is Ops.WHERE and j not in deps[x.src[0]]:
         zero = [n for n in x.src[1:] if n.op is Ops.CONST and n.arg == 0
                 and math.copysign(1.0, n.arg) > 0]
         if len(zero) != 1:
             break
-        x = x.src[2] if zero[0] is x.src[1] else x.src[1]
+        x = _uncast(x.src[2] if zero[0] is x.src[1] else x.src[1])
     return x
 
 
@@ -199,11 +222,12 @@ def _shares(x: UOp) -> tuple[UOp, UOp] | None:
     """(e, total) of x = e / total, or of e * (1 / total) (Tensor.softmax's form): either way a
     dropped key's +0 weight stays +0 over a finite total, and NaN with a NaN one."""
     if x.op is Ops.FDIV:
-        return x.src[0], x.src[1]
+        return _uncast(x.src[0]), _uncast(x.src[1])
     if x.op is Ops.MUL:
-        recips = [n for n in x.src if n.op is Ops.RECIPROCAL]
+        recips = [n for n in x.src if _uncast(n).op is Ops.RECIPROCAL]
         if len(recips) == 1:
-            return x.src[1] if recips[0] is x.src[0] else x.src[0], recips[0].src[0]
+            e = x.src[1] if recips[0] is x.src[0] else x.src[0]
+            return _uncast(e), _uncast(_uncast(recips[0]).src[0])
     return None
 
 
@@ -230,7 +254,7 @@ def key_windows(st: UOp, i: UOp, out: UOp, x: UOp, scores: list[UOp], tile: int,
         return None
     body, r = total.src[0], total.src[1]
     if body.op is Ops.ADD and body.src[0].op is Ops.DEFINE_REG:  # (a loop-form reduce's update)
-        body = body.src[1]
+        body = _uncast(body.src[1])
     if body.op is not Ops.LOAD or body.src[0].op is not Ops.INDEX \
             or body.src[0].src != (e, r) or range_size(r) != n:
         return None

@@ -49,7 +49,7 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import stack_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
-from .blocks import last_name, pack_name, stream_name
+from .blocks import half_pack_name, last_name, pack_name, stream_name
 from .blocks import name as block_name
 from .ctext import (
     TEAM,
@@ -763,13 +763,17 @@ def copy_panel(r: KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j: 
     library's copy (blocks.py), when y is a load at buf[fixed + step * sk + column * sj] (step:
     the flat step number of the k ranges; fixed: the batch's part); False otherwise. With a
     `group`, that many panels side by side (`cols` the group's columns)."""
+    fn, src_t = pack_name(y.dtype, lanes), ""
+    if y.op is Ops.CAST and y.dtype is dtypes.float32 and y.src[0].dtype is dtypes.float16:
+        # a float16 y widened (a float16 product's operand): its halves' bits widened by the
+        # copy (blocks.py's `_half_pack`)
+        y, fn, src_t = y.src[0], half_pack_name(lanes), "(const uint16_t *)"
     found = _y_strides(r, y, ks, j)
     if found is None:
         return False
     fixed, sk, sj = found
-    src = f"{r.lookup(y.src[0].src[0])} + {r.emit(fixed)} + {sj} * ({first})"
-    scope.add(f"{r.call(pack_name(y.dtype, lanes))}({n}, {cols}, {src}, {sk}, {sj}, {dst}, "
-              f"{tj}, {group});")
+    src = f"{src_t}({r.lookup(y.src[0].src[0])} + {r.emit(fixed)} + {sj} * ({first}))"
+    scope.add(f"{r.call(fn)}({n}, {cols}, {src}, {sk}, {sj}, {dst}, {tj}, {group});")
     return True
 
 

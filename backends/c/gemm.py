@@ -172,7 +172,7 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
     elif pack.staged:  # y's panels are kernel-local arrays (pack_helpers' stage_panels),
         # filled first: each row tile runs over all of them
         for p in prods:
-            p.pb = r.emit(p.y.src[0].src[0])
+            p.pb = _staged_copy(r, p, g.nj, g.lanes) or r.emit(p.y.src[0].src[0])
         _row_tiles(r, st, scope, rows, j, prods, pv, panel_head, "", g)
     elif threaded:  # one panel: each thread packs it for itself, then takes row tiles
         tile_claim = ""
@@ -755,6 +755,53 @@ def _y_strides(r: KernelRenderer, y: UOp, ks: tuple[UOp, ...], j: UOp
     if sk < 0 or sj < 0 or fixed.vmin < 0:
         return None
     return fixed, sk, sj
+
+
+def _staged_copy(r: KernelRenderer, p: Product, nj: int, lanes: int) -> str | None:
+    """p's staged panels (pack_helpers' `panel_array`: pb[panel][k][jj] = y(k, panel * tj +
+    jj), 0 past the last column) filled by the block library's copy, all panels side by side
+    (`rg_pack_*`'s group), when y is a plain load, widened from float16 or not: the array's
+    name, else None (the renderer's loops fill it, one element a step: for a transposed y a
+    gather of one value of each of tj rows, a float16 one widened by HALF_WIDEN each)."""
+    dl = p.y.src[0].src[0]
+    if dl.op is not Ops.DEFINE_LOCAL:
+        return None
+    value, (panel, *own, jj) = dl.src[0], dl.src[1:]
+    if value.op is Ops.WHERE:  # (the last panel's lanes past the last column: a gate, 0)
+        value = value.src[1]
+    y = value.src[0] if value.op is Ops.CAST else value
+    if y.op is not Ops.LOAD or y.src[0].op is not Ops.INDEX or len(y.src[0].src) < 2:
+        return None
+    widened = value is not y
+    if widened and not (value.dtype is dtypes.float32 and y.dtype is dtypes.float16):
+        return None
+    index = y.src[0]  # (ungated: the copy stops at the last column)
+    y = y.replace(src=(index.replace(src=index.src[:2]),))
+    if not plain_load(r, y):
+        return None
+    found = affine(r, index.src[1], (panel, jj, *own))
+    if found is None:
+        return None
+    coeffs, fixed = found[0], total(r, found[1], index.src[1])
+    tj, sj, sk, inner = loop_count(jj), found[0][jj], found[0][own[-1]], 1
+    for o in reversed(own):  # (one stride of the flat step, as `_y_strides`)
+        if coeffs[o] != sk * inner:
+            return None
+        inner *= loop_count(o)
+    host = r.home(dl)
+    if coeffs[panel] != tj * sj or sk < 0 or sj < 0 or fixed.vmin < 0 or \
+            not r.deps[fixed] <= host.bound:
+        return None
+    name, ct, npanels = r.fresh("loc"), ctype(dl.dtype), loop_count(panel)
+    host.add(array(ct, name, npanels * inner * tj, dl.arg == "heap"))
+    if dl.arg == "heap":  # (freed after everything in its host, as the renderer's arrays)
+        r.frees.append((host, name))
+    fn, cast = ((half_pack_name(lanes), "(const uint16_t *)") if widened
+                else (pack_name(dl.dtype, lanes), ""))
+    host.add(f"{r.call(fn)}({inner}, {nj}, {cast}({r.lookup(y.src[0].src[0])} + "
+             f"{r.emit(fixed)}), {sk}, {sj}, {name}, {tj}, {npanels});")
+    host.names[dl] = name
+    return name
 
 
 def copy_panel(r: KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j: UOp, n: int,

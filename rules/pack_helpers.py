@@ -37,6 +37,7 @@ from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import (
     block_library,
     cache_bytes,
+    f16c,
     page_bytes,
     stack_bytes,
     threads,
@@ -272,6 +273,14 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
         # down their columns by every tile): 8x1024x1024 1.12x, 8x4096x256 1.16x slower on
         # one core. (Packed again per batch iteration, a panel stays an element a step: below)
         copies = -(-copies // (panel // PANEL_VECTORS))
+    elif batch == 1 and all(xy is not None and _half_runs(xy[1], red) and f16c()
+                            for xy, red in ((split(red, rows, j, deps), red) for red in reds)):
+        # a float16 y read forward along k (`x @ w.T`) copied by the block library's widening
+        # copy (blocks.py's `_half_pack`): 8 steps of 8 columns widened by F16C and transposed
+        # in registers, 48 instructions for 64 elements, a vector's copy of float32 rows.
+        # Costed an element a step, as a float32 gather, it ran 2x2048x512 as dots
+        copies = -(-copies // (panel // PANEL_VECTORS))
+    copies += HALF_WIDEN_FMAS * _soft_widened(reds, rows, j, deps, batch * k * npanels * panel)
     if _pack_x(reds, rows, j, deps, npanels):
         # one row range, each row read contiguously along k: copied by a vector loop (gemm.py),
         # a vector of elements a step. A relu(h + b) of 128x256 packed so, its 10 columns a
@@ -445,6 +454,22 @@ def _far_panels(reds: list[UOp], ni: int, nj: int) -> float:
     tiles = -(-ni // tile_rows(ni))
     k = _k_total(reds)
     return -(-nj // panel) * (1 + tiles) * _far_reads(k * panel, dt)
+
+
+def _half_runs(y: UOp, red: UOp) -> bool:
+    """Whether y is a float16 load widened, read in place and forward along red's k ranges."""
+    v = _unwidened(y)
+    return v is not y and _in_place(v, red) and _one_run(v, red.src[1:])
+
+
+def _soft_widened(reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
+                  deps: dict[UOp, frozenset[UOp]], copies: int) -> int:
+    """The vectors of y's `copies` elements widened in software (ctext.HALF_WIDEN, lane by lane:
+    no F16C) where every y is float16 widened, else 0: each costs HALF_WIDEN_FMAS more."""
+    if f16c() or not all(xy is not None and _unwidened(xy[1]) is not xy[1]
+                         for xy in (split(red, rows, j, deps) for red in reds)):
+        return 0
+    return -(-copies // vector_lanes(4))
 
 
 def _contiguous(v: UOp, rng: UOp) -> bool:

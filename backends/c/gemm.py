@@ -751,14 +751,21 @@ def _y_strides(r: KernelRenderer, y: UOp, ks: tuple[UOp, ...], j: UOp
     if split_ is None:
         return None
     coeffs, terms = split_
-    fixed, sk, sj, inner = total(r, terms, idx), coeffs[ks[-1]], coeffs[j], 1
-    for k in reversed(ks):  # the k ranges' coefficients: one stride of the flat step
+    fixed, sk, sj = total(r, terms, idx), _run_stride(coeffs, ks), coeffs[j]
+    if sk is None or sk < 0 or sj < 0 or fixed.vmin < 0:
+        return None
+    return fixed, sk, sj
+
+
+def _run_stride(coeffs: dict[UOp, int], ks: tuple[UOp, ...]) -> int | None:
+    """The stride of the flat step number of the k ranges `ks` (each range's coefficient the
+    next one's times its count: one run of steps), else None."""
+    sk, inner = coeffs[ks[-1]], 1
+    for k in reversed(ks):
         if coeffs[k] != sk * inner:
             return None
         inner *= loop_count(k)
-    if sk < 0 or sj < 0 or fixed.vmin < 0:
-        return None
-    return fixed, sk, sj
+    return sk
 
 
 def _staged_copy(r: KernelRenderer, p: Product, nj: int, lanes: int) -> str | None:
@@ -787,13 +794,9 @@ def _staged_copy(r: KernelRenderer, p: Product, nj: int, lanes: int) -> str | No
     if found is None:
         return None
     coeffs, fixed = found[0], total(r, found[1], index.src[1])
-    tj, sj, sk, inner = loop_count(jj), found[0][jj], found[0][own[-1]], 1
-    for o in reversed(own):  # (one stride of the flat step, as `_y_strides`)
-        if coeffs[o] != sk * inner:
-            return None
-        inner *= loop_count(o)
-    host = r.home(dl)
-    if coeffs[panel] != tj * sj or sk < 0 or sj < 0 or fixed.vmin < 0 or \
+    tj, sj, sk = loop_count(jj), coeffs[jj], _run_stride(coeffs, tuple(own))
+    host, inner = r.home(dl), math.prod(loop_count(o) for o in own)
+    if sk is None or coeffs[panel] != tj * sj or sk < 0 or sj < 0 or fixed.vmin < 0 or \
             not r.deps[fixed] <= host.bound:
         return None
     name, ct, npanels = r.fresh("loc"), ctype(dl.dtype), loop_count(panel)
@@ -822,12 +825,8 @@ def _widen_row(r: KernelRenderer, scope: Scope, p: Product, dst: str, lanes: int
     found = affine(r, idx, p.ks)
     if found is None:
         return False
-    start, inner = total(r, found[1], idx), 1
-    for k in reversed(p.ks):  # (one run: each range's step the next one's whole run)
-        if found[0][k] != inner:
-            return False
-        inner *= loop_count(k)
-    if start.vmin < 0:
+    start = total(r, found[1], idx)
+    if _run_stride(found[0], p.ks) != 1 or start.vmin < 0:
         return False
     buf = r.lookup(x.src[0].src[0].src[0])
     scope.add(f"{r.call(half_pack_name(lanes))}(1, {p.k}, (const uint16_t *)({buf} + "

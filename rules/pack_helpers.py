@@ -280,7 +280,6 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
         # in registers, 48 instructions for 64 elements, a vector's copy of float32 rows.
         # Costed an element a step, as a float32 gather, it ran 2x2048x512 as dots
         copies = -(-copies // (panel // PANEL_VECTORS))
-    copies += HALF_WIDEN_FMAS * _soft_widened(reds, rows, j, deps, batch * k * npanels * panel)
     if _pack_x(reds, rows, j, deps, npanels):
         # one row range, each row read contiguously along k: copied by a vector loop (gemm.py),
         # a vector of elements a step. A relu(h + b) of 128x256 packed so, its 10 columns a
@@ -460,16 +459,6 @@ def _half_runs(y: UOp, red: UOp) -> bool:
     """Whether y is a float16 load widened, read in place and forward along red's k ranges."""
     v = _unwidened(y)
     return v is not y and _in_place(v, red) and _one_run(v, red.src[1:])
-
-
-def _soft_widened(reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
-                  deps: dict[UOp, frozenset[UOp]], copies: int) -> int:
-    """The vectors of y's `copies` elements widened in software (ctext.HALF_WIDEN, lane by lane:
-    no F16C) where every y is float16 widened, else 0: each costs HALF_WIDEN_FMAS more."""
-    if f16c() or not all(xy is not None and _unwidened(xy[1]) is not xy[1]
-                         for xy in (split(red, rows, j, deps) for red in reds)):
-        return 0
-    return -(-copies // vector_lanes(4))
 
 
 def _contiguous(v: UOp, rng: UOp) -> bool:

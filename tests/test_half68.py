@@ -163,3 +163,22 @@ def test_without_f16c_the_copy_widens_in_software(tmp_path):
                          text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("big", [False, True])
+def test_two_rows_over_a_narrow_float16_w_t_pack_with_f16c(fake_machine, monkeypatch, big):
+    """2x20000x9 float16 x @ w.T: with F16C's widening copy priced as a vector's (`_cost`) it
+    packs where the element-a-step copy's price kept it as dots (2.1x main's dots on the
+    EPYC); numpy's value, products past float16's range or under its least subnormal."""
+    from optimizer_actions import optimized_kernels
+
+    from rulegrad.rules import pack_helpers
+    monkeypatch.setattr(pack_helpers, "f16c", lambda: True)  # (priced as for F16C anywhere)
+    fake_machine(2, 1 << 20)
+    v = 300.0 if big else 1e-4
+    rng = np.random.default_rng(3)
+    x = (rng.choice([-1.0, 1.0], (2, 20000)) * v).astype(np.float16)
+    w = np.full((9, 20000), v, np.float16)
+    t = Tensor(x) @ Tensor(w).T
+    assert any("PACK" in a for _, acts in optimized_kernels(t) for a in acts)
+    _check(t.numpy(), _reference(x, w.T))

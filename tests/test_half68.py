@@ -182,3 +182,23 @@ def test_two_rows_over_a_narrow_float16_w_t_pack_with_f16c(fake_machine, monkeyp
     t = Tensor(x) @ Tensor(w).T
     assert any("PACK" in a for _, acts in optimized_kernels(t) for a in acts)
     _check(t.numpy(), _reference(x, w.T))
+
+
+def test_one_row_tile_over_a_float16_w_t_runs_panel_after_panel(fake_machine):
+    """2x2048x512 float16 x @ w.T, one row tile: its panels each thread's own, widened and run
+    while in cache (`PARALLEL panels`), not all copied first into a buffer twice y's bytes
+    (`PARALLEL tiles`); x's two rows, packed again per panel, widened by the library's copy;
+    numpy's value."""
+    from optimizer_actions import optimized_kernels
+
+    fake_machine(2, 1 << 10)
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 2048)).astype(np.float16)
+    w = (rng.standard_normal((512, 2048)) / 45).astype(np.float16)
+    x[1, 5], w[7, 9] = np.float16(65504), np.float16(-0.0)
+    t = Tensor(x) @ Tensor(w).T
+    (acts,) = [a for _, a in optimized_kernels(t)]
+    assert "PARALLEL panels" in " ".join(acts), acts
+    source = compile_program(t.schedule()).source
+    assert source.count("rg_pack_vf32_h16(") == 2  # (y's panel and x's rows)
+    _check(t.numpy(), _reference(x, w.T))

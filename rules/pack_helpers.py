@@ -37,6 +37,7 @@ from rulegrad.runtime.record import FrozenRecord
 from rulegrad.runtime.target import (
     block_library,
     cache_bytes,
+    f16c,
     page_bytes,
     stack_bytes,
     threads,
@@ -272,6 +273,13 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
         # down their columns by every tile): 8x1024x1024 1.12x, 8x4096x256 1.16x slower on
         # one core. (Packed again per batch iteration, a panel stays an element a step: below)
         copies = -(-copies // (panel // PANEL_VECTORS))
+    elif batch == 1 and all(xy is not None and _half_runs(xy[1], red) and f16c()
+                            for xy, red in ((split(red, rows, j, deps), red) for red in reds)):
+        # a float16 y read forward along k (`x @ w.T`) copied by the block library's widening
+        # copy (blocks.py's `_half_pack`): 8 steps of 8 columns widened by F16C and transposed
+        # in registers, 48 instructions for 64 elements, a vector's copy of float32 rows.
+        # Costed an element a step, as a float32 gather, it ran 2x2048x512 as dots
+        copies = -(-copies // (panel // PANEL_VECTORS))
     if _pack_x(reds, rows, j, deps, npanels):
         # one row range, each row read contiguously along k: copied by a vector loop (gemm.py),
         # a vector of elements a step. A relu(h + b) of 128x256 packed so, its 10 columns a
@@ -447,6 +455,12 @@ def _far_panels(reds: list[UOp], ni: int, nj: int) -> float:
     return -(-nj // panel) * (1 + tiles) * _far_reads(k * panel, dt)
 
 
+def _half_runs(y: UOp, red: UOp) -> bool:
+    """Whether y is a float16 load widened, read in place and forward along red's k ranges."""
+    v = _unwidened(y)
+    return v is not y and _in_place(v, red) and _one_run(v, red.src[1:])
+
+
 def _contiguous(v: UOp, rng: UOp) -> bool:
     """Whether v's values along `rng` are copied as vectors: no read of v is gated (copied one
     at a time, see gemm.py's pack_y) and each read that moves with rng reads the next
@@ -599,6 +613,15 @@ def _plan(st: UOp) -> Pack | None:
     size = reds[0].dtype.itemsize
     x_bytes = ni * k_total * size
     outer = panels_outer(x_bytes, npanels, pack_a)
+    if tiles == 1 and npanels > 1 and all(
+            (xy := split(red, rows, j, deps)) is not None and _half_runs(xy[1], red)
+            for red in reds):
+        # a float16 y read forward along k (`x @ w.T`) under one row tile: each panel is read
+        # by that tile alone, so it runs as it is copied, panel after panel, still in cache
+        # (x's few rows packed again per panel: at most a tile of k per panel of tj x k);
+        # every panel copied first had written and read back twice y's bytes (2x4096x1024:
+        # 0.35x torch eager)
+        outer, parallel = True, "panels" if parallel == "tiles" else parallel
     if parallel == "tiles" and (_by_panels(tiles, npanels, pack_a) or (
             outer and idle(npanels, threads()) <= idle(tiles, threads()))):
         parallel = "panels"

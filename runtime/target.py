@@ -234,6 +234,16 @@ def vector_bytes() -> int:
     return 64 if "avx512f" in cpu().flags else 32
 
 
+def f16c() -> bool:
+    """Whether kernels are built for F16C's 8-lane float16 conversions (the CPU has them and
+    the flags target it: -march=native, the default), which the block library's float16 panel
+    copy takes (`__F16C__`); else it widens lane by lane in software (read at each use)."""
+    flags = env_get("RULEGRAD_CFLAGS")
+    if flags is not None and flags.strip() and "-march=native" not in flags.split():
+        return False
+    return "f16c" in cpu().flags
+
+
 def vector_registers() -> int:
     """The vector registers a register tile may use: AVX-512's 32 at 512 bits, else AVX2's 16."""
     return 32 if vector_bytes() == 64 else 16

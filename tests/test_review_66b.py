@@ -35,6 +35,13 @@ def _inputs(m: int, k: int, n: int, transposed: bool, big: bool):
     return x, w
 
 
+def _software_widen(monkeypatch) -> None:
+    """The packing action prices y's copy as for a target without F16C (an element a step, not
+    F16C's vector: pack_helpers' `_cost`); the kernels are built as ever."""
+    from rulegrad.rules import pack_helpers
+    monkeypatch.setattr(pack_helpers, "f16c", lambda: False)
+
+
 def _check(m: int, k: int, n: int, transposed: bool, big: bool) -> bool:
     x, w = _inputs(m, k, n, transposed, big)
     t = Tensor(x) @ (Tensor(w).T if transposed else Tensor(w))
@@ -60,10 +67,14 @@ def test_float16_x_at_w_is_numpys_matmul_packed_or_not(fake_machine, m, k, n, bi
 
 @pytest.mark.parametrize("big", [True, False], ids=["overflowing", "underflowing"])
 @pytest.mark.parametrize("m, k, n", [(2, 20000, 9)])
-def test_float16_x_at_w_t_is_numpys_matmul_as_dots(fake_machine, m, k, n, big) -> None:
+def test_float16_x_at_w_t_is_numpys_matmul_as_dots(fake_machine, monkeypatch, m, k, n,
+                                                   big) -> None:
     """x @ w.T of float16 kept as plain dots (`_dot_cost`; of two rows: more rows pack, their
-    dots widening w.T again per row, narrow67's HALF_WIDEN_FMAS): numpy's value, as packed."""
+    dots widening w.T again per row, narrow67's HALF_WIDEN_FMAS): numpy's value, as packed.
+    Priced as a target without F16C, whose copy is an element a step: with F16C's widening
+    copy these two rows pack (half68: 2.1x main's dots)."""
     fake_machine(2, 1 << 20)
+    _software_widen(monkeypatch)
     assert not _check(m, k, n, True, big)
 
 
@@ -85,6 +96,7 @@ def test_float16_choice_flipped_by_the_caches_keeps_the_value(fake_machine, monk
     numpy's value both ways (dots had NaN and 0). (4x4096x1024 packs either way since its dots
     pay the float16 widening per row: narrow67's HALF_WIDEN_FMAS.)"""
     fake_machine(2, 1 << 20)
+    _software_widen(monkeypatch)  # (with F16C's copy both pack: half68, 2.45x main's dots)
     monkeypatch.setenv("RULEGRAD_L2_BYTES", "256K")
     monkeypatch.setenv("RULEGRAD_L3_BYTES", "1M")
     assert not _check(2, 65521, 16, True, big)

@@ -55,6 +55,7 @@ from rulegrad.runtime.target import vector_bytes
 from . import vexp, vlog
 from .ctext import (
     BLOCK_ROWS,
+    HALF_WIDEN,
     REDUCE_OPS,
     VECTOR_HELPERS,
     RenderedKernel,
@@ -124,6 +125,92 @@ def _pack(dt: DType, lanes: int) -> str:
             f"      if (sj == 1) for (int64_t c = 0; c < m; c++) d[c] = s[c0 + c];\n"
             f"      else for (int64_t c = 0; c < m; c++) d[c] = s[(c0 + c) * sj];\n"
             f"      for (int64_t c = m; c < tj; c++) d[c] = 0;\n    }}\n  }}\n}}\n")
+
+
+def half_pack_name(lanes: int) -> str:
+    """The copy of panels of a float16 y widened into float32 panels of `lanes`-wide registers
+    (`_half_pack`)."""
+    return pack_name(dtypes.float32, lanes) + "_h16"
+
+
+def _half_pack(lanes: int) -> str:
+    # `_pack`'s copy, for y's halves (uint16_t) into float32 panels, the same places, each
+    # value widened exactly (a float16 matmul is a float32 sum of its operands widened). Eight
+    # halves at a time by F16C's conversion where the target has it (one instruction: gcc 12
+    # keeps a `_Float16` conversion scalar even with F16C), else lane by lane through
+    # HALF_WIDEN, the bits F16C gives (a NaN quiet). Printed, the copy had widened and stored
+    # one element of a panel's 16 rows a step through HALF_WIDEN: a float16 x @ w.T of
+    # 2x2048x512 spent most of its time there (0.51-0.75x the dots' speed, rev67c). A y read
+    # transposed (sk == 1) is read 8 steps of k of 8 columns at a time, each column's 8 halves
+    # one run of its row, widened and transposed in registers into 8 rows of the panel.
+    sfx = f"v{lanes}"  # (helpers named per library: each is compiled alone, `_one`)
+    f8, h8, i8 = f"rg_f8{sfx}_", f"rg_h8{sfx}_", f"rg_i8{sfx}_"
+    widen, t8 = f"rg_widen8{sfx}_", f"rg_t8{sfx}_"
+
+    def shuf(a: str, b: str, mask: tuple[int, ...]) -> str:
+        return f"__builtin_shuffle({a}, {b}, ({i8}){{{', '.join(map(str, mask))}}})"
+
+    lo2, hi2 = (0, 8, 1, 9, 4, 12, 5, 13), (2, 10, 3, 11, 6, 14, 7, 15)
+    lo4, hi4 = (0, 1, 8, 9, 4, 5, 12, 13), (2, 3, 10, 11, 6, 7, 14, 15)
+    lo8, hi8 = (0, 1, 2, 3, 8, 9, 10, 11), (4, 5, 6, 7, 12, 13, 14, 15)
+    # column c's 8 values r_c -> step u's 8 columns o_u: pairs, quads, then the halves
+    t = [shuf(f"r{2 * q}", f"r{2 * q + 1}", m) for q in range(4) for m in (lo2, hi2)]
+    s_ = [shuf(f"t{a}", f"t{a + 2}", m) for a in (0, 1, 4, 5) for m in (lo4, hi4)]
+    o = {u: shuf(f"s{u % 4}", f"s{u % 4 + 4}", lo8 if u < 4 else hi8) for u in range(8)}
+    helpers = (
+        f"typedef float {f8} __attribute__((vector_size(32)));\n"
+        f"typedef short {h8} __attribute__((vector_size(16)));\n"
+        f"typedef int {i8} __attribute__((vector_size(32)));\n"
+        f"static inline {f8} {widen}(const uint16_t *s) {{\n"
+        f"#if defined(__F16C__) && (defined(__GNUC__) || defined(__clang__))\n"
+        f"  {h8} h; memcpy(&h, s, 16); return __builtin_ia32_vcvtph2ps256(h);\n#else\n"
+        f"  {f8} v; for (int u = 0; u < 8; u++) v[u] = {HALF_WIDEN}(s[u]); return v;\n"
+        f"#endif\n}}\n"
+        f"static inline void {t8}(const uint16_t *s, int64_t sj, float *d, int64_t tj) {{\n"
+        f"  const {f8} " + ", ".join(f"r{c} = {widen}(s + {c} * sj)" for c in range(8)) + ";\n"
+        f"  const {f8} " + ", ".join(f"t{a} = {e}" for a, e in enumerate(t)) + ";\n"
+        f"  const {f8} " + ", ".join(f"s{a} = {e}" for a, e in enumerate(s_)) + ";\n"
+        + "".join(f"  {{ const {f8} o = {o[u]}; memcpy(d + {u} * tj, &o, 32); }}\n"
+                  for u in range(8)) + "}\n")
+    transposed = (
+        "  if (sk == 1 && sj != 1) {\n"
+        "    for (int64_t p = 0; p < panels; p++) {\n"
+        "      float *d = dst + p * n * tj;\n"
+        "      const int64_t c0 = p * tj, left = cols - c0 > 0 ? cols - c0 : 0;\n"
+        "      const int64_t m = left < tj ? left : tj;\n"
+        "      int64_t k = 0;\n"
+        "      for (; k + 8 <= n; k += 8) {\n"
+        "        int64_t c = 0;\n"
+        f"        for (; c + 8 <= m; c += 8) {t8}(src + (c0 + c) * sj + k, sj, "
+        "d + k * tj + c, tj);\n"
+        f"        for (; c < m; c++) {{ const {f8} v = {widen}(src + (c0 + c) * sj + k);\n"
+        "          for (int u = 0; u < 8; u++) d[(k + u) * tj + c] = v[u]; }\n"
+        "        for (; c < tj; c++) for (int u = 0; u < 8; u++) d[(k + u) * tj + c] = 0;\n"
+        "      }\n"
+        "      for (; k < n; k++) {\n"
+        f"        for (int64_t c = 0; c < m; c++) d[k * tj + c] = {HALF_WIDEN}(src[(c0 + c) * sj"
+        " + k]);\n"
+        "        for (int64_t c = m; c < tj; c++) d[k * tj + c] = 0;\n      }\n"
+        "    }\n    return;\n  }\n")
+    return (f"{helpers}void {half_pack_name(lanes)}{pack_signature('float', 'uint16_t')}\n"
+            f"{{\n{transposed}"
+            "  for (int64_t k = 0; k < n; k++) {\n"
+            "    const uint16_t *s = src + k * sk;\n"
+            "    for (int64_t p = 0; p < panels; p++) {\n"
+            "      float *d = dst + (p * n + k) * tj;\n"
+            "      const int64_t c0 = p * tj, left = cols - c0 > 0 ? cols - c0 : 0;\n"
+            "      const int64_t m = left < tj ? left : tj;\n"
+            "      int64_t c = 0;\n"
+            f"      if (sj == 1) for (; c + 8 <= m; c += 8) {{ const {f8} v = {widen}(s + c0 + c);"
+            " memcpy(d + c, &v, 32); }\n"
+            f"      for (; c < m; c++) d[c] = {HALF_WIDEN}(s[(c0 + c) * sj]);\n"
+            "      for (; c < tj; c++) d[c] = 0;\n    }\n  }\n}\n")
+
+
+def half_pack_kernel(lanes: int) -> list[RenderedKernel]:
+    """The library of the widening copy of float16 panels (`_half_pack`)."""
+    f = half_pack_name(lanes)
+    return [RenderedKernel(f, _half_pack(lanes), 0, (), kind="packed", uses=(f, HALF_WIDEN))]
 
 
 def _reduce(op: Ops) -> str:
@@ -383,6 +470,9 @@ def _libraries() -> dict[str, tuple[str, Callable[[], list[RenderedKernel]]]]:
         for f in (pack_name(dt, lanes), *(named(dt, lanes, rows) for rows in BLOCK_ROWS
                                           for named in (name, stream_name, last_name))):
             table[f] = (f, partial(_one, f, dt, lanes))
+    for width in (32, 64):
+        table[half_pack_name(width // 4)] = (half_pack_name(width // 4),
+                                             partial(half_pack_kernel, width // 4))
     return table
 
 

@@ -82,12 +82,13 @@ def reduce_signature(ct: str) -> str:
     return f"(const {ct} *x, int64_t n)"
 
 
-def pack_signature(ct: str) -> str:
+def pack_signature(ct: str, src: str = "") -> str:
     """The parameters of the block library's copy of panels of y: steps, columns, y's first
-    element of the panels, its strides along k and along the columns, the panels, a panel's
+    element of the panels (of C type `src`, else ct: a float16 y's halves as uint16_t, widened
+    as they are copied), its strides along k and along the columns, the panels, a panel's
     width, how many panels."""
-    return (f"(int64_t n, int64_t cols, const {ct} *src, int64_t sk, int64_t sj, {ct} *dst, "
-            f"int64_t tj, int64_t panels)")
+    return (f"(int64_t n, int64_t cols, const {src or ct} *src, int64_t sk, int64_t sj, "
+            f"{ct} *dst, int64_t tj, int64_t panels)")
 
 
 SUFFIX = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "index": "i64",

@@ -49,7 +49,7 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import stack_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
-from .blocks import last_name, pack_name, stream_name
+from .blocks import half_pack_name, last_name, pack_name, stream_name
 from .blocks import name as block_name
 from .ctext import (
     TEAM,
@@ -172,7 +172,7 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
     elif pack.staged:  # y's panels are kernel-local arrays (pack_helpers' stage_panels),
         # filled first: each row tile runs over all of them
         for p in prods:
-            p.pb = r.emit(p.y.src[0].src[0])
+            p.pb = _staged_copy(r, p, g.nj, g.lanes) or r.emit(p.y.src[0].src[0])
         _row_tiles(r, st, scope, rows, j, prods, pv, panel_head, "", g)
     elif threaded:  # one panel: each thread packs it for itself, then takes row tiles
         tile_claim = ""
@@ -485,6 +485,10 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
                 # the block library's block, which reads each row through a pointer: a copy gcc
                 # vectorizes at less cost than one a tile's rows apart, 19M of an MLP layer's 183M)
                 iscope, ii = _bind_rows(r, tile, i, base, rows, unroll=False, last=last)
+                if p.block and _widen_row(r, iscope, p, f"{pa} + {ii} * {p.k}", g.lanes):
+                    r.close_loops(tile)
+                    xs[p] = pa
+                    continue
                 inner, kk = k_loops(r, iscope, p.ks)
                 at = f"{ii} * {p.k} + {kk}" if p.block else f"{kk} * {rows} + {ii}"
                 inner.add(f"{pa}[{at}] = {r.emit(p.x)};")
@@ -747,14 +751,87 @@ def _y_strides(r: KernelRenderer, y: UOp, ks: tuple[UOp, ...], j: UOp
     if split_ is None:
         return None
     coeffs, terms = split_
-    fixed, sk, sj, inner = total(r, terms, idx), coeffs[ks[-1]], coeffs[j], 1
-    for k in reversed(ks):  # the k ranges' coefficients: one stride of the flat step
+    fixed, sk, sj = total(r, terms, idx), _run_stride(coeffs, ks), coeffs[j]
+    if sk is None or sk < 0 or sj < 0 or fixed.vmin < 0:
+        return None
+    return fixed, sk, sj
+
+
+def _run_stride(coeffs: dict[UOp, int], ks: tuple[UOp, ...]) -> int | None:
+    """The stride of the flat step number of the k ranges `ks` (each range's coefficient the
+    next one's times its count: one run of steps), else None."""
+    sk, inner = coeffs[ks[-1]], 1
+    for k in reversed(ks):
         if coeffs[k] != sk * inner:
             return None
         inner *= loop_count(k)
-    if sk < 0 or sj < 0 or fixed.vmin < 0:
+    return sk
+
+
+def _staged_copy(r: KernelRenderer, p: Product, nj: int, lanes: int) -> str | None:
+    """p's staged panels (pack_helpers' `panel_array`: pb[panel][k][jj] = y(k, panel * tj +
+    jj), 0 past the last column) filled by the block library's copy, all panels side by side
+    (`rg_pack_*`'s group), when y is a plain load, widened from float16 or not: the array's
+    name, else None (the renderer's loops fill it, one element a step: for a transposed y a
+    gather of one value of each of tj rows, a float16 one widened by HALF_WIDEN each)."""
+    dl = p.y.src[0].src[0]
+    if dl.op is not Ops.DEFINE_LOCAL:
         return None
-    return fixed, sk, sj
+    value, (panel, *own, jj) = dl.src[0], dl.src[1:]
+    if value.op is Ops.WHERE:  # (the last panel's lanes past the last column: a gate, 0)
+        value = value.src[1]
+    y = value.src[0] if value.op is Ops.CAST else value
+    if y.op is not Ops.LOAD or y.src[0].op is not Ops.INDEX or len(y.src[0].src) < 2:
+        return None
+    widened = value is not y
+    if widened and not (value.dtype is dtypes.float32 and y.dtype is dtypes.float16):
+        return None
+    index = y.src[0]  # (ungated: the copy stops at the last column)
+    y = y.replace(src=(index.replace(src=index.src[:2]),))
+    if not plain_load(r, y):
+        return None
+    found = affine(r, index.src[1], (panel, jj, *own))
+    if found is None:
+        return None
+    coeffs, fixed = found[0], total(r, found[1], index.src[1])
+    tj, sj, sk = loop_count(jj), coeffs[jj], _run_stride(coeffs, tuple(own))
+    host, inner = r.home(dl), math.prod(loop_count(o) for o in own)
+    if sk is None or coeffs[panel] != tj * sj or sk < 0 or sj < 0 or fixed.vmin < 0 or \
+            not r.deps[fixed] <= host.bound:
+        return None
+    name, ct, npanels = r.fresh("loc"), ctype(dl.dtype), loop_count(panel)
+    host.add(array(ct, name, npanels * inner * tj, dl.arg == "heap"))
+    if dl.arg == "heap":  # (freed after everything in its host, as the renderer's arrays)
+        r.frees.append((host, name))
+    fn, cast = ((half_pack_name(lanes), "(const uint16_t *)") if widened
+                else (pack_name(dl.dtype, lanes), ""))
+    host.add(f"{r.call(fn)}({inner}, {nj}, {cast}({r.lookup(y.src[0].src[0])} + "
+             f"{r.emit(fixed)}), {sk}, {sj}, {name}, {tj}, {npanels});")
+    host.names[dl] = name
+    return name
+
+
+def _widen_row(r: KernelRenderer, scope: Scope, p: Product, dst: str, lanes: int) -> bool:
+    """x's row, a float16 load widened and read forward along the k ranges as one run, widened
+    into `dst` by the block library's copy (its one row of p.k columns: F16C's 8 lanes at a
+    time where the target has them), when it is that; else False (the printed loop widens it
+    by HALF_WIDEN, some 18 vector operations per 8 values, again for every panel when the
+    panels run outside the row tiles)."""
+    x = p.x
+    if not (x.op is Ops.CAST and x.dtype is dtypes.float32 and x.src[0].dtype is dtypes.float16
+            and plain_load(r, x.src[0])):
+        return False
+    idx = x.src[0].src[0].src[1]
+    found = affine(r, idx, p.ks)
+    if found is None:
+        return False
+    start = total(r, found[1], idx)
+    if _run_stride(found[0], p.ks) != 1 or start.vmin < 0:
+        return False
+    buf = r.lookup(x.src[0].src[0].src[0])
+    scope.add(f"{r.call(half_pack_name(lanes))}(1, {p.k}, (const uint16_t *)({buf} + "
+              f"{r.emit(start)}), 0, 1, {dst}, {p.k}, 1);")
+    return True
 
 
 def copy_panel(r: KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j: UOp, n: int,
@@ -763,13 +840,17 @@ def copy_panel(r: KernelRenderer, scope: Scope, y: UOp, ks: tuple[UOp, ...], j: 
     library's copy (blocks.py), when y is a load at buf[fixed + step * sk + column * sj] (step:
     the flat step number of the k ranges; fixed: the batch's part); False otherwise. With a
     `group`, that many panels side by side (`cols` the group's columns)."""
+    fn, src_t = pack_name(y.dtype, lanes), ""
+    if y.op is Ops.CAST and y.dtype is dtypes.float32 and y.src[0].dtype is dtypes.float16:
+        # a float16 y widened (a float16 product's operand): its halves' bits widened by the
+        # copy (blocks.py's `_half_pack`)
+        y, fn, src_t = y.src[0], half_pack_name(lanes), "(const uint16_t *)"
     found = _y_strides(r, y, ks, j)
     if found is None:
         return False
     fixed, sk, sj = found
-    src = f"{r.lookup(y.src[0].src[0])} + {r.emit(fixed)} + {sj} * ({first})"
-    scope.add(f"{r.call(pack_name(y.dtype, lanes))}({n}, {cols}, {src}, {sk}, {sj}, {dst}, "
-              f"{tj}, {group});")
+    src = f"{src_t}({r.lookup(y.src[0].src[0])} + {r.emit(fixed)} + {sj} * ({first}))"
+    scope.add(f"{r.call(fn)}({n}, {cols}, {src}, {sk}, {sj}, {dst}, {tj}, {group});")
     return True
 
 

@@ -326,6 +326,10 @@ _ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
         *(({f"rg_pack_{w}{s}" for w in "vz"},
            " ".join(f"void rg_pack_{w}{s}{pack_signature(t)};" for w in "vz"))
           for t, s in (("float", "f32"), ("double", "f64"))),
+        # and of a float16 y's panels, widened (blocks.py's `_half_pack`)
+        ({f"rg_pack_{w}f32_h16" for w in "vz"},
+         " ".join(f"void rg_pack_{w}f32_h16{pack_signature('float', 'uint16_t')};"
+                  for w in "vz")),
         ({TEAM}, TEAM_TEXT),  # a printed threaded loop's team, capped (ctext.Threads.team)
         ({HALF_WIDEN}, HALF_WIDEN_TEXT),  # a float16 read from memory (a kernel's LOAD)
         ({HALF_ROUND}, HALF_ROUND_TEXT),  # a float32 CAST to float16, kept as a float

@@ -461,6 +461,9 @@ class NNOps:
         """Cross entropy of logits (..., C) against int labels (...)."""
         if not 0.0 <= label_smoothing <= 1.0:
             raise InvalidArgument(f"label_smoothing must be in [0, 1], got {label_smoothing}")
+        # (a known label outside 0..C-1 refused, as cross_entropy's: its one-hot row was 0s)
+        check_index_bounds(y, self.shape[-1], "sparse_categorical_crossentropy", None,
+                           wrap=False, ignore=ignore_index)
         log_probs = self.log_softmax()
         mask = (y != ignore_index) if ignore_index != -1 else y.full_like(True, dtypes.bool)
         hot = y.unsqueeze(-1)._one_hot_along_dim(self.shape[-1]) & mask.unsqueeze(-1)

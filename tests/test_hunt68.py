@@ -55,6 +55,16 @@ def test_cross_entropy_ignore_index_agrees(case):
                                atol=1e-6)
 
 
+def test_sparse_categorical_crossentropy_out_of_range_is_refused():
+    with pytest.raises(IndexError, match="sparse_categorical_crossentropy: index 3"):
+        Tensor(LOGITS).sparse_categorical_crossentropy(Tensor([0, 1, 2, 3])).numpy()
+    # its ignored label (tinygrad's -1, or one given) still passes, as cross_entropy's does
+    t = torch.tensor(LOGITS)
+    want = F.cross_entropy(t, torch.tensor([0, 5, 2, 1]), ignore_index=5).numpy()
+    got = Tensor(LOGITS).sparse_categorical_crossentropy(Tensor([0, 5, 2, 1]), ignore_index=5)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5)
+
+
 def test_nll_loss_ignores_torchs_default():
     lp = np.log(np.full((3, 4), 0.25, np.float32)) + np.arange(4, dtype=np.float32)
     y = [1, -100, 3]

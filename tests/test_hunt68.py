@@ -245,8 +245,8 @@ HUNT = {
     "mean empty": (lambda t: t(EMPTY).mean(1), None),
     "all empty": (lambda t: t(EMPTY).all(-2, keepdim=True), None),
     "bool * int8": (lambda t: t(COND[:, 0]) * t(JI[0].astype(np.int8)), None),
-    "uint8 - int8": (lambda t: t(np.array([1, 2, 250], np.uint8)) - t(np.array([1, -2, 3], np.int8)),
-                     None),
+    "uint8 - int8": (lambda t: t(np.array([1, 2, 250], np.uint8))
+                     - t(np.array([1, -2, 3], np.int8)), None),
     "int8 + f16": (lambda t: t(np.array([1, -2, 3], np.int8)) + t(np.array([0.5, 1.5, -2],
                                                                             np.float16)), None),
     "f16 * f64": (lambda t: t(np.array([0.5, 1.5, -2], np.float16)) * t(np.array([0.1, 0.2, 0.3])),

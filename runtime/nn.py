@@ -461,6 +461,9 @@ class NNOps:
         """Cross entropy of logits (..., C) against int labels (...)."""
         if not 0.0 <= label_smoothing <= 1.0:
             raise InvalidArgument(f"label_smoothing must be in [0, 1], got {label_smoothing}")
+        # (a known label outside 0..C-1 refused, as cross_entropy's: its one-hot row was 0s)
+        check_index_bounds(y, self.shape[-1], "sparse_categorical_crossentropy", None,
+                           wrap=False, ignore=ignore_index)
         log_probs = self.log_softmax()
         mask = (y != ignore_index) if ignore_index != -1 else y.full_like(True, dtypes.bool)
         hot = y.unsqueeze(-1)._one_hot_along_dim(self.shape[-1]) & mask.unsqueeze(-1)
@@ -472,8 +475,11 @@ class NNOps:
         return -unreduced._do_reduction(reduction)
 
     def cross_entropy(self, y: Tensor, reduction: str = "mean",
-                      label_smoothing: float = 0.0) -> Tensor:
-        """torch's cross_entropy: y is class indices (N, ...) or probabilities like self."""
+                      label_smoothing: float = 0.0, ignore_index: int = -100) -> Tensor:
+        """torch's cross_entropy: y is class indices (N, ...) or probabilities like self.
+        A class index equal to ignore_index (torch's default -100) adds 0 and is not counted
+        by the mean; any other outside 0..C-1 is refused when its values are known, as torch
+        refuses it (`check_index_bounds`: it added the row's log-sum-exp alone)."""
         if not 0.0 <= label_smoothing <= 1.0:
             raise InvalidArgument(f"label_smoothing must be in [0, 1], got {label_smoothing}")
         cdim = 0 if self.ndim == 1 else 1
@@ -485,7 +491,9 @@ class NNOps:
             if classes == 0 and y.numel() != 0:  # (torch: "Target 0 is out of bounds")
                 raise InvalidArgument(f"cross_entropy: class index targets {show(y.shape)} "
                                       "with 0 classes: every index is out of bounds")
-            y = y.unsqueeze(cdim)._one_hot_along_dim(classes, dim=cdim)
+            check_index_bounds(y, classes, "cross_entropy", cdim, wrap=False, ignore=ignore_index)
+            keep = y != ignore_index
+            y = keep.where(y, 0).unsqueeze(cdim)._one_hot_along_dim(classes, dim=cdim)
         # with 0 classes there is no target element to smooth (no 0 / 0 on the host)
         y = (1 - label_smoothing) * y.cast(least_float(self.dtype)) \
             + (label_smoothing / classes if classes != 0 else 0.0)
@@ -496,12 +504,17 @@ class NNOps:
         if (self.numel() == 0 and reduction == "mean") or \
                 (indices and classes == 0 and label_smoothing > 0 and reduction == "sum"):
             return loss.sum() + math.nan
+        if indices:  # (torch's mean is over the targets kept: all ignored, 0 / 0 = NaN)
+            loss = keep.where(loss, 0.0)
+            if reduction == "mean":
+                return loss.sum() / keep.sum().cast(loss.dtype)
         return loss._do_reduction(reduction)
 
-    def nll_loss(self, y: Tensor, weight: Tensor | None = None, ignore_index: int | None = None,
+    def nll_loss(self, y: Tensor, weight: Tensor | None = None, ignore_index: int | None = -100,
                  reduction: str = "mean") -> Tensor:
         """Negative log likelihood of log-probabilities (N, C, ...) at int labels (N, ...).
-        A label outside 0..C-1 other than ignore_index is refused when its values are known,
+        A label outside 0..C-1 other than ignore_index (torch's default -100; None: no label
+        is ignored) is refused when its values are known,
         as torch's (`check_index_bounds`); an ignored one is read as class 0, weighted 0 (the
         gathers refused it as an index: torch's `ignore_index=-100` raised)."""
         keep = None

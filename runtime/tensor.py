@@ -149,20 +149,25 @@ def _numpy_scalars_dtype(data: list | tuple, arr: np.ndarray) -> DType | None:
     float the default float), promoted together, a float over any int. None for a list of
     Python numbers only. numpy's own array of the list took a Python int as int64 and a float
     as float64, and our dtype was then chosen from the array's kind: `[np.int8(1)]` was int32
-    and `[np.float64(0.1)]` float32, where torch keeps int8 and float64. (`[np.uint64(1), 2]`,
+    and `[np.float64(0.1)]` float32, where torch keeps int8 and float64. A numpy array in the
+    list counts by its dtype, as torch.tensor counts it (`[float64 array, float64 array]`
+    was float32). (`[np.uint64(1), 2]`,
     which torch refuses to promote, is numpy's float64: uint64 with an int.)"""
     kinds: set[type] = set()
+    held: set[np.dtype] = set()
     level: Sequence = data
     while level:  # (one `map` per nesting level, not per list: walked at C speed; a Python
         # loop per row made a 100000-row nested list twice as slow to read)
         here = set(map(type, level))
         kinds |= here
+        if np.ndarray in here:  # (an array in the list: its dtype, as a numpy scalar's)
+            held |= {x.dtype for x in level if isinstance(x, np.ndarray)}
         if list not in here and tuple not in here:
             break
         rows = level if here <= {list, tuple} else \
             [x for x in level if isinstance(x, (list, tuple))]
         level = list(itertools.chain.from_iterable(rows))
-    found = [np.dtype(k) for k in kinds if issubclass(k, np.generic)]
+    found = [np.dtype(k) for k in kinds if issubclass(k, np.generic)] + list(held)
     if not found:
         return None
     if int in kinds:  # (a bool among ints is no int: its type is bool)
@@ -1429,12 +1434,14 @@ class Tensor(TensorOps, NNOps):
             return _bool_scalar_write(self, index, val)
         if (mask := _as_mask(index)) is not None:
             _check_mask(self, mask)
+            # checked as torch's masked write checks it (uint8: Tensor(300) refused; of
+            # several values each is stored: Tensor([300, 5]) wrapped to 44, where torch's
+            # index_put refuses a source of another dtype)
+            val = stored_value(value if isinstance(value, Tensor) else val, self.dtype,
+                               "t[mask] = value")
             if val.numel() != 1:
                 self.assign(_mask_values_write(self, mask, val))
                 return
-            # checked as torch's masked write checks it (uint8: Tensor(300) refused)
-            val = stored_value(value if isinstance(value, Tensor) else val, self.dtype,
-                               "t[mask] = value")
             hit = mask.reshape(mask.shape + (1,) * (self.ndim - mask.ndim)).expand(self.shape)
             self.assign(hit.where(val.reshape(()).expand(self.shape), self))
             return
@@ -1995,8 +2002,22 @@ class Tensor(TensorOps, NNOps):
         dev = x - x.mean(axis, keepdim=True)
         squares = (dev * dev).sum(axis, keepdim)
         count = self._count(axis) - correction  # a tensor over a symbolic size
-        count = count.maximum(0) if isinstance(count, Tensor) else max(count, 0)
-        return (squares / count).cast(out)
+        if isinstance(count, Tensor):
+            return (squares / count.maximum(0)).cast(out)
+        if count > 0:
+            return (squares / count).cast(out)
+        # correction >= n: torch's value divides by 0 (inf, or NaN where all are equal), and its
+        # gradient is its analytic 2 (x - mean) / (n - correction), by the divisor unclamped:
+        # +-inf at n - correction = 0 (NaN where x is the mean), finite below. Through the
+        # graph it was NaN everywhere (inf - inf where the mean's gradient is subtracted). The
+        # mean's gradient term is 0 analytically, so it is detached here (only here: a second
+        # derivative needs it)
+        dev = x - x.mean(axis, keepdim=True).detach()
+        squares = (dev * dev).sum(axis, keepdim)
+        if count == 0:
+            return (squares / 0).cast(out)
+        slope = squares / count  # (finite: only its gradient is used, its value cancels)
+        return ((squares / 0).detach() + (slope - slope.detach())).cast(out)
 
     def softmax(self, axis: int = -1) -> Tensor:
         x = self.cast(least_float(self.dtype))

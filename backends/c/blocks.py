@@ -40,7 +40,6 @@ instructions; called, 97M.
 from __future__ import annotations
 
 import itertools
-import math
 import os
 import threading
 from collections.abc import Callable, Iterable

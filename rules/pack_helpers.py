@@ -43,6 +43,7 @@ from rulegrad.runtime.target import (
     threads,
     vector_bytes,
     vector_lanes,
+    vector_registers,
 )
 from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 
@@ -137,10 +138,13 @@ class Pack(FrozenRecord):
     packed: `stream` columns at a time are read in place, a row of y a step, into sums kept in
     memory (`stream_width`). With `inplace` (several row tiles, y small: `read_in_place`), y is
     not packed either: the register block reads each whole panel's columns in y, a row of y
-    apart, and the last part-full panel is streamed."""
+    apart, and the last part-full panel is streamed. With `dots` (`x @ w.T`, both operands read
+    forward along k: `_tiled`), neither is packed: each tile's rows and each panel's columns are
+    the block library's tiled dot (blocks.py's `_dot`), several rows by several columns of
+    vector accumulators along k."""
 
     __slots__ = ("rows", "cols", "tile", "panel", "pack_a", "parallel", "grab", "outer", "group",
-                 "stream", "staged", "inplace", "team")
+                 "stream", "staged", "inplace", "team", "dots")
     rows: tuple[int, ...]
     cols: int
     tile: int
@@ -157,13 +161,14 @@ class Pack(FrozenRecord):
     # the iterations they claim: `claims`), printed as `num_threads` or a launch's
     # RenderedKernel.team; 0 without `parallel`
     team: int
+    dots: bool  # tiled dots of x's rows and y's columns, both read in place along k
 
     def __init__(self, rows: tuple[int, ...], cols: int, tile: int, panel: int, pack_a: bool,
                  parallel: str, grab: int = 1, outer: bool = False, group: int = 1,
                  stream: int = 0, staged: bool = False, inplace: bool = False,
-                 team: int = 0) -> None:
+                 team: int = 0, dots: bool = False) -> None:
         self._init(rows, cols, tile, panel, pack_a, parallel, grab, outer, group, stream, staged,
-                   inplace, team)
+                   inplace, team, dots)
 
     def describe(self) -> str:
         rows = " ".join(f"r{r}" for r in self.rows)
@@ -173,7 +178,8 @@ class Pack(FrozenRecord):
         what += f", panels copied {self.group} a row at a time" if self.group > 1 else ""
         what += f", y streamed {self.stream} columns at a time" if self.stream else ""
         what += ", y's panels STAGED in a local array" if self.staged else ""
-        what += ", y read IN PLACE" if self.inplace else ""
+        what += ", y read IN PLACE" if self.inplace and not self.dots else ""
+        what += ", TILED DOTS of rows of x and of w.T" if self.dots else ""
         grab = f" ({self.grab} at a time)" if self.grab > 1 else ""
         team = f" on {self.team} threads" if self.team else ""
         return what + (f", PARALLEL {self.parallel}{grab}{team}" if self.parallel else "")
@@ -417,6 +423,58 @@ def _dot_cost(st: UOp, reds: list[UOp]) -> float:
         + PLAIN_FMAS * DOT_LANE_SUM * lanes for red in reds) + again
 
 
+# a tiled dot's step per output and vector of k (blocks.py's `_dot`): its register tile of g
+# rows by c columns loads g + c vectors per g * c multiply-adds, each load costing half a plain
+# dot's step (PLAIN_FMAS: two loads per multiply-add, the loads bound it), so with g * c >= g + c
+# the multiply-adds bound it: one vector multiply-add a step
+TILED_FMAS = 1
+
+
+def dot_shape(rows: int, registers: int, columns: int) -> tuple[int, int]:
+    """The rows g and columns c of a tiled dot's register tile (blocks.py's `_dot`) for a tile
+    of `rows` rows: g * c accumulators, beside g (or c) loaded vectors and one of the other
+    operand, in the target's vector registers (16 on AVX2, 32 on AVX-512: 3x4 and 5x5), with
+    the fewest loads per column and vector of k (the tile's rows in ceil(rows / g) even groups,
+    each loading its rows' vectors once per c columns and each column's vector once)."""
+    best: tuple[float, int, int] = (math.inf, 1, 1)
+    for r in range(1, rows + 1):
+        groups = -(-rows // r)
+        g = -(-rows // groups)  # (the largest group of an even split)
+        for c in range(1, columns + 1):
+            if g * c + min(g, c) + 1 > registers:
+                break
+            best = min(best, (rows / c + groups, g, -c))
+    return best[1], -best[2]
+
+
+def _tiled_cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp) -> float:
+    """The work of the product as tiled dots (`Pack.dots`: the block library's `_dot`), in
+    vector multiply-adds, where its plain loops are dots (`_dot_cost` finite) of float32 or
+    float64 rows (no float16 widened) over one row range: each tile's rows (`tile_rows`, the
+    last tile computing whole rows) times the columns, a step per vector of k (TILED_FMAS, or
+    its loads where fewer than g + c multiply-adds share them), the lanes summed per output;
+    plus y read again by each tile after the first and each tile's rows of x read again by each
+    panel after the first, from past the L2 (`_far_reads`); else infinite."""
+    if not block_library() or len(rows) != 1 or _dot_cost(st, reds) == math.inf or any(
+            v is not _unwidened(v) for red in reds for v in operands(red)):  # type: ignore
+        return math.inf
+    ni, nj, dt = trips(rows), range_size(j), reds[0].dtype
+    tile = tile_rows(ni)
+    tiles = -(-ni // tile)
+    panel = panel_width(dt, [nj])  # type: ignore[list-item]
+    npanels = -(-nj // panel)  # type: ignore[operator]
+    lanes = vector_lanes(dt.itemsize)
+    g, c = dot_shape(tile, vector_registers(), panel)
+    step = max(TILED_FMAS, PLAIN_FMAS / 2 * (g + c) / (g * c))
+    work = again = 0.0
+    for red in reds:
+        k = trips(red.src[1:])
+        work += step * -(-k // lanes) + PLAIN_FMAS * DOT_LANE_SUM * lanes
+        again += (tiles - 1) * _far_reads(k * nj, dt) + \
+            tiles * (npanels - 1) * _far_reads(k * tile, dt)
+    return tiles * tile * nj * work + again  # type: ignore[operator]
+
+
 def _one_run(v: UOp, ks: tuple[UOp, ...]) -> bool:
     """Whether the load v reads its k ranges as one run, each range's step the next one's whole
     run (a k the scheduler split, flattened: `_unnested_runs`), so a dot reads it forward."""
@@ -577,11 +635,13 @@ def _plan(st: UOp) -> Pack | None:
     macs = trips(ranges) * k_total
     if ni < 2 or macs < pick(current().pack_min_work, MIN_WORK):
         return None
-    # plain dots (`_dot_cost`) where they cost less than the packed loops, each with its
-    # reads past the L2 (the heuristic's choice only, not search's)
-    if not batch and current().pack_min_work is None and _dot_cost(st, reds) < \
-            _cost(st, reds, rows, j, deps) + _far_panels(reds, ni, range_size(j)):  # type: ignore
-        return None
+    # plain dots (`_dot_cost`) or tiled ones (`_tiled_cost`) where they cost less than the
+    # packed loops, each with its reads past the L2 (the heuristic's choice only, not search's)
+    if not batch and current().pack_min_work is None:
+        dots, tiled = _dot_cost(st, reds), _tiled_cost(st, reds, rows, j)
+        if min(dots, tiled) < _cost(st, reds, rows, j, deps) + \
+                _far_panels(reds, ni, range_size(j)):  # type: ignore[arg-type]
+            return None if dots <= tiled else _tiled_plan(rows, j, ni, macs, reds[0].dtype)
     panel = panel_width(reds[0].dtype, [range_size(j)])  # type: ignore[list-item]
     npanels = -(-range_size(j) // panel)  # type: ignore[operator]
     # a team over the tiles or panels is woken once per iteration of every batch loop: with
@@ -678,6 +738,23 @@ def _plan(st: UOp) -> Pack | None:
             parallel, grab, team = "", 1, 0
     return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, pack_a, parallel, grab,
                 outer, max(1, group), stream, inplace=inplace, team=team)
+
+
+def _tiled_plan(rows: tuple[UOp, ...], j: UOp, ni: int, macs: int, dt: DType) -> Pack:
+    """The tiled dots' action (`Pack.dots`): row tiles of `tile_rows`, panels of a panel's
+    columns, neither operand packed (y read IN PLACE), on the threads whose shares pay for the
+    region (`region_threads`), which claim row tiles, or panels where they share better (a
+    product of one row tile: 4x4096x1024's 64 panels)."""
+    tile = tile_rows(ni)
+    tiles = -(-ni // tile)
+    panel = panel_width(dt, [range_size(j)])  # type: ignore[list-item]
+    npanels = -(-range_size(j) // panel)  # type: ignore[operator]
+    parallel = "panels" if idle(npanels, threads()) < idle(tiles, threads()) else "tiles"
+    team = region_threads(macs, threads(), npanels if parallel == "panels" else tiles)
+    if team < 2:
+        parallel, team = "", 0
+    return Pack(tuple(i.arg[0] for i in rows), j.arg[0], tile, panel, False, parallel,
+                outer=parallel == "panels", inplace=True, team=team, dots=True)
 
 
 def claims(parallel: str, heads: int, tiles: int, grab: int, npanels: int, group: int,

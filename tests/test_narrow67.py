@@ -150,5 +150,5 @@ def test_float32_x_at_w_t_choice_is_not_moved_by_the_widening(m: int, k: int, n:
     its dots (tests/test_dot_66's choice), numpy's values."""
     x, w = narrow_inputs(m, k, n, np.float32, transposed=True)
     t = _product(x, w, True)
-    assert "PACK" not in _line(t), _line(t)
+    assert "PACK" not in _line(t) or "TILED DOTS" in _line(t), _line(t)  # (dots, plain or tiled)
     _close(t.numpy(), x, w, True)

@@ -58,5 +58,5 @@ def test_long_dots_stay_dots(fake_machine, monkeypatch, vector_bytes: str, m: in
     monkeypatch.setenv("RULEGRAD_VECTOR_BYTES", vector_bytes)
     x, w = _inputs(m, k, n)
     t = Tensor(x) @ Tensor(w).T
-    assert "PACK" not in _line(t), _line(t)
+    assert "PACK" not in _line(t) or "TILED DOTS" in _line(t), _line(t)  # (dots, plain or tiled)
     _close(t.numpy(), x, w)

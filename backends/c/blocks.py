@@ -47,10 +47,11 @@ from functools import cache, partial
 from typing import Any
 
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
+from rulegrad.rules.pack_helpers import dot_shape
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.env import env_get
 from rulegrad.runtime.ops import Ops
-from rulegrad.runtime.target import vector_bytes
+from rulegrad.runtime.target import cache_bytes, vector_bytes, vector_registers
 
 from . import vexp, vlog
 from .ctext import (
@@ -61,6 +62,7 @@ from .ctext import (
     RenderedKernel,
     block_signature,
     ctype,
+    dot_signature,
     pack_signature,
     reduce_name,
     reduce_signature,
@@ -420,7 +422,7 @@ def kernels(dt: DType, lanes: int) -> list[RenderedKernel]:
     return [RenderedKernel(f, make(dt, lanes, rows), 0, (), kind="packed", uses=(f,),
                            gated=named is stream_name)  # (its offsets: `xo ? xo[k] : k * xs`)
             for named, make in ((name, _block), (stream_name, _stream),
-                                (last_name, partial(_block, last=True)))
+                                (last_name, partial(_block, last=True)), (dot_name, _dot))
             for rows in BLOCK_ROWS if (f := named(dt, lanes, rows))] + [
         RenderedKernel(f, _pack(dt, lanes), 0, (), kind="packed", uses=(f,))
         for f in (pack_name(dt, lanes),)]
@@ -468,7 +470,8 @@ def _libraries() -> dict[str, tuple[str, Callable[[], list[RenderedKernel]]]]:
     for dt, width in itertools.product((dtypes.float32, dtypes.float64), (32, 64)):
         lanes = width // dt.itemsize
         for f in (pack_name(dt, lanes), *(named(dt, lanes, rows) for rows in BLOCK_ROWS
-                                          for named in (name, stream_name, last_name))):
+                                          for named in (name, stream_name, last_name,
+                                                        dot_name))):
             table[f] = (f, partial(_one, f, dt, lanes))
     for width in (32, 64):
         table[half_pack_name(width // 4)] = (half_pack_name(width // 4),
@@ -504,3 +507,77 @@ def load_float32(build: Builder) -> None:
 def load_exp(build: Builder) -> None:
     """Load the float32 exp's library (vexp.py): what a process's first float32 exp loads."""
     load_for([vexp.NAME], build)
+
+
+def dot_name(dt: DType, lanes: int, rows: int) -> str:
+    """The register-tiled dot of `rows` rows (`_dot`)."""
+    vt, _ = vector_names(dt, lanes)
+    return f"rg_dot_{vt[3:]}_{rows}"
+
+
+def dot_chunk(rows: int, columns: int, itemsize: int, lanes: int) -> int:
+    """A tiled dot's steps of k per pass over its columns: the tile's rows' and `columns`
+    columns' values for them fill half of one core's L1 (runtime/target.py), so every column
+    block after the first reads x from L1 and each column of y is read once per tile."""
+    per = (cache_bytes(1) // 2) // ((rows + columns) * itemsize)
+    return max(lanes, per // lanes * lanes)
+
+
+def _dot(dt: DType, lanes: int, rows: int) -> str:
+    # out[u * ldo + c] = x_u . w_c for u < rows, c < cols: x_u = xr[u][0:n], w_c = w[c * sj:
+    # c * sj + n] (x @ w.T: both read forward along k). Lane l of each output's vector of
+    # partial sums adds x_u[k] * w_c[k] for k = l, l + lanes, ... in k order from +0.0, one
+    # fused multiply-add each; at the end the lanes are summed in a fixed tree (halves), then
+    # the tail of k past the last whole vector is added step by step in k order. Each output's
+    # operations depend on n and the lanes only, not on the tile, its row groups, the column
+    # blocks or the k chunks: a row's result is the same in a product of any number of rows.
+    # Register tile: the rows in even groups of at most R, C columns at a time, R * C
+    # accumulators (dot_shape), each loaded vector of x used C times and of w R times; k in
+    # chunks (dot_chunk) so x's rows are read from L1 by every column block after the first,
+    # the partial sums kept in `s_` between chunks (loaded and stored once per chunk)
+    vt, fma = vector_names(dt, lanes)
+    ct = ctype(dt)
+    ut = f"{vt}_u"
+    tj = 2 * lanes  # (a panel's columns: gemm.py calls it per panel)
+    big, cols_c = dot_shape(rows, vector_registers(), tj)
+    chunk = dot_chunk(rows, tj, dt.itemsize, lanes)
+    groups = -(-rows // big)
+    sizes = [rows // groups + (g < rows % groups) for g in range(groups)]
+    starts = [sum(sizes[:g]) for g in range(groups)]
+
+    def block(first: int, count: int, width: int) -> str:
+        us, qs = range(first, first + count), range(width)
+        load = " ".join(f"{vt} a{u}_{q} = s_[{u} * {tj} + c + {q}];" for u in us for q in qs)
+        step = (" ".join(f"const {vt} v{u} = *(const {ut} *)(x{u} + k);" for u in us) + " " +
+                " ".join(f"{{ const {vt} w_ = *(const {ut} *)(w + (c + {q}) * sj + k); " +
+                         " ".join(f"a{u}_{q} = {fma}(v{u}, w_, a{u}_{q});" for u in us) + " }"
+                         for q in qs))
+        store = " ".join(f"s_[{u} * {tj} + c + {q}] = a{u}_{q};" for u in us for q in qs)
+        return (f"      {{ {load}\n        for (int64_t k = k0; k < k1; k += {lanes}) {{ "
+                f"{step} }}\n        {store} }}\n")
+
+    groups_text = "".join(
+        f"    for (c = 0; c + {cols_c} <= cols; c += {cols_c})\n{block(f, n, cols_c)}"
+        f"    for (; c < cols; c++)\n{block(f, n, 1)}"
+        for f, n in zip(starts, sizes))
+    rowp = " ".join(f"const {ct} *x{u} = xr[{u}];" for u in range(rows))
+    sfma = "__builtin_fmaf" if dt is dtypes.float32 else "__builtin_fma"
+    tree = "".join(f"      for (int l = 0; l < {h}; l++) t_[l] += t_[l + {h}];\n"
+                   for h in (lanes >> i for i in range(1, lanes.bit_length())) if h)
+    return (f"void {dot_name(dt, lanes, rows)}{dot_signature(ct)}\n{{\n"
+            f"  typedef {ct} {ut} __attribute__((vector_size({lanes * dt.itemsize}), "
+            f"aligned({dt.itemsize})));\n  {rowp}\n"
+            f"  {vt} s_[{rows * tj}];\n"
+            f"  for (int i = 0; i < {rows * tj}; i++) s_[i] = ({vt}){{0}};\n"
+            f"  const int64_t nv = n - n % {lanes};\n  int64_t c;\n"
+            f"  for (int64_t k0 = 0; k0 < nv; k0 += {chunk}) {{\n"
+            f"    const int64_t k1 = k0 + {chunk} < nv ? k0 + {chunk} : nv;\n"
+            f"{groups_text}  }}\n"
+            f"  for (int u = 0; u < {rows}; u++)\n"
+            f"    for (c = 0; c < cols; c++) {{\n"
+            f"      {ct} t_[{lanes}];\n"
+            f"      for (int l = 0; l < {lanes}; l++) t_[l] = s_[u * {tj} + c][l];\n"
+            f"{tree}"
+            f"      {ct} a = t_[0];\n"
+            f"      for (int64_t k = nv; k < n; k++) a = {sfma}(xr[u][k], w[c * sj + k], a);\n"
+            f"      out[u * ldo + c] = a;\n    }}\n}}\n")

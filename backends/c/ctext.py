@@ -68,6 +68,14 @@ def stream_signature(ct: str) -> str:
             f"const {ct} *w, int64_t sk, int64_t cols, {ct} *out, int64_t ldo)")
 
 
+def dot_signature(ct: str) -> str:
+    """The parameters of a tiled dot of the block library (blocks.py's `_dot`): steps, x's row
+    pointers (each read forward along k), y's first column (read forward along k) and the
+    step between its columns, the columns, the output and its row stride."""
+    return (f"(int64_t n, const {ct} *const *xr, const {ct} *w, int64_t sj, int64_t cols, "
+            f"{ct} *out, int64_t ldo)")
+
+
 # the float32 row reductions of the block library, one per op: x[0] op ... op x[n - 1] in the
 # order of a "vector" reduce (`_vector_reduce`, which calls them for a row of memory)
 REDUCE_OPS = {Ops.ADD: "add", Ops.MAX: "max", Ops.MIN: "min"}

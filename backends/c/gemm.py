@@ -49,7 +49,7 @@ from rulegrad.runtime.ops import Ops
 from rulegrad.runtime.target import stack_bytes
 from rulegrad.runtime.uop import UOp, toposort
 
-from .blocks import half_pack_name, last_name, pack_name, stream_name
+from .blocks import dot_name, half_pack_name, last_name, pack_name, stream_name
 from .blocks import name as block_name
 from .ctext import (
     TEAM,
@@ -91,6 +91,15 @@ class Product:
         # y read in place (`Pack.stream`): its buffer, the index of its first column's element
         # (the batch's part) and its stride along k
         self.stream: tuple[UOp, UOp, int] | None = None
+        # tiled dots (`Pack.dots`): x's and y's buffers, the index of each one's element at
+        # step 0 (row and column 0) and the step between its rows (x) or columns (y), each
+        # read forward along k (`_dottable`)
+        self.dot: tuple[UOp, UOp, int, UOp, UOp, int] | None = None
+
+    @property
+    def packs_y(self) -> bool:
+        """Whether y is packed into panels (not read in place: streamed, or tiled dots)."""
+        return self.stream is None and self.dot is None
 
 
 def plan(r: KernelRenderer, st: UOp) -> tuple[Pack, tuple[UOp, ...], UOp, list[Product]]:
@@ -113,7 +122,12 @@ def render_packed(r: KernelRenderer, st: UOp, pack: Pack, rows: tuple[UOp, ...],
                   prods: list[Product]) -> None:
     """Emit the packed loop nest for STORE `st` (see the module docstring), as `pack` says."""
     dt = prods[0].red.dtype
-    if (pack.stream or pack.inplace) and not _streamable(r, prods, rows, j, pack):
+    if pack.dots and not _dottable(r, prods, rows, j):
+        # (an operand the tiled dot cannot read in place, or no block library: packed)
+        pack = pack.replace(dots=False, inplace=False)
+    if pack.dots:
+        r.choices.append("TILED DOTS from the block library")
+    elif (pack.stream or pack.inplace) and not _streamable(r, prods, rows, j, pack):
         # (a y or x the block library cannot read in place: the same tile, y packed)
         pack = pack.replace(stream=0, inplace=False)
     g = _Geometry(dt, math.prod(loop_count(i) for i in rows), loop_count(j), pack)
@@ -255,7 +269,7 @@ def _panel_groups(r: KernelRenderer, st: UOp, region: Scope, head, rows: tuple[U
     `rg_pack_*`), then each panel's row tiles."""
     if group == 1:
         loop = r.open_counter(region, head(pv, g.npanels))
-        pack_y(r, loop, j, g.nj, [p for p in prods if p.stream is None], pv, g.tj, g.lanes,
+        pack_y(r, loop, j, g.nj, [p for p in prods if p.packs_y], pv, g.tj, g.lanes,
                per_panel=True)
         _row_tiles(r, st, loop, rows, j, prods, pv, "", "", g)
         r.close_loops(region)
@@ -286,7 +300,7 @@ def _scratch(r: KernelRenderer, scope: Scope, prods: list[Product], g: _Geometry
     """The packed panels (`panels` of them, TJ wide) of every product, in `scope`: on the stack
     when all of them fit in STACK_PANEL_BYTES (each thread has its own when the scope is a
     parallel loop's body), else on the heap."""
-    prods = [p for p in prods if p.stream is None]  # (y read in place: no panel)
+    prods = [p for p in prods if p.packs_y]  # (y read in place: no panel)
     heap = sum(p.k for p in prods) * panels * g.tj * g.size > STACK_PANEL_BYTES
     for p in prods:
         p.pb, p.heap = r.fresh("pb"), heap
@@ -505,6 +519,9 @@ def _tile(r: KernelRenderer, st: UOp, tile: Scope, i: tuple[UOp, ...], j: UOp,
             tile.add(f"while (!__atomic_load_n(&{g.ready}[{pv}], __ATOMIC_ACQUIRE)) {{}}")
     for p in prods:
         at = f"{pv} * {p.k * g.tj} + " if panel_head else ""
+        if p.dot is not None:
+            _call_dot(r, g, tile, p, base, rows, last, pv)
+            continue
         if p.block is not None:
             _call_block(r, g, tile, p, offsets, xs.get(p), rows, at, pv)
             continue
@@ -729,6 +746,37 @@ def _streamable(r: KernelRenderer, prods: list[Product], rows: tuple[UOp, ...], 
     return True
 
 
+def _dottable(r: KernelRenderer, prods: list[Product], rows: tuple[UOp, ...], j: UOp) -> bool:
+    """Whether every product's x and y can be read in place by the block library's tiled dot
+    (noted in `p.dot`): x a plain load at buf[fixed + step + row * sx] of one row range, y at
+    buf[fixed + step + column * sj] (step: the flat step of the k ranges)."""
+    for p in prods:
+        xs = _y_strides(r, p.x, p.ks, rows[0]) if len(rows) == 1 else None
+        ys = _y_strides(r, p.y, p.ks, j)
+        if xs is None or ys is None or xs[1] != 1 or ys[1] != 1:
+            for q in prods:
+                q.dot = None
+            return False
+        p.dot = (p.x.src[0].src[0], xs[0], xs[2], p.y.src[0].src[0], ys[0], ys[2])
+    return True
+
+
+def _call_dot(r: KernelRenderer, g: _Geometry, tile: Scope, p: Product, base: str, rows: int,
+              last: int | None, pv: str) -> None:
+    """p's tiled dots (blocks.py's `_dot`) of the tile's `rows` rows from `base` (those from
+    `last` on read as row `last`) by panel `pv`'s columns, into p's cell."""
+    xb, xf, sx, yb, yf, sj = p.dot  # type: ignore[misc]
+    xr = r.fresh("xq")
+    row = clamped(f"{base} + u_", last)
+    tile.add(f"const {g.ct} *{xr}[{rows}]; for (int64_t u_ = 0; u_ < {rows}; u_++) "
+             f"{xr}[u_] = {r.lookup(xb)} + {r.emit(xf)} + ({row}) * {sx};")
+    _cell(r, g, tile, p, rows)
+    first = f"{pv} * {g.tj}"
+    tile.add(f"{r.call(dot_name(p.red.dtype, g.lanes, rows))}({p.k}, {xr}, {r.lookup(yb)} + "
+             f"{r.emit(yf)} + ({first}) * {sj}, {sj}, {columns_left(g.nj, first, g.tj)}, "
+             f"{p.cell}, {g.tj});")
+
+
 def _in_place(r: KernelRenderer, y: UOp, ks: tuple[UOp, ...], j: UOp
               ) -> tuple[UOp, UOp, int] | None:
     """y's buffer, the index of its element at column 0 and step 0, and its stride along the
@@ -885,7 +933,7 @@ def _plan_block(r: KernelRenderer, parent: Scope, p: Product, rows: tuple[UOp, .
     tile (pa[k][row]), or a load whose index is, per row, a pointer into its buffer plus an
     offset that depends on k only: k times a stride, or an offset table filled here, in
     `parent`, once for all tiles. `RULEGRAD_BLOCK_LIBRARY=0` prints every block here."""
-    if not block_library():
+    if not block_library() or p.dot is not None:  # (a tiled dot reads x by its own pointers)
         return
     if packed:  # rows of one range packed row after row (_tile), several a row apart per step
         p.block = ("0", "1", str(p.k)) if len(rows) == 1 else ("0", str(count), "1")

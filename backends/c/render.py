@@ -99,6 +99,7 @@ from .ctext import (
     block_library,
     block_signature,
     ctype,
+    dot_signature,
     half_load,
     half_store,
     loop_count,
@@ -316,10 +317,12 @@ _ON_DEMAND: tuple[tuple[frozenset[str], str], ...] = tuple(
            f"omp_out += omp_in) initializer(omp_priv = -0.0{'f' if s == 'f32' else ''})")
           for t, s in (("float", "f32"), ("double", "f64"))),
         *(({f"rg_block_{w}{s}_{rows}{x}" for w in "vz" for rows in BLOCK_ROWS
-            for x in ("", "_stream", "_last")},
+            for x in ("", "_stream", "_last")} | {f"rg_dot_{w}{s}_{rows}" for w in "vz"
+                                                   for rows in BLOCK_ROWS},
            " ".join(f"void rg_block_{w}{s}_{rows}{block_signature(t)}; "
                     f"void rg_block_{w}{s}_{rows}_stream{stream_signature(t)}; "
-                    f"void rg_block_{w}{s}_{rows}_last{stream_signature(t)};"
+                    f"void rg_block_{w}{s}_{rows}_last{stream_signature(t)}; "
+                    f"void rg_dot_{w}{s}_{rows}{dot_signature(t)};"
                     for w in "vz" for rows in BLOCK_ROWS))
           for t, s in (("float", "f32"), ("double", "f64"))),
         # the copy of panels a row at a time (blocks.py's `_pack`)

@@ -41,6 +41,11 @@ from rulegrad.dsl import ast as A
 MAX_EXAMPLES = 20  # instances per op (spread over its variants and draws)
 RTOL_TORCH = 1e-12  # float64 against float64 autograd: only rounding differs (ulps of 2e-16)
 RTOL_TORCH32 = 1e-6  # float32: a few roundings (the package's rules: 2.5e-7 of |want| + max |want|)
+# float16 (drawn only for an op a rule matches in no wider float: its types admit only float16):
+# the same eight eps as float32's 1e-6, of float16's eps (2^-10); each float16 op rounds once
+# (runtime/semantics.py: computed through float32), so a rule's few ops stay well inside it,
+# and a gradient off by 1% is refuted
+RTOL_TORCH16 = 8 * float(np.finfo(np.float16).eps)
 # a float32 gradient that sums the upstream one (EXPAND's sum_to, a running sum's reverse
 # one) may differ from torch's by the order of each element's sum of k terms, up to
 # 2·k·u·sum |terms| (`_sum_slack`); an elementwise op's sums nothing
@@ -287,6 +292,21 @@ def _cases() -> list[Case]:
     return cases + _flat_cases(Ops, UOp, dtypes)
 
 
+def _half_cases() -> list[Case]:
+    """The float ops in float16, drawn only for an op that a rule matches in no wider float
+    (`EXP(x):float16`): else such a rule was `unchecked`. Their reference is torch's autograd
+    in float64 at the float16 inputs' values. Not the draw made to overflow (EXP's): there
+    float16's value is inf where float64's is finite, and `0 * inf` is NaN in the rule only."""
+    out = []
+    for c in _cases():
+        if c.torch_fn is not None and c.op not in ("CAST", "BITCAST") and \
+                "in float32" not in c.label:
+            draws = tuple(d for d in c.draws if d.name != "overflow")
+            out.append(_in_float32(Case(c.op, c.label, c.build, c.torch_op, c.torch_fn, draws,
+                                        c.stops, c.below), np.float16))
+    return out
+
+
 def _multi_cases(Ops: Any, UOp: Any) -> list[Case]:
     """A sharded value, MULTI(MSTACK(part on each device)), over leaves that are its parts: its
     torch op joins them (torch.cat), or for replicas (axis None, equal parts) is the first. The
@@ -320,14 +340,15 @@ def _parts_of(node: Any, out: tuple) -> tuple[list[Any], list[Any]]:
                    for g, b in zip(grads, base)]
 
 
-def _in_float32(case: Case) -> Case:
+def _in_float32(case: Case, to: Any = np.float32) -> Case:
+    """The case with its float64 draws rounded to `to` (float32, or float16)."""
     def draw(d: Draw) -> Draw:
-        fn = lambda r: [a.astype(np.float32) if a.dtype == np.float64 else a  # noqa: E731
+        fn = lambda r: [a.astype(to) if a.dtype == np.float64 else a  # noqa: E731
                         for a in d.fn(r)]
         return Draw(d.name, fn, d.smooth)
 
-    return Case(case.op, case.label + " in float32", case.build, case.torch_op, case.torch_fn,
-                tuple(draw(d) for d in case.draws), case.stops, case.below)
+    return Case(case.op, f"{case.label} in {np.dtype(to).name}", case.build, case.torch_op,
+                case.torch_fn, tuple(draw(d) for d in case.draws), case.stops, case.below)
 
 
 def _reduce_cases(Ops: Any, UOp: Any) -> list[Case]:
@@ -406,7 +427,7 @@ def _reduce_cases(Ops: Any, UOp: Any) -> list[Case]:
                         lambda t, xs: t.cumprod(xs[0], -1).unsqueeze(-1), draws, below=True))
     # a float32 running max read from its key's bits (runtime/running_max.py): the marked
     # values, whose rule gives the marked leaf torch's scatter to the index (ties: the last
-    # maximum; NaN: the last NaN so far)
+    # maximum; NaN: the last NaN so far); a float16 one of float16 leaves (`_half_cases`)
     from rulegrad.runtime.dtype import dtypes
     from rulegrad.runtime.tensor import Tensor
 
@@ -416,7 +437,9 @@ def _reduce_cases(Ops: Any, UOp: Any) -> list[Case]:
                  Draw("ties and NaN", lambda rng, shape=shape: [_with_nan(rng, _few(rng, shape))],
                       False))
         out.append(Case("CONTIGUOUS_BACKWARD", f"a float32 running max's marked values {shape}",
-                        lambda xs: Tensor(xs[0].cast(dtypes.float32)).cummax(-1)[0].uop,
+                        lambda xs: Tensor(xs[0].cast(dtypes.float16 if xs[0].dtype is
+                                                     dtypes.float16 else dtypes.float32)
+                                          ).cummax(-1)[0].uop,
                         "torch.cummax(dim=-1)", lambda t, xs: t.cummax(xs[0], -1)[0], draws,
                         below=True))
     return out
@@ -541,11 +564,14 @@ def _torch_reference(torch: Any, case: Case, xs: list[np.ndarray], ours: np.ndar
                      g: np.ndarray) -> list[np.ndarray | None]:
     """torch's gradient of each source (None: none flows), after checking that the torch op
     computes our op's value (else the case names the wrong op: the checker's own error)."""
-    ts = [torch.tensor(x, requires_grad=x.dtype.kind == "f") for x in xs]
+    # (float16: torch's autograd in float64, at the float16 values; its value rounded to
+    # float16, so that one past float16's range is inf, as ours is)
+    ts = [torch.tensor(x.astype(np.float64) if x.dtype == np.float16 else x,
+                       requires_grad=x.dtype.kind == "f") for x in xs]
     assert case.torch_fn is not None
     out = case.torch_fn(torch, ts)
-    theirs = out.detach().numpy()
-    same = 1e-12 if ours.dtype.itemsize == 8 else 1e-5
+    theirs = out.detach().numpy().astype(ours.dtype)
+    same = {8: 1e-12, 4: 1e-5}.get(ours.dtype.itemsize, RTOL_TORCH16)
     if theirs.shape != ours.shape or not np.allclose(theirs, ours, rtol=same, atol=same,
                                                       equal_nan=True):
         raise AssertionError(f"gradient check: {case.torch_op} does not compute {case.label} "
@@ -856,7 +882,10 @@ def _check_one(matcher: Any, case: Case, draw: Draw, rng: Gen, torch: Any,
         else:
             got = np.asarray(_value(v), dtype=np.float64)
         wide = src.dtype.itemsize == 8
-        rtol = (RTOL_TORCH if wide else RTOL_TORCH32) if torch is not None else RTOL_FD
+        rtol = {8: RTOL_TORCH, 4: RTOL_TORCH32, 2: RTOL_TORCH16}[src.dtype.itemsize] \
+            if torch is not None else RTOL_FD
+        if src.dtype.itemsize == 2:  # float64's gradient as float16 holds it: past 65504, inf
+            want = want.astype(np.float16).astype(np.float64)
         slack = 0.0
         if not wide and torch is not None and node.op not in GroupOp.Elementwise:
             slack = _sum_slack(np.asarray(_value(ctx), dtype=np.float64), src.shape, case.below)
@@ -890,7 +919,10 @@ def check_gradient_rule(matcher: Any, examples: int, seed: int, pattern: Any = N
     variants = Counter(c.op for c in cases)
     per_op: dict[str, set[str]] = {}  # op -> the torch ops compared with
     count = skipped = 0
-    for case in cases:
+    # float16 last, for an op the rule matched in no wider float (its types admit float16 only)
+    for case in cases + _half_cases():
+        if case.label.endswith(" in float16") and case.op in per_op:
+            continue
         for k in range(max(-(-n // variants[case.op]), len(case.draws))):
             draw = case.draws[k % len(case.draws)]
             # a guard on a constant's value (`c.arg > 2.5`) holds for few draws: each slot

@@ -1710,12 +1710,13 @@ def run_classes(classes: Sequence[str], n: int, start: int = 0, backend: str = "
                 report: Callable[[Outcome, str], None] | None = None,
                 verbose: bool = False,
                 progress: Callable[[int, int, int], None] | None = None) -> list[Outcome]:
-    """n programs of each class (seeds start..start+n-1); `report(outcome, reproducer)` is
-    called on each failure (on every program with `verbose`), `progress(done, programs,
-    failed)` after each program."""
+    """n programs of each class (seeds start..start+n-1), the classes taken in turn for each
+    seed, so that a run stopped early (a 10,000-program run takes hours) has as many programs
+    of every class; `report(outcome, reproducer)` is called on each failure (on every program
+    with `verbose`), `progress(done, programs, failed)` after each program."""
     out: list[Outcome] = []
-    for cls in classes:
-        for seed in range(start, start + n):
+    for seed in range(start, start + n):
+        for cls in classes:
             t0 = time.perf_counter()
             if cls == "schedule":
                 res = _schedule_outcome(seed, backend, scheduler)
@@ -1852,6 +1853,9 @@ def _main_schedule(args: argparse.Namespace, t0: float) -> int:
     failures = fuzz(args.n, args.seed, args.verbose, args.backend or "interp",
                     progress_printer(t0, "mismatches"), args.scheduler)
     dt = time.perf_counter() - t0
+    bad = {seed for seed, _, _ in failures}
+    print(class_table([Outcome("schedule", s, "fail" if s in bad else "ok")
+                       for s in range(args.seed, args.seed + args.n)]))
     print(f"{args.n} programs, {len(failures)} mismatches, {dt:.1f}s")
     return 1 if failures else 0
 

@@ -33,3 +33,33 @@ def test_a_changed_constant_after_the_plan_of_the_old_one_is_made():
     finally:
         if was:
             gc.enable()
+
+
+def test_a_split_build_whose_parts_hold_several_kernels_computes(tmp_path, monkeypatch):
+    """suite68 set RULEGRAD_BUILD_JOBS=1 for the suite; before, every test's larger libraries
+    were split builds. The split builds' value tests left (test_cold_build, test_cache) split
+    into parts of one kernel each, so a part that lost a kernel of several went unseen by any
+    value test. Here one realize of eight products (prime, batch 1, skinny), built in parts of
+    several kernels each (the partition recorded), against numpy."""
+    from rulegrad.backends.c import build
+
+    seen = []
+    partition = build.partition
+
+    def recorded(kernels, jobs):
+        parts = partition(kernels, jobs)
+        seen.append([len(p) for p in parts])
+        return parts
+
+    monkeypatch.setattr(build, "partition", recorded)
+    monkeypatch.setenv("RULEGRAD_BUILD_JOBS", "2")
+    monkeypatch.setenv("RULEGRAD_CACHE", str(tmp_path))
+    build.clear_memory_cache()
+    rng = np.random.default_rng(13)
+    xs = [rng.standard_normal((n, 40)).astype(np.float32) for n in (5, 7, 11, 13, 17, 19, 1, 23)]
+    ws = [rng.standard_normal((40, n)).astype(np.float32) for n in (17, 9, 16, 24, 31, 8, 33, 3)]
+    outs = [Tensor(x) @ Tensor(w) for x, w in zip(xs, ws)]
+    Tensor.realize(*outs)
+    for x, w, o in zip(xs, ws, outs):
+        np.testing.assert_allclose(o.numpy(), x.astype(np.float64) @ w, rtol=1e-5, atol=1e-5)
+    assert any(len(s) > 1 and min(s) > 1 for s in seen), seen  # (split, several kernels a part)

@@ -63,3 +63,15 @@ def test_a_split_build_whose_parts_hold_several_kernels_computes(tmp_path, monke
     for x, w, o in zip(xs, ws, outs):
         np.testing.assert_allclose(o.numpy(), x.astype(np.float64) @ w, rtol=1e-5, atol=1e-5)
     assert any(len(s) > 1 and min(s) > 1 for s in seen), seen  # (split, several kernels a part)
+
+
+def test_build_jobs_unset_is_the_cpus_this_process_may_run_on(monkeypatch):
+    """The user's default, which the suite no longer runs (tests/conftest.py sets
+    RULEGRAD_BUILD_JOBS=1 for every test, suite68): unset, a build may use every CPU the
+    process may run on."""
+    import os
+
+    from rulegrad.backends.c import build
+
+    monkeypatch.delenv("RULEGRAD_BUILD_JOBS", raising=False)
+    assert build.build_jobs() == len(os.sched_getaffinity(0))

@@ -91,8 +91,10 @@ def _check(p, ref, loss: float, want: float) -> None:
 
 # each a step's (batch, dtype, scale, bias_first, tanh), three steps each, in turn, then back
 # to the first: each changes one thing from the one before, whose cached plans, gradient and
-# update templates (runtime/plans.py, gradient_forms.py) must not serve it
-CHANGES = [(9, np.float32, 1.0, True, False), (4, np.float32, 1.0, True, False),
+# update templates (runtime/plans.py, gradient_forms.py) must not serve it. (The scale goes
+# 0.5 then -1.0: a scale of 1.0 leaves no constant to change; a batch of 4 between 9 and 1,
+# the same change of shape again, cost 5 of the test's 35 compiler runs: rev68a)
+CHANGES = [(9, np.float32, 1.0, True, False),
            (1, np.float32, 1.0, True, False), (9, np.float64, 1.0, True, False),
            (9, np.float32, 0.5, True, False), (9, np.float32, -1.0, True, False),
            (9, np.float32, 1.0, False, False), (9, np.float32, 1.0, True, True),

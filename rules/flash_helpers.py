@@ -5,11 +5,11 @@ In: a lowered STORE (backends/KERNEL_AST.md, "after lowering"). Out: `flashed(st
 with a `Flash` as its arg, which `backends/c/flash.py` prints, or None.
 
 A STORE qualifies when it is out[.., i, c] = sum_j x(.., i, j) * y(.., j, c) (a float32 or
-float64 sum, one sum of products over its last range c, the columns; the store may round it: a
-float16 head's output is a float32 sum of the operands widened, cast to float16 once), x holds
-the kernel's per-row values (the kernel-local arrays and scalars rangeify made: each depends on
-the batch ranges and the row i only), y none of them; a local array may itself be a sum of
-products s(.., i, l) = sum_d a(.., i, d) * b(.., l, d) (attention's scores). Then per tile of `tile`
+float64 sum, one sum of products over its last range c, the columns; the store may cast it, as
+a float16 head's float32 sum of widened operands, rounded once), x holds the kernel's per-row
+values (the kernel-local arrays and scalars rangeify made: each depends on the batch ranges and
+the row i only), y none of them; a local array may itself be a sum of products
+s(.., i, l) = sum_d a(.., i, d) * b(.., l, d) (attention's scores). Then per tile of `tile`
 rows, each local product is computed by a register tile over packed panels of b, the row's
 other values (max, exp, sum) as the plain renderer prints them, once per row, and the output by
 a register tile over packed panels of y, whose A operand x is computed once per element. Each

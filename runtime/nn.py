@@ -400,7 +400,10 @@ class NNOps:
                                      is_causal: bool = False, enable_gqa: bool = False
                                      ) -> Tensor:
         """softmax(q k^T / sqrt(d) + mask) v; a bool mask keeps where true, and a query it
-        keeps from every key gets 0s (torch's), not softmax's NaN."""
+        keeps from every key gets 0s (torch's), not softmax's NaN. In float16 each op rounds
+        to float16 as numpy's (runtime/semantics.py): q k^T is a float32 sum rounded before
+        the scale, so a |q . k| past 65504 is inf and its row NaN, where torch's float16 CPU
+        kernel, its scores float32 and scaled, stays finite."""
         if enable_gqa:
             key = key.repeat_interleave(self.shape[-3] // key.shape[-3], dim=-3)
             value = value.repeat_interleave(self.shape[-3] // value.shape[-3], dim=-3)

@@ -6,10 +6,16 @@ inputs). Never timed."""
 
 from __future__ import annotations
 
+import ctypes
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 
 from rulegrad import Tensor
+from rulegrad.backends.c import blocks
+from rulegrad.backends.c.render import prelude
 
 
 def _masked(b, m):
@@ -51,3 +57,36 @@ def test_a_staged_y_under_a_select_or_a_pad_keeps_it(monkeypatch, dt, m, k, n, m
     tol = 1e-2 if dt is np.float16 else 1e-4
     np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=tol,
                                atol=tol)
+
+
+@pytest.mark.skipif(shutil.which("clang") is None, reason="needs clang (RULEGRAD_CC=clang)")
+@pytest.mark.parametrize("f16c", [True, False])
+def test_the_widening_copy_builds_with_clang(tmp_path, f16c):
+    """The float16 panel copy's library (blocks.py's `_half_pack`) compiled by clang (a
+    RULEGRAD_CC the project supports: ctext's shuffles choose per compiler), with F16C and
+    without: a transposed y of 19 steps of k by 21 columns in 2 panels of 16 (its register
+    transpose, the column and k tails) gives numpy's widening, 0 past the columns. It used
+    gcc's __builtin_shuffle, an error under clang."""
+    kernel = blocks.half_pack_kernel(8)[0]
+    src = tmp_path / "pack.c"
+    src.write_text(prelude(kernel.uses) + "\n" + kernel.source)
+    lib = tmp_path / "pack.so"
+    run = subprocess.run(["clang", "-O2", "-shared", "-fPIC", "-mavx2", "-mfma",
+                          "-mf16c" if f16c else "-mno-f16c", str(src), "-o", str(lib)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[:2000]
+    fn = getattr(ctypes.CDLL(str(lib)), blocks.half_pack_name(8))
+    fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                   ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
+    n, cols, tj, panels = 19, 21, 16, 2
+    rng = np.random.default_rng(7)
+    y = (rng.standard_normal((n, cols)) * 100).astype(np.float16)
+    y[3, 4], y[5, 6], y[7, 8] = -0.0, np.inf, np.uint16(0x0001).view(np.float16)
+    mem = np.zeros((cols, n + 3), np.float16)  # transposed: each column's k steps one run
+    mem[:, :n] = y.T
+    dst = np.full(panels * n * tj, 7.0, np.float32)
+    fn(n, cols, mem.ctypes.data, 1, n + 3, dst.ctypes.data, tj, panels)
+    want = np.zeros((n, panels * tj), np.float32)
+    want[:, :cols] = y.astype(np.float32)
+    got = dst.reshape(panels, n, tj).transpose(1, 0, 2).reshape(n, panels * tj)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))

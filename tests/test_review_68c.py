@@ -90,3 +90,28 @@ def test_the_widening_copy_builds_with_clang(tmp_path, f16c):
     want[:, :cols] = y.astype(np.float32)
     got = dst.reshape(panels, n, tj).transpose(1, 0, 2).reshape(n, panels * tj)
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+# RULEGRAD_CFLAGS settings: the default's -march=native, one turning F16C off after it (or with
+# AVX), none (another target), and F16C asked for by name
+FLAGS = ["-march=native", "-march=native -mno-f16c", "-march=native -mno-avx", "-O2",
+         "-O2 -mf16c", "-O2 -mf16c -mno-f16c"]
+
+
+@pytest.mark.parametrize("flags", FLAGS)
+def test_f16c_says_what_the_compiler_builds(monkeypatch, flags):
+    """`target.f16c()` (which prices pack_helpers' float16 copy) is True exactly when the
+    kernels' compiler, given these flags, defines __F16C__ (the block library's copy then
+    takes F16C's conversion): the compiler's own answer, asked here. It had said True under
+    '-march=native -mno-f16c' (a software widen priced as F16C's) and False under
+    '-O2 -mf16c'."""
+    from rulegrad.backends.c.build import compiler
+    from rulegrad.runtime import target
+
+    monkeypatch.setenv("RULEGRAD_CFLAGS", flags)
+    if "f16c" not in target.cpu().flags:  # (a CPU without F16C: never believed)
+        assert not target.f16c()
+        return
+    macros = subprocess.run([*compiler(), *flags.split(), "-dM", "-E", "-"], input="",
+                            capture_output=True, text=True, check=True).stdout
+    assert target.f16c() == ("__F16C__" in macros.split())

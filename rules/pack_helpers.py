@@ -52,6 +52,9 @@ from rulegrad.runtime.uop import OP_BIT, UOp, toposort
 # registers of columns (16 float32 with AVX2, 32 with AVX-512: runtime/target.py), two
 # independent FMA chains per broadcast of A.
 PANEL_VECTORS = 2
+# F16C's widening copy of a transposed float16 y, per element, over a float32 row's vector copy
+# (blocks.py's `_half_pack`: 48 instructions for 8x8 elements against 16)
+HALF_COPY = 3
 # the vector registers of the narrowest target the tile must fit (AVX2; AVX-512 has 32, and
 # keeps the same tile: its 12 accumulators already cover the FMA latency)
 TILE_REGISTERS = 16
@@ -271,21 +274,22 @@ def _cost(st: UOp, reds: list[UOp], rows: tuple[UOp, ...], j: UOp,
     k = _k_total(reds)
     fmas = batch * computed * npanels * PANEL_VECTORS * k
     copies = batch * k * npanels * panel
-    if batch == 1 and all(xy is not None and _contiguous(xy[1], j)
-                          for xy in (split(red, rows, j, deps) for red in reds)):
+    ys = [(split(red, rows, j, deps), red) for red in reds]
+    halves = [xy is not None and not _contiguous(xy[1], j) and _half_runs(xy[1], red) and f16c()
+              for xy, red in ys]
+    if batch == 1 and all(half or (xy is not None and _contiguous(xy[1], j))
+                          for half, (xy, _) in zip(halves, ys)):
         # y's panels packed once, each row of a panel read contiguously: copied a vector a step
         # (blocks.py's panel copy). Costed an element a step, a linear layer of 8 to 15 rows
         # took its weights' columns as its rows (its rows a half-empty panel, the weights read
         # down their columns by every tile): 8x1024x1024 1.12x, 8x4096x256 1.16x slower on
         # one core. (Packed again per batch iteration, a panel stays an element a step: below)
-        copies = -(-copies // (panel // PANEL_VECTORS))
-    elif batch == 1 and all(xy is not None and _half_runs(xy[1], red) and f16c()
-                            for xy, red in ((split(red, rows, j, deps), red) for red in reds)):
-        # a float16 y read forward along k (`x @ w.T`) copied by the block library's widening
-        # copy (blocks.py's `_half_pack`): 8 steps of 8 columns widened by F16C and transposed
-        # in registers, 48 instructions for 64 elements, a vector's copy of float32 rows.
-        # Costed an element a step, as a float32 gather, it ran 2x2048x512 as dots
-        copies = -(-copies // (panel // PANEL_VECTORS))
+        # So is a float16 y read forward along k (`x @ w.T`) by the widening copy (blocks.py's
+        # `_half_pack`): 8 steps of 8 columns widened by F16C and transposed in registers, 48
+        # instructions for 64 elements, 3 times a float32 row's 16 (HALF_COPY). Costed an
+        # element a step it ran 2x2048x512 as dots; as a float32 row's copy, 64x257x1000 took
+        # w as its y (0.73x the orientation main chose, rev68c)
+        copies = -(-copies // (panel // PANEL_VECTORS)) * (HALF_COPY if any(halves) else 1)
     if _pack_x(reds, rows, j, deps, npanels):
         # one row range, each row read contiguously along k: copied by a vector loop (gemm.py),
         # a vector of elements a step. A relu(h + b) of 128x256 packed so, its 10 columns a

@@ -237,11 +237,15 @@ def vector_bytes() -> int:
 def f16c() -> bool:
     """Whether kernels are built for F16C's 8-lane float16 conversions (the CPU has them and
     the flags target it: -march=native, the default), which the block library's float16 panel
-    copy takes (`__F16C__`); else it widens lane by lane in software (read at each use)."""
-    flags = env_get("RULEGRAD_CFLAGS")
-    if flags is not None and flags.strip() and "-march=native" not in flags.split():
-        return False
-    return "f16c" in cpu().flags
+    copy takes (`__F16C__`); else it widens lane by lane in software (read at each use). The
+    compiler's last word on it wins: -mf16c, -mno-f16c, -mno-avx (which takes F16C with it),
+    in RULEGRAD_CFLAGS or RULEGRAD_CC's words after its program; another -march, no F16C."""
+    flags = (env_get("RULEGRAD_CFLAGS") or "").split() or ["-march=native"]
+    on = "-march=native" in flags and "f16c" in cpu().flags
+    for word in flags + (env_get("RULEGRAD_CC") or "").split()[1:]:
+        if word in ("-mf16c", "-mno-f16c", "-mno-avx"):
+            on = word == "-mf16c"
+    return on
 
 
 def vector_registers() -> int:

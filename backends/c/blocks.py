@@ -147,10 +147,10 @@ def _half_pack(lanes: int) -> str:
     # one run of its row, widened and transposed in registers into 8 rows of the panel.
     sfx = f"v{lanes}"  # (helpers named per library: each is compiled alone, `_one`)
     f8, h8, i8 = f"rg_f8{sfx}_", f"rg_h8{sfx}_", f"rg_i8{sfx}_"
-    widen, t8 = f"rg_widen8{sfx}_", f"rg_t8{sfx}_"
+    widen, t8, sh = f"rg_widen8{sfx}_", f"rg_t8{sfx}_", f"RG_SHUF8{sfx}_"
 
     def shuf(a: str, b: str, mask: tuple[int, ...]) -> str:
-        return f"__builtin_shuffle({a}, {b}, ({i8}){{{', '.join(map(str, mask))}}})"
+        return f"{sh}({a}, {b}, {', '.join(map(str, mask))})"
 
     lo2, hi2 = (0, 8, 1, 9, 4, 12, 5, 13), (2, 10, 3, 11, 6, 14, 7, 15)
     lo4, hi4 = (0, 1, 8, 9, 4, 5, 12, 13), (2, 3, 10, 11, 6, 7, 14, 15)
@@ -163,6 +163,9 @@ def _half_pack(lanes: int) -> str:
         f"typedef float {f8} __attribute__((vector_size(32)));\n"
         f"typedef short {h8} __attribute__((vector_size(16)));\n"
         f"typedef int {i8} __attribute__((vector_size(32)));\n"
+        # (clang has no __builtin_shuffle: ctext's VECTOR_HELPERS choose so too)
+        f"#ifdef __clang__\n#define {sh}(a, b, ...) __builtin_shufflevector(a, b, __VA_ARGS__)\n"
+        f"#else\n#define {sh}(a, b, ...) __builtin_shuffle(a, b, ({i8}){{__VA_ARGS__}})\n#endif\n"
         f"static inline {f8} {widen}(const uint16_t *s) {{\n"
         f"#if defined(__F16C__) && (defined(__GNUC__) || defined(__clang__))\n"
         f"  {h8} h; memcpy(&h, s, 16); return __builtin_ia32_vcvtph2ps256(h);\n#else\n"

@@ -826,23 +826,29 @@ def _staged_copy(r: KernelRenderer, p: Product, nj: int, lanes: int) -> str | No
     if dl.op is not Ops.DEFINE_LOCAL:
         return None
     value, (panel, *own, jj) = dl.src[0], dl.src[1:]
-    if value.op is Ops.WHERE:  # (the last panel's lanes past the last column: a gate, 0)
+    tj = loop_count(jj)
+    # panel_array's gate of the last panel's lanes past the last column, which the copy writes
+    # 0 itself; any other gate or select is y's own (a mask, a pad along k: rev68c) and
+    # copying the load under it read past it
+    gate = (panel * tj + jj).lt(nj) if nj % tj else None
+    if value.op is Ops.WHERE:
+        if gate is None or value.src[0] is not gate or value.src[2] is not value.const_like(0):
+            return None
         value = value.src[1]
-    y = value.src[0] if value.op is Ops.CAST else value
-    if y.op is not Ops.LOAD or y.src[0].op is not Ops.INDEX or len(y.src[0].src) < 2:
-        return None
-    widened = value is not y
-    if widened and not (value.dtype is dtypes.float32 and y.dtype is dtypes.float16):
-        return None
-    index = y.src[0]  # (ungated: the copy stops at the last column)
-    y = y.replace(src=(index.replace(src=index.src[:2]),))
+    widened = value.op is Ops.CAST
+    y = value.src[0] if widened else value
+    if y.op is Ops.LOAD and len(y.src) == 3 and y.src[1] is gate:
+        y = y.replace(src=y.src[:1])
     if not plain_load(r, y):
         return None
+    if widened and not (value.dtype is dtypes.float32 and y.dtype is dtypes.float16):
+        return None
+    index = y.src[0]
     found = affine(r, index.src[1], (panel, jj, *own))
     if found is None:
         return None
     coeffs, fixed = found[0], total(r, found[1], index.src[1])
-    tj, sj, sk = loop_count(jj), coeffs[jj], _run_stride(coeffs, tuple(own))
+    sj, sk = coeffs[jj], _run_stride(coeffs, tuple(own))
     host, inner = r.home(dl), math.prod(loop_count(o) for o in own)
     if sk is None or coeffs[panel] != tj * sj or sk < 0 or sj < 0 or fixed.vmin < 0 or \
             not r.deps[fixed] <= host.bound:

@@ -516,7 +516,11 @@ class NNOps:
         A label outside 0..C-1 other than ignore_index (torch's default -100; None: no label
         is ignored) is refused when its values are known,
         as torch's (`check_index_bounds`); an ignored one is read as class 0, weighted 0 (the
-        gathers refused it as an index: torch's `ignore_index=-100` raised)."""
+        gathers refused it as an index: torch's `ignore_index=-100` raised). Log-probabilities
+        (C,) and a 0-d label are torch's unbatched form, a 0-d loss for every reduction."""
+        if self.ndim == 1:  # (it indexed self.shape[1]: a bare IndexError)
+            return self.unsqueeze(0).nll_loss(y.reshape((1,)), weight, ignore_index,
+                                              reduction).reshape(())
         keep = None
         if ignore_index is not None:  # (else the gathers check y)
             check_index_bounds(y, self.shape[1], "nll_loss", 1, wrap=False, ignore=ignore_index)
@@ -527,6 +531,10 @@ class NNOps:
         if keep is not None:
             w = w * keep
         nll = -self.gather(1, at.unsqueeze(1)).squeeze(1) * w
+        if keep is not None:  # an ignored row adds 0 and gets a 0 gradient, as torch's: its
+            # weight 0 times the mean's 1 / 0 (all ignored) was NaN, and 0 times a class-0
+            # log-probability of -inf a NaN loss
+            nll = keep.where(nll, 0.0)
         return nll.sum() / w.sum() if reduction == "mean" else nll._do_reduction(reduction)
 
 

@@ -467,9 +467,10 @@ class NNOps:
         log_probs = self.log_softmax()
         mask = (y != ignore_index) if ignore_index != -1 else y.full_like(True, dtypes.bool)
         hot = y.unsqueeze(-1)._one_hot_along_dim(self.shape[-1]) & mask.unsqueeze(-1)
-        smoothing = label_smoothing * mask.where(log_probs.mean(-1), 0)
-        picked = hot.where(log_probs, 0).sum(-1)
-        unreduced = (1 - label_smoothing) * picked + smoothing
+        unreduced = hot.where(log_probs, 0).sum(-1)
+        if label_smoothing:  # (0 times a -inf log-probability's mean was NaN)
+            smoothing = label_smoothing * mask.where(log_probs.mean(-1), 0)
+            unreduced = (1 - label_smoothing) * unreduced + smoothing
         if reduction == "mean":
             return -unreduced.sum() / mask.sum().cast(unreduced.dtype)
         return -unreduced._do_reduction(reduction)
@@ -497,7 +498,11 @@ class NNOps:
         # with 0 classes there is no target element to smooth (no 0 / 0 on the host)
         y = (1 - label_smoothing) * y.cast(least_float(self.dtype)) \
             + (label_smoothing / classes if classes != 0 else 0.0)
-        loss = -(self.log_softmax(cdim) * y).sum(cdim)
+        terms = self.log_softmax(cdim) * y
+        if indices:  # (a class the target gives weight 0 adds 0, as torch's pick: a logit of
+            # -inf there, a masked class, was 0 * -inf = NaN; probabilities stay torch's NaN)
+            terms = (y != 0).where(terms, 0.0)
+        loss = -terms.sum(cdim)
         # torch's mean over no logits is NaN even where rows remain (N x 0 probabilities: each
         # row's loss is -0.0, their mean is NaN), and so is an index target's smoothed sum over
         # 0 classes (its smoothing term, a sum over no classes, is divided by 0 classes)

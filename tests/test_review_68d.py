@@ -111,3 +111,24 @@ def test_a_jitted_loss_step_with_ignored_targets_replays_torchs_steps(loss):
         np.testing.assert_allclose(step(Tensor(x), Tensor(y)).item(), want.item(), rtol=1e-5)
         np.testing.assert_allclose(w.numpy(), tw.detach().numpy(), rtol=1e-5, atol=1e-6)
     assert step.replays == calls - 3 and step.refused == []
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+@pytest.mark.parametrize("label_smoothing", [0.0, 0.1])
+def test_a_minus_inf_logit_off_the_target_class_is_torchs_finite_loss(reduction, label_smoothing):
+    # (a masked class): the one-hot's 0 times its -inf log-probability was a NaN loss
+    x = np.array([[0.0, -np.inf, 1.0], [2.0, 1.0, 0.0], [-np.inf, 0.5, 0.0]], np.float32)
+    y = np.array([0, -100, 2])
+    ours, theirs = _both("ce", x, y, reduction=reduction, label_smoothing=label_smoothing)
+    if label_smoothing == 0:
+        assert np.isfinite(theirs[0]).all()
+    _agree(ours, theirs)
+
+
+def test_sparse_categorical_crossentropy_unsmoothed_with_a_minus_inf_logit():
+    # torch's cross_entropy is the oracle: with no smoothing both are the picked log-probability
+    x = np.array([[0.0, -np.inf, 1.0], [2.0, 1.0, 0.0]], np.float32)
+    y = np.array([0, 1])
+    want = F.cross_entropy(torch.tensor(x), torch.tensor(y), reduction="none").numpy()
+    got = Tensor(x).sparse_categorical_crossentropy(Tensor(y), reduction="none").numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -470,9 +470,10 @@ class NNOps:
         log_probs = self.log_softmax()
         mask = (y != ignore_index) if ignore_index != -1 else y.full_like(True, dtypes.bool)
         hot = y.unsqueeze(-1)._one_hot_along_dim(self.shape[-1]) & mask.unsqueeze(-1)
-        smoothing = label_smoothing * mask.where(log_probs.mean(-1), 0)
-        picked = hot.where(log_probs, 0).sum(-1)
-        unreduced = (1 - label_smoothing) * picked + smoothing
+        unreduced = hot.where(log_probs, 0).sum(-1)
+        if label_smoothing:  # (0 times a -inf log-probability's mean was NaN)
+            smoothing = label_smoothing * mask.where(log_probs.mean(-1), 0)
+            unreduced = (1 - label_smoothing) * unreduced + smoothing
         if reduction == "mean":
             return -unreduced.sum() / mask.sum().cast(unreduced.dtype)
         return -unreduced._do_reduction(reduction)
@@ -500,7 +501,11 @@ class NNOps:
         # with 0 classes there is no target element to smooth (no 0 / 0 on the host)
         y = (1 - label_smoothing) * y.cast(least_float(self.dtype)) \
             + (label_smoothing / classes if classes != 0 else 0.0)
-        loss = -(self.log_softmax(cdim) * y).sum(cdim)
+        terms = self.log_softmax(cdim) * y
+        if indices:  # (a class the target gives weight 0 adds 0, as torch's pick: a logit of
+            # -inf there, a masked class, was 0 * -inf = NaN; probabilities stay torch's NaN)
+            terms = (y != 0).where(terms, 0.0)
+        loss = -terms.sum(cdim)
         # torch's mean over no logits is NaN even where rows remain (N x 0 probabilities: each
         # row's loss is -0.0, their mean is NaN), and so is an index target's smoothed sum over
         # 0 classes (its smoothing term, a sum over no classes, is divided by 0 classes)
@@ -519,7 +524,11 @@ class NNOps:
         A label outside 0..C-1 other than ignore_index (torch's default -100; None: no label
         is ignored) is refused when its values are known,
         as torch's (`check_index_bounds`); an ignored one is read as class 0, weighted 0 (the
-        gathers refused it as an index: torch's `ignore_index=-100` raised)."""
+        gathers refused it as an index: torch's `ignore_index=-100` raised). Log-probabilities
+        (C,) and a 0-d label are torch's unbatched form, a 0-d loss for every reduction."""
+        if self.ndim == 1:  # (it indexed self.shape[1]: a bare IndexError)
+            return self.unsqueeze(0).nll_loss(y.reshape((1,)), weight, ignore_index,
+                                              reduction).reshape(())
         keep = None
         if ignore_index is not None:  # (else the gathers check y)
             check_index_bounds(y, self.shape[1], "nll_loss", 1, wrap=False, ignore=ignore_index)
@@ -530,6 +539,10 @@ class NNOps:
         if keep is not None:
             w = w * keep
         nll = -self.gather(1, at.unsqueeze(1)).squeeze(1) * w
+        if keep is not None:  # an ignored row adds 0 and gets a 0 gradient, as torch's: its
+            # weight 0 times the mean's 1 / 0 (all ignored) was NaN, and 0 times a class-0
+            # log-probability of -inf a NaN loss
+            nll = keep.where(nll, 0.0)
         return nll.sum() / w.sum() if reduction == "mean" else nll._do_reduction(reduction)
 
 

@@ -522,10 +522,10 @@ class NNOps:
                  reduction: str = "mean") -> Tensor:
         """Negative log likelihood of log-probabilities (N, C, ...) at int labels (N, ...).
         A label outside 0..C-1 other than ignore_index (torch's default -100; None: no label
-        is ignored) is refused when its values are known,
-        as torch's (`check_index_bounds`); an ignored one is read as class 0, weighted 0 (the
-        gathers refused it as an index: torch's `ignore_index=-100` raised). Log-probabilities
-        (C,) and a 0-d label are torch's unbatched form, a 0-d loss for every reduction."""
+        is ignored) is refused when its values are known, as torch's (`check_index_bounds`);
+        an ignored one is read as class 0, weighted 0 (the gathers refused it as an index:
+        torch's `ignore_index=-100` raised). Log-probabilities (C,) and a 0-d label are torch's
+        unbatched form, a 0-d loss for every reduction."""
         if self.ndim == 1:  # (it indexed self.shape[1]: a bare IndexError)
             return self.unsqueeze(0).nll_loss(y.reshape((1,)), weight, ignore_index,
                                               reduction).reshape(())

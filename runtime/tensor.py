@@ -1999,21 +1999,21 @@ class Tensor(TensorOps, NNOps):
         out = _probe(np.var, self)
         acc = accumulate_float(out)
         x = self.cast(acc)
-        dev = x - x.mean(axis, keepdim=True)
-        squares = (dev * dev).sum(axis, keepdim)
         count = self._count(axis) - correction  # a tensor over a symbolic size
-        if isinstance(count, Tensor):
-            return (squares / count.maximum(0)).cast(out)
-        if count > 0:
-            return (squares / count).cast(out)
         # correction >= n: torch's value divides by 0 (inf, or NaN where all are equal), and its
         # gradient is its analytic 2 (x - mean) / (n - correction), by the divisor unclamped:
         # +-inf at n - correction = 0 (NaN where x is the mean), finite below. Through the
         # graph it was NaN everywhere (inf - inf where the mean's gradient is subtracted). The
-        # mean's gradient term is 0 analytically, so it is detached here (only here: a second
+        # mean's gradient term is 0 analytically, so it is detached then (only then: a second
         # derivative needs it)
-        dev = x - x.mean(axis, keepdim=True).detach()
+        degenerate = not isinstance(count, Tensor) and count <= 0
+        mean = x.mean(axis, keepdim=True)
+        dev = x - (mean.detach() if degenerate else mean)
         squares = (dev * dev).sum(axis, keepdim)
+        if isinstance(count, Tensor):
+            return (squares / count.maximum(0)).cast(out)
+        if not degenerate:
+            return (squares / count).cast(out)
         if count == 0:
             return (squares / 0).cast(out)
         slope = squares / count  # (finite: only its gradient is used, its value cancels)

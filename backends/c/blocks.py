@@ -47,7 +47,7 @@ from functools import cache, partial
 from typing import Any
 
 from rulegrad.rules.opt_helpers import REDUCE_VECTORS, VECTOR_LANES
-from rulegrad.rules.pack_helpers import dot_shape
+from rulegrad.rules.pack_helpers import PANEL_VECTORS, dot_shape
 from rulegrad.runtime.dtype import DType, dtypes
 from rulegrad.runtime.env import env_get
 from rulegrad.runtime.ops import Ops
@@ -541,7 +541,7 @@ def _dot(dt: DType, lanes: int, rows: int) -> str:
     vt, fma = vector_names(dt, lanes)
     ct = ctype(dt)
     ut = f"{vt}_u"
-    tj = 2 * lanes  # (a panel's columns: gemm.py calls it per panel)
+    tj = PANEL_VECTORS * lanes  # (a panel's columns, pack_helpers' `panel_width`: per panel)
     big, cols_c = dot_shape(rows, vector_registers(), tj)
     chunk = dot_chunk(rows, tj, dt.itemsize, lanes)
     groups = -(-rows // big)
